@@ -1,0 +1,42 @@
+# Two entry points: `make demo` and `make test`. Each creates .venv when missing.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test install install-dev browser lint bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+demo: $(VENV)/.installed
+	$(BIN)/cfrlab solve leduc --algorithm cfr+ --target 0.001 --show 6
+
+# Debian's chromium for the browser test; skipped (with a message) where apt is unavailable.
+browser:
+	@command -v chromium >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
+	  echo "note: chromium not installed; the browser test will be skipped")
+
+test: $(VENV)/.installed-dev browser
+	$(BIN)/python -m pytest -n 2 -q
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests benchmarks
+
+bench: $(VENV)/.installed-dev
+	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info

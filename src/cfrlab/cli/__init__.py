@@ -1,0 +1,1 @@
+"""The typer command-line interface. Each command group lives in its own module."""

@@ -1,0 +1,272 @@
+"""ACPC game definitions: the ``GameDef`` value, and ``.game`` text parsing and writing.
+
+Parsing follows the ACPC server's ``readGame``: keywords are case-insensitive prefixes at
+column 0, ``=`` is whitespace, ``#`` lines are comments, a repeated keyword overwrites, and
+parsing stops at ``END GAMEDEF``. Writing follows ``printGame`` (``firstPlayer`` left out when
+every value is 1, ``stack`` / ``maxRaises`` left out when they are the defaults).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from math import comb
+
+from cfrlab.errors import ParseError
+
+INT32_MAX = 2**31 - 1
+UNLIMITED_RAISES = 255
+MAX_STANDARD_RANKS = 13
+MAX_EXTENDED_RANKS = 1000  # cfrlab's kuhn-N extension (e.g. the tutorial's 100-card Kuhn)
+
+
+class BettingType(str, enum.Enum):
+    LIMIT = "limit"
+    NOLIMIT = "nolimit"
+
+
+@dataclass(frozen=True)
+class GameDef:
+    """Every field of an ACPC game definition. Lists are per position or per round;
+    ``first_player`` is 0-based here (the file is 1-based)."""
+
+    betting_type: BettingType
+    num_players: int
+    num_rounds: int
+    blind: tuple[int, ...]
+    raise_size: tuple[int, ...]
+    first_player: tuple[int, ...]
+    max_raises: tuple[int, ...]
+    num_suits: int
+    num_ranks: int
+    num_hole_cards: int
+    num_board_cards: tuple[int, ...]
+    stack: tuple[int, ...] = field(default=())
+    name: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.stack:
+            object.__setattr__(self, "stack", (INT32_MAX,) * self.num_players)
+        validate(self)
+
+    # -- derived facts -------------------------------------------------------------------
+    @property
+    def is_limit(self) -> bool:
+        return self.betting_type is BettingType.LIMIT
+
+    @property
+    def deck_size(self) -> int:
+        return self.num_suits * self.num_ranks
+
+    def total_board_cards(self, round_: int | None = None) -> int:
+        """Board cards revealed up to and including `round_` (all rounds when None)."""
+        end = self.num_rounds if round_ is None else round_ + 1
+        return sum(self.num_board_cards[:end])
+
+    @property
+    def num_deals(self) -> int:
+        """Number of distinct ordered deals (hole cards per position, then board per round)."""
+        n, total = self.deck_size, 1
+        for _ in range(self.num_players):
+            total *= comb(n, self.num_hole_cards)
+            n -= self.num_hole_cards
+        for b in self.num_board_cards[: self.num_rounds]:
+            total *= comb(n, b)
+            n -= b
+        return total
+
+    @property
+    def big_blind(self) -> int:
+        return max(self.blind)
+
+    def to_text(self) -> str:
+        return write_game(self)
+
+    def summary(self) -> str:
+        from cfrlab.cards import cards_text, deck
+
+        d = deck(self.num_ranks, self.num_suits)
+        deck_s = cards_text(d) if len(d) <= 16 else f"{len(d)} cards ({self.num_ranks} ranks x {self.num_suits} suits)"
+        if self.is_limit:
+            caps = "/".join("inf" if m == UNLIMITED_RAISES else str(m) for m in self.max_raises[: self.num_rounds])
+            betting = f"limit, raise sizes {list(self.raise_size[: self.num_rounds])}, raise caps {caps}"
+        else:
+            betting = f"no-limit, stacks {list(self.stack)}"
+        return (
+            f"{self.num_players} players, {self.num_rounds} round(s); blinds {list(self.blind)}; {betting}; "
+            f"{self.num_hole_cards} hole card(s), board {list(self.num_board_cards[: self.num_rounds])}; deck {deck_s}"
+        )
+
+
+def validate(g: GameDef) -> None:
+    def bad(msg: str) -> None:
+        raise ParseError(f"invalid game definition: {msg}")
+
+    if not 2 <= g.num_players <= 10:
+        bad(f"numPlayers must be 2..10, got {g.num_players}")
+    if not 1 <= g.num_rounds <= 4:
+        bad(f"numRounds must be 1..4, got {g.num_rounds}")
+    if len(g.blind) < g.num_players:
+        bad(f"blind needs {g.num_players} values, got {len(g.blind)}")
+    if len(g.stack) < g.num_players:
+        bad(f"stack needs {g.num_players} values, got {len(g.stack)}")
+    if g.is_limit and len(g.raise_size) < g.num_rounds:
+        bad(f"a limit game needs raiseSize for each of {g.num_rounds} rounds")
+    if len(g.first_player) < g.num_rounds:
+        bad("firstPlayer needs one value per round")
+    if any(not 0 <= p < g.num_players for p in g.first_player[: g.num_rounds]):
+        bad(f"firstPlayer values must be 1..{g.num_players}")
+    if len(g.max_raises) < g.num_rounds:
+        bad("maxRaises needs one value per round")
+    if len(g.num_board_cards) < g.num_rounds:
+        bad("numBoardCards needs one value per round")
+    if not 1 <= g.num_suits <= 4:
+        bad(f"numSuits must be 1..4, got {g.num_suits}")
+    if not 1 <= g.num_ranks <= MAX_EXTENDED_RANKS:
+        bad(f"numRanks must be 1..13 (or up to {MAX_EXTENDED_RANKS} in cfrlab's extension), got {g.num_ranks}")
+    if not 1 <= g.num_hole_cards <= 3:
+        bad(f"numHoleCards must be 1..3, got {g.num_hole_cards}")
+    if any(b < 0 for b in g.num_board_cards) or sum(g.num_board_cards[: g.num_rounds]) > 7:
+        bad("numBoardCards must be >= 0 and add up to at most 7")
+    need = g.num_hole_cards * g.num_players + sum(g.num_board_cards[: g.num_rounds])
+    if need > g.num_suits * g.num_ranks:
+        bad(f"the deck has {g.num_suits * g.num_ranks} cards but a deal needs {need}")
+    for p in range(g.num_players):
+        if g.blind[p] < 0 or g.blind[p] > g.stack[p]:
+            bad(f"blind {g.blind[p]} of position {p + 1} must be between 0 and its stack {g.stack[p]}")
+    if g.is_limit and any(r <= 0 for r in g.raise_size[: g.num_rounds]):
+        bad("raiseSize values must be positive")
+
+
+_KEYWORDS = [
+    # (keyword, attribute); longest first so that e.g. 'numBoardCards' is not read as 'numB..'
+    ("numboardcards", "num_board_cards"),
+    ("numholecards", "num_hole_cards"),
+    ("numplayers", "num_players"),
+    ("numrounds", "num_rounds"),
+    ("numsuits", "num_suits"),
+    ("numranks", "num_ranks"),
+    ("raisesize", "raise_size"),
+    ("firstplayer", "first_player"),
+    ("maxraises", "max_raises"),
+    ("stack", "stack"),
+    ("blind", "blind"),
+]
+_SCALARS = {"num_players", "num_rounds", "num_suits", "num_ranks", "num_hole_cards"}
+
+
+def parse_game(text: str, name: str = "") -> GameDef:
+    """Parse ACPC ``.game`` text. Raises ParseError with the offending line on bad input."""
+    vals: dict[str, tuple[int, ...]] = {}
+    betting = BettingType.LIMIT
+    saw_end = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip("\r\n")
+        if not line or line.startswith("#"):
+            continue
+        low = line.lower()
+        if low.startswith("end gamedef"):
+            saw_end = True
+            break
+        if low.startswith("gamedef"):
+            continue
+        if low.startswith("nolimit"):
+            betting = BettingType.NOLIMIT
+            continue
+        if low.startswith("limit"):
+            betting = BettingType.LIMIT
+            continue
+        for kw, attr in _KEYWORDS:
+            if low.startswith(kw):
+                rest = line[len(kw):].replace("=", " ").split()
+                try:
+                    nums = tuple(int(x) for x in rest)
+                except ValueError:
+                    raise ParseError(f"line {lineno}: {kw} expects integers, got {line.strip()!r}") from None
+                if not nums:
+                    raise ParseError(f"line {lineno}: {kw} has no values")
+                vals[attr] = nums
+                break
+        # lines matching no keyword are ignored, as readGame does
+    del saw_end  # readGame accepts a file without END GAMEDEF
+    for attr in ("num_players", "num_rounds", "num_suits", "num_ranks", "num_hole_cards"):
+        if attr not in vals:
+            raise ParseError(f"game definition lacks {_file_key(attr)}")
+    if "blind" not in vals:
+        raise ParseError("game definition lacks blind")
+    if "num_board_cards" not in vals:
+        raise ParseError("game definition lacks numBoardCards")
+    nr = vals["num_rounds"][0]
+    np_ = vals["num_players"][0]
+    if betting is BettingType.LIMIT and "raise_size" not in vals:
+        raise ParseError("a limit game definition needs raiseSize")
+    kwargs = dict(
+        betting_type=betting,
+        num_players=np_,
+        num_rounds=nr,
+        blind=vals["blind"],
+        raise_size=vals.get("raise_size", ()),
+        first_player=tuple(p - 1 for p in vals.get("first_player", (1,) * nr)),
+        max_raises=vals.get("max_raises", (UNLIMITED_RAISES,) * nr),
+        num_suits=vals["num_suits"][0],
+        num_ranks=vals["num_ranks"][0],
+        num_hole_cards=vals["num_hole_cards"][0],
+        num_board_cards=vals["num_board_cards"],
+        stack=vals.get("stack", ()),
+        name=name,
+    )
+    return _trimmed(GameDef(**kwargs))
+
+
+def _trimmed(g: GameDef) -> GameDef:
+    """Keep exactly one value per round / per position, so equal games compare equal."""
+    from dataclasses import replace
+
+    nr, np_ = g.num_rounds, g.num_players
+    stack = g.stack[:np_]
+    if len(g.stack) > np_:
+        pass
+    return replace(
+        g,
+        blind=g.blind[:np_],
+        stack=stack,
+        raise_size=g.raise_size[:nr] if g.is_limit else (),
+        first_player=g.first_player[:nr],
+        max_raises=g.max_raises[:nr],
+        num_board_cards=g.num_board_cards[:nr],
+    )
+
+
+def _file_key(attr: str) -> str:
+    for kw, a in _KEYWORDS:
+        if a == attr:
+            return {"numboardcards": "numBoardCards", "numholecards": "numHoleCards", "numplayers": "numPlayers",
+                    "numrounds": "numRounds", "numsuits": "numSuits", "numranks": "numRanks"}.get(kw, kw)
+    return attr
+
+
+def write_game(g: GameDef) -> str:
+    """ACPC ``printGame`` format; ``parse_game(write_game(g)) == g``."""
+    nr, np_ = g.num_rounds, g.num_players
+
+    def join(xs) -> str:
+        return " ".join(str(int(x)) for x in xs)
+
+    lines = ["GAMEDEF", g.betting_type.value, f"numPlayers = {np_}", f"numRounds = {nr}"]
+    if any(s < INT32_MAX for s in g.stack[:np_]):
+        lines.append(f"stack = {join(g.stack[:np_])}")
+    lines.append(f"blind = {join(g.blind[:np_])}")
+    if g.is_limit:
+        lines.append(f"raiseSize = {join(g.raise_size[:nr])}")
+    if any(p != 0 for p in g.first_player[:nr]):
+        lines.append(f"firstPlayer = {join(p + 1 for p in g.first_player[:nr])}")
+    if any(m != UNLIMITED_RAISES for m in g.max_raises[:nr]):
+        lines.append(f"maxRaises = {join(g.max_raises[:nr])}")
+    lines += [
+        f"numSuits = {g.num_suits}",
+        f"numRanks = {g.num_ranks}",
+        f"numHoleCards = {g.num_hole_cards}",
+        f"numBoardCards = {join(g.num_board_cards[:nr])}",
+        "END GAMEDEF",
+    ]
+    return "\n".join(lines) + "\n"
