@@ -1,0 +1,123 @@
+import pytest
+from hypothesis import given, strategies as st
+
+from cfrlab.errors import CfrlabError, ParseError
+from cfrlab.games import BettingType, GameDef, load_game, parse_game, write_game
+from cfrlab.games.builtins import HOLDEM_LIMIT, HOLDEM_NOLIMIT, LEDUC
+
+OPENSPIEL_LEDUC = """GAMEDEF
+limit
+numPlayers = 2
+numRounds = 2
+blind = 1 1
+raiseSize = 1 1
+firstPlayer = 1 1
+maxRaises = 2 2
+raiseSize = 2 4
+numSuits = 2
+numRanks = 3
+numHoleCards = 1
+numBoardCards = 0 1
+END GAMEDEF
+"""
+
+
+def test_holdem_limit_fields():
+    g = load_game("holdem-limit")
+    assert g.betting_type is BettingType.LIMIT
+    assert g.blind == (10, 5)
+    assert g.raise_size == (10, 10, 20, 20)
+    assert g.first_player == (1, 0, 0, 0)
+    assert g.max_raises == (3, 4, 4, 4)
+    assert g.num_board_cards == (0, 3, 1, 1)
+    assert g.big_blind == 10
+
+
+@pytest.mark.parametrize("text", [HOLDEM_LIMIT, HOLDEM_NOLIMIT])
+def test_acpc_texts_round_trip_byte_exact(text):
+    assert write_game(parse_game(text)) == text
+
+
+def test_leduc_written_like_printgame():
+    # printGame leaves out firstPlayer when every value is 1; the game is unchanged.
+    out = write_game(load_game("leduc"))
+    assert "firstPlayer" not in out
+    assert parse_game(out) == parse_game(LEDUC)
+
+
+def test_repeated_keyword_later_wins_and_equals_clean_leduc():
+    assert parse_game(OPENSPIEL_LEDUC) == load_game("leduc")
+
+
+def test_keywords_case_insensitive_equals_optional_comments_ignored():
+    text = "# comment\nGAMEDEF\nLIMIT\nnumplayers 2\nNUMROUNDS=1\nblind=1 1\nraisesize 1\nmaxRaises 1\n" \
+           "numSuits = 1\nnumRanks = 3\nnumHoleCards = 1\nnumBoardCards = 0\nmystery line\nEND GAMEDEF\n"
+    assert parse_game(text) == load_game("kuhn")
+
+
+def test_firstplayer_all_ones_is_left_out_when_written():
+    g = load_game("kuhn-3p")
+    assert "firstPlayer" not in write_game(g)
+    assert parse_game(write_game(g)) == g
+
+
+def test_kuhn_n_builtins():
+    assert load_game("kuhn-100").num_ranks == 100
+    assert load_game("kuhn-5").deck_size == 5
+    assert load_game("kuhn").num_deals == 6
+    assert load_game("leduc").num_deals == 6 * 5 * 4
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("GAMEDEF\nlimit\nnumRounds = 1\n", "numPlayers"),
+        ("GAMEDEF\nlimit\nnumPlayers = x\n", "integers"),
+        (HOLDEM_LIMIT.replace("raiseSize = 10 10 20 20\n", ""), "raiseSize"),
+        (HOLDEM_LIMIT.replace("numRanks = 13", "numRanks = 1"), "deck"),
+        (HOLDEM_LIMIT.replace("numPlayers = 2", "numPlayers = 11"), "numPlayers"),
+        (HOLDEM_NOLIMIT.replace("stack = 20000 20000", "stack = 20 20"), "blind"),
+    ],
+)
+def test_malformed_games_get_clear_errors(text, message):
+    with pytest.raises(ParseError, match=message):
+        parse_game(text)
+
+
+def test_unknown_game_name():
+    with pytest.raises(CfrlabError, match="unknown game"):
+        load_game("texas-holdem-9000")
+
+
+def test_load_from_file(tmp_path):
+    p = tmp_path / "my.game"
+    p.write_text(LEDUC)
+    assert load_game(str(p)) == load_game("leduc")
+
+
+@given(
+    nolimit=st.booleans(),
+    players=st.integers(2, 4),
+    rounds=st.integers(1, 4),
+    ranks=st.integers(6, 13),
+    suits=st.integers(2, 4),
+    data=st.data(),
+)
+def test_write_parse_round_trip(nolimit, players, rounds, ranks, suits, data):
+    ints = st.integers(1, 50)
+    blind = tuple(data.draw(st.integers(0, 10)) for _ in range(players))
+    g = GameDef(
+        betting_type=BettingType.NOLIMIT if nolimit else BettingType.LIMIT,
+        num_players=players,
+        num_rounds=rounds,
+        blind=blind,
+        raise_size=() if nolimit else tuple(data.draw(ints) for _ in range(rounds)),
+        first_player=tuple(data.draw(st.integers(0, players - 1)) for _ in range(rounds)),
+        max_raises=tuple(data.draw(st.integers(1, 255)) for _ in range(rounds)),
+        num_suits=suits,
+        num_ranks=ranks,
+        num_hole_cards=1,
+        num_board_cards=(0,) + (1,) * (rounds - 1),
+        stack=tuple(data.draw(st.integers(100, 1000)) for _ in range(players)) if nolimit else (),
+    )
+    assert parse_game(write_game(g)) == g
