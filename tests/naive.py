@@ -1,0 +1,384 @@
+"""Slow, obviously correct twin of the vector engine (the tests' oracle).
+
+Everything here is built straight from the rules of a 2-player limit ACPC game (the
+``GameDef`` fields, ACPC.md sections 2.6 and 5) and walks the full game tree deal by deal
+with plain dicts. Nothing from cfrlab's tree, abstraction, solvers or evaluate packages is
+used, nor cfrlab's hand evaluator: the oracle must not share code with what it checks.
+
+Information sets are keyed ``(player, hole, board, betting)``: the acting player's hole
+cards (sorted tuple of card ids), the board cards visible in the current round (tuple in
+deal order) and the ACPC betting string (``"rc/cr"``). A policy is a dict from such a key
+to a length-3 float array over the actions (0 fold, 1 call/check, 2 raise), illegal
+actions carrying 0.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from cfrlab.cards import deck
+
+FOLD, CALL, RAISE = 0, 1, 2
+LETTERS = "fcr"
+
+
+# --------------------------------------------------------------------------- rules
+
+
+@dataclass(frozen=True)
+class Node:
+    """A betting situation (cards are kept outside). ``spent`` includes the blinds."""
+
+    betting: str
+    round: int
+    spent: tuple[int, int]
+    raises: int  # raises made in the current round
+    actions_in_round: int
+    player: int  # to act; -1 when the hand is over
+    folder: int = -1  # -1: nobody folded
+    showdown: bool = False
+
+    @property
+    def terminal(self) -> bool:
+        return self.player < 0
+
+
+def root(game) -> Node:
+    assert game.num_players == 2 and game.is_limit
+    assert min(game.stack) >= 1_000_000, "the oracle ignores stacks (ACPC limit games here have none)"
+    return Node("", 0, (game.blind[0], game.blind[1]), 0, 0, game.first_player[0])
+
+
+def legal_actions(game, node: Node) -> list[int]:
+    p = node.player
+    acts = []
+    if node.spent[p] < max(node.spent):
+        acts.append(FOLD)
+    acts.append(CALL)
+    if node.raises < game.max_raises[node.round]:
+        acts.append(RAISE)
+    return acts
+
+
+def apply(game, node: Node, a: int) -> Node:
+    p, r = node.player, node.round
+    spent = list(node.spent)
+    betting = node.betting + LETTERS[a]
+    if a == FOLD:
+        return Node(betting, r, node.spent, node.raises, node.actions_in_round + 1, -1, folder=p)
+    if a == CALL:
+        spent[p] = max(spent)
+        n_act = node.actions_in_round + 1
+        if n_act >= 2:  # both players have acted and the bets are equal: the round closes
+            if r + 1 == game.num_rounds:
+                return Node(betting, r, tuple(spent), node.raises, n_act, -1, showdown=True)
+            return Node(betting + "/", r + 1, tuple(spent), 0, 0, game.first_player[r + 1])
+        return Node(betting, r, tuple(spent), node.raises, n_act, 1 - p)
+    spent[p] = max(spent) + game.raise_size[r]
+    return Node(betting, r, tuple(spent), node.raises + 1, node.actions_in_round + 1, 1 - p)
+
+
+def all_nodes(game) -> list[Node]:
+    """Every betting node, preorder."""
+    out = []
+
+    def rec(n: Node) -> None:
+        out.append(n)
+        if not n.terminal:
+            for a in legal_actions(game, n):
+                rec(apply(game, n, a))
+
+    rec(root(game))
+    return out
+
+
+# --------------------------------------------------------------------------- cards
+
+
+def deals(game) -> list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
+    """Every ordered deal (hole0, hole1, board) with equal probability; hole tuples sorted,
+    the board in deal order (round by round, each round's cards sorted)."""
+    cards = deck(game.num_ranks, game.num_suits)
+    h = game.num_hole_cards
+    out = []
+    for h0 in itertools.combinations(cards, h):
+        rest0 = [c for c in cards if c not in h0]
+        for h1 in itertools.combinations(rest0, h):
+            rest1 = [c for c in rest0 if c not in h1]
+            for board in _boards(rest1, list(game.num_board_cards[: game.num_rounds])):
+                out.append((h0, h1, board))
+    assert len(out) == game.num_deals
+    return out
+
+
+def _boards(rest, per_round):
+    if not per_round:
+        yield ()
+        return
+    for first in itertools.combinations(rest, per_round[0]):
+        left = [c for c in rest if c not in first]
+        for tail in _boards(left, per_round[1:]):
+            yield first + tail
+
+
+def visible_board(game, board, round_: int) -> tuple[int, ...]:
+    return tuple(board[: game.total_board_cards(round_)])
+
+
+def hand_value(cards) -> tuple:
+    """Comparable value of a hand (only compared between hands of equal size, as ACPC does).
+
+    One card: its rank. Fewer than five: rank-multiplicity categories with kickers (no
+    straights or flushes). Five or more: the best five-card hand, straights (wheel lowest)
+    and flushes included.
+    """
+    cards = list(cards)
+    if len(cards) == 1:
+        return (0, cards[0] // 4)
+    if len(cards) < 5:
+        return _multiplicity_value([c // 4 for c in cards])
+    return max(_five_value(five) for five in itertools.combinations(cards, 5))
+
+
+_PATTERN_CATEGORY = {(4,): 7, (3, 2): 6, (3,): 3, (2, 2): 2, (2,): 1}
+
+
+def _multiplicity_value(ranks):
+    counts = {r: ranks.count(r) for r in set(ranks)}
+    order = sorted(counts, key=lambda r: (counts[r], r), reverse=True)
+    big = tuple(counts[r] for r in order if counts[r] >= 2)
+    cat = 0
+    for pattern, c in _PATTERN_CATEGORY.items():
+        if big[: len(pattern)] == pattern:
+            cat = c
+            break
+    kickers = tuple(r for r in order for _ in range(counts[r]))
+    return (cat,) + kickers
+
+
+def _five_value(five):
+    ranks = [c // 4 for c in five]
+    flush = len({c % 4 for c in five}) == 1
+    distinct = sorted(set(ranks))
+    top = -1
+    if len(distinct) == 5:
+        if distinct[4] - distinct[0] == 4:
+            top = distinct[4]
+        elif distinct == [0, 1, 2, 3, 12]:
+            top = 3
+    if top >= 0:
+        return (8 if flush else 4, top)
+    if flush:
+        return (5,) + tuple(sorted(ranks, reverse=True))
+    return _multiplicity_value(ranks)
+
+
+def payoff0(game, node: Node, deal) -> float:
+    """Player 0's winnings (chips) at a terminal node for this deal."""
+    if node.folder >= 0:
+        return -node.spent[0] if node.folder == 0 else node.spent[1]
+    board = visible_board(game, deal[2], game.num_rounds - 1)
+    v0 = hand_value(deal[0] + board)
+    v1 = hand_value(deal[1] + board)
+    if v0 > v1:
+        return node.spent[1]
+    if v1 > v0:
+        return -node.spent[0]
+    return 0.0
+
+
+def infoset_key(game, node: Node, deal) -> tuple:
+    p = node.player
+    return (p, deal[p], visible_board(game, deal[2], node.round), node.betting)
+
+
+# --------------------------------------------------------------------------- policies
+
+
+def infosets(game) -> dict[tuple, np.ndarray]:
+    """Every information set -> its legal mask (bool[3])."""
+    out: dict[tuple, np.ndarray] = {}
+    nodes = [n for n in all_nodes(game) if not n.terminal]
+    for deal in deals(game):
+        for n in nodes:
+            key = infoset_key(game, n, deal)
+            if key not in out:
+                mask = np.zeros(3, bool)
+                mask[legal_actions(game, n)] = True
+                out[key] = mask
+    return out
+
+
+def uniform_policy(game) -> dict[tuple, np.ndarray]:
+    return {k: m / m.sum() for k, m in infosets(game).items()}
+
+
+def random_policy(game, rng: np.random.Generator) -> dict[tuple, np.ndarray]:
+    out = {}
+    for k, m in infosets(game).items():
+        p = np.where(m, rng.random(3) + 1e-3, 0.0)
+        out[k] = p / p.sum()
+    return out
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def expected_value(game, policy_a, policy_b) -> float:
+    """Player 0's expected winnings when player 0 follows policy_a and player 1 policy_b."""
+    pols = (policy_a, policy_b)
+
+    def walk(node: Node, deal) -> float:
+        if node.terminal:
+            return payoff0(game, node, deal)
+        probs = pols[node.player][infoset_key(game, node, deal)]
+        return sum(probs[a] * walk(apply(game, node, a), deal) for a in legal_actions(game, node) if probs[a] > 0)
+
+    ds = deals(game)
+    return sum(walk(root(game), d) for d in ds) / len(ds)
+
+
+def best_response(game, policy, responder: int) -> tuple[float, dict[tuple, int]]:
+    """(responder's best-response value in chips, its pure strategy: infoset -> action).
+
+    Bottom-up over information sets: the responder's choice at an information set maximises
+    the sum over its histories of (chance x opponent reach) x value, where later choices are
+    themselves best responses (computed lazily, memoised; perfect recall guarantees the
+    recursion only goes deeper).
+    """
+    ds = deals(game)
+    weight = 1.0 / len(ds)
+    sign = 1.0 if responder == 0 else -1.0
+    # histories of every responder infoset with their (chance x opponent) reach
+    members: dict[tuple, list[tuple[Node, tuple, float]]] = {}
+
+    def collect(node: Node, deal, reach: float) -> None:
+        if node.terminal or reach == 0.0:
+            return
+        acts = legal_actions(game, node)
+        if node.player == responder:
+            members.setdefault(infoset_key(game, node, deal), []).append((node, deal, reach))
+            for a in acts:
+                collect(apply(game, node, a), deal, reach)
+        else:
+            probs = policy[infoset_key(game, node, deal)]
+            for a in acts:
+                collect(apply(game, node, a), deal, reach * probs[a])
+
+    for d in ds:
+        collect(root(game), d, weight)
+
+    choice: dict[tuple, int] = {}
+    memo: dict[tuple, float] = {}
+
+    def value(node: Node, deal) -> float:  # responder's value, no reach weighting
+        mk = (node.betting, deal)
+        if mk in memo:
+            return memo[mk]
+        if node.terminal:
+            v = sign * payoff0(game, node, deal)
+        elif node.player == responder:
+            v = value(apply(game, node, decide(infoset_key(game, node, deal))), deal)
+        else:
+            probs = policy[infoset_key(game, node, deal)]
+            v = sum(probs[a] * value(apply(game, node, a), deal) for a in legal_actions(game, node) if probs[a] > 0)
+        memo[mk] = v
+        return v
+
+    def decide(key) -> int:
+        if key not in choice:
+            hist = members[key]
+            acts = legal_actions(game, hist[0][0])
+            totals = [sum(w * value(apply(game, n, a), d) for n, d, w in hist) for a in acts]
+            choice[key] = acts[int(np.argmax(totals))]
+        return choice[key]
+
+    total = sum(weight * value(root(game), d) for d in ds)
+    return total, choice
+
+
+def exploitability(game, policy) -> float:
+    """(u0(BR, s1) + u1(s0, BR)) / 2 in chips (DESIGN.md convention)."""
+    return 0.5 * (best_response(game, policy, 0)[0] + best_response(game, policy, 1)[0])
+
+
+# --------------------------------------------------------------------------- CFR
+
+
+def cfr(game, iterations: int, alternating: bool = False) -> tuple[dict, dict]:
+    """Vanilla CFR (Zinkevich 2007) with dict tables; returns (average policy, current policy).
+
+    Simultaneous updates by default (both players' regrets from the same walk); the average
+    strategy is weighted by the acting player's own reach.
+    """
+    masks = infosets(game)
+    regret = {k: np.zeros(3) for k in masks}
+    avg = {k: np.zeros(3) for k in masks}
+    ds = deals(game)
+    w = 1.0 / len(ds)
+
+    def current(key):
+        m = masks[key]
+        pos = np.where(m, np.maximum(regret[key], 0.0), 0.0)
+        s = pos.sum()
+        return pos / s if s > 0 else m / m.sum()
+
+    def walk(node: Node, deal, reach: list[float], update: tuple[int, ...], strat: dict) -> float:
+        if node.terminal:
+            return payoff0(game, node, deal)
+        p = node.player
+        key = infoset_key(game, node, deal)
+        sigma = strat[key]
+        acts = legal_actions(game, node)
+        vals = np.zeros(3)
+        for a in acts:
+            nr = list(reach)
+            nr[p] *= sigma[a]
+            vals[a] = walk(apply(game, node, a), deal, nr, update, strat)
+        v = float(sigma @ vals)
+        if p in update:
+            sgn = 1.0 if p == 0 else -1.0
+            cf = reach[1 - p] * w
+            for a in acts:
+                regret[key][a] += sgn * cf * (vals[a] - v)
+            avg[key] += reach[p] * w * sigma
+        return v
+
+    for _ in range(iterations):
+        groups = ((0,), (1,)) if alternating else ((0, 1),)
+        for upd in groups:
+            strat = {k: current(k) for k in masks}
+            for d in ds:
+                walk(root(game), d, [1.0, 1.0], upd, strat)
+    average = {}
+    for k, m in masks.items():
+        s = avg[k].sum()
+        average[k] = avg[k] / s if s > 0 else m / m.sum()
+    return average, {k: current(k) for k in masks}
+
+
+# --------------------------------------------------------------------------- games
+
+
+def exact_fraction(x: float, limit: int = 10_000) -> Fraction:
+    return Fraction(x).limit_denominator(limit)
+
+
+HOLDEM_LIKE = """GAMEDEF
+limit
+numPlayers = 2
+numRounds = 2
+blind = 2 1
+raiseSize = 2 4
+firstPlayer = 2 1
+maxRaises = 3 2
+numSuits = 2
+numRanks = 4
+numHoleCards = 2
+numBoardCards = 0 2
+END GAMEDEF
+"""
