@@ -82,6 +82,13 @@ class GameDef:
     def to_text(self) -> str:
         return write_game(self)
 
+    def new_state(self, deal=None, seed=None, hand_number: int = 0):
+        """A fresh hand (``cfrlab.games.state.State``): the given deal (card ids, hole cards
+        by position then the board by round) or one drawn with ``numpy.random.default_rng(seed)``."""
+        from cfrlab.games.state import State
+
+        return State(self, deal=deal, seed=seed, hand_number=hand_number)
+
     def summary(self) -> str:
         from cfrlab.cards import cards_text, deck
 

@@ -1,0 +1,305 @@
+"""ACPC match-state lines (``MATCHSTATE:...``) and dealer log lines (``STATE:...``).
+
+``parse_match_state(game, line)`` gives a ``MatchState``: what one seat sees. Its betting is
+replayed through the rules engine, so illegal betting is refused and ``state()`` gives a
+``State`` (cards the seat cannot see are ``UNKNOWN``) that knows whose turn it is and what is
+legal. Parsing is strict: the line must be exactly what the ACPC dealer writes (the only
+leniency is the case of card letters, which the dealer also accepts), so that
+``parse_match_state(g, s).to_string() == s`` for every line the dealer can send.
+
+Card text layout (``ACPC.md`` 2.4): one field per position separated by ``|`` (hidden hands
+are empty), round 0's board cards straight after the last field, then ``/`` and the board
+cards of each later round reached.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from cfrlab.cards.cards import card_text, parse_card
+from cfrlab.errors import ParseError
+from cfrlab.games.gamedef import GameDef
+from cfrlab.games.state import UNKNOWN, State, _deck_of, deal_length, format_value
+
+_CARD_RE = re.compile(r"(?:[2-9TJQKA]|\[\d+\])[CDHS]", re.IGNORECASE)
+_UINT_RE = re.compile(r"\d+")
+_MAX_SHOWN = 160  # characters of an offending line quoted in an error message
+
+Cards = list[int]
+
+
+def _quote(line: str) -> str:
+    return repr(line if len(line) <= _MAX_SHOWN else line[:_MAX_SHOWN] + "...")
+
+
+def _uint(text: str, what: str, line: str) -> int:
+    if not _UINT_RE.fullmatch(text):
+        raise ParseError(f"bad {what} {text!r} in {_quote(line)}")
+    return int(text)
+
+
+def _cards(text: str, line: str) -> Cards:
+    pos, out = 0, []
+    for m in _CARD_RE.finditer(text):
+        if m.start() != pos:
+            break
+        out.append(parse_card(m.group(0)))
+        pos = m.end()
+    if pos != len(text):
+        raise ParseError(f"bad cards {text!r} in {_quote(line)}")
+    return out
+
+
+def _text(cards: Cards | None) -> str:
+    return "" if cards is None else "".join(card_text(c) for c in cards)
+
+
+def _replay(game: GameDef, betting: str, hand_number: int, line: str) -> State:
+    """A state (all cards unknown) after the betting; ParseError if it is not legal ACPC."""
+    state = State(game, [UNKNOWN] * deal_length(game), hand_number=hand_number, allow_unknown=True)
+    i, n = 0, len(betting)
+    while i < n:
+        ch = betting[i]
+        if ch == "/":
+            i += 1
+            continue
+        j = i + 1
+        if ch == "r":
+            while j < n and betting[j] in "0123456789":
+                j += 1
+        elif ch not in "fc":
+            raise ParseError(f"{ch!r} is not an action (f, c, r) in {_quote(line)}")
+        action = betting[i:j]
+        if state.is_terminal():
+            raise ParseError(f"action {action!r} after the end of the hand in {_quote(line)}")
+        if not state.is_legal(action):
+            legal = ", ".join(state.legal_actions())
+            raise ParseError(f"illegal action {action!r} after '{betting[:i]}' (legal: {legal}) in {_quote(line)}")
+        state.apply(action)
+        i = j
+    if state.betting_string() != betting:
+        raise ParseError(f"betting {betting!r} should be written {state.betting_string()!r} in {_quote(line)}")
+    return state
+
+
+def _split_cards(game: GameDef, text: str, round_: int, line: str) -> tuple[list[Cards | None], list[Cards]]:
+    """Hole cards per position (None when hidden) and board cards per round reached."""
+    segments = text.split("/")
+    if len(segments) != round_ + 1:
+        raise ParseError(f"cards {text!r} show {len(segments) - 1} later round(s) but the betting "
+                         f"has reached round {round_} in {_quote(line)}")
+    fields = segments[0].split("|")
+    n, k, nb0 = game.num_players, game.num_hole_cards, game.num_board_cards[0]
+    if len(fields) != n:
+        raise ParseError(f"cards {text!r} need {n} hole-card fields separated by '|' in {_quote(line)}")
+    hole: list[Cards | None] = []
+    board0: Cards = []
+    for p, f in enumerate(fields):
+        cards = _cards(f, line)
+        if p == n - 1 and nb0:
+            board0, cards = cards[len(cards) - nb0:], cards[:len(cards) - nb0]
+            if len(board0) != nb0:
+                raise ParseError(f"round 0 needs {nb0} board card(s) in {_quote(line)}")
+        if cards and len(cards) != k:
+            raise ParseError(f"position {p} shows {len(cards)} hole card(s), the game has {k} in {_quote(line)}")
+        hole.append(cards or None)
+    board = [board0]
+    for r in range(1, round_ + 1):
+        cards = _cards(segments[r], line)
+        if len(cards) != game.num_board_cards[r]:
+            raise ParseError(f"round {r} needs {game.num_board_cards[r]} board card(s), got "
+                             f"{len(cards)} in {_quote(line)}")
+        board.append(cards)
+    return hole, board
+
+
+def _check_known_cards(game: GameDef, hole: list[Cards | None], board: list[Cards], line: str) -> None:
+    _, valid = _deck_of(game.num_ranks, game.num_suits)
+    seen: set[int] = set()
+    for cards in [h for h in hole if h] + board:
+        for c in cards:
+            if c not in valid:
+                raise ParseError(f"card {card_text(c)} is not in the game's deck in {_quote(line)}")
+            if c in seen:
+                raise ParseError(f"card {card_text(c)} appears twice in {_quote(line)}")
+            seen.add(c)
+
+
+def _reveal(state: State, hole: list[Cards | None], board: list[Cards]) -> None:
+    g = state.game
+    deal = [UNKNOWN] * deal_length(g)
+    k = g.num_hole_cards
+    for p, cards in enumerate(hole):
+        if cards:
+            deal[p * k:(p + 1) * k] = cards
+    start = g.num_players * k
+    flat = [c for b in board for c in b]
+    deal[start:start + len(flat)] = flat
+    state._deal = tuple(deal)
+
+
+def _betting_text(betting: list[list[str]]) -> str:
+    return "/".join("".join(a) for a in betting)
+
+
+def _cards_text(hole: list[Cards | None], board: list[Cards]) -> str:
+    return "|".join(_text(h) for h in hole) + "/".join(_text(b) for b in board)
+
+
+@dataclass
+class MatchState:
+    """What one seat sees: ``betting`` is the actions per round reached, ``hole`` the hole
+    cards per position (None when hidden), ``board`` the board cards per round reached."""
+
+    game: GameDef = field(repr=False)
+    position: int
+    hand_number: int
+    betting: list[list[str]]
+    hole: list[Cards | None]
+    board: list[Cards]
+    _state: State = field(repr=False, compare=False)
+
+    @property
+    def round(self) -> int:
+        return self._state.round
+
+    def betting_string(self) -> str:
+        return _betting_text(self.betting)
+
+    def to_string(self) -> str:
+        return (f"MATCHSTATE:{self.position}:{self.hand_number}:{self.betting_string()}:"
+                f"{_cards_text(self.hole, self.board)}")
+
+    def response(self, action: str) -> str:
+        """The line a client sends back: the state, ':' and the action (no line end)."""
+        return f"{self.to_string()}:{action}"
+
+    def state(self) -> State:
+        """A fresh ``State`` replaying this betting; unseen cards are ``UNKNOWN`` (-1)."""
+        return self._state.clone()
+
+    @property
+    def my_cards(self) -> Cards:
+        return list(self.hole[self.position] or [])
+
+    def visible_board(self) -> Cards:
+        return [c for b in self.board for c in b]
+
+    def current_player(self) -> int:
+        return self._state.current_player()
+
+    def is_my_turn(self) -> bool:
+        return self._state.current_player() == self.position
+
+    def is_terminal(self) -> bool:
+        return self._state.is_terminal()
+
+    def legal_actions(self) -> list[str]:
+        return self._state.legal_actions()
+
+    def is_legal(self, action: str) -> bool:
+        return self._state.is_legal(action)
+
+    def raise_range(self) -> tuple[int, int] | None:
+        return self._state.raise_range()
+
+    @property
+    def spent(self) -> tuple[int, ...]:
+        return self._state.spent
+
+    @property
+    def pot(self) -> int:
+        return self._state.pot
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+
+def parse_match_state(game: GameDef, line: str) -> MatchState:
+    """Parse ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` (a trailing line end is
+    ignored). ParseError on anything the ACPC dealer would not send."""
+    line = line.rstrip("\r\n")
+    if not line.startswith("MATCHSTATE:"):
+        raise ParseError(f"not a match-state line (it must start with 'MATCHSTATE:'): {_quote(line)}")
+    parts = line.split(":")
+    if len(parts) != 5:
+        raise ParseError(f"a match-state line has 5 ':'-separated fields, got {len(parts)}: {_quote(line)}")
+    _, pos_s, hand_s, betting_s, cards_s = parts
+    position = _uint(pos_s, "position", line)
+    if position >= game.num_players:
+        raise ParseError(f"position {position} is not 0..{game.num_players - 1} in {_quote(line)}")
+    hand = _uint(hand_s, "hand number", line)
+    state = _replay(game, betting_s, hand, line)
+    hole, board = _split_cards(game, cards_s, state.round, line)
+    showdown, folded = state.is_showdown(), state.folded
+    for p, cards in enumerate(hole):
+        if p == position and cards is None:
+            raise ParseError(f"the line lacks the viewer's own cards (position {p}): {_quote(line)}")
+        if p != position:
+            visible = showdown and not folded[p]
+            if cards is not None and not visible:
+                raise ParseError(f"position {p}'s cards can only show at a showdown: {_quote(line)}")
+            if cards is None and visible:
+                raise ParseError(f"position {p}'s cards must show at this showdown: {_quote(line)}")
+    _check_known_cards(game, hole, board, line)
+    _reveal(state, hole, board)
+    return MatchState(game, position, hand, state.round_actions(), hole, board, state)
+
+
+@dataclass
+class LogLine:
+    """One ``STATE:`` line of a dealer log: everything by position."""
+
+    game: GameDef = field(repr=False)
+    hand_number: int
+    betting: list[list[str]]
+    hole: list[Cards]
+    board: list[Cards]
+    values: list[float]
+    names: list[str]
+    _state: State = field(repr=False, compare=False)
+
+    def betting_string(self) -> str:
+        return _betting_text(self.betting)
+
+    def state(self) -> State:
+        """The finished hand (every hole card known; board known for the rounds reached)."""
+        return self._state.clone()
+
+    def to_string(self) -> str:
+        values = "|".join(format_value(v) for v in self.values)
+        return (f"STATE:{self.hand_number}:{self.betting_string()}:{_cards_text(self.hole, self.board)}:"
+                f"{values}:{'|'.join(self.names)}")
+
+
+def parse_log_line(game: GameDef, line: str) -> LogLine:
+    """Parse a dealer log line ``STATE:<hand>:<betting>:<cards>:<values>:<names>``."""
+    line = line.rstrip("\r\n")
+    if not line.startswith("STATE:"):
+        raise ParseError(f"not a log line (it must start with 'STATE:'): {_quote(line)}")
+    parts = line.split(":")
+    if len(parts) != 6:
+        raise ParseError(f"a log line has 6 ':'-separated fields, got {len(parts)}: {_quote(line)}")
+    _, hand_s, betting_s, cards_s, values_s, names_s = parts
+    hand = _uint(hand_s, "hand number", line)
+    state = _replay(game, betting_s, hand, line)
+    if not state.is_terminal():
+        raise ParseError(f"the hand in a log line must be finished: {_quote(line)}")
+    hole, board = _split_cards(game, cards_s, state.round, line)
+    if any(h is None for h in hole):
+        raise ParseError(f"a log line shows every player's hole cards: {_quote(line)}")
+    _check_known_cards(game, hole, board, line)
+    n = game.num_players
+    try:
+        values = [float(v) for v in values_s.split("|")]
+    except ValueError:
+        raise ParseError(f"bad values {values_s!r} in {_quote(line)}") from None
+    names = names_s.split("|")
+    if len(values) != n or len(names) != n:
+        raise ParseError(f"a log line needs {n} values and {n} names: {_quote(line)}")
+    _reveal(state, hole, board)
+    return LogLine(game, hand, state.round_actions(), [list(h) for h in hole if h], board, values, names, state)
+
+
+__all__ = ["LogLine", "MatchState", "parse_log_line", "parse_match_state"]
