@@ -1,0 +1,123 @@
+"""ACPC protocol plumbing shared by the client and the dealer (see ../shared/ACPC.md, section 2).
+
+Lines: the dealer ends every line with ``\\r\\n``; either side accepts ``\\n`` or ``\\r\\n``. A line
+is at most ``MAX_LINE`` characters; a longer one arrives in pieces (as ``fgets`` reads it),
+each of which is then rejected by the parser. Lines starting with ``#`` or ``;`` are comments.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+
+VERSION = "2.0.0"
+VERSION_LINE = f"VERSION:{VERSION}"
+MAX_LINE = 4095
+_VERSION_RE = re.compile(r"VERSION:(\d+)\.(\d+)\.(\d+)")
+
+
+class ConnectionClosed(Exception):
+    """The peer closed the connection (EOF) or the socket failed."""
+
+
+class LineTimeout(Exception):
+    """No complete line arrived before the deadline."""
+
+
+def is_comment(line: str) -> bool:
+    return line.startswith(("#", ";"))
+
+
+def parse_version(line: str) -> tuple[int, int, int] | None:
+    m = _VERSION_RE.match(line.strip())
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def split_response(line: str) -> tuple[str, str | None]:
+    """``MATCHSTATE:p:h:betting:cards:action`` -> (state part, action part or None).
+
+    The state is the first five colon-separated fields; everything after the fifth colon is
+    the action text (None when there is no fifth colon)."""
+    parts = line.split(":", 5)
+    if len(parts) < 6:
+        return line, None
+    return ":".join(parts[:5]), parts[5]
+
+
+def format_chips(value: float) -> str:
+    """ACPC's value format: ``%.6f`` with trailing zeros (and a bare point) removed."""
+    text = f"{float(value):.6f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def format_score(totals, names) -> str:
+    """``SCORE:<total seat 1>|...:<name 1>|...`` (seat order)."""
+    return "SCORE:" + "|".join(format_chips(v) for v in totals) + ":" + "|".join(names)
+
+
+class LineChannel:
+    """A socket read and written one text line at a time, with deadlines.
+
+    ``read_line(deadline)`` returns the next line without its line ending; it raises
+    ``LineTimeout`` when ``deadline`` (a ``time.monotonic()`` value, None = wait forever)
+    passes first, and ``ConnectionClosed`` at EOF or on a socket error."""
+
+    def __init__(self, sock: socket.socket, send_timeout: float | None = None):
+        self.sock = sock
+        self.send_timeout = send_timeout  # seconds; a peer that never reads cannot block us forever
+        self._buf = b""
+        self._eof = False
+
+    def send_line(self, text: str) -> None:
+        try:
+            self.sock.settimeout(self.send_timeout)
+            self.sock.sendall(text.encode("utf-8", "replace") + b"\r\n")
+        except TimeoutError:
+            raise ConnectionClosed("send timed out (the peer is not reading)") from None
+        except OSError as e:
+            raise ConnectionClosed(f"send failed: {e}") from None
+
+    def _pop_line(self) -> str | None:
+        nl = self._buf.find(b"\n")
+        if nl < 0 and len(self._buf) >= MAX_LINE:
+            nl = MAX_LINE - 1  # an over-long line: hand it out in pieces
+            raw, self._buf = self._buf[:MAX_LINE], self._buf[MAX_LINE:]
+        elif nl < 0:
+            return None
+        else:
+            raw, self._buf = self._buf[:nl], self._buf[nl + 1:]
+        return raw.decode("utf-8", "replace").rstrip("\r")
+
+    def read_line(self, deadline: float | None = None) -> str:
+        while True:
+            line = self._pop_line()
+            if line is not None:
+                return line
+            if self._eof:
+                if self._buf:  # a last line without its newline
+                    raw, self._buf = self._buf, b""
+                    return raw.decode("utf-8", "replace").rstrip("\r")
+                raise ConnectionClosed("connection closed")
+            if deadline is None:
+                self.sock.settimeout(None)
+            else:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise LineTimeout()
+                self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(65536)
+            except TimeoutError:
+                raise LineTimeout() from None
+            except OSError as e:
+                raise ConnectionClosed(f"receive failed: {e}") from None
+            if not chunk:
+                self._eof = True
+            self._buf += chunk
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:  # pragma: no cover
+            pass
