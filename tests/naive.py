@@ -382,3 +382,30 @@ numHoleCards = 2
 numBoardCards = 0 2
 END GAMEDEF
 """
+
+
+# --------------------------------------------------------------------------- glue
+
+
+def from_engine_policy(game, tree, model, policy: np.ndarray, row_offset: np.ndarray) -> dict:
+    """Read an ENGINE.md ``policy[rows, 3]`` as a naive policy dict (via the betting string
+    -> node map and ``model.state_of``; nothing else of the engine is trusted)."""
+    out = {}
+    for key in infosets(game):
+        p, hole, board, betting = key
+        node = tree.node_of_betting[betting]
+        d = int(tree.decision[node])
+        s = int(model.state_of(p, list(hole), list(board), int(tree.round[node])))
+        out[key] = np.array(policy[int(row_offset[d]) + s], dtype=float)
+    return out
+
+
+def to_engine_policy(game, tree, model, naive_policy: dict, row_offset: np.ndarray) -> np.ndarray:
+    """The inverse: fill ``policy[rows, 3]`` from a naive dict (each row from its infoset)."""
+    policy = np.zeros((int(row_offset[-1]), 3))
+    for (p, hole, board, betting), probs in naive_policy.items():
+        node = tree.node_of_betting[betting]
+        d = int(tree.decision[node])
+        s = int(model.state_of(p, list(hole), list(board), int(tree.round[node])))
+        policy[int(row_offset[d]) + s] = probs
+    return policy
