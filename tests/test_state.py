@@ -518,3 +518,22 @@ def test_random_play_ends_and_payoffs_balance(name, data):
             assert values[p] == -s.spent[p]
         if g.is_limit:
             assert -values[p] <= limit_max_loss(g)
+
+
+def test_dealer_action_fixes_like_the_acpc_dealer():
+    s = GAMES["holdem-nolimit"].new_state(seed=0)
+    assert s.dealer_action("x") == ("c", "bad action format in response, changed to call")
+    assert s.dealer_action("r") == ("c", "bad action format in response, changed to call")
+    assert s.dealer_action("f") == ("f", None) and s.dealer_action("k") == ("c", None)
+    assert s.dealer_action("b1") == ("r200", "raise of 1 increased to 200")
+    assert s.dealer_action("r999999") == ("r20000", "raise of 999999 decreased to 20000")
+    assert s.dealer_action("R500\r\n") == ("r500", None)
+    leduc = GAMES["leduc"].new_state(seed=0)
+    assert leduc.dealer_action("f") == ("c", "invalid action, changed to call")
+    assert leduc.dealer_action("r5") == ("r", None)
+    leduc.apply("r").apply("r")
+    assert leduc.dealer_action("B") == ("c", "invalid action, changed to call")
+    with pytest.raises(CfrlabError, match="hand is over"):
+        leduc.apply("f").dealer_action("c")
+    with pytest.raises(CfrlabError, match="hand number"):
+        GAMES["leduc"].new_state(hand_number=-1)

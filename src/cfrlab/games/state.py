@@ -29,6 +29,7 @@ rebuilt from a match-state line); betting works without cards, payoffs need the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -45,6 +46,9 @@ UNKNOWN = -1
 MAX_NUM_ACTIONS = 64  # per round, game.h
 _DIGITS = frozenset("0123456789")
 _FOLD, _CALL, _RAISE = 0, 1, 2
+_DEALER_LETTERS = {"f": _FOLD, "F": _FOLD, "c": _CALL, "C": _CALL, "k": _CALL, "K": _CALL,
+                   "r": _RAISE, "R": _RAISE, "b": _RAISE, "B": _RAISE}
+_DEALER_SIZE_RE = re.compile(r"\s*[+-]?\d{1,12}")  # like sscanf("%d")
 
 
 @lru_cache(maxsize=64)
@@ -101,7 +105,7 @@ def _parse_action(action: str, limit: bool) -> tuple[int, int] | None:
     digits = action[1:]
     if limit:
         return (_RAISE, 0) if not digits else None
-    if not digits or not set(digits) <= _DIGITS:
+    if not digits or len(digits) > 12 or not set(digits) <= _DIGITS:
         return None
     return _RAISE, int(digits)
 
@@ -151,6 +155,8 @@ class State:
                  *, allow_unknown: bool = False) -> None:
         self.game = game
         self.hand_number = int(hand_number)
+        if self.hand_number < 0:
+            raise CfrlabError(f"a hand number is >= 0, got {hand_number}")
         if deal is None:
             cards, _ = _deck_of(game.num_ranks, game.num_suits)
             rng = np.random.default_rng(seed)
@@ -312,6 +318,38 @@ class State:
 
     def is_legal(self, action: str) -> bool:
         return self._check(action) is not None
+
+    def dealer_action(self, text: str) -> tuple[str, str | None]:
+        """What the ACPC dealer makes of a client's action text (``readPlayerResponse``):
+        ``(legal action, warning or None)``. Letters ``fF``, ``cCkK``, ``rRbB``; anything after
+        the action is ignored; a bad or illegal action becomes a call, and a no-limit raise
+        outside the legal range is clamped to it. Needs a state where someone is to act."""
+        if self._finished:
+            raise CfrlabError(f"no action is expected at {self._describe()}: the hand is over")
+        call = "c"
+        kind = _DEALER_LETTERS.get(text[:1]) if isinstance(text, str) else None
+        size = 0
+        if kind == _RAISE and not self.game.is_limit:
+            m = _DEALER_SIZE_RE.match(text, 1)
+            kind = None if m is None else kind
+            size = int(m.group(0)) if m else 0
+        if kind is None:
+            return call, "bad action format in response, changed to call"
+        if kind == _CALL:
+            return call, None
+        if kind == _FOLD:
+            return ("f", None) if self._can_fold() else (call, "invalid action, changed to call")
+        bounds = self._raise_bounds()
+        if bounds is None:
+            return call, "invalid action, changed to call"
+        if self.game.is_limit:
+            return "r", None
+        lo, hi = bounds
+        if size < lo:
+            return f"r{lo}", f"raise of {size} increased to {lo}"
+        if size > hi:
+            return f"r{hi}", f"raise of {size} decreased to {hi}"
+        return f"r{size}", None
 
     def apply(self, action: str) -> State:
         """Apply one ACPC action (``f``, ``c``, ``r`` or ``r<N>``); returns self."""
