@@ -219,6 +219,8 @@ class MatchState:
 def parse_match_state(game: GameDef, line: str) -> MatchState:
     """Parse ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` (a trailing line end is
     ignored). ParseError on anything the ACPC dealer would not send."""
+    if not isinstance(line, str):
+        raise ParseError(f"a match-state line is text, got {type(line).__name__}")
     line = line.rstrip("\r\n")
     if not line.startswith("MATCHSTATE:"):
         raise ParseError(f"not a match-state line (it must start with 'MATCHSTATE:'): {_quote(line)}")
@@ -275,6 +277,8 @@ class LogLine:
 
 def parse_log_line(game: GameDef, line: str) -> LogLine:
     """Parse a dealer log line ``STATE:<hand>:<betting>:<cards>:<values>:<names>``."""
+    if not isinstance(line, str):
+        raise ParseError(f"a log line is text, got {type(line).__name__}")
     line = line.rstrip("\r\n")
     if not line.startswith("STATE:"):
         raise ParseError(f"not a log line (it must start with 'STATE:'): {_quote(line)}")
