@@ -261,6 +261,8 @@ class HumanTable:
         out: dict = {
             "game": g.name or "game",
             "limit": g.is_limit,
+            "round_names": (["preflop", "flop", "turn", "river"] if g.num_rounds == 4
+                            else [f"round {r + 1}" for r in range(g.num_rounds)]),
             "names": self.names,
             "hands_played": self.hands_played,
             "score": {"chips": self.totals[HUMAN_SEAT], "per_game": per, "unit": unit, "text": text},

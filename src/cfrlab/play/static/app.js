@@ -1,0 +1,155 @@
+// cfrlab browser play: draws the server's view of this session and posts the player's actions.
+// Plain JS, no build step. The server validates every action; this page only offers legal ones.
+"use strict";
+
+const SUITS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
+let view = null;
+let busy = false;
+let renders = 0;  // exposed as <body data-renders> so tests can wait for the next answer
+
+function $(id) { return document.getElementById(id); }
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function cardEl(card) {
+  if (!card) { const b = el("span", "card back"); b.title = "hidden"; return b; }
+  const rank = card.slice(0, -1), suit = card.slice(-1);
+  const c = el("span", "card" + (suit === "h" || suit === "d" ? " red" : ""));
+  c.dataset.card = card;
+  c.title = card;
+  c.append(el("span", "rank", rank === "T" ? "10" : rank), el("span", "suit", SUITS[suit] || suit));
+  return c;
+}
+
+function cardsEl(cards, hiddenCount) {
+  const box = el("span", "cards");
+  const list = cards || Array(hiddenCount).fill(null);
+  list.forEach((c) => box.append(cardEl(c)));
+  return box;
+}
+
+function cardsText(cards) { return (cards || []).map((c) => c.slice(0, -1) + (SUITS[c.slice(-1)] || "")).join(" "); }
+
+async function api(path, body) {
+  const opts = { method: body === undefined ? "GET" : "POST", credentials: "same-origin", headers: {} };
+  if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
+  const r = await fetch(path, opts);
+  let data = null;
+  try { data = await r.json(); } catch (e) { data = { detail: r.statusText }; }
+  if (!r.ok) throw new Error(typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail));
+  return data;
+}
+
+async function run(path, body) {
+  if (busy) return;
+  busy = true;
+  setEnabled(false);
+  $("error").textContent = "";
+  try { render(await api(path, body)); }
+  catch (e) { $("error").textContent = e.message; setEnabled(true); }
+  finally { busy = false; }
+}
+
+function setEnabled(on) {
+  document.querySelectorAll("#actions button, #raise-button, #next-hand").forEach((b) => { b.disabled = !on; });
+}
+
+function seatEl(seat, holeCount) {
+  const d = el("div", "seat" + (seat.folded ? " folded" : ""));
+  d.append(el("span", "name", seat.name + (seat.button ? " (button)" : "")));
+  d.append(cardsEl(seat.cards, holeCount));
+  d.append(el("span", "info", "in pot " + seat.spent + (seat.folded ? ", folded" : "")));
+  return d;
+}
+
+function renderScore(v) {
+  const s = $("score");
+  s.textContent = "score: " + v.score.text + "  (" + (v.score.chips >= 0 ? "+" : "") + v.score.chips +
+    " chips over " + v.hands_played + " hand" + (v.hands_played === 1 ? "" : "s") + ")";
+  s.dataset.hands = String(v.hands_played);
+  s.dataset.chips = String(v.score.chips);
+  s.dataset.perGame = String(v.score.per_game);
+}
+
+function renderHistory(v) {
+  const body = $("history").querySelector("tbody");
+  body.textContent = "";
+  v.history.forEach((h) => {
+    const tr = el("tr");
+    const others = h.cards.slice(1).map(cardsText).join(" | ");
+    tr.append(el("td", "", String(h.hand_number + 1)), el("td", "", cardsText(h.cards[0])), el("td", "", others),
+      el("td", "", cardsText(h.board)), el("td", "", h.betting),
+      el("td", h.value > 0 ? "pos" : h.value < 0 ? "neg" : "", (h.value > 0 ? "+" : "") + h.value));
+    body.append(tr);
+  });
+}
+
+function render(v) {
+  view = v;
+  $("matchup").textContent = "\u2014 you vs " + v.names.slice(1).join(", ") + " at " + v.game;
+  renderScore(v);
+  renderHistory(v);
+  if (v.hand_number === null) return;
+  const holeCount = v.seats[0].cards ? v.seats[0].cards.length : 1;
+  const opp = $("opponents");
+  opp.textContent = "";
+  v.seats.slice(1).forEach((s) => opp.append(seatEl(s, holeCount)));
+  const me = $("me");
+  me.textContent = "";
+  me.append(seatEl(v.seats[0], holeCount));
+  const board = $("board");
+  board.textContent = "";
+  const flat = [].concat(...v.board);
+  if (flat.length) flat.forEach((c) => board.append(cardEl(c)));
+  else board.append(el("span", "hint", "no board cards yet"));
+  $("pot").textContent = "Pot " + v.pot + (v.to_call ? " \u00b7 to call " + v.to_call : "") +
+    " \u00b7 hand " + (v.hand_number + 1);
+  const ev = $("events");
+  ev.textContent = "";
+  v.events.forEach((e) => ev.append(el("li", "", v.round_names[e.round] + ": " + e.who + " " + e.text)));
+
+  const actions = $("actions");
+  actions.textContent = "";
+  v.legal.forEach((a) => {
+    const b = el("button", "", a.label);
+    b.type = "button";
+    b.dataset.action = a.action;
+    b.addEventListener("click", () => run("/api/action", { action: a.action, hand_number: v.hand_number }));
+    actions.append(b);
+  });
+  const rb = $("raise-box");
+  rb.hidden = !v.raise_range;
+  if (v.raise_range) {
+    const inp = $("raise-amount");
+    inp.min = v.raise_range[0]; inp.max = v.raise_range[1];
+    if (!inp.value || +inp.value < v.raise_range[0] || +inp.value > v.raise_range[1]) inp.value = v.raise_range[0];
+    $("raise-range").textContent = "from " + v.raise_range[0] + " to " + v.raise_range[1] + " chips in total";
+  }
+  const res = $("result");
+  res.className = "result";
+  res.textContent = "";
+  if (v.hand_over && v.result) {
+    res.textContent = v.result.text + (v.result.showdown ? " at the showdown." : ".");
+    res.classList.add(v.result.value > 0 ? "won" : v.result.value < 0 ? "lost" : "split");
+  } else if (v.your_turn) {
+    res.textContent = "Your turn.";
+  }
+  $("next-hand").hidden = !v.hand_over;
+  setEnabled(true);
+  renders += 1;
+  document.body.dataset.renders = String(renders);
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("raise-button").addEventListener("click", () => {
+    if (view) run("/api/action", { action: "r" + $("raise-amount").value, hand_number: view.hand_number });
+  });
+  $("next-hand").addEventListener("click", () => run("/api/next", {}));
+  $("new-match").addEventListener("click", () => run("/api/reset", {}));
+  run("/api/state");
+});

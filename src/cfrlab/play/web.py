@@ -1,0 +1,162 @@
+"""Human play in the browser (``cfrlab serve --vs A``): a FastAPI app and a plain HTML/JS page.
+
+Every visitor gets a session (cookie ``cfrlab_session``) holding its own ``HumanTable``: its own
+agent instance(s), deals and score. The server checks every action against that session's
+state and refuses an illegal one with HTTP 400 without applying it.
+
+API (JSON; every answer is ``HumanTable.view()`` of the caller's session):
+
+* ``GET  /api/state``  the current view; starts a session (and its first hand) when needed
+* ``POST /api/action`` ``{"action": "r", "hand_number": 3}`` the human's action (f, c, r, r<N>);
+  400 when it is not legal, not the caller's turn, or ``hand_number`` is not the current hand
+* ``POST /api/next``   deal the next hand (400 while the current hand is still being played)
+* ``POST /api/reset``  a new match for this session (score back to zero)
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+from cfrlab.agents.base import Agent
+from cfrlab.errors import CfrlabError
+from cfrlab.games.gamedef import GameDef
+from cfrlab.play.session import HumanTable
+
+try:
+    from fastapi import FastAPI, HTTPException, Request, Response
+    from fastapi.responses import FileResponse
+    from fastapi.staticfiles import StaticFiles
+    from pydantic import BaseModel, Field
+except ImportError as e:  # pragma: no cover - the web extra is not installed
+    raise CfrlabError("browser play needs FastAPI and uvicorn: pip install 'cfrlab[web]'") from e
+
+STATIC_DIR = Path(__file__).parent / "static"
+COOKIE = "cfrlab_session"
+AgentFactory = Callable[[int | None], Agent]
+
+
+class ActionIn(BaseModel):
+    action: str = Field(..., min_length=1, max_length=32)
+    hand_number: int | None = None
+
+
+class _Session:
+    def __init__(self, table: HumanTable):
+        self.table = table
+        self.lock = threading.Lock()
+
+
+class SessionStore:
+    """Sessions by id, least recently used dropped beyond ``max_sessions``."""
+
+    def __init__(self, game: GameDef, agent_factory: AgentFactory, seed: int | None, max_sessions: int):
+        self.game = game
+        self.agent_factory = agent_factory
+        self.seed = seed
+        self.max_sessions = max_sessions
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._lock = threading.Lock()
+        self._created = 0
+
+    def new(self) -> tuple[str, _Session]:
+        with self._lock:
+            k = self._created
+            self._created += 1
+        agent_seed = None if self.seed is None else self.seed + 1000 * k
+        agents = [self.agent_factory(None if agent_seed is None else agent_seed + i)
+                  for i in range(self.game.num_players - 1)]
+        table = HumanTable(self.game, agents, seed=self.seed, agent_seed=agent_seed)
+        table.start_hand()
+        sid = secrets.token_urlsafe(18)
+        session = _Session(table)
+        with self._lock:
+            self._sessions[sid] = session
+            while len(self._sessions) > self.max_sessions:
+                self._sessions.popitem(last=False)
+        return sid, session
+
+    def get(self, sid: str | None) -> _Session | None:
+        if not sid:
+            return None
+        with self._lock:
+            session = self._sessions.get(sid)
+            if session is not None:
+                self._sessions.move_to_end(sid)
+            return session
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+
+def create_app(game: GameDef, agent_factory: AgentFactory, *, seed: int | None = None,
+               max_sessions: int = 1000, title: str | None = None) -> FastAPI:
+    """The web app. ``agent_factory(seed)`` makes one fresh agent (called per session and seat);
+    ``seed`` fixes every session's deals (None: each session gets random deals)."""
+    app = FastAPI(title=title or "cfrlab play", docs_url=None, redoc_url=None, openapi_url=None)
+    store = SessionStore(game, agent_factory, seed, max_sessions)
+    app.state.sessions = store
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    def existing(request: Request) -> _Session:
+        session = store.get(request.cookies.get(COOKIE))
+        if session is None:
+            raise HTTPException(400, "no session: load the page (GET /api/state) first")
+        return session
+
+    def refuse(message: str) -> HTTPException:
+        return HTTPException(400, message)
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    @app.get("/api/state")
+    def get_state(request: Request, response: Response) -> dict:
+        session = store.get(request.cookies.get(COOKIE))
+        if session is None:
+            sid, session = store.new()
+            response.set_cookie(COOKIE, sid, httponly=True, samesite="strict")
+        with session.lock:
+            return session.table.view()
+
+    @app.post("/api/action")
+    def post_action(body: ActionIn, request: Request) -> dict:
+        session = existing(request)
+        with session.lock:
+            table = session.table
+            if body.hand_number is not None and body.hand_number != table.hand_number:
+                raise refuse(f"hand {body.hand_number} is not the current hand ({table.hand_number})")
+            try:
+                table.act(body.action)
+            except CfrlabError as e:
+                raise refuse(str(e)) from None
+            return table.view()
+
+    @app.post("/api/next")
+    def post_next(request: Request) -> dict:
+        session = existing(request)
+        with session.lock:
+            try:
+                session.table.start_hand()
+            except CfrlabError as e:
+                raise refuse(str(e)) from None
+            return session.table.view()
+
+    @app.post("/api/reset")
+    def post_reset(request: Request, response: Response) -> dict:
+        sid, session = store.new()
+        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict")
+        with session.lock:
+            return session.table.view()
+
+    return app
+
+
+def serve(app: FastAPI, host: str = "127.0.0.1", port: int = 8000) -> None:  # pragma: no cover - CLI
+    import uvicorn
+
+    uvicorn.run(app, host=host, port=port, log_level="warning")
