@@ -1,0 +1,238 @@
+"""Built-in rule bots: always-fold, always-call, always-raise (Teddy), probe, random, value.
+
+Each bot is an ``Agent`` (the slow, generic path: any ACPC game, reads a ``MatchState``)
+and, for 2-player limit games, also a policy table for the fast match kernel
+(``fast_policy(tree)``): a ``FastPolicy`` whose rows give the bot's action distribution at
+each decision node. The two forms make the same decisions; the match tests check it hand
+by hand.
+
+* ``always-fold``: folds when facing a bet, checks when checking is free.
+* ``always-call``: checks or calls.
+* ``always-raise`` (``teddy``): raises whenever raising is legal, else calls.
+* ``probe``: never folds; calls and raises with equal probability (Johanson 2007, 4.3).
+* ``random``: every legal action with equal probability (no-limit: the raise amount is
+  uniform between the minimum and all-in).
+* ``value``: bets for value by immediate hand strength HS (the share of the opponent's
+  possible holdings its hand beats now, ties half): raises when HS >= ``raise_at``, checks
+  or calls when HS >= ``call_at``, otherwise folds to a bet (checks when free).
+  Defaults 0.75 / 0.40; ``value:0.8,0.5`` sets both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cfrlab.agents.base import Agent
+from cfrlab.cards.cards import deck
+from cfrlab.errors import CfrlabError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from cfrlab.games import GameDef
+    from cfrlab.games.matchstate import MatchState
+
+
+@dataclass
+class FastPolicy:
+    """An agent as the fast kernel sees it (2-player limit games).
+
+    ``policy`` float64[rows, 3] (f, c, r); ``offsets`` int32[D] first row of each decision
+    node; ``states(deals) -> int32[n, 2, R]`` the private state of each position per round
+    (None for an agent whose rows do not depend on cards: then row = offsets[d]);
+    ``greedy`` plays each row's most likely action instead of sampling.
+    """
+
+    policy: np.ndarray
+    offsets: np.ndarray
+    states: Callable[[np.ndarray], np.ndarray] | None = None
+    greedy: bool = False
+
+
+# -- the generic (slow-path) bots -----------------------------------------------------------
+
+
+def _min_raise(view: MatchState) -> str | None:
+    for a in view.legal_actions():
+        if a.startswith("r"):
+            return a
+    return None
+
+
+def _row(legal: np.ndarray, prefer: int) -> np.ndarray:
+    """One policy row: action `prefer` if legal, else call (always legal)."""
+    row = np.zeros(3)
+    row[prefer if legal[prefer] else 1] = 1.0
+    return row
+
+
+class _TableBot(Agent):
+    """A bot whose limit-game play is one row per decision node, built from ``legal``."""
+
+    def rows(self, legal: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fast_policy(self, tree) -> FastPolicy:
+        legal = np.asarray(tree.legal, dtype=bool)
+        pol = np.array([self.rows(row) for row in legal], dtype=np.float64).reshape(-1, 3)
+        return FastPolicy(pol, np.arange(len(legal), dtype=np.int32))
+
+
+class AlwaysFold(_TableBot):
+    name = "always-fold"
+
+    def act(self, view: MatchState) -> str:
+        return "f" if "f" in view.legal_actions() else "c"
+
+    def rows(self, legal):
+        return _row(legal, 0)
+
+
+class AlwaysCall(_TableBot):
+    name = "always-call"
+
+    def act(self, view: MatchState) -> str:
+        return "c"
+
+    def rows(self, legal):
+        return _row(legal, 1)
+
+
+class AlwaysRaise(_TableBot):
+    name = "always-raise"
+
+    def act(self, view: MatchState) -> str:
+        return _min_raise(view) or "c"
+
+    def rows(self, legal):
+        return _row(legal, 2)
+
+
+class Probe(_TableBot):
+    name = "probe"
+
+    def act(self, view: MatchState) -> str:
+        r = _min_raise(view)
+        if r is None or self.rng.random() < 0.5:
+            return "c"
+        return r
+
+    def rows(self, legal):
+        return np.array([0.0, 0.5, 0.5]) if legal[2] else np.array([0.0, 1.0, 0.0])
+
+
+class RandomBot(_TableBot):
+    name = "random"
+
+    def act(self, view: MatchState) -> str:
+        legal = view.legal_actions()
+        kinds = sorted({a[0] for a in legal}, key="fcr".index)
+        kind = kinds[int(self.rng.integers(len(kinds)))]
+        if kind != "r":
+            return kind
+        if view.game.is_limit:
+            return "r"
+        lo, hi = view.raise_range()
+        return f"r{int(self.rng.integers(lo, hi + 1))}"
+
+    def rows(self, legal):
+        return legal.astype(np.float64) / legal.sum()
+
+
+# -- the bet-for-value bot ------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def _holdings(num_ranks: int, num_suits: int, num_hole: int):
+    """(combos int16[M, H], combo_id int32[K, K]) for the value bot's strength kernels."""
+    if num_hole not in (1, 2):
+        raise CfrlabError(f"the value bot handles games with 1 or 2 hole cards, not {num_hole}")
+    cards = deck(num_ranks, num_suits)
+    combos = np.array(list(combinations(cards, num_hole)), dtype=np.int16).reshape(-1, num_hole)
+    size = max(cards) + 1
+    combo_id = np.full((size, size), -1, dtype=np.int32)
+    for m, row in enumerate(combos):
+        a, b = int(row[0]), int(row[-1])
+        combo_id[a, b] = combo_id[b, a] = m
+    combos.setflags(write=False)
+    combo_id.setflags(write=False)
+    return combos, combo_id
+
+
+@lru_cache(maxsize=16)
+def _preflop_hs(num_ranks: int, num_suits: int, num_hole: int) -> np.ndarray:
+    from cfrlab.evaluate._match_kernels import hand_strength
+
+    combos, _ = _holdings(num_ranks, num_suits, num_hole)
+    empty = np.zeros(0, dtype=np.int64)
+    hs = np.array([hand_strength(row.astype(np.int64), empty, combos) for row in combos])
+    hs.setflags(write=False)
+    return hs
+
+
+class ValueBot(Agent):
+    """Raise strong hands, call middling ones, fold weak ones (thresholds on HS)."""
+
+    name = "value"
+
+    def __init__(self, raise_at: float = 0.75, call_at: float = 0.40) -> None:
+        if not 0.0 <= call_at <= raise_at <= 1.0:
+            raise CfrlabError(f"value bot thresholds need 0 <= call <= raise <= 1, got raise {raise_at}, call {call_at}")
+        self.raise_at = float(raise_at)
+        self.call_at = float(call_at)
+        if (self.raise_at, self.call_at) != (0.75, 0.40):
+            self.name = f"value:{self.raise_at:g},{self.call_at:g}"
+
+    def strength(self, game: GameDef, hole, board) -> float:
+        from cfrlab.evaluate._match_kernels import hand_strength
+
+        if not board:
+            combos, combo_id = _holdings(game.num_ranks, game.num_suits, game.num_hole_cards)
+            m = combo_id[hole[0], hole[-1]]
+            return float(_preflop_hs(game.num_ranks, game.num_suits, game.num_hole_cards)[m])
+        combos, _ = _holdings(game.num_ranks, game.num_suits, game.num_hole_cards)
+        return float(hand_strength(np.asarray(hole, np.int64), np.asarray(board, np.int64), combos))
+
+    def act(self, view: MatchState) -> str:
+        from cfrlab.evaluate._match_kernels import strength_class
+
+        hs = self.strength(view.game, view.my_cards, view.visible_board())
+        cls = strength_class(hs, self.raise_at, self.call_at)
+        legal = view.legal_actions()
+        if cls == 2:
+            return _min_raise(view) or "c"
+        if cls == 1 or "f" not in legal:
+            return "c"
+        return "f"
+
+    def fast_policy(self, tree) -> FastPolicy:
+        from cfrlab.evaluate._match_kernels import value_bot_states
+
+        game = tree.game
+        legal = np.asarray(tree.legal, dtype=bool)
+        rows = [np.stack([_row(lg, 0), _row(lg, 1), _row(lg, 2)]) for lg in legal]
+        pol = np.concatenate(rows).astype(np.float64) if rows else np.zeros((0, 3))
+        combos, combo_id = _holdings(game.num_ranks, game.num_suits, game.num_hole_cards)
+        pre = _preflop_hs(game.num_ranks, game.num_suits, game.num_hole_cards)
+        board_end = np.array([game.total_board_cards(r) for r in range(game.num_rounds)], dtype=np.int64)
+        raise_at, call_at, hole = self.raise_at, self.call_at, game.num_hole_cards
+
+        def states(deals: np.ndarray) -> np.ndarray:
+            return value_bot_states(deals, hole, board_end, combos, combo_id, pre, raise_at, call_at)
+
+        return FastPolicy(pol, (3 * np.arange(len(legal))).astype(np.int32), states)
+
+
+BOTS: dict[str, type[Agent]] = {
+    "always-fold": AlwaysFold,
+    "always-call": AlwaysCall,
+    "always-raise": AlwaysRaise,
+    "teddy": AlwaysRaise,
+    "probe": Probe,
+    "random": RandomBot,
+    "value": ValueBot,
+}

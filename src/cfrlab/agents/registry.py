@@ -1,0 +1,92 @@
+"""``make_agent(spec, game)``: a built-in bot name or a strategy file -> an Agent.
+
+Specs:
+
+* a bot name: ``always-fold``, ``always-call``, ``always-raise`` (alias ``teddy``), ``probe``,
+  ``random``, ``value`` (``value:RAISE,CALL`` sets the hand-strength thresholds, e.g.
+  ``value:0.8,0.5``);
+* a strategy file ``PATH`` (``.npz`` from ``cfrlab solve``), optionally followed by options
+  after a colon: ``PATH:greedy`` plays each row's most likely action instead of sampling;
+  ``PATH:abstraction=FILE`` names the abstraction a bucketed strategy was solved in (when
+  the strategy file does not say); options combine with commas (``PATH:greedy,abstraction=F``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cfrlab.agents.base import Agent
+from cfrlab.agents.bots import BOTS, ValueBot
+from cfrlab.errors import CfrlabError
+from cfrlab.games import GameDef, load_game
+
+BOT_NAMES = tuple(BOTS)
+
+
+def bot_names() -> str:
+    return ", ".join(BOT_NAMES)
+
+
+def _value_bot(arg: str) -> Agent:
+    try:
+        raise_at, call_at = (float(x) for x in arg.split(","))
+    except ValueError:
+        raise CfrlabError(f"value bot thresholds are 'value:RAISE,CALL' (e.g. value:0.8,0.5), got {arg!r}") from None
+    return ValueBot(raise_at, call_at)
+
+
+def _split_options(spec: str) -> tuple[str, dict[str, str]]:
+    """'PATH:opt,k=v' -> ('PATH', {...}) unless PATH itself (with its colon) is a file."""
+    if Path(spec).exists() or ":" not in spec:
+        return spec, {}
+    path, _, opts = spec.rpartition(":")
+    out: dict[str, str] = {}
+    for item in filter(None, (o.strip() for o in opts.split(","))):
+        key, _, val = item.partition("=")
+        if key not in ("greedy", "abstraction"):
+            raise CfrlabError(f"unknown strategy option {key!r} in {spec!r} (options: greedy, abstraction=FILE)")
+        out[key] = val
+    return path, out
+
+
+def load_strategy_agent(path: str, game: GameDef, greedy: bool = False, abstraction: str | None = None) -> Agent:
+    """A StrategyAgent for a strategy file; refuses a file made for another game."""
+    from cfrlab.agents.strategy_agent import StrategyAgent
+    from cfrlab.strategy import Strategy, model_for_game
+
+    model = None
+    if abstraction:
+        model = model_for_game(game, _load_abstraction(abstraction, game))
+    strategy = Strategy.load(path, game=game, model=model)
+    name = Path(path).stem + (":greedy" if greedy else "")
+    return StrategyAgent(strategy, greedy=greedy, name=name)
+
+
+def _load_abstraction(path: str, game: GameDef):
+    try:
+        from cfrlab.abstraction import load_abstraction  # the HULHE work provides it
+    except ImportError:
+        raise CfrlabError("this build cannot load abstraction files yet") from None
+    return load_abstraction(path, game)
+
+
+def make_agent(spec: str, game: GameDef | str, seed: int | None = None) -> Agent:
+    """An agent from a bot name or a strategy file path (see the module docstring).
+
+    ``seed`` seeds the agent's random choices (``begin_match`` may re-seed it).
+    Unknown names raise a one-line CfrlabError listing the bot names.
+    """
+    game = load_game(game)
+    text = str(spec).strip()
+    key = text.lower()
+    if key in BOTS:
+        agent = BOTS[key]()
+    elif key.startswith("value:"):
+        agent = _value_bot(key[len("value:"):])
+    else:
+        path, opts = _split_options(text)
+        if not Path(path).is_file():
+            raise CfrlabError(f"unknown agent {text!r}: not a bot ({bot_names()}) and no such strategy file")
+        agent = load_strategy_agent(path, game, greedy="greedy" in opts, abstraction=opts.get("abstraction"))
+    agent.begin_match(game, seed)
+    return agent

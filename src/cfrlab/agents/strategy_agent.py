@@ -1,0 +1,119 @@
+"""An agent that plays a strategy file: real cards -> private state -> action distribution.
+
+The private state comes from the strategy's chance model (lossless hole + board cards, or a
+bucket sequence for an abstraction), the row from the betting so far (the public tree's
+decision node). The agent samples its action from the row, or with ``greedy=True`` plays
+the row's most likely action (ties: the first of fold, call, raise).
+
+For the fast match kernel, ``fast_policy(tree)`` hands over the policy table itself and a
+function that maps a batch of deals to every position's private state per round
+(``batch_states``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cfrlab.agents.base import Agent
+from cfrlab.agents.bots import FastPolicy
+from cfrlab.errors import CfrlabError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from cfrlab.games import GameDef
+    from cfrlab.games.matchstate import MatchState
+    from cfrlab.strategy import Strategy
+
+ACTIONS = "fcr"
+
+
+class StrategyAgent(Agent):
+    """Plays ``strategy`` (a ``cfrlab.strategy.Strategy``) in its game."""
+
+    def __init__(self, strategy: Strategy, greedy: bool = False, name: str | None = None) -> None:
+        self.strategy = strategy
+        self.greedy = bool(greedy)
+        self.name = name or str(strategy.header.get("name") or strategy.algorithm)
+        self.model = strategy.model
+        self.tree = strategy.tree
+        self.offsets = np.asarray(strategy.row_offset, dtype=np.int64)
+
+    @property
+    def game(self) -> GameDef:
+        return self.strategy.game
+
+    def begin_match(self, game: GameDef, seed: int | None = None) -> None:
+        if game.to_text() != self.game.to_text():
+            raise CfrlabError(f"strategy {self.name!r} is for {self.game.name or 'another game'}, "
+                              f"not for {game.name or 'this game'}")
+        super().begin_match(game, seed)
+
+    def distribution(self, view: MatchState) -> np.ndarray:
+        """float64[3]: probabilities of (fold, call, raise) at this view."""
+        node = self.strategy.node_of(view.betting_string())
+        rnd = int(self.tree.round[node])
+        state = int(self.model.state_of(view.position, view.my_cards, view.visible_board(), rnd))
+        d = int(self.tree.decision[node])
+        return self.strategy.policy[self.offsets[d] + state]
+
+    def act(self, view: MatchState) -> str:
+        probs = self.distribution(view)
+        legal = [ACTIONS.index(a[0]) for a in view.legal_actions()]
+        if self.greedy:
+            best = max(legal, key=lambda a: (probs[a], -a))
+            return ACTIONS[best]
+        p = np.array([probs[a] if a in legal else 0.0 for a in range(3)])
+        total = p.sum()
+        if total <= 0:
+            return "c"
+        return ACTIONS[int(self.rng.choice(3, p=p / total))]
+
+    def fast_policy(self, tree) -> FastPolicy:
+        if tree.game.to_text() != self.game.to_text():
+            raise CfrlabError(f"strategy {self.name!r} is for another game")
+        model = self.model
+
+        def states(deals: np.ndarray) -> np.ndarray:
+            return batch_states(model, deals)
+
+        offsets = self.offsets[: tree.num_decisions].astype(np.int32)
+        return FastPolicy(self.strategy.policy, offsets, states, self.greedy)
+
+
+def batch_states(model, deals: np.ndarray) -> np.ndarray:
+    """int32[n, 2, R]: private state of each position per round for ACPC-ordered deals.
+
+    Uses the model's own ``deal_states_batch`` when it has one, the lossless numbering
+    kernel for lossless models, and else calls ``deal_states`` deal by deal (slow).
+    """
+    fn = getattr(model, "deal_states_batch", None)
+    if fn is not None:
+        return np.asarray(fn(deals), dtype=np.int32)
+    if type(model).__name__ == "LosslessModel":
+        return _lossless_batch(model, deals)
+    out = np.empty((len(deals), 2, model.game.num_rounds), dtype=np.int32)
+    for i, deal in enumerate(deals):
+        out[i] = model.deal_states([int(c) for c in deal])
+    return out
+
+
+def _lossless_batch(model, deals: np.ndarray) -> np.ndarray:
+    """The lossless numbering kernel; checked against ``model.deal_states`` on the first deal."""
+    from math import comb
+
+    from cfrlab.cards.cards import deck
+    from cfrlab.evaluate._match_kernels import lossless_states
+
+    game = model.game
+    cards = deck(game.num_ranks, game.num_suits)
+    pos_of_card = np.full(max(cards) + 1, -1, dtype=np.int64)
+    pos_of_card[cards] = np.arange(len(cards))
+    size = len(cards)
+    binom = np.array([[comb(a, b) for b in range(8)] for a in range(size + 1)], dtype=np.int64)
+    nb = np.array(game.num_board_cards[: game.num_rounds], dtype=np.int64)
+    out = lossless_states(deals, pos_of_card, game.num_hole_cards, nb, size, binom)
+    if len(deals) and not np.array_equal(out[0], model.deal_states([int(c) for c in deals[0]])):
+        raise CfrlabError("internal error: the lossless state numbering changed; "
+                          "update cfrlab.evaluate._match_kernels.lossless_states")
+    return out

@@ -1,0 +1,177 @@
+"""Hand histories in the ACPC dealer's log format (``ACPC.md`` section 3.2).
+
+A log is comment lines (``#``), one ``STATE:`` line per hand and a ``SCORE:`` line::
+
+    # name/game/hands/seed match holdem-limit 1000 7
+    STATE:0:f:5d5c|9hQd:5|-5:PyCall|Example
+    ...
+    SCORE:-105|105:PyCall|Example
+
+``STATE:<hand>:<betting>:<hole cards by position>/<board per round reached>:<values by
+position>:<names by position>``; values are net chips (``%.6f`` with trailing zeros
+removed); ``SCORE`` totals are in seat order. A duplicate match writes two such sections
+into one file (the second after a ``# duplicate half: seats swapped`` comment), as two
+dealer runs with the same seed would.
+
+``read_log`` parses every line with the rules engine (``cfrlab.games.parse_log_line``),
+checks that each hand's values are the payoffs its cards and betting give, and raises one
+``ParseError`` naming the file and line number for anything malformed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from cfrlab.cards.cards import card_text
+from cfrlab.errors import CfrlabError, ParseError
+from cfrlab.games.gamedef import GameDef
+from cfrlab.games.matchstate import LogLine, parse_log_line
+from cfrlab.games.state import format_value
+
+DUPLICATE_MARK = "# duplicate half: seats swapped"
+
+
+def _cards(cards: Sequence[int]) -> str:
+    return "".join(card_text(int(c)) for c in cards)
+
+
+def format_log_line(hand: int, betting: str, hole: Sequence[Sequence[int]],
+                    board: Sequence[Sequence[int]], values: Sequence[float],
+                    names: Sequence[str]) -> str:
+    """One ``STATE:`` line: ``hole`` per position, ``board`` per round reached."""
+    cards = "|".join(_cards(h) for h in hole) + "/".join(_cards(b) for b in board)
+    vals = "|".join(format_value(float(v)) for v in values)
+    return f"STATE:{hand}:{betting}:{cards}:{vals}:{'|'.join(names)}"
+
+
+def format_score(totals: Sequence[float], names: Sequence[str]) -> str:
+    """``SCORE:<total seat 1>|...:<name seat 1>|...`` (seat order)."""
+    return "SCORE:" + "|".join(format_value(float(v)) for v in totals) + ":" + "|".join(names)
+
+
+def safe_name(name: str) -> str:
+    """A player name usable in a log line (no ``|``, ``:`` or whitespace)."""
+    out = "".join("_" if ch in "|:" or ch.isspace() else ch for ch in str(name))
+    return out or "player"
+
+
+class LogWriter:
+    """Writes a match log section by section; use as a context manager."""
+
+    def __init__(self, path: str | Path, game: GameDef, match_name: str = "cfrlab", hands: int = 0,
+                 seed: int | None = None) -> None:
+        self.path = Path(path)
+        self.game = game
+        try:
+            self._f: TextIO = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as e:
+            raise CfrlabError(f"{self.path}: cannot write the log ({e.strerror or e})") from None
+        self.comment(f"name/game/hands/seed {safe_name(match_name)} {safe_name(game.name or 'game')} "
+                     f"{hands} {seed if seed is not None else 0}")
+
+    def comment(self, text: str) -> None:
+        self._f.write(f"# {text}\n")
+
+    def write(self, lines: Sequence[str]) -> None:
+        if lines:
+            self._f.write("\n".join(lines))
+            self._f.write("\n")
+
+    def score(self, totals: Sequence[float], names: Sequence[str]) -> None:
+        self._f.write(format_score(totals, names) + "\n")
+
+    def close(self) -> None:
+        if not self._f.closed:
+            self._f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+@dataclass
+class MatchLog:
+    """A parsed log: every hand in file order and the ``SCORE`` lines (seat order)."""
+
+    game: GameDef
+    hands: list[LogLine] = field(default_factory=list)
+    scores: list[tuple[list[float], list[str]]] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+
+    def totals_by_name(self) -> dict[str, float]:
+        """Net chips per player name over every hand."""
+        out: dict[str, float] = {}
+        for h in self.hands:
+            for name, v in zip(h.names, h.values):
+                out[name] = out.get(name, 0.0) + v
+        return out
+
+
+def _parse_score(line: str, where: str) -> tuple[list[float], list[str]]:
+    parts = line.rstrip("\r\n").split(":")
+    if len(parts) != 3:
+        raise ParseError(f"{where}: a SCORE line is 'SCORE:<totals>:<names>', got {line.strip()[:120]!r}")
+    try:
+        totals = [float(v) for v in parts[1].split("|")]
+    except ValueError:
+        raise ParseError(f"{where}: bad totals in {line.strip()[:120]!r}") from None
+    names = parts[2].split("|")
+    if len(names) != len(totals):
+        raise ParseError(f"{where}: {len(totals)} totals but {len(names)} names in the SCORE line")
+    return totals, names
+
+
+def iter_log(path: str | Path, game: GameDef, verify: bool = True) -> Iterator[LogLine | tuple]:
+    """Yield each hand (``LogLine``) and each score ``(totals, names)`` in file order."""
+    path = Path(path)
+    try:
+        f = open(path, encoding="utf-8")  # noqa: SIM115
+    except OSError as e:
+        raise CfrlabError(f"{path}: cannot read the log ({e.strerror or e})") from None
+    with f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.rstrip("\r\n")
+            where = f"{path}:{lineno}"
+            if not line.strip() or line.startswith(("#", ";")):
+                continue
+            if line.startswith("SCORE:"):
+                yield _parse_score(line, where)
+                continue
+            try:
+                rec = parse_log_line(game, line)
+            except (ParseError, UnicodeDecodeError) as e:
+                raise ParseError(f"{where}: {e}") from None
+            except CfrlabError as e:
+                raise ParseError(f"{where}: {e}") from None
+            if verify:
+                _check_values(rec, where)
+            yield rec
+
+
+def _check_values(rec: LogLine, where: str) -> None:
+    try:
+        expected = rec.state().payoffs()
+    except CfrlabError as e:
+        raise ParseError(f"{where}: {e}") from None
+    if any(abs(a - b) > 1e-6 for a, b in zip(expected, rec.values)):
+        shown = "|".join(format_value(v) for v in rec.values)
+        want = "|".join(format_value(v) for v in expected)
+        raise ParseError(f"{where}: values {shown} do not match the hand's cards and betting (expected {want})")
+
+
+def read_log(path: str | Path, game: GameDef, verify: bool = True) -> MatchLog:
+    """Parse a whole log (see the module docstring); one ParseError names file and line."""
+    log = MatchLog(game)
+    for item in iter_log(path, game, verify):
+        if isinstance(item, LogLine):
+            log.hands.append(item)
+        else:
+            log.scores.append(item)
+    if not log.hands:
+        raise ParseError(f"{path}: no STATE lines (not an ACPC match log?)")
+    return log

@@ -1,0 +1,472 @@
+"""Matches between two agents: seeded deals, duplicate mode, per-hand results, summaries.
+
+``play_match(game, a, b, hands, seed=..., duplicate=...)`` plays ``hands`` deals. Seats
+rotate as at the ACPC dealer: agent A sits in seat 0, and seat s has position
+``(s - h) mod 2`` in hand h, so A is position 0 (in HULHE the big blind) on even hands.
+In duplicate mode every deal is played a second time with the seats swapped (B in seat
+0), the agents reset in between (``begin_match`` again), as Johanson 2007 (2.2.1) does.
+
+Two engines give the same results:
+
+* ``python``: any 2-player ACPC game (limit or no-limit) and any ``Agent``. The rules
+  engine runs each hand; each agent sees ``MatchState`` views. This path defines
+  correctness and is the one for users' own agents.
+* ``fast``: 2-player limit games when both agents can be written as policy tables
+  (``fast_policy(tree)``: the built-in bots and strategy agents). Numba plays batches of
+  hands on both cores. For deterministic agents it reproduces the python engine hand by
+  hand on the same deals (tests check it); sampling agents draw from counter-based random
+  streams, so results do not depend on batch size or thread count.
+
+Cards depend only on (seed, hand number) (``deal_cards``), as with the ACPC dealer.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from cfrlab.agents.base import Agent
+from cfrlab.cards.cards import deck
+from cfrlab.errors import CfrlabError, IllegalActionError
+from cfrlab.evaluate import _match_kernels as K
+from cfrlab.evaluate.histories import DUPLICATE_MARK, LogWriter, format_log_line, safe_name
+from cfrlab.evaluate.stats import Estimate, display_factor, estimate, is_ante_game, unit_name
+from cfrlab.games import GameDef, load_game
+
+BATCH = 1 << 16  # hands per kernel call: big enough to amortise, small enough for progress
+Progress = Callable[[int, int], None]
+
+
+# -- deals ------------------------------------------------------------------------------------
+
+
+def cards_per_deal(game: GameDef) -> int:
+    return game.num_players * game.num_hole_cards + game.total_board_cards()
+
+
+@lru_cache(maxsize=32)
+def _deck_array(num_ranks: int, num_suits: int) -> np.ndarray:
+    d = np.array(deck(num_ranks, num_suits), dtype=np.int16)
+    d.setflags(write=False)
+    return d
+
+
+def deal_cards(game: GameDef, seed: int, first_hand: int = 0, n: int = 1) -> np.ndarray:
+    """int16[n, C]: the cards of hands first_hand .. first_hand+n-1 (ACPC deal order:
+    each position's hole cards, then the board round by round)."""
+    if seed < 0 or first_hand < 0:
+        raise CfrlabError("seed and hand numbers must be non-negative")
+    d = _deck_array(game.num_ranks, game.num_suits)
+    return K.deal_hands(d, cards_per_deal(game), np.uint64(seed), first_hand, n)
+
+
+def a_positions(first_hand: int, n: int, half: int) -> np.ndarray:
+    """int8[n]: agent A's position in hands first_hand.. of a half (1 = seats swapped)."""
+    return ((np.arange(first_hand, first_hand + n) + half) & 1).astype(np.int8)
+
+
+# -- results ----------------------------------------------------------------------------------
+
+
+@dataclass
+class MatchResult:
+    """Agent A's net chips per hand: ``values`` float32[halves, hands].
+
+    Row 0 is the match as dealt (A in seat 0), row 1 (duplicate only) the same deals with
+    the seats swapped. float32 holds every chip amount exactly (integers and half-chip
+    splits below 2**23), at half the memory of float64; statistics accumulate in float64.
+    """
+
+    game: GameDef
+    names: tuple[str, str]
+    hands: int
+    duplicate: bool
+    seed: int
+    values: np.ndarray
+    engine: str
+    seconds: float = 0.0
+    exact_chips: float | None = None
+    exact_per_position: tuple[float, float] | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def games_played(self) -> int:
+        return int(self.values.size)
+
+    def samples(self) -> np.ndarray:
+        """The independent samples: per-deal pair means in duplicate, else per-hand values."""
+        if self.duplicate:
+            return self.values.astype(np.float64).mean(axis=0)
+        return self.values[0].astype(np.float64)
+
+    def overall(self) -> Estimate:
+        """A's mean chips per game with its 95% CI."""
+        return estimate(self.samples())
+
+    def per_position(self) -> list[Estimate]:
+        """A's chips per game when A sits at position 0 and at position 1."""
+        out = []
+        for p in (0, 1):
+            parts = [self.values[h][a_positions(0, self.hands, h) == p] for h in range(self.values.shape[0])]
+            out.append(estimate(np.concatenate(parts)))
+        return out
+
+    def summary(self) -> dict:
+        """JSON-ready summary; ``mean_mbb`` = 1000 * chips / big blind (the ante in ante games)."""
+        g = self.game
+        bb = g.big_blind
+        est = self.overall()
+        mbb = 1000.0 / bb
+        unit = unit_name(g)
+        labels = position_labels(g)
+        per_seat = []
+        for p, e in enumerate(self.per_position()):
+            row = {"position": p, "label": labels[p], "hands": e.n, "mean_chips": e.mean, "ci95_chips": e.ci95,
+                   "mean_mbb": e.mean * mbb, "ci95_mbb": e.ci95 * mbb}
+            if self.exact_per_position is not None:
+                row["exact_chips"] = self.exact_per_position[p]
+            per_seat.append(row)
+        out = {
+            "game": g.name or "custom", "players": list(self.names), "hands": self.hands,
+            "duplicate": self.duplicate, "games": self.games_played, "seed": self.seed,
+            "unit": unit, "big_blind": bb,
+            "mean_chips": est.mean, "ci95_chips": est.ci95,
+            "mean_mbb": est.mean * mbb, "ci95_mbb": est.ci95 * mbb,
+            "mean": est.mean * display_factor(g), "ci95": est.ci95 * display_factor(g),
+            "std_chips": est.std, "samples": est.n, "per_seat": per_seat,
+            "engine": self.engine, "seconds": self.seconds,
+            "hands_per_second": self.games_played / self.seconds if self.seconds > 0 else None,
+        }
+        if self.exact_chips is not None:
+            out["exact_chips"] = self.exact_chips
+            out["exact_mbb"] = self.exact_chips * mbb
+        out.update(self.extra)
+        return out
+
+
+def position_labels(game: GameDef) -> tuple[str, str]:
+    if is_ante_game(game):
+        return ("position 0 (acts first)" if game.first_player[0] == 0 else "position 0", "position 1")
+    big = int(np.argmax(game.blind[:2]))
+    return tuple("big blind" if p == big else "small blind" for p in (0, 1))  # type: ignore[return-value]
+
+
+# -- engine selection ------------------------------------------------------------------------
+
+
+def _fast_capable(agent: Agent) -> bool:
+    """Built-in agents only: a user's subclass may override ``act`` but not ``fast_policy``."""
+    fp = getattr(type(agent), "fast_policy", None)
+    act = getattr(type(agent), "act", None)
+    return fp is not None and getattr(act, "__module__", "").startswith("cfrlab.agents")
+
+
+def fast_reason(game: GameDef, a: Agent, b: Agent) -> str | None:
+    """Why the fast engine cannot play this match (None when it can)."""
+    if game.num_players != 2 or not game.is_limit:
+        return "the fast engine plays 2-player limit games"
+    most = max(game.blind[:2]) + sum(m * s for m, s in zip(game.max_raises, game.raise_size))
+    if any(s < most for s in game.stack[:2]):
+        return "the fast engine needs stacks that cannot run out"
+    for ag in (a, b):
+        if not _fast_capable(ag):
+            return f"agent {getattr(ag, 'name', ag)!r} is a Python agent"
+    return None
+
+
+def play_match(game: GameDef | str, a: Agent | str, b: Agent | str, hands: int, *, seed: int | None = None,
+               duplicate: bool = False, log: str | Path | None = None, names: tuple[str, str] | None = None,
+               engine: str = "auto", progress: Progress | None = None, exact: bool = False,
+               batch: int = BATCH) -> MatchResult:
+    """Play a match of ``hands`` deals (twice each in duplicate mode); see the module docstring.
+
+    ``a``/``b`` are Agents or specs for ``make_agent``. ``engine``: ``auto`` (fast when
+    possible), ``fast`` or ``python``. ``progress(done, total)`` is called after each batch
+    (games played). ``exact`` also computes the exact expected value when the game's deals
+    can be enumerated and both agents are policies (``exact_value``).
+    """
+    from cfrlab.agents.registry import make_agent
+
+    game = load_game(game)
+    if game.num_players != 2:
+        raise CfrlabError(f"matches are between 2 players; {game.name or 'this game'} has {game.num_players}")
+    if hands < 1:
+        raise CfrlabError("a match needs at least one hand")
+    seed = int.from_bytes(os.urandom(4), "little") if seed is None else int(seed)
+    if seed < 0:
+        raise CfrlabError("the seed must be non-negative")
+    if isinstance(a, str):
+        a = make_agent(a, game, seed)
+    if isinstance(b, str):
+        b = make_agent(b, game, seed + 1)
+    names = _unique_names(names or (getattr(a, "name", "A"), getattr(b, "name", "B")))
+    reason = fast_reason(game, a, b)
+    if engine == "auto":
+        engine = "fast" if reason is None else "python"
+    if engine == "fast" and reason is not None:
+        raise CfrlabError(f"cannot use the fast engine: {reason}")
+    if engine not in ("fast", "python"):
+        raise CfrlabError(f"unknown engine {engine!r} (auto, fast, python)")
+    halves = 2 if duplicate else 1
+    values = np.empty((halves, hands), dtype=np.float32)
+    writer = LogWriter(log, game, "match", hands, seed) if log else None
+    t0 = time.perf_counter()
+    try:
+        if engine == "fast":
+            _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress, batch)
+        else:
+            _play_python(game, a, b, hands, seed, halves, values, writer, names, progress)
+    finally:
+        if writer is not None:
+            writer.close()
+    seconds = time.perf_counter() - t0
+    result = MatchResult(game, names, hands, duplicate, seed, values, engine, seconds)
+    if exact:
+        ev = exact_value(game, a, b)
+        if ev is not None:
+            result.exact_chips, result.exact_per_position = ev
+    return result
+
+
+def _unique_names(names) -> tuple[str, str]:
+    n0, n1 = safe_name(names[0]), safe_name(names[1])
+    if n0 == n1:
+        n0, n1 = f"{n0}-A", f"{n1}-B"
+    return n0, n1
+
+
+def _agent_seed(seed: int, half: int, which: int) -> int:
+    return int(np.random.SeedSequence([seed, 1 + half, which]).generate_state(1)[0])
+
+
+# -- the python engine ------------------------------------------------------------------------
+
+
+def _play_python(game, a, b, hands, seed, halves, values, writer, names, progress) -> None:
+    from cfrlab.games.matchstate import parse_match_state
+    from cfrlab.games.state import State
+
+    total = halves * hands
+    step = max(1, min(1000, hands // 100))
+    for half in range(halves):
+        seats = (a, b) if half == 0 else (b, a)
+        seat_names = names if half == 0 else (names[1], names[0])
+        a.begin_match(game, _agent_seed(seed, half, 0))
+        b.begin_match(game, _agent_seed(seed, half, 1))
+        if writer is not None and half == 1:
+            writer.comment(DUPLICATE_MARK.lstrip("# "))
+        totals = [0.0, 0.0]
+        lines: list[str] = []
+        for start in range(0, hands, BATCH):
+            deals = deal_cards(game, seed, start, min(BATCH, hands - start))
+            for i, deal in enumerate(deals):
+                h = start + i
+                state = State(game, [int(c) for c in deal], hand_number=h)
+                while not state.is_terminal():
+                    p = state.current_player()
+                    agent = seats[(p + h) % 2]
+                    view = parse_match_state(game, state.match_state(p))
+                    action = agent.act(view)
+                    if not isinstance(action, str) or not state.is_legal(action):
+                        raise IllegalActionError(
+                            f"agent {getattr(agent, 'name', agent)!r} played {action!r} at {view.to_string()}; "
+                            f"legal: {', '.join(view.legal_actions())}")
+                    state.apply(action)
+                pay = state.payoffs()
+                values[half, h] = pay[(half - h) % 2]
+                for s in (0, 1):
+                    totals[s] += pay[(s - h) % 2]
+                    seats[s].end_hand(parse_match_state(game, state.match_state((s - h) % 2)))
+                if writer is not None:
+                    lines.append(state.log_line([seat_names[(p + h) % 2] for p in (0, 1)]))
+                    if len(lines) >= 4096:
+                        writer.write(lines)
+                        lines = []
+                if progress is not None and (h + 1) % step == 0:
+                    progress(half * hands + h + 1, total)
+        if writer is not None:
+            writer.write(lines)
+            writer.score(totals, seat_names)
+    if progress is not None:
+        progress(total, total)
+
+
+# -- the fast engine --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _TreeArrays:
+    kind: np.ndarray
+    player: np.ndarray
+    rnd: np.ndarray
+    decision: np.ndarray
+    next_node: np.ndarray
+    spent: np.ndarray
+    betting: list
+    tree: object
+
+
+_TREES: dict[str, _TreeArrays] = {}
+
+
+def tree_arrays(game: GameDef) -> _TreeArrays:
+    """The public tree with ``next_node[n, a]`` (child by action; a chance node's child in
+    column 1), cached per game."""
+    key = game.to_text()
+    if key not in _TREES:
+        from cfrlab.tree import build_tree
+
+        t = build_tree(game)
+        n = t.num_nodes
+        nxt = np.full((n, 3), -1, dtype=np.int32)
+        for node in range(n):
+            for c in t.child[t.first_child[node]: t.first_child[node] + t.num_children[node]]:
+                a = int(t.action[c])
+                nxt[node, 1 if a < 0 else a] = c
+        _TREES[key] = _TreeArrays(
+            np.ascontiguousarray(t.kind, np.int8), np.ascontiguousarray(t.player, np.int8),
+            np.ascontiguousarray(t.round, np.int8), np.ascontiguousarray(t.decision, np.int32), nxt,
+            np.ascontiguousarray(t.spent, np.int32), list(t.betting), t)
+    return _TREES[key]
+
+
+def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress, batch) -> None:
+    ta = tree_arrays(game)
+    fa, fb = a.fast_policy(ta.tree), b.fast_policy(ta.tree)
+    nb = game.total_board_cards()
+    nr = game.num_rounds
+    dummy = np.zeros((1, 2, nr), dtype=np.int32)
+    pol_a = np.ascontiguousarray(fa.policy, np.float64)
+    pol_b = np.ascontiguousarray(fb.policy, np.float64)
+    off_a = np.ascontiguousarray(fa.offsets, np.int32)
+    off_b = np.ascontiguousarray(fb.offsets, np.int32)
+    total = halves * hands
+    term = np.empty(min(batch, hands), dtype=np.int32)
+    logged: list[list[str]] = [[] for _ in range(halves)]
+    totals = np.zeros((halves, 2))
+    for start in range(0, hands, batch):
+        m = min(batch, hands - start)
+        deals = deal_cards(game, seed, start, m)
+        winner = K.showdown_winners(deals, game.num_hole_cards, nb)
+        pa = fa.states(deals) if fa.states is not None else dummy
+        pb = fb.states(deals) if fb.states is not None else dummy
+        for half in range(halves):
+            out = values[half, start:start + m]
+            K.play_hands(ta.kind, ta.player, ta.rnd, ta.decision, ta.next_node, ta.spent, 0,
+                         pol_a, off_a, pa, 0 if fa.states is None else 1, fa.greedy,
+                         pol_b, off_b, pb, 0 if fb.states is None else 1, fb.greedy,
+                         winner, a_positions(start, m, half), np.uint64(seed),
+                         K.STREAM_ACTIONS + half, start, out, term[:m])
+            if writer is not None:
+                logged[half].extend(_log_lines(game, ta, deals, out, term[:m], start, half, names, totals[half]))
+        if writer is not None and halves == 1:
+            writer.write(logged[0])
+            logged[0] = []
+        if progress is not None:
+            progress(halves * (start + m), total)
+    if writer is not None:
+        for half in range(halves):
+            if half == 1:
+                writer.comment(DUPLICATE_MARK.lstrip("# "))
+            writer.write(logged[half])
+            writer.score(totals[half], names if half == 0 else (names[1], names[0]))
+
+
+def _log_lines(game, ta, deals, vals, term, start, half, names, totals) -> list[str]:
+    """STATE lines of a batch from the terminal nodes; adds each seat's chips to ``totals``."""
+    h = game.num_hole_cards
+    cuts = [2 * h + game.total_board_cards(r) for r in range(-1, game.num_rounds)]  # board slices
+    out = []
+    for i in range(len(vals)):
+        hand = start + i
+        v = float(vals[i])
+        if (hand + half) & 1 == 0:  # A at position 0
+            pos_vals, pos_names = (v, -v), names
+        else:
+            pos_vals, pos_names = (-v, v), (names[1], names[0])
+        node = int(term[i])
+        d = deals[i]
+        board = [d[cuts[r]:cuts[r + 1]] for r in range(int(ta.rnd[node]) + 1)]
+        out.append(format_log_line(hand, ta.betting[node], [d[:h], d[h:2 * h]], board, pos_vals, pos_names))
+        totals[0] += pos_vals[hand & 1]  # seat s has position (s - hand) mod 2
+        totals[1] += pos_vals[(1 - hand) & 1]
+    return out
+
+
+# -- exact expected values ------------------------------------------------------------------
+
+
+def exact_value(game: GameDef, a: Agent, b: Agent) -> tuple[float, tuple[float, float]] | None:
+    """A's exact expected chips per game over both positions, and per position, when the
+    game's deals can be enumerated (a lossless model) and both agents are policies; else None.
+
+    mean = (EV(A at position 0 vs B) - EV(B at position 0 vs A)) / 2, each EV from
+    ``cfrlab.evaluate.expected_value`` on the lossless model.
+    """
+    if fast_reason(game, a, b) is not None:
+        return None
+    try:
+        from cfrlab.strategy import expected_value, model_for_game
+
+        model = model_for_game(game)
+    except CfrlabError:
+        return None
+    ta = tree_arrays(game)
+    pa = policy_in_model(a, ta.tree, model)
+    pb = policy_in_model(b, ta.tree, model)
+    if pa is None or pb is None:
+        return None
+    ev0 = float(expected_value(ta.tree, model, pa, pb))
+    ev1 = -float(expected_value(ta.tree, model, pb, pa))
+    return (ev0 + ev1) / 2.0, (ev0, ev1)
+
+
+def policy_in_model(agent: Agent, tree, model) -> np.ndarray | None:
+    """The agent's play as a policy in ``model``'s row layout, or None when it cannot be."""
+    from cfrlab.strategy import row_offsets
+
+    off = row_offsets(tree, model)
+    rounds = tree.round[tree.decision_node]
+    fp = agent.fast_policy(tree)
+    hash_ = getattr(getattr(agent, "model", None), "hash", None)
+    if hash_ is not None:
+        if str(hash_) != str(model.hash):
+            return None
+        pol = np.asarray(fp.policy, dtype=np.float64)
+    elif fp.states is None:
+        pol = np.repeat(np.asarray(fp.policy)[fp.offsets], np.diff(off), axis=0)
+    elif hasattr(agent, "strength") and hasattr(model, "state_cards"):
+        rows = []
+        for d, r in enumerate(rounds):
+            classes = _value_classes(agent, tree.game, model, int(r))
+            rows.append(fp.policy[fp.offsets[d] + classes])
+        pol = np.concatenate(rows)
+    else:
+        return None
+    if fp.greedy:
+        pol = _greedy_rows(pol, tree, off)
+    return pol
+
+
+def _value_classes(agent, game, model, r: int) -> np.ndarray:
+    from cfrlab.evaluate._match_kernels import strength_class
+
+    out = np.empty(model.num_states[r], dtype=np.int64)
+    for s in range(model.num_states[r]):
+        hole, board = model.state_cards(r, s)
+        out[s] = strength_class(agent.strength(game, hole, board), agent.raise_at, agent.call_at)
+    return out
+
+
+def _greedy_rows(pol: np.ndarray, tree, off: np.ndarray) -> np.ndarray:
+    legal = np.repeat(np.asarray(tree.legal, dtype=bool), np.diff(off), axis=0)
+    masked = np.where(legal, pol, -1.0)
+    out = np.zeros_like(pol)
+    out[np.arange(len(pol)), masked.argmax(axis=1)] = 1.0
+    return out

@@ -1,0 +1,68 @@
+"""Match statistics: means and 95% confidence intervals in the units the seeds use.
+
+Units (DESIGN.md): blind games report milli-big-blinds per game, ``mbb/g = 1000 * chips /
+big blind``; ante games (every blind equal, e.g. Kuhn, Leduc) report chips per game.
+
+A sampled mean's 95% confidence interval is ``1.96 * s / sqrt(n)`` with ``s`` the sample
+standard deviation (normal approximation; matches are thousands of hands or more). For a
+duplicate match the samples are the per-deal pair means (Johanson 2007, section 2.2.1):
+the two plays of one deal are strongly correlated, so they are one sample, not two.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean in chips per game with its 95% half-width, over ``n`` samples."""
+
+    mean: float
+    ci95: float
+    n: int
+    std: float
+
+    def scaled(self, factor: float) -> tuple[float, float]:
+        return self.mean * factor, self.ci95 * factor
+
+
+def estimate(samples: np.ndarray) -> Estimate:
+    """Mean and 95% CI half-width of 1-D samples (float64 accumulation)."""
+    x = np.asarray(samples, dtype=np.float64).ravel()
+    n = x.size
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), 0, float("nan"))
+    mean = float(x.mean())
+    std = float(x.std(ddof=1)) if n > 1 else float("inf")
+    ci = Z95 * std / math.sqrt(n) if n > 1 else float("inf")
+    return Estimate(mean, ci, n, std)
+
+
+def is_ante_game(game) -> bool:
+    """Every position posts the same forced bet (an ante): report chips per game."""
+    return len(set(game.blind[: game.num_players])) == 1
+
+
+def mbb_factor(game) -> float:
+    """Multiply chips/game by this to get mbb/g (1000 / big blind)."""
+    return 1000.0 / game.big_blind
+
+
+def unit_name(game) -> str:
+    return "chips/g" if is_ante_game(game) else "mbb/g"
+
+
+def display_factor(game) -> float:
+    """Chips/game -> the game's display unit (chips for ante games, mbb for blind games)."""
+    return 1.0 if is_ante_game(game) else mbb_factor(game)
+
+
+def significant(est: Estimate) -> bool:
+    """True when zero lies outside the 95% interval."""
+    return abs(est.mean) > est.ci95
