@@ -15,7 +15,7 @@ import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from cfrlab.games import GameDef
-    from cfrlab.games.state import MatchState
+    from cfrlab.games.matchstate import MatchState
 
 
 class Agent:

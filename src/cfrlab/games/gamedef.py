@@ -207,7 +207,7 @@ def parse_game(text: str, name: str = "") -> GameDef:
     np_ = vals["num_players"][0]
     if betting is BettingType.LIMIT and "raise_size" not in vals:
         raise ParseError("a limit game definition needs raiseSize")
-    kwargs = dict(
+    g = GameDef(
         betting_type=betting,
         num_players=np_,
         num_rounds=nr,
@@ -222,7 +222,7 @@ def parse_game(text: str, name: str = "") -> GameDef:
         stack=vals.get("stack", ()),
         name=name,
     )
-    return _trimmed(GameDef(**kwargs))
+    return _trimmed(g)
 
 
 def _trimmed(g: GameDef) -> GameDef:
@@ -230,13 +230,10 @@ def _trimmed(g: GameDef) -> GameDef:
     from dataclasses import replace
 
     nr, np_ = g.num_rounds, g.num_players
-    stack = g.stack[:np_]
-    if len(g.stack) > np_:
-        pass
     return replace(
         g,
         blind=g.blind[:np_],
-        stack=stack,
+        stack=g.stack[:np_],
         raise_size=g.raise_size[:nr] if g.is_limit else (),
         first_player=g.first_player[:nr],
         max_raises=g.max_raises[:nr],
