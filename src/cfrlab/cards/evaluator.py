@@ -1,115 +1,126 @@
 """Poker hand evaluation with ACPC semantics (higher is better, equal values tie).
 
-Rank scale (shared by every function here and by the numba kernels)::
+Rank scale (shared by every function here and by the numba kernels in ``_eval_kernels``)::
 
     rank = category << 20 | k0 << 16 | k1 << 12 | k2 << 8 | k3 << 4 | k4
 
 ``category`` is 0 high card .. 8 straight flush (``CATEGORY_NAMES``); ``k0..k4`` are the
 card ranks (0 = deuce .. 12 = ace) that break ties inside the category, most significant
 first (pair rank then kickers, and so on; a straight stores only its top card, 3 for the
-wheel A-2-3-4-5). Hands of 5, 6 and 7 cards are on one scale: a hand's rank is the rank
-of its best five cards. Hands of fewer than five cards use only the rank categories (pairs,
-two pair, trips, quads, then kickers); a one-card hand (Kuhn) is just the card's rank, so
-decks with more than 13 ranks work there. Ranks are comparable between hands with the same
-number of cards (ACPC compares nothing else).
+wheel A-2-3-4-5). Hands of 5, 6 and 7 cards are on one scale: a hand's rank is the rank of
+its best five cards. Hands of 2..4 cards use only the rank categories (pairs, two pair, trips,
+quads, then kickers). A one-card hand (Kuhn) is just the card's rank, so decks with more than
+13 ranks work there. Ranks are comparable between hands with the same number of cards
+(ACPC compares nothing else).
+
+From numba code call the kernels directly: ``_eval_kernels.rank5/rank6/rank7(c0, ...)``,
+``rank_cards(int array)`` and ``hand_category(rank)``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-CATEGORY_NAMES = (
-    "high_card",
-    "one_pair",
-    "two_pair",
-    "three_of_a_kind",
-    "straight",
-    "flush",
-    "full_house",
-    "four_of_a_kind",
-    "straight_flush",
-)
+import numba
+import numpy as np
+
+from cfrlab.cards import _eval_kernels as _k
+from cfrlab.errors import CfrlabError
+
+CATEGORY_NAMES = _k.CATEGORY_NAMES
 
 
-def hand_category(rank: int) -> int:
-    """Category of a rank value: 0 high card .. 8 straight flush."""
-    return int(rank) >> 20
+class HandError(CfrlabError, ValueError):
+    """Cards that do not form a hand the evaluator takes (count, repeats, ids)."""
 
 
-def _pack(category: int, kickers: Sequence[int]) -> int:
-    value = category << 20
-    for i, k in enumerate(kickers[:5]):
-        value |= k << (16 - 4 * i)
-    return value
+__all__ = [
+    "CATEGORY_NAMES",
+    "HandError",
+    "category_name",
+    "hand_category",
+    "random_hands",
+    "rank7_batch",
+    "rank_batch",
+    "rank_hand",
+    "seven_card_category_counts",
+]
 
 
-def _best_straight(rank_set: set[int]) -> int:
-    """Top rank of the best straight in `rank_set`, or -1 (the wheel's top is the five, 3)."""
-    for top in range(12, 3, -1):
-        if all(r in rank_set for r in range(top - 4, top + 1)):
-            return top
-    if {12, 0, 1, 2, 3} <= rank_set:
-        return 3
-    return -1
+def hand_category(rank):
+    """Category of a rank (int or int array): 0 high card .. 8 straight flush."""
+    if isinstance(rank, np.ndarray):
+        return rank >> _k.CATEGORY_SHIFT
+    return int(rank) >> _k.CATEGORY_SHIFT
 
 
-def rank_hand_reference(cards: Sequence[int]) -> int:
-    """Plain-Python evaluator: the best value over every category the cards can make.
-
-    Obviously-correct twin of the numba kernels (used by tests). Works for any number of
-    standard-deck cards; a one-card hand returns the card's rank.
-    """
-    cards = [int(c) for c in cards]
-    if len(cards) == 1:
-        return cards[0] // 4
-    ranks = [c // 4 for c in cards]
-    by_suit: dict[int, list[int]] = {}
-    for c in cards:
-        by_suit.setdefault(c % 4, []).append(c // 4)
-    counts = {r: ranks.count(r) for r in set(ranks)}
-    desc = sorted(counts, reverse=True)  # distinct ranks, high to low
-
-    def others(*excluded: int) -> list[int]:
-        # remaining cards' ranks, high to low, one entry per card
-        return sorted((r for r in ranks if r not in excluded), reverse=True)
-
-    candidates = [_pack(0, sorted(ranks, reverse=True))]
-    pairs = [r for r in desc if counts[r] >= 2]
-    trips = [r for r in desc if counts[r] >= 3]
-    quads = [r for r in desc if counts[r] >= 4]
-    if pairs:
-        p = pairs[0]
-        candidates.append(_pack(1, [p] + others(p)[:3]))
-    if len(pairs) >= 2:
-        p, q = pairs[0], pairs[1]
-        candidates.append(_pack(2, [p, q] + others(p, q)[:1]))
-    if trips:
-        t = trips[0]
-        candidates.append(_pack(3, [t] + others(t)[:2]))
-        rest = [r for r in pairs if r != t]
-        if rest:
-            candidates.append(_pack(6, [t, rest[0]]))
-    if quads:
-        q = quads[0]
-        candidates.append(_pack(7, [q] + others(q)[:1]))
-    top = _best_straight(set(ranks))
-    if top >= 0:
-        candidates.append(_pack(4, [top]))
-    for suited in by_suit.values():
-        if len(suited) >= 5:
-            candidates.append(_pack(5, sorted(suited, reverse=True)[:5]))
-            top = _best_straight(set(suited))
-            if top >= 0:
-                candidates.append(_pack(8, [top]))
-    return max(candidates)
+def category_name(rank: int) -> str:
+    """Name of a rank's category, e.g. ``"two_pair"``."""
+    return CATEGORY_NAMES[hand_category(rank)]
 
 
 def rank_hand(cards: Sequence[int]) -> int:
-    """Rank of a hand of 1..7 card ids (ACPC semantics, see the module docstring)."""
-    if not 1 <= len(cards) <= 7:
-        raise ValueError(f"rank_hand takes 1 to 7 cards, got {len(cards)}")
-    if len(set(cards)) != len(cards):
-        raise ValueError(f"rank_hand: repeated card in {list(cards)}")
-    if len(cards) > 1 and not all(0 <= int(c) < 52 for c in cards):
-        raise ValueError(f"rank_hand: card ids must be 0..51, got {list(cards)}")
-    return rank_hand_reference(cards)
+    """Rank of a hand of 1..7 distinct card ids (ACPC semantics, see the module docstring)."""
+    ids = [int(c) for c in cards]
+    if not 1 <= len(ids) <= 7:
+        raise HandError(f"rank_hand takes 1 to 7 cards, got {len(ids)}")
+    if len(ids) == 1:
+        if ids[0] < 0:
+            raise HandError(f"rank_hand: {ids[0]} is not a card id")
+        return ids[0] >> 2
+    if len(set(ids)) != len(ids):
+        raise HandError(f"rank_hand: repeated card in {ids}")
+    if not all(0 <= c < 52 for c in ids):
+        raise HandError(f"rank_hand: card ids must be 0..51, got {ids}")
+    return int(_k.rank_cards(np.array(ids, dtype=np.int64)))
+
+
+def _check_cards(cards, width: int | None) -> np.ndarray:
+    arr = np.ascontiguousarray(cards)
+    if arr.dtype.kind not in "iu":
+        raise HandError(f"cards must be an integer array, got dtype {arr.dtype}")
+    if arr.ndim != 2 or not 1 <= arr.shape[1] <= 7 or (width and arr.shape[1] != width):
+        want = f"(N, {width})" if width else "(N, k) with 1 <= k <= 7"
+        raise HandError(f"cards must have shape {want}, got {arr.shape}")
+    if arr.size and (arr.max() > 51 or (arr.dtype.kind == "i" and arr.min() < 0)):
+        raise HandError("card ids must be 0..51")
+    return arr
+
+
+def rank7_batch(cards, parallel: bool = False) -> np.ndarray:
+    """Ranks (int32[N]) of the 7-card hands in the rows of ``cards`` (int array (N, 7)).
+
+    Each row must hold 7 distinct ids 0..51 (ids are checked, repeats are not). uint8 input is
+    the fastest. ``parallel=True`` splits the rows over the numba threads.
+    """
+    arr = _check_cards(cards, 7)
+    out = np.empty(arr.shape[0], np.int32)
+    if parallel:
+        _k.rank7_rows_parallel(arr, out)
+    else:
+        _k.rank7_rows(arr, out)
+    return out
+
+
+def rank_batch(cards) -> np.ndarray:
+    """Ranks (int32[N]) of the k-card hands in the rows of ``cards`` (int array (N, k), 1..7)."""
+    arr = _check_cards(cards, None)
+    if arr.shape[1] == 7:
+        return rank7_batch(arr)
+    out = np.empty(arr.shape[0], np.int32)
+    _k.rank_rows(arr, out)
+    return out
+
+
+def seven_card_category_counts(num_threads: int | None = None) -> dict[str, int]:
+    """Evaluate all 133,784,560 seven-card hands; category name -> number of hands."""
+    workers = int(num_threads or numba.get_num_threads())
+    counts = _k.count_seven_card_categories(max(1, workers))
+    return {name: int(n) for name, n in zip(CATEGORY_NAMES, counts)}
+
+
+def random_hands(num_hands: int, num_cards: int = 7, seed: int = 0) -> np.ndarray:
+    """uint8[num_hands, num_cards]: uniform random hands of distinct cards, seeded."""
+    if not 1 <= num_cards <= 52:
+        raise HandError("num_cards must be 1..52")
+    return _k.random_hands(int(num_hands), int(num_cards), int(seed))
