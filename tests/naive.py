@@ -309,11 +309,16 @@ def exploitability(game, policy) -> float:
 # --------------------------------------------------------------------------- CFR
 
 
-def cfr(game, iterations: int, alternating: bool = False) -> tuple[dict, dict]:
-    """Vanilla CFR (Zinkevich 2007) with dict tables; returns (average policy, current policy).
+def cfr(game, iterations: int, alternating: bool = False, regret_floor: bool = False,
+        alpha: float | None = None, beta: float | None = None, gamma: float = 0.0) -> tuple[dict, dict]:
+    """The CFR family with dict tables; returns (average policy, current policy).
 
-    Simultaneous updates by default (both players' regrets from the same walk); the average
-    strategy is weighted by the acting player's own reach.
+    Defaults are vanilla CFR (Zinkevich 2007): simultaneous updates, the average weighted by
+    the acting player's own reach. ``alternating``: player 0 updates, then player 1 against
+    0's new strategy. ``regret_floor``: regrets clipped at 0 after each update (CFR+).
+    ``alpha``/``beta``: before iteration t adds its regrets, positive (negative) accumulated
+    regrets are multiplied by (t-1)^alpha / ((t-1)^alpha + 1) (same with beta; DCFR).
+    ``gamma``: iteration t's contribution to the average is weighted by t^gamma.
     """
     masks = infosets(game)
     regret = {k: np.zeros(3) for k in masks}
@@ -327,7 +332,8 @@ def cfr(game, iterations: int, alternating: bool = False) -> tuple[dict, dict]:
         s = pos.sum()
         return pos / s if s > 0 else m / m.sum()
 
-    def walk(node: Node, deal, reach: list[float], update: tuple[int, ...], strat: dict) -> float:
+    def walk(node: Node, deal, reach: list[float], update: tuple[int, ...], strat: dict,
+             d_regret: dict, d_avg: dict) -> float:
         if node.terminal:
             return payoff0(game, node, deal)
         p = node.player
@@ -338,22 +344,39 @@ def cfr(game, iterations: int, alternating: bool = False) -> tuple[dict, dict]:
         for a in acts:
             nr = list(reach)
             nr[p] *= sigma[a]
-            vals[a] = walk(apply(game, node, a), deal, nr, update, strat)
+            vals[a] = walk(apply(game, node, a), deal, nr, update, strat, d_regret, d_avg)
         v = float(sigma @ vals)
         if p in update:
             sgn = 1.0 if p == 0 else -1.0
             cf = reach[1 - p] * w
             for a in acts:
-                regret[key][a] += sgn * cf * (vals[a] - v)
-            avg[key] += reach[p] * w * sigma
+                d_regret[key][a] += sgn * cf * (vals[a] - v)
+            d_avg[key] += reach[p] * w * sigma
         return v
 
-    for _ in range(iterations):
+    def discount(t: int, exponent: float | None) -> float:
+        if exponent is None:
+            return 1.0
+        x = float(t - 1) ** exponent
+        return x / (x + 1.0)
+
+    for t in range(1, iterations + 1):
         groups = ((0,), (1,)) if alternating else ((0, 1),)
         for upd in groups:
             strat = {k: current(k) for k in masks}
+            d_regret = {k: np.zeros(3) for k in masks}
+            d_avg = {k: np.zeros(3) for k in masks}
             for d in ds:
-                walk(root(game), d, [1.0, 1.0], upd, strat)
+                walk(root(game), d, [1.0, 1.0], upd, strat, d_regret, d_avg)
+            for k in masks:
+                if k[0] not in upd:
+                    continue
+                r = regret[k]
+                r *= np.where(r > 0, discount(t, alpha), discount(t, beta))
+                r += d_regret[k]
+                if regret_floor:
+                    np.maximum(r, 0.0, out=r)
+                avg[k] += float(t) ** gamma * d_avg[k]
     average = {}
     for k, m in masks.items():
         s = avg[k].sum()

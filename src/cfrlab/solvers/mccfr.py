@@ -149,6 +149,12 @@ class MCCFRSolver:
     def average_policy(self) -> np.ndarray:
         return normalize_rows(self.avg, self._legal_rows, positive_only=False)
 
+    def exploitability(self, average: bool = True) -> float:
+        from cfrlab.evaluate.best_response import exploitability
+
+        pol = self.average_policy() if average else self.current_policy()
+        return float(exploitability(self.tree, self.model, pol))
+
     def state_dict(self) -> dict[str, Any]:
         return {
             "algorithm": self.algorithm,
@@ -183,3 +189,6 @@ def make_mccfr_solver(tree, model, algorithm: str, seed: int | None = None, **pa
     if unknown:
         raise CfrlabError(f"unknown parameter(s) for {algorithm}: {', '.join(sorted(unknown))}")
     return MCCFRSolver(tree, model, algorithm, seed=seed, **params)
+
+
+make_solver = make_mccfr_solver  # the name cfrlab.solvers.cfr.make_solver dispatches to
