@@ -158,6 +158,22 @@ def test_rank_cards_kernel_matches_rank7():
     assert (rank7_batch(hands.astype(np.int64)) == out).all()
 
 
+def test_kernels_are_callable_from_njit_code():
+    from numba import njit
+
+    @njit
+    def categories(hands, out):
+        for i in range(hands.shape[0]):
+            h = hands[i]
+            r = K.rank7(h[0], h[1], h[2], h[3], h[4], h[5], h[6])
+            out[i] = K.hand_category(r) if r == K.rank_cards(h) else -1
+
+    hands = random_hands(1000, 7, seed=5)
+    out = np.empty(len(hands), np.int64)
+    categories(hands, out)
+    assert (out == hand_category(rank7_batch(hands))).all()
+
+
 @pytest.mark.parametrize("k", [6, 7])
 def test_best_five_of_n_is_the_max_over_five_card_subsets(k):
     hands = random_hands(4000, k, seed=100 + k)
@@ -184,7 +200,7 @@ def _peer_rank():
     return lambda hand: -phevaluator.evaluate_cards(*map(int, hand))
 
 
-@pytest.mark.filterwarnings("ignore:.*delimitedList")  # eval7's import under new pyparsing
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # eval7 uses old pyparsing names
 def test_ordering_agrees_with_peer_on_100k_random_pairs():
     peer = _peer_rank()
     a = random_hands(100_000, 7, seed=1)
