@@ -1,0 +1,191 @@
+"""Helpers for the play tests (client, dealer, terminal, web): tiny agents, a dealer in a
+thread, scripted protocol peers. Every socket is on 127.0.0.1 and every wait is bounded."""
+
+from __future__ import annotations
+
+import io
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+from cfrlab.agents.base import Agent
+from cfrlab.games.matchstate import parse_match_state
+from cfrlab.play.dealer import Dealer, DealerConfig
+from cfrlab.play.protocol import ConnectionClosed, LineChannel, LineTimeout
+
+HOST = "127.0.0.1"
+WAIT = 20.0  # upper bound (seconds) on any single wait in these tests
+CFRLAB = [sys.executable, "-m", "cfrlab.cli.main"]
+
+
+class CallAgent(Agent):
+    name = "caller"
+
+    def act(self, view):
+        return "c"
+
+
+class RaiseAgent(Agent):
+    name = "raiser"
+
+    def act(self, view):
+        legal = view.legal_actions()
+        return legal[-1] if legal[-1].startswith("r") else "c"
+
+
+class RandomAgent(Agent):
+    """Uniform over legal action kinds; no-limit raise size uniform in the legal range."""
+
+    name = "rand"
+
+    def act(self, view):
+        kinds = ["f", "c", "r"] if view.is_legal("f") else ["c", "r"]
+        rng = view.raise_range()
+        if rng is None:
+            kinds.remove("r")
+        k = kinds[int(self.rng.integers(len(kinds)))]
+        if k != "r" or view.game.is_limit:
+            return k
+        return f"r{int(self.rng.integers(rng[0], rng[1] + 1))}"
+
+
+class BadAgent(Agent):
+    """Returns junk, illegal actions or raises, in turn."""
+
+    name = "bad"
+
+    def begin_match(self, game, seed=None):
+        super().begin_match(game, seed)
+        self.k = 0
+
+    def act(self, view):
+        self.k += 1
+        choice = self.k % 4
+        if choice == 0:
+            raise RuntimeError("agent bug")
+        if choice == 1:
+            return "x"
+        if choice == 2:
+            return None
+        return "r999999999" if not view.game.is_limit else "r5"
+
+
+class DealerThread:
+    """A ``Dealer`` listening now and running in a background thread."""
+
+    def __init__(self, game, hands, seed=0, **kw):
+        kw.setdefault("quiet", True)
+        kw.setdefault("t_start_ms", int(WAIT * 1000))
+        self.out, self.err = io.StringIO(), io.StringIO()
+        self.dealer = Dealer(DealerConfig(game, hands, seed, [0] * game.num_players, **kw), out=self.out, err=self.err)
+        self.ports = self.dealer.listen()
+        self.result = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        self.result = self.dealer.run()
+
+    def join(self, timeout=WAIT):
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "dealer did not finish in time"
+        return self.result
+
+
+def connect_raw(port: int) -> LineChannel:
+    sock = socket.create_connection((HOST, port), timeout=WAIT)
+    return LineChannel(sock, send_timeout=WAIT)
+
+
+class ScriptedSeat(threading.Thread):
+    """A protocol peer that connects to a dealer port and answers via ``respond``.
+
+    ``respond(line, view)`` is called for every match-state line on which this seat must act
+    and returns the raw lines to send (possibly none). ``version`` is the handshake line
+    (None: send nothing). ``stop_after`` closes the connection after that many states."""
+
+    def __init__(self, port: int, game, respond: Callable | None = None, version: str | None = "VERSION:2.0.0",
+                 stop_after: int | None = None, silent_after: int | None = None):
+        super().__init__(daemon=True)
+        self.port, self.game = port, game
+        self.respond = respond or (lambda line, view: [f"{line}:c"])
+        self.version = version
+        self.stop_after = stop_after
+        self.silent_after = silent_after
+        self.received: list[str] = []
+        self.sent: list[str] = []
+        self.closed_by_peer = False
+
+    def run(self):
+        ch = connect_raw(self.port)
+        try:
+            if self.version is not None:
+                ch.send_line(self.version)
+            deadline = time.monotonic() + WAIT
+            while True:
+                try:
+                    line = ch.read_line(deadline)
+                except (LineTimeout, ConnectionClosed):
+                    self.closed_by_peer = True
+                    return
+                self.received.append(line)
+                if self.stop_after is not None and len(self.received) >= self.stop_after:
+                    return
+                view = parse_match_state(self.game, line)
+                if view.is_my_turn() and not (self.silent_after is not None and len(self.received) > self.silent_after):
+                    for out in self.respond(line, view):
+                        ch.send_line(out)
+                        self.sent.append(out)
+        except ConnectionClosed:
+            self.closed_by_peer = True
+        finally:
+            ch.close()
+
+
+class FakeDealer(threading.Thread):
+    """Accepts one client, reads its version line, then sends ``lines`` one by one; after a
+    line that asks the client to act (``expect_reply``), waits for one reply line.
+
+    ``script`` items: ``("send", line)``, ``("reply",)`` wait for one line, ``("sleep", s)``,
+    ``("close",)``."""
+
+    def __init__(self, script):
+        super().__init__(daemon=True)
+        self.script = script
+        self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.server.bind((HOST, 0))
+        self.server.listen(1)
+        self.port = self.server.getsockname()[1]
+        self.version: str | None = None
+        self.replies: list[str] = []
+        self.error: str | None = None
+
+    def run(self):
+        self.server.settimeout(WAIT)
+        try:
+            conn, _ = self.server.accept()
+        except OSError as e:
+            self.error = str(e)
+            return
+        finally:
+            self.server.close()
+        ch = LineChannel(conn, send_timeout=WAIT)
+        try:
+            self.version = ch.read_line(time.monotonic() + WAIT)
+            for step in self.script:
+                if step[0] == "send":
+                    ch.send_line(step[1])
+                elif step[0] == "raw":
+                    conn.sendall(step[1])
+                elif step[0] == "reply":
+                    self.replies.append(ch.read_line(time.monotonic() + WAIT))
+                elif step[0] == "sleep":
+                    time.sleep(step[1])
+                elif step[0] == "close":
+                    break
+        except (LineTimeout, ConnectionClosed) as e:
+            self.error = f"{type(e).__name__}: {e}"
+        finally:
+            ch.close()
