@@ -306,14 +306,14 @@ def _with_hand(line, hand):
     (lambda line: ["x" * 10000], "bad state format"),                             # over-long line
 ])
 def test_unusable_replies_are_warned_about_and_the_dealer_keeps_waiting(bad, warning):
-    d, res, seats = _with_seats("kuhn", [_once(bad), None], hands=3)
+    _d, res, _seats = _with_seats("kuhn", [_once(bad), None], hands=3)
     assert res.completed and res.hands_played == 3
     assert any(warning in w for w in res.warnings), res.warnings
     assert abs(sum(res.totals)) < 1e-9
 
 
 def test_comment_lines_from_clients_are_skipped():
-    d, res, _ = _with_seats("kuhn", [_once(lambda line: ["# thinking", "; still thinking"]), None])
+    _d, res, _ = _with_seats("kuhn", [_once(lambda line: ["# thinking", "; still thinking"]), None])
     assert res.completed and not res.warnings
 
 
@@ -334,7 +334,7 @@ def test_bad_actions_are_changed_like_the_acpc_dealer(game, reply, warning, appl
             return [reply.format(line=line)]
         return [f"{line}:c"]
 
-    d, res, seats = _with_seats(game, [respond, None], hands=2, log_path=None)
+    _d, res, seats = _with_seats(game, [respond, None], hands=2, log_path=None)
     assert res.completed and res.hands_played == 2
     assert any(warning in w for w in res.warnings), res.warnings
     # the corrected action is what every seat sees next
@@ -350,7 +350,7 @@ def test_version_mismatch_is_reported_and_the_match_goes_on():
 
 
 def test_a_bad_version_string_ends_the_match():
-    d, res, _ = _with_seats("kuhn", [{"version": "HELLO"}, None], hands=2)
+    _d, res, _ = _with_seats("kuhn", [{"version": "HELLO"}, None], hands=2)
     assert not res.completed and "invalid version string" in res.error
     assert res.hands_played == 0
 
@@ -358,7 +358,7 @@ def test_a_bad_version_string_ends_the_match():
 def test_silence_past_the_time_limit_ends_the_match_and_keeps_the_log(tmp_path):
     log = tmp_path / "t.log"
     # seat 1 answers for the first 3 states it receives, then goes silent
-    d, res, seats = _with_seats("kuhn", [{"silent_after": 6}, None], hands=50, t_response_ms=300, log_path=log)
+    d, res, _seats = _with_seats("kuhn", [{"silent_after": 6}, None], hands=50, t_response_ms=300, log_path=log)
     assert not res.completed
     assert "could not get action from seat 1" in res.error and "timed out" in res.error
     assert 0 < res.hands_played < 50
@@ -372,7 +372,7 @@ def test_silence_past_the_time_limit_ends_the_match_and_keeps_the_log(tmp_path):
 
 def test_a_disconnect_ends_the_match_cleanly(tmp_path):
     log = tmp_path / "d.log"
-    d, res, seats = _with_seats("leduc", [None, {"stop_after": 9}], hands=20, log_path=log)
+    _d, res, _seats = _with_seats("leduc", [None, {"stop_after": 9}], hands=20, log_path=log)
     assert not res.completed
     assert "seat 2" in res.error
     states = [ln for ln in log.read_text().splitlines() if ln.startswith("STATE:")]
@@ -435,7 +435,7 @@ def test_fuzzed_replies_never_break_the_dealer(junk, mode):
             extra = [line[: len(j) % (len(line) + 1)] for j in junk]  # truncations
         return [*extra, f"{line}:{view.legal_actions()[-1]}"]
 
-    d, res, seats = _with_seats("leduc", [respond, None], hands=2, t_response_ms=5000)
+    _d, res, _seats = _with_seats("leduc", [respond, None], hands=2, t_response_ms=5000)
     assert res.completed, res.error
     assert res.hands_played == 2
     assert abs(sum(res.totals)) < 1e-9
