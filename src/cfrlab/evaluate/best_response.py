@@ -1,0 +1,97 @@
+"""Exact best response, exploitability and expected value with the vector walk.
+
+The walk is the solver's (``cfrlab.solvers._cfr_kernels``) with the policy fixed: reach
+vectors forward, terminal values through the chance tables, then bottom-up values that take
+the maximum over actions at the responder's nodes (best response) or the expectation under
+the policy (expected value). Values at the root are counterfactual, so a player's value is
+the sum of its root vector over private states. Policies use the ENGINE.md layout
+(float64[rows, 3], row = ``row_offset[d] + state``). Values are in chips.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cfrlab.errors import CfrlabError
+from cfrlab.solvers import _cfr_kernels as K
+from cfrlab.solvers.engine import Engine, get_engine
+
+
+def _check_policy(engine: Engine, policy) -> np.ndarray:
+    pol = np.ascontiguousarray(policy, dtype=np.float64)
+    if pol.shape != (engine.num_rows, 3):
+        raise CfrlabError(f"policy has shape {pol.shape}; this game and abstraction need ({engine.num_rows}, 3)")
+    return pol
+
+
+def _walk(engine: Engine, sigma: np.ndarray, player: int, mode: int):
+    """(player's value, br_action int8[rows], root values) for a fixed policy ``sigma``."""
+    lay = engine.layout()
+    reach, values = lay.arenas()
+    R = len(engine.num_states)
+    sbase = np.zeros((2, R), dtype=np.int64)
+    ns = engine.num_states
+    scale = np.ones(R)
+    K.forward(engine.nodes, engine.row_offset, engine.legal, lay.node_off, engine.pmap, engine.pmap_off,
+              sbase, ns, sigma, sigma, reach, True)
+    K.terminals(lay.groups, lay.term_util, engine.optab, engine.opbuf, sbase, ns, scale, player, reach, values)
+    trav = np.array([player == 0, player == 1])
+    br_action = np.zeros(engine.num_rows, dtype=np.int8)
+    K.backward(engine.nodes, engine.child, engine.row_offset, engine.legal, lay.node_off, engine.pmap,
+               engine.pmap_off, sbase, ns, sigma, reach, values, trav, mode, sigma, sigma,
+               np.zeros(4, np.int64), np.zeros(3), 1, br_action)
+    o = lay.node_off[0]
+    root = values[player, o:o + ns[0]].copy()
+    return float(root.sum()), br_action, root
+
+
+def best_response(tree, model, policy, responder: int) -> tuple[float, np.ndarray]:
+    """(value of the best response for ``responder`` in chips, br_policy float64[rows, 3]).
+
+    ``br_policy`` is ``policy`` with the responder's rows replaced by its pure best response
+    (ties go to the lowest action: fold, then call, then raise).
+    """
+    if responder not in (0, 1):
+        raise CfrlabError(f"responder must be 0 or 1, got {responder}")
+    e = get_engine(tree, model)
+    pol = _check_policy(e, policy)
+    value, br_action, _ = _walk(e, pol, responder, K.MODE_BR)
+    out = pol.copy()
+    rows = e.player_of_row == responder
+    out[rows] = 0.0
+    out[np.flatnonzero(rows), br_action[rows]] = 1.0
+    return value, out
+
+
+def best_response_values(tree, model, policy) -> tuple[float, float]:
+    """(u0(BR, s1), u1(s0, BR)) in chips."""
+    e = get_engine(tree, model)
+    pol = _check_policy(e, policy)
+    return _walk(e, pol, 0, K.MODE_BR)[0], _walk(e, pol, 1, K.MODE_BR)[0]
+
+
+def exploitability(tree, model, policy) -> float:
+    """(u0(BR, s1) + u1(s0, BR)) / 2 in chips (DESIGN.md convention; 0 at equilibrium)."""
+    b0, b1 = best_response_values(tree, model, policy)
+    return 0.5 * (b0 + b1)
+
+
+def expected_value(tree, model, policy_a, policy_b) -> float:
+    """Player 0's expected winnings (chips) when 0 follows policy_a and 1 follows policy_b."""
+    e = get_engine(tree, model)
+    a = _check_policy(e, policy_a)
+    b = _check_policy(e, policy_b)
+    sigma = np.where((e.player_of_row == 0)[:, None], a, b)
+    return _walk(e, np.ascontiguousarray(sigma), 0, K.MODE_VALUE)[0]
+
+
+def game_value(tree, model, policy) -> float:
+    """Player 0's expected winnings (chips) when both players follow ``policy``."""
+    return expected_value(tree, model, policy, policy)
+
+
+def uniform_policy(tree, model) -> np.ndarray:
+    """float64[rows, 3]: every legal action equally likely."""
+    e = get_engine(tree, model)
+    leg = e.legal[e.decision_of_row].astype(np.float64)
+    return leg / leg.sum(axis=1, keepdims=True)

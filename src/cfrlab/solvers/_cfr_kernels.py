@@ -1,0 +1,356 @@
+"""Numba kernels of the vector CFR walk: plain arrays in, plain arrays out.
+
+One walk serves full-width CFR (vectors over all private states), public chance sampling
+(vectors over the states of one sampled board, i.e. one block) and chance sampling (vectors
+of length 1: the sampled deal's states), and, with other backward modes, best response and
+expected value. What one walk sees is described per round by
+
+- ``sbase[p, r]``: the first global state of player p's slice at round r,
+- ``ns_eff[r]``: the slice length (the same for both players),
+- ``scale[r]``: a weight on the round's terminal values (1, or 1 / sampling probability).
+
+Layouts:
+
+- ``nodes`` int64[N, 8]: columns ``kind, player, round, parent, action, decision,
+  first_child, num_children`` of the public tree (docs/ENGINE.md), ``child`` int64[E].
+- ``row_off`` int64[D + 1]; ``legal`` bool[D, 3]; ``regret``, ``avg``, ``sigma``
+  float64[rows, 3] with row = ``row_off[d] + state``.
+- ``node_off`` int64[N]: offset of node n's vector in the arenas ``reach`` and ``values``
+  (float64[2, A], one row per player); a node of round r has ``cap[r]`` slots.
+- ``pmap`` int64 (all rounds' parent maps end to end, round r at ``pmap_off[r]``).
+- ``groups`` int64[G, 7]: terminal groups ``arena_off, T, round, op_p0, op_p1, term_start,
+  stride``; the T terminals of a group sit contiguously, ``stride`` slots apart, so their
+  vectors form a (T, stride) matrix. ``term_util`` float64[2, terminals]: player i's payoff
+  factor of each terminal (fold winnings, or the stake at a showdown).
+- ops: ``optab`` int64[nops, 4] = ``offset, K, B, H``; ``opbuf`` float64 holds K blocks of
+  H x H, block b of the operator being block ``b % K``. An op is ``G_i = M_i^T`` for player i,
+  where player i's terminal value is ``v_i = u * M_i @ reach_opponent`` (M_0 = P_r or W,
+  M_1 = P_r^T or -W^T), so that a group's values are one product ``R @ G``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cfrlab.config import NUMBA_CACHE
+
+DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+COL_KIND, COL_PLAYER, COL_ROUND, COL_PARENT, COL_ACTION, COL_DECISION, COL_FCHILD, COL_NCHILD = range(8)
+GEMM_MIN = 48  # dense blocks at least this wide use BLAS; smaller ones loop (no call overhead)
+
+# backward modes
+MODE_VALUE, MODE_CFR, MODE_BR = 0, 1, 2
+# sampling schemes
+FULL, PCS, CS = 0, 1, 2
+# cfgi: alternating, regret_floor, use_alpha, use_beta ; cfgf: alpha, beta, gamma
+
+
+@njit(cache=NUMBA_CACHE)
+def _regret_match_rows(regret, legal, d, row, L, sigma):
+    nl = 0
+    for a in range(3):
+        if legal[d, a]:
+            nl += 1
+    for s in range(L):
+        tot = 0.0
+        for a in range(3):
+            if legal[d, a] and regret[row + s, a] > 0.0:
+                tot += regret[row + s, a]
+        if tot > 0.0:
+            for a in range(3):
+                x = regret[row + s, a]
+                sigma[row + s, a] = x / tot if (legal[d, a] and x > 0.0) else 0.0
+        else:
+            for a in range(3):
+                sigma[row + s, a] = 1.0 / nl if legal[d, a] else 0.0
+
+
+@njit(cache=NUMBA_CACHE)
+def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, sigma,
+            reach, fixed_policy):
+    """Reach of both players at every node (preorder). Unless ``fixed_policy``, sigma is
+    first set by regret matching at each decision node's rows of the walk."""
+    N = nodes.shape[0]
+    o = node_off[0]
+    for s in range(ns_eff[0]):
+        reach[0, o + s] = 1.0
+        reach[1, o + s] = 1.0
+    for n in range(N):
+        if not fixed_policy and nodes[n, COL_KIND] == DECISION:
+            q = nodes[n, COL_PLAYER]
+            r = nodes[n, COL_ROUND]
+            d = nodes[n, COL_DECISION]
+            _regret_match_rows(regret, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
+        if n == 0:
+            continue
+        p = nodes[n, COL_PARENT]
+        o = node_off[n]
+        op = node_off[p]
+        if nodes[p, COL_KIND] == DECISION:
+            q = nodes[p, COL_PLAYER]
+            r = nodes[p, COL_ROUND]
+            row = row_off[nodes[p, COL_DECISION]] + sbase[q, r]
+            a = nodes[n, COL_ACTION]
+            for s in range(ns_eff[r]):
+                reach[q, o + s] = reach[q, op + s] * sigma[row + s, a]
+                reach[1 - q, o + s] = reach[1 - q, op + s]
+        else:  # chance: expand through the parent map
+            r1 = nodes[n, COL_ROUND]
+            for pl in range(2):
+                base = pmap_off[r1] + sbase[pl, r1]
+                pb = sbase[pl, r1 - 1]
+                for s in range(ns_eff[r1]):
+                    reach[pl, o + s] = reach[pl, op + pmap[base + s] - pb]
+
+
+@njit(cache=NUMBA_CACHE)
+def terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, i, reach, values):
+    """Player i's counterfactual values at every terminal, one operator product per group."""
+    o_ = 1 - i
+    for g in range(groups.shape[0]):
+        go, T, r = groups[g, 0], groups[g, 1], groups[g, 2]
+        op, ts, stride = groups[g, 3 + i], groups[g, 5], groups[g, 6]
+        off, K, B, H = optab[op, 0], optab[op, 1], optab[op, 2], optab[op, 3]
+        L = ns_eff[r]
+        x0 = sbase[i, r]
+        y0 = sbase[o_, r]
+        sc = scale[r]
+        if B == 1 and L == H and stride == H and H >= GEMM_MIN:
+            Gm = opbuf[off:off + H * H].reshape(H, H)
+            Rm = reach[o_, go:go + T * H].reshape(T, H)
+            V = np.dot(Rm, Gm)
+            for t in range(T):
+                u = term_util[i, ts + t] * sc
+                base = go + t * H
+                for s in range(H):
+                    values[i, base + s] = V[t, s] * u
+            continue
+        for t in range(T):
+            base = go + t * stride
+            u = term_util[i, ts + t] * sc
+            for s in range(L):
+                values[i, base + s] = 0.0
+            for sp in range(L):
+                rr = reach[o_, base + sp]
+                if rr == 0.0:
+                    continue
+                rr *= u
+                y = y0 + sp
+                b = y // H
+                k = y - b * H
+                boff = off + (b % K) * H * H + k * H - b * H
+                lo = max(x0, b * H)
+                hi = min(x0 + L, (b + 1) * H)
+                for x in range(lo, hi):
+                    values[i, base + x - x0] += rr * opbuf[boff + x]
+
+
+@njit(cache=NUMBA_CACHE)
+def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
+             reach, values, trav, mode, regret, avg, cfgi, cfgf, t, br_action):
+    """Values bottom-up for the players with ``trav[i]``; terminal values are already set.
+
+    mode 0: expectation under sigma; 1: CFR regret and average updates at the travelling
+    player's rows (iteration t, rule in cfgi/cfgf); 2: best response (max, ``br_action``).
+    """
+    pos_f = 1.0
+    neg_f = 1.0
+    avg_f = 1.0
+    if mode == MODE_CFR:
+        tp = float(t - 1)
+        if cfgi[2]:
+            x = tp ** cfgf[0]
+            pos_f = x / (x + 1.0)
+        if cfgi[3]:
+            x = tp ** cfgf[1]
+            neg_f = x / (x + 1.0)
+        avg_f = (tp / t) ** cfgf[2]
+    floor = cfgi[1]
+    N = nodes.shape[0]
+    for n in range(N - 1, -1, -1):
+        kind = nodes[n, COL_KIND]
+        if kind >= FOLD:
+            continue
+        o = node_off[n]
+        r = nodes[n, COL_ROUND]
+        L = ns_eff[r]
+        fc = nodes[n, COL_FCHILD]
+        if kind == CHANCE:
+            oc = node_off[child[fc]]
+            for i in range(2):
+                if not trav[i]:
+                    continue
+                for s in range(L):
+                    values[i, o + s] = 0.0
+                base = pmap_off[r + 1] + sbase[i, r + 1]
+                pb = sbase[i, r]
+                for s in range(ns_eff[r + 1]):
+                    values[i, o + pmap[base + s] - pb] += values[i, oc + s]
+            continue
+        q = nodes[n, COL_PLAYER]
+        d = nodes[n, COL_DECISION]
+        nc = nodes[n, COL_NCHILD]
+        row = row_off[d] + sbase[q, r]
+        for i in range(2):
+            if not trav[i]:
+                continue
+            if i != q:
+                c = child[fc]
+                oc = node_off[c]
+                for s in range(L):
+                    values[i, o + s] = values[i, oc + s]
+                for ci in range(1, nc):
+                    oc = node_off[child[fc + ci]]
+                    for s in range(L):
+                        values[i, o + s] += values[i, oc + s]
+            elif mode == MODE_BR:
+                for s in range(L):
+                    best = -np.inf
+                    arg = 0
+                    for ci in range(nc):
+                        c = child[fc + ci]
+                        v = values[i, node_off[c] + s]
+                        if v > best:
+                            best = v
+                            arg = nodes[c, COL_ACTION]
+                    values[i, o + s] = best
+                    br_action[row + s] = arg
+            else:
+                for s in range(L):
+                    v = 0.0
+                    for ci in range(nc):
+                        c = child[fc + ci]
+                        v += sigma[row + s, nodes[c, COL_ACTION]] * values[i, node_off[c] + s]
+                    values[i, o + s] = v
+                if mode == MODE_CFR:
+                    for s in range(L):
+                        v = values[i, o + s]
+                        for ci in range(nc):
+                            c = child[fc + ci]
+                            a = nodes[c, COL_ACTION]
+                            R = regret[row + s, a]
+                            if R > 0.0:
+                                R *= pos_f
+                            else:
+                                R *= neg_f
+                            R += values[i, node_off[c] + s] - v
+                            if floor and R < 0.0:
+                                R = 0.0
+                            regret[row + s, a] = R
+                        w = reach[i, o + s]
+                        for a in range(3):
+                            avg[row + s, a] = avg[row + s, a] * avg_f + w * sigma[row + s, a]
+
+
+@njit(cache=NUMBA_CACHE)
+def _sample_pcs(u, cdf, bpar, bpar_off, bsize, bmass, R, sbase, ns_eff, scale):
+    """One final board (block) by its probability; per round the block's slice and 1/mass."""
+    b = np.searchsorted(cdf, u * cdf[-1], side="right")
+    if b >= cdf.shape[0]:
+        b = cdf.shape[0] - 1
+    for r in range(R - 1, -1, -1):
+        H = bsize[r]
+        sbase[0, r] = b * H
+        sbase[1, r] = b * H
+        ns_eff[r] = H
+        scale[r] = 1.0 / bmass[bpar_off[r] + b]
+        if r > 0:
+            b = bpar[bpar_off[r] + b]
+
+
+@njit(cache=NUMBA_CACHE)
+def _sample_cs(u0, u1, cdf, optab, opbuf, fold_op, pmap, pmap_off, R, sbase, ns_eff, scale):
+    """One joint final-round state pair (s0, s1) ~ P_{R-1}, its ancestors, and 1 / P_r."""
+    s0 = np.searchsorted(cdf, u0 * cdf[-1], side="right")
+    if s0 >= cdf.shape[0]:
+        s0 = cdf.shape[0] - 1
+    op = fold_op[R - 1]
+    off, K, H = optab[op, 0], optab[op, 1], optab[op, 3]
+    b = s0 // H
+    k0 = s0 - b * H
+    boff = off + (b % K) * H * H
+    tot = 0.0
+    for j in range(H):  # row s0 of P = column k0 of G_0 = P^T
+        tot += opbuf[boff + j * H + k0]
+    target = u1 * tot
+    acc = 0.0
+    k1 = -1
+    for j in range(H):
+        p = opbuf[boff + j * H + k0]
+        if p > 0.0:
+            k1 = j
+            acc += p
+            if acc > target:
+                break
+    s1 = b * H + k1
+    for r in range(R - 1, -1, -1):
+        sbase[0, r] = s0
+        sbase[1, r] = s1
+        ns_eff[r] = 1
+        op = fold_op[r]
+        off, K, H = optab[op, 0], optab[op, 1], optab[op, 3]
+        b = s0 // H
+        scale[r] = 1.0 / opbuf[off + (b % K) * H * H + (s1 - b * H) * H + (s0 - b * H)]
+        if r > 0:
+            s0 = pmap[pmap_off[r] + s0]
+            s1 = pmap[pmap_off[r] + s1]
+
+
+@njit(cache=NUMBA_CACHE)
+def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, groups, term_util,
+                   optab, opbuf, regret, avg, sigma, reach, values, cfgi, cfgf, t0, n_iter,
+                   sampling, uniforms, cdf, bpar, bpar_off, bsize, bmass, fold_op, full_ns):
+    """``n_iter`` iterations numbered t0+1 .. t0+n_iter, entirely in compiled code."""
+    R = full_ns.shape[0]
+    sbase = np.zeros((2, R), dtype=np.int64)
+    ns_eff = full_ns.copy()
+    scale = np.ones(R)
+    trav = np.zeros(2, dtype=np.bool_)
+    br_dummy = np.zeros(1, dtype=np.int8)
+    for it in range(n_iter):
+        t = t0 + it + 1
+        if sampling == PCS:
+            _sample_pcs(uniforms[it, 0], cdf, bpar, bpar_off, bsize, bmass, R, sbase, ns_eff, scale)
+        elif sampling == CS:
+            _sample_cs(uniforms[it, 0], uniforms[it, 1], cdf, optab, opbuf, fold_op, pmap, pmap_off,
+                       R, sbase, ns_eff, scale)
+        if cfgi[0]:  # alternating updates: player 0 then player 1 sees 0's new strategy
+            for i in range(2):
+                forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret,
+                        sigma, reach, False)
+                terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, i, reach, values)
+                trav[0] = i == 0
+                trav[1] = i == 1
+                backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff,
+                         sigma, reach, values, trav, MODE_CFR, regret, avg, cfgi, cfgf, t, br_dummy)
+        else:
+            forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, sigma,
+                    reach, False)
+            terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, 0, reach, values)
+            terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, 1, reach, values)
+            trav[0] = True
+            trav[1] = True
+            backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
+                     reach, values, trav, MODE_CFR, regret, avg, cfgi, cfgf, t, br_dummy)
+
+
+@njit(cache=NUMBA_CACHE)
+def normalize_rows(table, legal, dec_of_row, out):
+    """Row-normalize a nonnegative (rows, 3) table; rows summing to 0 become uniform on legal."""
+    for row in range(table.shape[0]):
+        d = dec_of_row[row]
+        tot = 0.0
+        nl = 0
+        for a in range(3):
+            if legal[d, a]:
+                nl += 1
+                if table[row, a] > 0.0:
+                    tot += table[row, a]
+        for a in range(3):
+            if not legal[d, a]:
+                out[row, a] = 0.0
+            elif tot > 0.0:
+                out[row, a] = table[row, a] / tot if table[row, a] > 0.0 else 0.0
+            else:
+                out[row, a] = 1.0 / nl

@@ -1,0 +1,219 @@
+"""The CFR family on the vector engine: one configurable solver, named presets.
+
+Every variant is an update rule on the same walk (``_cfr_kernels``):
+
+- ``alternating``: update player 0, then player 1 against 0's new strategy (else both at once);
+- ``regret_floor``: clip accumulated regrets at 0 after each update (CFR+);
+- ``alpha`` / ``beta``: before iteration t adds its regrets, multiply positive accumulated
+  regrets by (t-1)^alpha / ((t-1)^alpha + 1) and negative ones by the same in beta
+  (DCFR, Brown & Sandholm 2019; None = no discount);
+- ``gamma``: the average strategy is sum_t t^gamma * reach * sigma_t (0 uniform as in
+  vanilla CFR, 1 linear as in CFR+, 2 as in DCFR), kept as a running discounted sum.
+
+Sampling schemes change what one iteration visits: ``full`` (every deal), ``pcs`` (public
+chance sampling: one final board per iteration, vectors over all private states on it) and
+``cs`` (chance sampling: one joint deal per iteration, as Zinkevich 2007). Sampling solvers
+draw two uniforms per iteration from a ``numpy.random.Generator`` seeded by ``seed``, so a
+run is reproducible and ``iterate(a); iterate(b)`` equals ``iterate(a + b)``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from cfrlab.errors import CfrlabError
+from cfrlab.solvers import _cfr_kernels as K
+from cfrlab.solvers.engine import Engine, get_engine
+
+SAMPLING = {"full": K.FULL, "pcs": K.PCS, "cs": K.CS}
+MAX_UNIFORMS = 1 << 20  # uniforms drawn per kernel call at most (memory bound for long runs)
+
+
+@dataclass(frozen=True)
+class CFRParams:
+    """Update rule of one CFR variant (see the module docstring)."""
+
+    sampling: str = "full"
+    alternating: bool = False
+    regret_floor: bool = False
+    alpha: float | None = None
+    beta: float | None = None
+    gamma: float = 0.0
+
+
+PRESETS: dict[str, CFRParams] = {
+    "cfr": CFRParams(),
+    "cfr+": CFRParams(alternating=True, regret_floor=True, gamma=1.0),
+    "lcfr": CFRParams(alternating=True, alpha=1.0, beta=1.0, gamma=1.0),
+    "dcfr": CFRParams(alternating=True, alpha=1.5, beta=0.0, gamma=2.0),
+    "cs": CFRParams(sampling="cs"),
+    "pcs": CFRParams(sampling="pcs"),
+}
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "cs", "pcs", "es", "os")
+
+
+class CFRSolver:
+    """A CFR-family solver over (tree, chance model).
+
+    Tables use the ENGINE.md layout: ``regret`` and ``avg`` float64[rows, 3] with row
+    ``row_offset[d] + state``; ``avg`` holds the (discounted) sums of reach * sigma.
+    """
+
+    def __init__(self, tree, model, algorithm: str, params: CFRParams, seed: int | None = None,
+                 engine: Engine | None = None) -> None:
+        if params.sampling not in SAMPLING:
+            raise CfrlabError(f"unknown sampling {params.sampling!r}; use one of {', '.join(SAMPLING)}")
+        self.tree = tree
+        self.model = model
+        self.algorithm = algorithm
+        self.params = params
+        self.seed = seed
+        self.engine = engine or get_engine(tree, model)
+        e = self.engine
+        self.row_offset = e.row_offset
+        self.iterations = 0
+        self.regret = np.zeros((e.num_rows, 3))
+        self.avg = np.zeros((e.num_rows, 3))
+        self._sigma = np.zeros((e.num_rows, 3))
+        self._rng = np.random.default_rng(seed) if params.sampling != "full" else None
+        self._setup_sampling()
+        self._reach, self._values = self._layout.arenas()
+        self._cfgi = np.array([params.alternating, params.regret_floor, params.alpha is not None,
+                               params.beta is not None], dtype=np.int64)
+        self._cfgf = np.array([params.alpha or 0.0, params.beta or 0.0, params.gamma], dtype=np.float64)
+
+    # -- sampling tables ----------------------------------------------------------------
+    def _setup_sampling(self) -> None:
+        e = self.engine
+        R = len(e.num_states)
+        self._cdf = np.zeros(1)
+        self._bpar = np.zeros(1, dtype=np.int64)
+        self._bpar_off = np.zeros(R, dtype=np.int64)
+        self._bsize = np.zeros(R, dtype=np.int64)
+        self._bmass = np.zeros(1)
+        mode = self.params.sampling
+        if mode == "full":
+            self._layout = e.layout()
+            return
+        if mode == "cs":
+            blocks, B = e.op_blocks(int(e.fold_op[R - 1]))  # G_0 = P^T blocks
+            Kb = blocks.shape[0]
+            # marginal of player 0's final state: row sums of P = column sums of G_0
+            marg = np.concatenate([blocks[b % Kb].sum(axis=0) for b in range(B)])
+            self._cdf = np.cumsum(marg)
+            self._layout = e.layout(np.ones(R, dtype=np.int64))
+            return
+        if e.block_parents is None:
+            raise CfrlabError("public chance sampling needs a chance model with board blocks "
+                              "(block_parent / fold_blocks), such as LosslessModel")
+        masses, pars = [], []
+        for r in range(R):
+            blocks, B = e.op_blocks(int(e.fold_op[r]))
+            Kb = blocks.shape[0]
+            sums = blocks.reshape(Kb, -1).sum(axis=1)
+            masses.append(sums[np.arange(B) % Kb])
+            pars.append(e.block_parents[r])
+            self._bsize[r] = e.block_size(r)
+        self._bmass = np.concatenate(masses)
+        self._bpar = np.concatenate(pars).astype(np.int64)
+        self._bpar_off = np.concatenate([[0], np.cumsum([len(m) for m in masses])[:-1]]).astype(np.int64)
+        self._cdf = np.cumsum(masses[-1])
+        self._layout = e.layout(self._bsize)
+
+    # -- solving ------------------------------------------------------------------------
+    def iterate(self, n: int = 1) -> None:
+        """Run n iterations (numbered from ``iterations + 1``)."""
+        n = int(n)
+        if n < 0:
+            raise CfrlabError("the number of iterations must be >= 0")
+        while n > 0:
+            k = min(n, MAX_UNIFORMS) if self._rng is not None else n
+            self._run(k)
+            n -= k
+
+    def _run(self, n: int) -> None:
+        e, lay = self.engine, self._layout
+        uniforms = self._rng.random((n, 2)) if self._rng is not None else np.zeros((0, 2))
+        K.run_iterations(
+            e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off, lay.groups,
+            lay.term_util, e.optab, e.opbuf, self.regret, self.avg, self._sigma, self._reach,
+            self._values, self._cfgi, self._cfgf, self.iterations, n, SAMPLING[self.params.sampling],
+            uniforms, self._cdf, self._bpar, self._bpar_off, self._bsize, self._bmass, e.fold_op,
+            e.num_states)
+        self.iterations += n
+
+    # -- policies -----------------------------------------------------------------------
+    def average_policy(self) -> np.ndarray:
+        """float64[rows, 3]: the average strategy (uniform over legal actions where never reached)."""
+        out = np.empty_like(self.avg)
+        K.normalize_rows(self.avg, self.engine.legal, self.engine.decision_of_row, out)
+        return out
+
+    def current_policy(self) -> np.ndarray:
+        """float64[rows, 3]: regret matching on the accumulated regrets."""
+        out = np.empty_like(self.regret)
+        K.normalize_rows(self.regret, self.engine.legal, self.engine.decision_of_row, out)
+        return out
+
+    def exploitability(self, average: bool = True) -> float:
+        from cfrlab.evaluate.best_response import exploitability
+
+        pol = self.average_policy() if average else self.current_policy()
+        return exploitability(self.tree, self.model, pol)
+
+    # -- checkpoints ----------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """Arrays (``regret``, ``avg``) and JSON-able scalars; enough to resume bit for bit."""
+        return {
+            "algorithm": self.algorithm,
+            "iterations": int(self.iterations),
+            "params": asdict(self.params),
+            "seed": self.seed,
+            "rng_state": json.dumps(self._rng.bit_generator.state) if self._rng is not None else "",
+            "num_rows": int(self.engine.num_rows),
+            "regret": self.regret.copy(),
+            "avg": self.avg.copy(),
+        }
+
+    def load_state_dict(self, d: dict) -> None:
+        if d.get("algorithm") != self.algorithm:
+            raise CfrlabError(f"checkpoint is for algorithm {d.get('algorithm')!r}, not {self.algorithm!r}")
+        shape = (self.engine.num_rows, 3)
+        regret = np.asarray(d["regret"], dtype=np.float64)
+        avg = np.asarray(d["avg"], dtype=np.float64)
+        if regret.shape != shape or avg.shape != shape:
+            raise CfrlabError(f"checkpoint tables have shape {regret.shape}, this game needs {shape}")
+        params = d.get("params")
+        if params is not None and CFRParams(**params) != self.params:
+            raise CfrlabError("checkpoint was made with other solver parameters")
+        self.regret[...] = regret
+        self.avg[...] = avg
+        self.iterations = int(d["iterations"])
+        if self._rng is not None and d.get("rng_state"):
+            self._rng.bit_generator.state = json.loads(d["rng_state"])
+
+
+def make_cfr_solver(tree, model, algorithm: str, seed: int | None = None, **params) -> CFRSolver:
+    """A preset of ``PRESETS`` with any of ``CFRParams``' fields overridden."""
+    base = PRESETS[algorithm]
+    unknown = set(params) - set(asdict(base))
+    if unknown:
+        raise CfrlabError(f"unknown parameter(s) for {algorithm}: {', '.join(sorted(unknown))}")
+    return CFRSolver(tree, model, algorithm, replace(base, **params), seed=seed)
+
+
+def make_solver(tree, model, algorithm: str, seed: int | None = None, **params):
+    """Solver by name: cfr, cfr+, lcfr, dcfr, cs, pcs (this module), es, os (``mccfr``)."""
+    name = algorithm.lower()
+    if name in PRESETS:
+        return make_cfr_solver(tree, model, name, seed=seed, **params)
+    if name in ("es", "os"):
+        from cfrlab.solvers import mccfr
+
+        return mccfr.make_mccfr_solver(tree, model, name, seed=seed, **params)
+    if name == "lp":
+        raise CfrlabError("lp is an exact solver, not an iterative one: use cfrlab.solvers.lp")
+    raise CfrlabError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)} (or lp)")

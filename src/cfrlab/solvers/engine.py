@@ -1,0 +1,221 @@
+"""The compiled walk: public tree x chance model as the plain arrays the kernels take.
+
+``Engine(tree, model)`` packs everything the kernels of ``_cfr_kernels`` need once:
+
+- ``row_offset`` int64[D + 1] (``tree_layout``): decision d's rows are
+  ``row_offset[d] : row_offset[d] + num_states[round(d)]``; the last entry is the row count.
+- ``nodes`` int64[N, 8], ``child`` int64[E]: the tree (columns in ``_cfr_kernels``).
+- ``pmap`` / ``pmap_off``: every round's parent map end to end.
+- terminal operators ``optab`` / ``opbuf``: per round the fold table P_r and on the last round
+  the showdown table W, as transposed blocks for each player (shared when the tables are
+  symmetric / antisymmetric, as lossless ones are). A model with a block-diagonal structure
+  (``fold_blocks(r)``, ``showdown_blocks()``) is stored block by block; any other model is
+  stored dense from ``fold_matrix`` / ``showdown_matrix``.
+
+``Engine.layout(cap)`` places node vectors of ``cap[r]`` slots in the arenas, terminals of the
+same round and kind contiguously so their products batch into one matrix product.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from cfrlab.errors import CfrlabError
+from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
+
+MAX_DENSE_STATES = 40_000  # a non-block table larger than this (n x n) is refused
+
+
+def tree_layout(tree, model) -> np.ndarray:
+    """``row_offset`` int64[D + 1] of the policy / regret layout (docs/ENGINE.md)."""
+    ns = np.asarray(model.num_states, dtype=np.int64)
+    sizes = ns[tree.round[tree.decision_node].astype(np.int64)]
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+@dataclass
+class Layout:
+    """Arena placement for vectors of ``cap[r]`` slots (see ``_cfr_kernels``)."""
+
+    cap: np.ndarray  # int64[R]
+    node_off: np.ndarray  # int64[N]
+    groups: np.ndarray  # int64[G, 7]
+    term_util: np.ndarray  # float64[2, terminals]
+    size: int  # arena length
+
+    def arenas(self) -> tuple[np.ndarray, np.ndarray]:
+        """Fresh (reach, values), each float64[2, size]."""
+        return np.zeros((2, self.size)), np.zeros((2, self.size))
+
+
+def _dense(m) -> np.ndarray:
+    if sp.issparse(m):
+        n = m.shape[0]
+        if n > MAX_DENSE_STATES:
+            raise CfrlabError(f"a {n} x {n} sparse chance table without block structure is too large")
+        return m.toarray()
+    return np.asarray(m, dtype=np.float64)
+
+
+class Engine:
+    """Tree and chance model packed for the kernels (layouts in the module docstring)."""
+
+    def __init__(self, tree, model) -> None:
+        if tree.game.num_rounds != len(model.num_states):
+            raise CfrlabError("the chance model and the tree have different numbers of rounds")
+        # no reference to tree or model is kept, so the cache below can hold engines weakly
+        self.game = tree.game
+        self._tree_arrays = (tree.kind, tree.round, tree.player, tree.spent)
+        R = tree.game.num_rounds
+        self.num_states = np.asarray(model.num_states, dtype=np.int64)
+        self.row_offset = tree_layout(tree, model)
+        self.num_rows = int(self.row_offset[-1])
+        self.nodes = np.stack(
+            [tree.kind, tree.player, tree.round, tree.parent, tree.action, tree.decision,
+             tree.first_child, tree.num_children], axis=1).astype(np.int64)
+        self.child = tree.child.astype(np.int64)
+        self.legal = np.ascontiguousarray(tree.legal, dtype=np.bool_)
+        dec_sizes = np.diff(self.row_offset)
+        self.decision_of_row = np.repeat(np.arange(tree.num_decisions, dtype=np.int64), dec_sizes)
+        self.player_of_row = tree.player[tree.decision_node][self.decision_of_row].astype(np.int8)
+        self.pmap_off = np.concatenate([[0], np.cumsum(self.num_states)[:-1]]).astype(np.int64)
+        self.pmap = np.concatenate([np.asarray(model.parent[r], dtype=np.int64) for r in range(R)])
+        self._build_ops(model)
+        self.block_parents = None  # per round int64[B_r]: board blocks, for public chance sampling
+        if hasattr(model, "block_parent"):
+            self.block_parents = [np.asarray(model.block_parent(r), dtype=np.int64) for r in range(R)]
+        self._layouts: dict[tuple, Layout] = {}
+
+    # -- terminal operators ------------------------------------------------------------
+    def _build_ops(self, model) -> None:
+        R = self.game.num_rounds
+        bufs: list[np.ndarray] = []
+        tab: list[tuple[int, int, int, int]] = []
+        size = 0
+
+        def add(blocks: np.ndarray, B: int) -> int:
+            nonlocal size
+            K, H, _ = blocks.shape
+            bufs.append(np.ascontiguousarray(blocks, dtype=np.float64).reshape(-1))
+            tab.append((size, K, B, H))
+            size += blocks.size
+            return len(tab) - 1
+
+        def pair(blocks: np.ndarray, B: int, showdown: bool) -> tuple[int, int]:
+            g0 = np.ascontiguousarray(blocks.transpose(0, 2, 1))  # G_0 = M_0^T
+            g1 = -blocks if showdown else blocks  # G_1 = M_1^T: P_r, or -W
+            i0 = add(g0, B)
+            i1 = i0 if np.array_equal(g0, g1) else add(np.ascontiguousarray(g1), B)
+            return i0, i1
+
+        self.fold_ops = []
+        for r in range(R):
+            if hasattr(model, "fold_blocks"):
+                blocks, B = model.fold_blocks(r)
+            else:
+                blocks, B = _dense(model.fold_matrix(r))[None], 1
+            self._check_blocks(blocks, B, r)
+            self.fold_ops.append(pair(np.asarray(blocks, np.float64), B, False))
+        if hasattr(model, "showdown_blocks"):
+            blocks, B = model.showdown_blocks()
+        else:
+            blocks, B = _dense(model.showdown_matrix())[None], 1
+        self._check_blocks(blocks, B, R - 1)
+        self.showdown_ops = pair(np.asarray(blocks, np.float64), B, True)
+        self.optab = np.array(tab, dtype=np.int64).reshape(-1, 4)
+        self.opbuf = np.concatenate(bufs) if bufs else np.zeros(0)
+        self.fold_op = np.array([p[0] for p in self.fold_ops], dtype=np.int64)
+
+    def _check_blocks(self, blocks, B: int, r: int) -> None:
+        if blocks.ndim != 3 or blocks.shape[1] != blocks.shape[2] or B * blocks.shape[1] != self.num_states[r]:
+            raise CfrlabError(f"chance table of round {r} does not match {self.num_states[r]} private states")
+
+    def op_blocks(self, op: int) -> tuple[np.ndarray, int]:
+        """(blocks float64[K, H, H], B) of operator ``op`` (a view into ``opbuf``)."""
+        off, K, B, H = (int(x) for x in self.optab[op])
+        return self.opbuf[off:off + K * H * H].reshape(K, H, H), B
+
+    def block_size(self, r: int) -> int:
+        return int(self.optab[self.fold_op[r], 3])
+
+    def num_blocks(self, r: int) -> int:
+        return int(self.optab[self.fold_op[r], 2])
+
+    # -- arena placement --------------------------------------------------------------
+    def layout(self, cap=None) -> Layout:
+        """Arena placement for ``cap[r]`` slots per round node (default: all states)."""
+        cap = self.num_states if cap is None else np.asarray(cap, dtype=np.int64)
+        key = tuple(int(c) for c in cap)
+        if key not in self._layouts:
+            self._layouts[key] = self._make_layout(cap)
+        return self._layouts[key]
+
+    def _make_layout(self, cap: np.ndarray) -> Layout:
+        kinds, rnd, player, spent = self._tree_arrays
+        R = self.game.num_rounds
+        node_cap = cap[rnd.astype(np.int64)]
+        node_off = np.full(len(kinds), -1, dtype=np.int64)
+        groups, utils = [], []
+        pos, term = 0, 0
+        for r in range(R):
+            for kind in (FOLD, SHOWDOWN):
+                members = np.flatnonzero((kinds == kind) & (rnd == r))
+                if not len(members):
+                    continue
+                T = len(members)
+                node_off[members] = pos + np.arange(T) * cap[r]
+                sp0 = spent[members, 0].astype(np.float64)
+                sp1 = spent[members, 1].astype(np.float64)
+                if kind == FOLD:
+                    u0 = np.where(player[members] == 0, -sp0, sp1)
+                    u = np.stack([u0, -u0])
+                    ops = self.fold_ops[r]
+                else:
+                    u = np.stack([sp0, sp0])
+                    ops = self.showdown_ops
+                    if r != R - 1:
+                        raise CfrlabError("showdowns before the last round are not supported")
+                groups.append((pos, T, r, ops[0], ops[1], term, int(cap[r])))
+                utils.append(u)
+                pos += T * int(cap[r])
+                term += T
+        inner = np.flatnonzero((kinds == DECISION) | (kinds == CHANCE))
+        sizes = node_cap[inner]
+        node_off[inner] = pos + np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        pos += int(sizes.sum())
+        return Layout(
+            cap=cap.copy(),
+            node_off=node_off,
+            groups=np.array(groups, dtype=np.int64).reshape(-1, 7),
+            term_util=np.ascontiguousarray(np.concatenate(utils, axis=1) if utils else np.zeros((2, 0))),
+            size=pos,
+        )
+
+    def memory_estimate(self, cap=None) -> int:
+        """Bytes of tables + arenas + regret/average/sigma for one full-width solver."""
+        lay = self.layout(cap)
+        return int(self.opbuf.nbytes + 4 * 8 * lay.size + 3 * 8 * 3 * self.num_rows)
+
+
+_CACHE: dict[tuple[int, int], tuple] = {}
+
+
+def get_engine(tree, model) -> Engine:
+    """A cached Engine for (tree, model), kept while both objects live."""
+    key = (id(tree), id(model))
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is tree and hit[1]() is model:
+        return hit[2]
+    eng = Engine(tree, model)
+    try:
+        _CACHE[key] = (weakref.ref(tree), weakref.ref(model), eng)
+    except TypeError:  # objects without weak references are simply not cached
+        pass
+    if len(_CACHE) > 32:
+        for k in [k for k, v in _CACHE.items() if v[0]() is None or v[1]() is None]:
+            del _CACHE[k]
+    return eng

@@ -1,0 +1,205 @@
+"""The CFR family on the vector engine: known values, equilibrium families, the naive oracle,
+convergence rates, sampling thresholds and bit-identical resumption."""
+
+import itertools
+import math
+
+import naive
+import numpy as np
+import pytest
+
+from cfrlab import known_values
+from cfrlab.abstraction import LosslessModel
+from cfrlab.errors import CfrlabError
+from cfrlab.evaluate import exploitability, game_value
+from cfrlab.games.builtins import load_game
+from cfrlab.solvers import make_solver, tree_layout
+from cfrlab.tree import build_tree
+
+
+def setup(name):
+    game = load_game(name)
+    return game, build_tree(game), LosslessModel(game)
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    return setup("kuhn")
+
+
+@pytest.fixture(scope="module")
+def leduc():
+    return setup("leduc")
+
+
+FULL_WIDTH = {"cfr": 100_000, "cfr+": 2_000, "lcfr": 2_000, "dcfr": 2_000}
+
+
+@pytest.mark.parametrize("alg", list(FULL_WIDTH))
+def test_kuhn_full_width_solvers(kuhn, alg):
+    _, tree, model = kuhn
+    s = make_solver(tree, model, alg)
+    s.iterate(FULL_WIDTH[alg])
+    pol = s.average_policy()
+    assert exploitability(tree, model, pol) < 1e-3
+    assert game_value(tree, model, pol) == pytest.approx(known_values.KUHN_GAME_VALUE, abs=1e-3)
+    # Kuhn's equilibrium family for the first player (cards Q < K < A are states 0, 1, 2):
+    # open-bet Q with some alpha in [0, 1/3], A with 3 alpha, never K; after check-bet,
+    # fold Q, call A, call K with alpha + 1/3.
+    off = tree_layout(tree, model)
+    root = off[tree.decision[tree.node_of_betting[""]]]
+    after = off[tree.decision[tree.node_of_betting["cr"]]]
+    alpha = pol[root + 0, 2]
+    tol = 0.03
+    assert -tol <= alpha <= 1 / 3 + tol
+    assert pol[root + 1, 2] == pytest.approx(0.0, abs=tol)
+    assert pol[root + 2, 2] == pytest.approx(3 * alpha, abs=tol)
+    assert pol[after + 0, 1] == pytest.approx(0.0, abs=tol)
+    assert pol[after + 2, 1] == pytest.approx(1.0, abs=tol)
+    assert pol[after + 1, 1] == pytest.approx(alpha + 1 / 3, abs=2 * tol)
+
+
+@pytest.mark.parametrize("alternating", [False, True])
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_vanilla_cfr_matches_naive_oracle(name, alternating):
+    """The vector engine's vanilla CFR equals the dict-based CFR walk, iteration for iteration."""
+    game, tree, model = setup(name)
+    iters = 6 if name == "leduc" else 25
+    s = make_solver(tree, model, "cfr", alternating=alternating)
+    s.iterate(iters)
+    avg, cur = naive.cfr(game, iters, alternating=alternating)
+    off = tree_layout(tree, model)
+    mine_avg, mine_cur = s.average_policy(), s.current_policy()
+    for key, probs in avg.items():
+        p, hole, board, betting = key
+        n = tree.node_of_betting[betting]
+        row = off[tree.decision[n]] + model.state_of(p, list(hole), list(board), int(tree.round[n]))
+        np.testing.assert_allclose(mine_avg[row], probs, atol=1e-12)
+        np.testing.assert_allclose(mine_cur[row], cur[key], atol=1e-12)
+
+
+def test_leduc_cfr_plus_and_dcfr(leduc):
+    _, tree, model = leduc
+    for alg, iters in (("cfr+", 1_500), ("dcfr", 1_000)):
+        s = make_solver(tree, model, alg)
+        s.iterate(iters)
+        pol = s.average_policy()
+        assert exploitability(tree, model, pol) < 1e-3, alg
+        if alg == "cfr+":
+            assert game_value(tree, model, pol) == pytest.approx(known_values.LEDUC_GAME_VALUE, abs=1e-4)
+
+
+def test_leduc_vanilla_cfr_rate(leduc):
+    """Exploitability falls like 1/sqrt(T) or faster (the regret bound), with 25% slack."""
+    _, tree, model = leduc
+    s = make_solver(tree, model, "cfr")
+    points = []
+    for T in (100, 400, 1600):
+        s.iterate(T - s.iterations)
+        points.append((T, exploitability(tree, model, s.average_policy())))
+    for (t1, e1), (t2, e2) in itertools.pairwise(points):
+        assert e2 <= 1.25 * e1 * math.sqrt(t1 / t2), points
+
+
+# Thresholds from seeds 1..6 on a quiet machine: cs reached 0.024-0.030 after 150,000
+# iterations and pcs 0.033-0.040 after 8,000; the test asks for 0.05 with three seeds.
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("alg,iters", [("cs", 150_000), ("pcs", 8_000)])
+def test_leduc_sampling_solvers(leduc, alg, iters, seed):
+    _, tree, model = leduc
+    s = make_solver(tree, model, alg, seed=seed)
+    s.iterate(iters)
+    assert exploitability(tree, model, s.average_policy()) < 0.05
+
+
+@pytest.mark.parametrize("alg", ["cfr", "cfr+", "dcfr", "lcfr", "cs", "pcs"])
+def test_resume_is_bit_identical(leduc, alg):
+    _, tree, model = leduc
+    whole = make_solver(tree, model, alg, seed=11)
+    whole.iterate(60)
+    first = make_solver(tree, model, alg, seed=11)
+    first.iterate(25)
+    first.iterate(10)
+    state = first.state_dict()
+    arrays = {k: v.copy() for k, v in state.items() if isinstance(v, np.ndarray)}
+    scalars = {k: v for k, v in state.items() if not isinstance(v, np.ndarray)}
+    resumed = make_solver(tree, model, alg, seed=999)  # the checkpoint's rng state wins
+    resumed.load_state_dict({**scalars, **arrays})
+    resumed.iterate(25)
+    assert resumed.iterations == whole.iterations == 60
+    assert np.array_equal(resumed.regret, whole.regret)
+    assert np.array_equal(resumed.avg, whole.avg)
+    assert np.array_equal(resumed.average_policy(), whole.average_policy())
+
+
+def test_sampling_reproducible_and_seeded(leduc):
+    _, tree, model = leduc
+    a = make_solver(tree, model, "cs", seed=5)
+    b = make_solver(tree, model, "cs", seed=5)
+    c = make_solver(tree, model, "cs", seed=6)
+    for s in (a, b, c):
+        s.iterate(500)
+    assert np.array_equal(a.avg, b.avg)
+    assert not np.array_equal(a.avg, c.avg)
+
+
+def test_pcs_on_single_board_game_equals_full_width(kuhn):
+    """Kuhn has no board: public chance sampling is then exactly full-width CFR."""
+    _, tree, model = kuhn
+    a = make_solver(tree, model, "pcs", seed=1)
+    b = make_solver(tree, model, "cfr")
+    a.iterate(50)
+    b.iterate(50)
+    np.testing.assert_allclose(a.avg, b.avg, rtol=1e-12, atol=1e-15)
+
+
+def test_dense_model_gives_same_result(leduc):
+    """A model offering only fold_matrix / showdown_matrix (dense) runs the same walk."""
+    _, tree, model = leduc
+
+    class Dense:
+        game = model.game
+        num_states = model.num_states
+        parent = model.parent
+        hash = "dense"
+
+        def fold_matrix(self, r):
+            return model.fold_matrix(r)
+
+        def showdown_matrix(self):
+            return model.showdown_matrix()
+
+    dense = Dense()
+    a = make_solver(tree, model, "cfr+")
+    b = make_solver(tree, dense, "cfr+")
+    a.iterate(30)
+    b.iterate(30)
+    np.testing.assert_allclose(a.avg, b.avg, rtol=1e-10, atol=1e-14)
+    assert exploitability(tree, dense, b.average_policy()) == pytest.approx(
+        exploitability(tree, model, a.average_policy()), abs=1e-12)
+    c = make_solver(tree, dense, "cs", seed=3)  # chance sampling works from the tables alone
+    c.iterate(1000)
+    with pytest.raises(CfrlabError):
+        make_solver(tree, dense, "pcs", seed=3)
+
+
+def test_kuhn_100_solves(kuhn):
+    _, tree, model = setup("kuhn-100")
+    s = make_solver(tree, model, "cfr+")
+    s.iterate(300)
+    assert exploitability(tree, model, s.average_policy()) < 5e-3
+
+
+def test_make_solver_errors(kuhn):
+    _, tree, model = kuhn
+    with pytest.raises(CfrlabError):
+        make_solver(tree, model, "nope")
+    with pytest.raises(CfrlabError):
+        make_solver(tree, model, "cfr+", learning_rate=1)
+    with pytest.raises(CfrlabError):
+        make_solver(tree, model, "lp")
+    s = make_solver(tree, model, "dcfr", alpha=2.0)
+    assert s.params.alpha == 2.0 and s.params.gamma == 2.0
+    other = make_solver(tree, model, "cfr+")
+    with pytest.raises(CfrlabError):
+        other.load_state_dict(s.state_dict())
