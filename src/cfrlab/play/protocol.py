@@ -79,12 +79,11 @@ class LineChannel:
             raise ConnectionClosed(f"send failed: {e}") from None
 
     def _pop_line(self) -> str | None:
-        nl = self._buf.find(b"\n")
-        if nl < 0 and len(self._buf) >= MAX_LINE:
-            nl = MAX_LINE - 1  # an over-long line: hand it out in pieces
-            raw, self._buf = self._buf[:MAX_LINE], self._buf[MAX_LINE:]
-        elif nl < 0:
-            return None
+        nl = self._buf.find(b"\n", 0, MAX_LINE + 1)
+        if nl < 0:
+            if len(self._buf) < MAX_LINE:
+                return None
+            raw, self._buf = self._buf[:MAX_LINE], self._buf[MAX_LINE:]  # an over-long line: in pieces
         else:
             raw, self._buf = self._buf[:nl], self._buf[nl + 1:]
         return raw.decode("utf-8", "replace").rstrip("\r")
