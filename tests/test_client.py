@@ -191,7 +191,7 @@ def test_cli_connect_reports_a_dropped_connection_in_one_line():
     fake = FakeDealer([("send", "MATCHSTATE:0:0::Ks|"), ("reply",), ("close",)])
     fake.start()
     p = subprocess.run([*CFRLAB, "connect", HOST, str(fake.port), "--agent", "always-call", "--game", "kuhn",
-                        "--timeout", "20"], capture_output=True, text=True, timeout=60)
+                        "--timeout", "20"], check=False, capture_output=True, text=True, timeout=60)
     fake.join(WAIT)
     assert p.returncode != 0
     errors = [ln for ln in p.stderr.splitlines() if ln.startswith("cfrlab: error:")]
@@ -201,7 +201,7 @@ def test_cli_connect_reports_a_dropped_connection_in_one_line():
 
 def test_cli_connect_with_an_unknown_agent_fails_cleanly():
     p = subprocess.run([*CFRLAB, "connect", HOST, "1", "--agent", "no-such-bot", "--game", "kuhn"],
-                       capture_output=True, text=True, timeout=60)
+                       check=False, capture_output=True, text=True, timeout=60)
     assert p.returncode != 0 and p.stderr.startswith("cfrlab: error: unknown agent")
 
 
