@@ -1,0 +1,329 @@
+"""The solve loop: run a Solver until a stop rule holds, measuring and checkpointing.
+
+``run_solve`` calls ``solver.iterate(n)`` in chunks. A chunk never crosses a multiple of
+``eval_every`` or ``checkpoint_every`` (counted in absolute iterations), so a run resumed from
+a checkpoint measures and stops at exactly the iterations an uninterrupted run would; for a
+deterministic solver (whose ``iterate(a); iterate(b)`` equals ``iterate(a + b)``) the final
+policy is then bit-identical. Chunks are otherwise sized to about ``CHUNK_SECONDS`` so that the
+progress display, a ``--seconds`` budget and Ctrl-C are honoured promptly.
+
+A checkpoint is ``solver.state_dict()`` in a ``kind="checkpoint"`` npz: ndarray entries become
+arrays (prefixed ``s.``), the rest goes into the JSON header with the run's identity (game
+text, model hash, algorithm, params, seed) and its clock and exploitability history.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cfrlab.errors import CfrlabError, FileMismatchError
+from cfrlab.fileio import load_npz, save_npz
+
+CHECKPOINT_KIND = "checkpoint"
+CHECKPOINT_FORMAT = 1
+CHUNK_SECONDS = 0.2
+MAX_HISTORY = 10_000  # exploitability points kept in a checkpoint header
+
+FULL_WIDTH = ("cfr", "cfr+", "lcfr", "dcfr")
+SAMPLING = ("cs", "pcs", "es", "os")
+ALGORITHMS = FULL_WIDTH + SAMPLING + ("lp",)
+DEFAULT_EVAL_EVERY = {"cfr": 10, "cfr+": 10, "lcfr": 10, "dcfr": 10,
+                      "pcs": 100, "cs": 1000, "es": 1000, "os": 10000}
+
+
+@dataclass
+class StopRule:
+    """Stop at whichever comes first; ``target`` is in chips and checked when measured."""
+
+    iterations: int | None = None
+    seconds: float | None = None
+    target: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.iterations is None and self.seconds is None and self.target is None:
+            raise CfrlabError("say when to stop: --iterations N, --seconds S or --target EXPLOITABILITY")
+        if self.iterations is not None and self.iterations < 1:
+            raise CfrlabError("--iterations must be at least 1")
+        if self.seconds is not None and not self.seconds > 0:
+            raise CfrlabError("--seconds must be positive")
+        if self.target is not None and not self.target > 0:
+            raise CfrlabError("--target must be positive")
+
+
+@dataclass
+class RunState:
+    """What a run has done so far (survives a checkpoint)."""
+
+    solver_seconds: float = 0.0   # time inside solver.iterate, compile included
+    eval_seconds: float = 0.0     # time measuring exploitability
+    first_chunk_seconds: float | None = None  # this process's first iterate(1): numba compile
+    history: list[tuple[int, float, float]] = field(default_factory=list)  # (iteration, solver s, expl)
+    resumed_from: int | None = None
+
+    @property
+    def last(self) -> tuple[int, float, float] | None:
+        return self.history[-1] if self.history else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"solver_seconds": self.solver_seconds, "eval_seconds": self.eval_seconds,
+                "history": [list(h) for h in self.history[-MAX_HISTORY:]]}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> RunState:
+        return cls(float(d.get("solver_seconds", 0.0)), float(d.get("eval_seconds", 0.0)), None,
+                   [(int(i), float(s), float(e)) for i, s, e in d.get("history", [])])
+
+
+@dataclass
+class RunResult:
+    iterations: int
+    stopped_by: str  # "iterations" | "seconds" | "target"
+    state: RunState
+
+    @property
+    def exploitability(self) -> float | None:
+        last = self.state.last
+        return last[2] if last and last[0] == self.iterations else None
+
+
+@dataclass
+class Tick:
+    """What the progress display gets after each chunk."""
+
+    iterations: int
+    solver_seconds: float
+    iterations_per_second: float | None
+    exploitability: float | None
+    measured_at: int | None
+    fraction: float | None  # progress towards the stop rule, 0..1, None when unknown
+
+
+class Checkpointer:
+    """Writes and reads ``solver.state_dict()`` checkpoints for one run identity."""
+
+    def __init__(self, path: str | Path, identity: dict[str, Any]):
+        self.path = Path(path)
+        self.identity = identity  # game, game_name, model_hash, algorithm, params, seed
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def save(self, solver, run: RunState) -> None:
+        arrays, scalars = split_state(solver.state_dict())
+        header = {"kind": CHECKPOINT_KIND, "format": CHECKPOINT_FORMAT, **self.identity,
+                  "iterations": int(solver.iterations), "solver_state": scalars, "run": run.to_json(),
+                  "saved": time.time()}
+        save_npz(self.path, header, {f"s.{k}": v for k, v in arrays.items()})
+
+    def load(self, solver) -> RunState:
+        header, arrays = load_npz(self.path, kind=CHECKPOINT_KIND)
+        if header.get("format") != CHECKPOINT_FORMAT:
+            raise CfrlabError(f"{self.path}: checkpoint format {header.get('format')!r} is not readable")
+        self.check_identity(header)
+        state = dict(header.get("solver_state") or {})
+        state.update({k[2:]: v for k, v in arrays.items() if k.startswith("s.")})
+        try:
+            solver.load_state_dict(state)
+        except (KeyError, ValueError, TypeError) as e:
+            raise CfrlabError(f"{self.path}: checkpoint does not fit this solver ({e})") from None
+        if int(solver.iterations) != int(header.get("iterations", -1)):
+            raise CfrlabError(f"{self.path}: corrupt checkpoint (iteration count disagrees)")
+        run = RunState.from_json(header.get("run") or {})
+        run.resumed_from = int(solver.iterations)
+        return run
+
+    def check_identity(self, header: dict[str, Any]) -> None:
+        mine, theirs = self.identity, header
+        if theirs.get("game") != mine.get("game"):
+            raise FileMismatchError(f"{self.path} is a checkpoint for {theirs.get('game_name') or 'another game'}, "
+                                    f"not for {mine.get('game_name') or 'this game'}")
+        if str(theirs.get("model_hash")) != str(mine.get("model_hash")):
+            raise FileMismatchError(f"{self.path} was made with model {str(theirs.get('model_hash'))[:12]}, "
+                                    f"not with model {str(mine.get('model_hash'))[:12]}")
+        for key in ("algorithm", "params", "seed"):
+            if _jsonish(theirs.get(key)) != _jsonish(mine.get(key)):
+                raise FileMismatchError(f"{self.path} was made with {key} {theirs.get(key)!r}, "
+                                        f"this run has {key} {mine.get(key)!r}; use --force to start over")
+
+
+def split_state(state: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """ndarray entries vs JSON-able scalars of a ``state_dict()``."""
+    arrays: dict[str, np.ndarray] = {}
+    scalars: dict[str, Any] = {}
+    for k, v in state.items():
+        if isinstance(v, np.ndarray):
+            arrays[k] = v
+        elif isinstance(v, np.generic):
+            scalars[k] = v.item()
+        else:
+            scalars[k] = v
+    return arrays, scalars
+
+
+def _jsonish(v: Any) -> Any:
+    import json
+
+    return json.loads(json.dumps(v, sort_keys=True))
+
+
+class Interrupt:
+    """SIGINT sets a flag that the loop checks between chunks; a second SIGINT aborts at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    @contextmanager
+    def installed(self):
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        previous = signal.getsignal(signal.SIGINT)
+
+        def handler(signum, frame):
+            if self.requested:
+                raise KeyboardInterrupt
+            self.requested = True
+
+        signal.signal(signal.SIGINT, handler)
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
+class Interrupted(Exception):
+    """Raised by ``run_solve`` after a SIGINT, once the last chunk finished (and was saved)."""
+
+    def __init__(self, iterations: int, checkpoint: Path | None):
+        super().__init__(f"interrupted at iteration {iterations}")
+        self.iterations = iterations
+        self.checkpoint = checkpoint
+
+
+def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
+              eval_every: int | None = None, checkpoint: Checkpointer | None = None,
+              checkpoint_every: int | None = None, run: RunState | None = None,
+              on_tick: Callable[[Tick], None] | None = None,
+              interrupt: Interrupt | None = None) -> RunResult:
+    """Iterate ``solver`` until ``stop``; ``evaluate()`` returns the average policy's exploitability.
+
+    The exploitability is measured at every multiple of ``eval_every`` and at the end. A
+    checkpoint is written at every multiple of ``checkpoint_every``, at the end, and after a
+    SIGINT (then ``Interrupted`` is raised). ``run`` carries the clock of a resumed run.
+    """
+    run = run if run is not None else RunState()
+    run.first_chunk_seconds = None
+    if stop.target is not None and not eval_every:
+        raise CfrlabError("--target needs exploitability measurements (--eval-every N)")
+    rate: float | None = None
+    started = solver.iterations
+
+    def measure() -> float:
+        t = time.perf_counter()
+        e = float(evaluate())
+        run.eval_seconds += time.perf_counter() - t
+        run.history.append((int(solver.iterations), run.solver_seconds, e))
+        return e
+
+    def done() -> str | None:
+        it = solver.iterations
+        if stop.iterations is not None and it >= stop.iterations:
+            return "iterations"
+        last = run.last
+        if stop.target is not None and last and last[0] == it and last[2] <= stop.target:
+            return "target"
+        if stop.seconds is not None and run.solver_seconds >= stop.seconds:
+            return "seconds"
+        return None
+
+    def fraction() -> float | None:
+        fr = []
+        if stop.iterations is not None:
+            fr.append(solver.iterations / stop.iterations)
+        if stop.seconds is not None:
+            fr.append(run.solver_seconds / stop.seconds)
+        if stop.target is not None and len(run.history) >= 1:
+            first, last = run.history[0][2], run.history[-1][2]
+            if first > stop.target and last > 0:
+                fr.append(math.log(first / last) / math.log(first / stop.target))
+        return min(1.0, max(fr)) if fr else None
+
+    def tick() -> None:
+        if on_tick is not None:
+            last = run.last
+            on_tick(Tick(int(solver.iterations), run.solver_seconds, rate,
+                         last[2] if last else None, last[0] if last else None, fraction()))
+
+    interrupt = interrupt or Interrupt()
+    with interrupt.installed():
+        reason = done()
+        while reason is None:
+            n = _chunk_size(solver.iterations, rate, stop, run, eval_every, checkpoint_every)
+            t = time.perf_counter()
+            solver.iterate(n)
+            dt = time.perf_counter() - t
+            run.solver_seconds += dt
+            if run.first_chunk_seconds is None:
+                run.first_chunk_seconds = dt  # numba compile lands here: not used for the rate
+            elif dt > 0:
+                rate = n / dt if rate is None else 0.5 * rate + 0.5 * n / dt
+            it = solver.iterations
+            if eval_every and it % eval_every == 0:
+                measure()
+            if checkpoint is not None and checkpoint_every and it % checkpoint_every == 0:
+                checkpoint.save(solver, run)
+            tick()
+            reason = done()
+            if reason is None and interrupt.requested:
+                if checkpoint is not None:
+                    checkpoint.save(solver, run)
+                raise Interrupted(int(it), checkpoint.path if checkpoint is not None else None)
+        last = run.last
+        if not last or last[0] != solver.iterations:
+            measure()
+            tick()
+        if checkpoint is not None and solver.iterations != started:
+            checkpoint.save(solver, run)
+    return RunResult(int(solver.iterations), reason, run)
+
+
+def _chunk_size(it: int, rate: float | None, stop: StopRule, run: RunState,
+                eval_every: int | None, checkpoint_every: int | None) -> int:
+    if rate is None:
+        n = 1
+    else:
+        n = max(1, int(rate * CHUNK_SECONDS))
+        if stop.seconds is not None:
+            left = stop.seconds - run.solver_seconds
+            n = max(1, min(n, int(rate * left) + 1))
+    for every in (eval_every, checkpoint_every):
+        if every:
+            n = min(n, every - it % every)
+    if stop.iterations is not None:
+        n = min(n, stop.iterations - it)
+    return max(1, n)
+
+
+def memory_estimate(tree, model, algorithm: str) -> int:
+    """Rough bytes a solve needs: policy-shaped float64 arrays, per-node vectors, chance tables.
+
+    Full-width solvers keep about four [rows, 3] arrays (regrets, average sums, current policy,
+    scratch); every tree node carries reach and value vectors for both players; the chance
+    model holds one joint table per round plus the showdown table (dense upper bound).
+    """
+    states = [int(s) for s in model.num_states]
+    rows = sum(states[int(tree.round[n])] for n in tree.decision_node)
+    arrays = 4 if algorithm != "lp" else 2
+    node_vectors = sum(4 * states[int(r)] for r in tree.round) * 8
+    tables = sum(s * s for s in states) * 8 + states[-1] ** 2 * 8
+    return rows * 3 * 8 * arrays + node_vectors + tables
