@@ -47,6 +47,18 @@ def score_text(game: GameDef, total: float, hands: int) -> tuple[float, str, str
     return per, unit, f"{per:+.1f} {unit}" if unit == "mbb/g" else f"{per:+.3f} {unit}"
 
 
+def position_name(game: GameDef, position: int) -> str:
+    """``big blind`` / ``small blind`` in blind games, else ``first to act`` or ``position k``."""
+    blind = game.blind[position]
+    if not is_ante_game(game) and blind == game.big_blind:
+        return "big blind"
+    if not is_ante_game(game) and blind > 0:
+        return "small blind"
+    if position == game.first_player[0]:
+        return "first to act"
+    return f"position {position + 1}"
+
+
 def parse_human_action(text: str, state: State) -> str:
     """A typed or clicked action -> an ACPC action legal in ``state``; IllegalActionError with a
     short reason otherwise. Accepts f/fold, c/call/check/k, r/raise/bet/b, and in no-limit
@@ -281,6 +293,7 @@ class HumanTable:
             seats.append({
                 "name": self.names[seat],
                 "position": pos,
+                "role": position_name(g, pos),
                 "button": pos == n - 1,
                 "cards": [card_text(c) for c in s.hole_cards(pos)] if show else None,
                 "spent": s.spent[pos],

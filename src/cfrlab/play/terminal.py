@@ -63,22 +63,25 @@ class TerminalPlay:
     def _hole_count(self) -> int:
         return self.table.game.num_hole_cards
 
+    @staticmethod
+    def _width(view: dict) -> int:
+        return max(8, *(len(n) + 2 for n in view["names"]))
+
     def draw_table(self, view: dict) -> None:
         c = self.console
         g = self.table.game
         me = view["seats"][HUMAN_SEAT]
-        where = "button" if me["button"] else f"position {me['position'] + 1}"
-        c.rule(f"Hand {view['hand_number'] + 1} \u00b7 you are {where} \u00b7 score {view['score']['text']}")
+        c.rule(f"Hand {view['hand_number'] + 1} \u00b7 you are {me['role']} \u00b7 score {view['score']['text']}")
         board = [card for rnd in view["board"] for card in rnd]
         if g.total_board_cards() > 0:
-            line = Text("Board   ")
+            line = Text(f"{'Board':<{self._width(view)}}")
             line.append_text(cards_markup(board) if board else Text("(none yet)", style="dim"))
             c.print(line)
         for seat in view["seats"]:
-            line = Text(f"{seat['name']:<8}")
+            line = Text(f"{seat['name']:<{self._width(view)}}")
             line.append_text(cards_markup(seat["cards"], self._hole_count()))
             status = " folded" if seat["folded"] else ""
-            line.append(f"   in pot {seat['spent']}{status}" + ("  (button)" if seat["button"] else ""), style="dim")
+            line.append(f"   in pot {seat['spent']}{status}  ({seat['role']})", style="dim")
             c.print(line)
         c.print(f"Pot {view['pot']}" + (f" \u00b7 to call {view['to_call']}" if view["to_call"] else ""))
         self.draw_events(view)
@@ -111,11 +114,11 @@ class TerminalPlay:
         c.print(Text(f"End of hand {res['hand_number'] + 1}:", style="bold"))
         self.draw_events(view)
         if board:
-            line = Text("Board   ")
+            line = Text(f"{'Board':<{self._width(view)}}")
             line.append_text(cards_markup(board))
             c.print(line)
         for seat, cards in enumerate(res["cards"]):
-            line = Text(f"{names[seat]:<8}")
+            line = Text(f"{names[seat]:<{self._width(view)}}")
             line.append_text(cards_markup(cards))
             if seat != HUMAN_SEAT and not res["showdown"]:
                 line.append("  (not shown at the table: the hand ended with a fold)", style="dim")

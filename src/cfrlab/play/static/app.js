@@ -61,7 +61,7 @@ function setEnabled(on) {
 
 function seatEl(seat, holeCount) {
   const d = el("div", "seat" + (seat.folded ? " folded" : ""));
-  d.append(el("span", "name", seat.name + (seat.button ? " (button)" : "")));
+  d.append(el("span", "name", seat.name + " (" + seat.role + ")"));
   d.append(cardsEl(seat.cards, holeCount));
   d.append(el("span", "info", "in pot " + seat.spent + (seat.folded ? ", folded" : "")));
   return d;
