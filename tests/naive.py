@@ -309,9 +309,26 @@ def exploitability(game, policy) -> float:
 # --------------------------------------------------------------------------- CFR
 
 
-def cfr(game, iterations: int, alternating: bool = False, regret_floor: bool = False,
-        alpha: float | None = None, beta: float | None = None, gamma: float = 0.0) -> tuple[dict, dict]:
-    """The CFR family with dict tables; returns (average policy, current policy).
+def cfr(game, iterations: int, **params) -> tuple[dict, dict]:
+    """The CFR family (parameters of ``cfr_tables``): (average policy, current policy)."""
+    masks = infosets(game)
+    regret, avg = cfr_tables(game, iterations, **params)
+    average, current = {}, {}
+    for k, m in masks.items():
+        s = avg[k].sum()
+        average[k] = avg[k] / s if s > 0 else m / m.sum()
+        pos = np.where(m, np.maximum(regret[k], 0.0), 0.0)
+        current[k] = pos / pos.sum() if pos.sum() > 0 else m / m.sum()
+    return average, current
+
+
+def cfr_tables(game, iterations: int, alternating: bool = False, regret_floor: bool = False,
+               alpha: float | None = None, beta: float | None = None,
+               gamma: float = 0.0) -> tuple[dict, dict]:
+    """The CFR family with dict tables: (accumulated regrets, average-strategy sums).
+
+    Regrets are counterfactual: values weighted by the opponent's reach and the deal's
+    probability (1 / number of deals).
 
     Defaults are vanilla CFR (Zinkevich 2007): simultaneous updates, the average weighted by
     the acting player's own reach. ``alternating``: player 0 updates, then player 1 against
@@ -377,11 +394,7 @@ def cfr(game, iterations: int, alternating: bool = False, regret_floor: bool = F
                 if regret_floor:
                     np.maximum(r, 0.0, out=r)
                 avg[k] += float(t) ** gamma * d_avg[k]
-    average = {}
-    for k, m in masks.items():
-        s = avg[k].sum()
-        average[k] = avg[k] / s if s > 0 else m / m.sum()
-    return average, {k: current(k) for k in masks}
+    return regret, avg
 
 
 # --------------------------------------------------------------------------- games
