@@ -209,13 +209,22 @@ class HumanTable:
     def legal_actions(self) -> list[str]:
         return self.state.legal_actions() if self.human_to_act else []
 
-    def act(self, text: str) -> str:
-        """Apply the human's action (text as typed or an ACPC action); returns the ACPC action."""
+    def act(self, text: str, strict: bool = False) -> str:
+        """Apply the human's action; returns the ACPC action. ``text`` is typed input
+        (``parse_human_action``), or with ``strict`` exactly an ACPC action (f, c, r, r<N>)."""
         if self.state is None or self.state.is_terminal():
             raise IllegalActionError("the hand is over: start the next hand")
         if not self.human_to_act:
             raise IllegalActionError("it is not your turn")
-        action = parse_human_action(text, self.state)
+        if strict:
+            if not self.state.is_legal(text):
+                legal = ", ".join(self.state.legal_actions())
+                rng = self.state.raise_range()
+                extra = f" (raise to {rng[0]}..{rng[1]})" if rng and not self.game.is_limit else ""
+                raise IllegalActionError(f"{text!r} is not legal now; legal: {legal}{extra}")
+            action = text
+        else:
+            action = parse_human_action(text, self.state)
         self._apply(action)
         self._run_agents()
         return action

@@ -7,7 +7,7 @@ state and refuses an illegal one with HTTP 400 without applying it.
 API (JSON; every answer is ``HumanTable.view()`` of the caller's session):
 
 * ``GET  /api/state``  the current view; starts a session (and its first hand) when needed
-* ``POST /api/action`` ``{"action": "r", "hand_number": 3}`` the human's action (f, c, r, r<N>);
+* ``POST /api/action`` ``{"action": "r", "hand_number": 3}`` the human's ACPC action (f, c, r, r<N>);
   400 when it is not legal, not the caller's turn, or ``hand_number`` is not the current hand
 * ``POST /api/next``   deal the next hand (400 while the current hand is still being played)
 * ``POST /api/reset``  a new match for this session (score back to zero)
@@ -131,7 +131,7 @@ def create_app(game: GameDef, agent_factory: AgentFactory, *, seed: int | None =
             if body.hand_number is not None and body.hand_number != table.hand_number:
                 raise refuse(f"hand {body.hand_number} is not the current hand ({table.hand_number})")
             try:
-                table.act(body.action)
+                table.act(body.action, strict=True)
             except CfrlabError as e:
                 raise refuse(str(e)) from None
             return table.view()

@@ -1,0 +1,149 @@
+"""End to end in headless Chromium: the page plays full hands by clicking and the score updates.
+
+Uses Debian's ``chromium`` (``/usr/bin/chromium``) driven by Playwright for Python; ``make test``
+installs it when apt is available. Skipped, with the reason shown, only when it is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (make browser) to run the browser test",
+                allow_module_level=True)
+pytest.importorskip("playwright.sync_api")
+pytest.importorskip("uvicorn")
+
+import uvicorn
+from play_helpers import CallAgent, RaiseAgent
+from playwright.sync_api import sync_playwright
+
+from cfrlab.games import load_game
+from cfrlab.play.web import create_app
+
+TIMEOUT_MS = 15_000
+
+
+class _Server:
+    """uvicorn on 127.0.0.1 (a free port) in a background thread."""
+
+    def __init__(self, app):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        end = time.monotonic() + 20
+        while not self.server.started:
+            assert time.monotonic() < end, "uvicorn did not start"
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
+        yield b
+        b.close()
+
+
+def _click_and_wait(page, selector):
+    n = int(page.get_attribute("body", "data-renders") or 0)
+    page.click(selector, timeout=TIMEOUT_MS)
+    page.wait_for_selector(f"body[data-renders='{n + 1}']", timeout=TIMEOUT_MS)
+
+
+def test_play_full_hands_by_clicking(browser):
+    app = create_app(load_game("holdem-limit"), lambda s: CallAgent(), seed=5)
+    with _Server(app) as srv:
+        page = browser.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(srv.url)
+        page.wait_for_selector("body[data-renders='1']")
+        assert page.get_attribute("#score", "data-hands") == "0"
+        assert page.locator("#me .card").count() == 2  # our two hole cards are drawn
+        assert page.locator("#opponents .card.back").count() == 2  # theirs face down
+        assert "\u2660" in page.inner_text("#me") or "\u2665" in page.inner_text("#me") or \
+            "\u2666" in page.inner_text("#me") or "\u2663" in page.inner_text("#me")
+        # play the hand: bet/raise whenever a raise button is offered, else check/call
+        while page.is_hidden("#next-hand"):
+            raise_button = page.locator("#actions button[data-action='r']")
+            _click_and_wait(page, "#actions button[data-action='r']" if raise_button.count() else
+                            "#actions button[data-action='c']")
+        chips = float(page.get_attribute("#score", "data-chips"))
+        assert page.get_attribute("#score", "data-hands") == "1"
+        state = page.evaluate("fetch('/api/state', {credentials: 'same-origin'}).then(r => r.json())")
+        assert state["hands_played"] == 1 and state["score"]["chips"] == chips
+        assert abs(chips) > 0 or state["result"]["value"] == 0
+        assert f"{state['score']['text']}" in page.inner_text("#score")
+        assert page.locator("#opponents .card.back").count() == 0  # cards shown at the end
+        assert page.locator("#history tbody tr").count() == 1
+        assert page.locator("#board .card").count() == 5
+        # the next hand, then fold: the score changes by the blind we put in
+        _click_and_wait(page, "#next-hand")
+        assert page.is_hidden("#next-hand")
+        fold = page.locator("#actions button[data-action='f']")
+        if fold.count():
+            before = chips
+            _click_and_wait(page, "#actions button[data-action='f']")
+            after = float(page.get_attribute("#score", "data-chips"))
+            assert page.get_attribute("#score", "data-hands") == "2"
+            assert after - before in (-5.0, -10.0)
+        page.close()
+
+
+def test_illegal_clicks_cannot_happen_and_errors_show(browser):
+    """Only legal actions get buttons; an action sent by hand is refused and shown as an error."""
+    app = create_app(load_game("kuhn"), lambda s: RaiseAgent(), seed=2)
+    with _Server(app) as srv:
+        page = browser.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(srv.url)
+        page.wait_for_selector("body[data-renders='1']")
+        offered = page.eval_on_selector_all("#actions button", "bs => bs.map(b => b.dataset.action)")
+        state = page.evaluate("fetch('/api/state').then(r => r.json())")
+        assert offered == [a["action"] for a in state["legal"]]
+        status = page.evaluate(
+            "fetch('/api/action', {method: 'POST', headers: {'Content-Type': 'application/json'},"
+            " body: JSON.stringify({action: 'f'})}).then(r => r.status)")
+        if "f" not in offered:
+            assert status == 400
+        assert page.evaluate("fetch('/api/state').then(r => r.json())") == state
+        page.close()
+
+
+def test_two_browser_sessions_are_independent(browser):
+    app = create_app(load_game("leduc"), lambda s: CallAgent(), seed=4)
+    with _Server(app) as srv:
+        ctx1, ctx2 = browser.new_context(), browser.new_context()
+        p1, p2 = ctx1.new_page(), ctx2.new_page()
+        for p in (p1, p2):
+            p.set_default_timeout(TIMEOUT_MS)
+            p.goto(srv.url)
+            p.wait_for_selector("body[data-renders='1']")
+        while p1.is_hidden("#next-hand"):
+            _click_and_wait(p1, "#actions button[data-action='c']")
+        assert p1.get_attribute("#score", "data-hands") == "1"
+        p2.reload()
+        p2.wait_for_selector("body[data-renders='1']")
+        assert p2.get_attribute("#score", "data-hands") == "0"
+        ctx1.close()
+        ctx2.close()
