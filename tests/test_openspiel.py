@@ -152,6 +152,8 @@ def test_refusals(tmp_path):
         import_openspiel(leduc, {**lgood, first: {0: 0.5, 1: 0.5}})
     with pytest.raises(CfrlabError, match="no OpenSpiel counterpart"):
         openspiel_game_name(load_game("kuhn-4"))
+    with pytest.raises(CfrlabError, match="not an OpenSpiel kuhn_poker policy"):
+        import_openspiel(kuhn, lgood)
     (tmp_path / "bad.json").write_text("[1, 2]")
     with pytest.raises(CfrlabError):
         load_openspiel_json(tmp_path / "bad.json", kuhn)

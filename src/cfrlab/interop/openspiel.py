@@ -144,9 +144,12 @@ def import_openspiel(game, mapping: Mapping, *, tree=None, model=None, algorithm
     model = model if model is not None else model_for_game(game)
     off = row_offsets(tree, model)
     policy = np.full((int(off[-1]), 3), np.nan)
-    known = set()
-    for info in openspiel_infostates(game, tree):
-        known.add(info.key)
+    infos = list(openspiel_infostates(game, tree))
+    known = {info.key for info in infos}
+    if mapping and not any(k in known for k in mapping):
+        raise CfrlabError(f"not an OpenSpiel {name} policy: none of its {len(mapping)} keys is one of "
+                          f"{name}'s information states (first key {next(iter(mapping))!r})")
+    for info in infos:
         if info.key not in mapping:
             raise CfrlabError(f"OpenSpiel policy lacks information state {info.key!r}")
         probs = _distribution(info.key, mapping[info.key], _our_actions(tree, info.node, name))
