@@ -87,7 +87,7 @@ def test_kuhn_best_response_is_best_pure_strategy(seed):
         assert ev == pytest.approx(value, abs=1e-12)
 
 
-@pytest.mark.parametrize("name", ["kuhn", "leduc", "kuhn-5"])
+@pytest.mark.parametrize("name", ["kuhn", "leduc", "kuhn-5", "kuhn-60"])
 def test_best_response_matches_naive_walk(name):
     game, tree, model = setup(name)
     for seed in (3, 4):

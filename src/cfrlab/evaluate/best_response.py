@@ -33,7 +33,7 @@ def _walk(engine: Engine, sigma: np.ndarray, player: int, mode: int):
     ns = engine.num_states
     scale = np.ones(R)
     K.forward(engine.nodes, engine.row_offset, engine.legal, lay.node_off, engine.pmap, engine.pmap_off,
-              sbase, ns, sigma, sigma, reach, True)
+              sbase, ns, sigma, sigma, reach, -1)
     K.terminals(lay.groups, lay.term_util, engine.optab, engine.opbuf, sbase, ns, scale, player, reach, values)
     trav = np.array([player == 0, player == 1])
     br_action = np.zeros(engine.num_rows, dtype=np.int8)

@@ -48,36 +48,37 @@ FULL, PCS, CS = 0, 1, 2
 
 @njit(cache=NUMBA_CACHE)
 def _regret_match_rows(regret, legal, d, row, L, sigma):
-    nl = 0
-    for a in range(3):
-        if legal[d, a]:
-            nl += 1
+    l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
+    uni = 1.0 / (int(l0) + int(l1) + int(l2))
     for s in range(L):
-        tot = 0.0
-        for a in range(3):
-            if legal[d, a] and regret[row + s, a] > 0.0:
-                tot += regret[row + s, a]
+        r0 = regret[row + s, 0] if l0 and regret[row + s, 0] > 0.0 else 0.0
+        r1 = regret[row + s, 1] if l1 and regret[row + s, 1] > 0.0 else 0.0
+        r2 = regret[row + s, 2] if l2 and regret[row + s, 2] > 0.0 else 0.0
+        tot = r0 + r1 + r2
         if tot > 0.0:
-            for a in range(3):
-                x = regret[row + s, a]
-                sigma[row + s, a] = x / tot if (legal[d, a] and x > 0.0) else 0.0
+            inv = 1.0 / tot
+            sigma[row + s, 0] = r0 * inv
+            sigma[row + s, 1] = r1 * inv
+            sigma[row + s, 2] = r2 * inv
         else:
-            for a in range(3):
-                sigma[row + s, a] = 1.0 / nl if legal[d, a] else 0.0
+            sigma[row + s, 0] = uni if l0 else 0.0
+            sigma[row + s, 1] = uni if l1 else 0.0
+            sigma[row + s, 2] = uni if l2 else 0.0
 
 
 @njit(cache=NUMBA_CACHE)
 def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, sigma,
-            reach, fixed_policy):
-    """Reach of both players at every node (preorder). Unless ``fixed_policy``, sigma is
-    first set by regret matching at each decision node's rows of the walk."""
+            reach, rm_player):
+    """Reach of both players at every node (preorder). sigma is first set by regret matching
+    at the decision nodes of ``rm_player`` (0 or 1; 2 = both; -1 = none: sigma is fixed)."""
     N = nodes.shape[0]
     o = node_off[0]
     for s in range(ns_eff[0]):
         reach[0, o + s] = 1.0
         reach[1, o + s] = 1.0
     for n in range(N):
-        if not fixed_policy and nodes[n, COL_KIND] == DECISION:
+        if rm_player >= 0 and nodes[n, COL_KIND] == DECISION and (
+                rm_player == 2 or nodes[n, COL_PLAYER] == rm_player):
             q = nodes[n, COL_PLAYER]
             r = nodes[n, COL_ROUND]
             d = nodes[n, COL_DECISION]
@@ -119,31 +120,38 @@ def terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, i, reach, v
         if B == 1 and L == H and stride == H and H >= GEMM_MIN:
             Gm = opbuf[off:off + H * H].reshape(H, H)
             Rm = reach[o_, go:go + T * H].reshape(T, H)
-            V = np.dot(Rm, Gm)
+            np.dot(Rm, Gm, values[i, go:go + T * H].reshape(T, H))  # BLAS, in place
             for t in range(T):
                 u = term_util[i, ts + t] * sc
                 base = go + t * H
                 for s in range(H):
-                    values[i, base + s] = V[t, s] * u
+                    values[i, base + s] *= u
             continue
+        b_lo = y0 // H
+        b_hi = (y0 + L - 1) // H
         for t in range(T):
             base = go + t * stride
             u = term_util[i, ts + t] * sc
             for s in range(L):
                 values[i, base + s] = 0.0
-            for sp in range(L):
-                rr = reach[o_, base + sp]
-                if rr == 0.0:
+            for b in range(b_lo, b_hi + 1):
+                bH = b * H
+                xlo = max(x0, bH) - x0
+                xhi = min(x0 + L, bH + H) - x0
+                if xhi <= xlo:
                     continue
-                rr *= u
-                y = y0 + sp
-                b = y // H
-                k = y - b * H
-                boff = off + (b % K) * H * H + k * H - b * H
-                lo = max(x0, b * H)
-                hi = min(x0 + L, (b + 1) * H)
-                for x in range(lo, hi):
-                    values[i, base + x - x0] += rr * opbuf[boff + x]
+                ylo = max(y0, bH) - y0
+                yhi = min(y0 + L, bH + H) - y0
+                # G block row k starts at blk + k * H; local x index is (x0 + xl - bH)
+                blk = off + (b % K) * H * H + (x0 - bH)
+                for yl in range(ylo, yhi):
+                    rr = reach[o_, base + yl]
+                    if rr == 0.0:
+                        continue
+                    rr *= u
+                    ro = blk + (y0 + yl - bH) * H
+                    for xl in range(xlo, xhi):
+                        values[i, base + xl] += rr * opbuf[ro + xl]
 
 
 @njit(cache=NUMBA_CACHE)
@@ -317,8 +325,10 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
                        R, sbase, ns_eff, scale)
         if cfgi[0]:  # alternating updates: player 0 then player 1 sees 0's new strategy
             for i in range(2):
+                # full width: only the player updated by the previous pass has a new sigma
+                rm = 1 - i if (sampling == FULL and it + i > 0) else 2
                 forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret,
-                        sigma, reach, False)
+                        sigma, reach, rm)
                 terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, i, reach, values)
                 trav[0] = i == 0
                 trav[1] = i == 1
@@ -326,7 +336,7 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
                          sigma, reach, values, trav, MODE_CFR, regret, avg, cfgi, cfgf, t, br_dummy)
         else:
             forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, sigma,
-                    reach, False)
+                    reach, 2)
             terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, 0, reach, values)
             terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, 1, reach, values)
             trav[0] = True
