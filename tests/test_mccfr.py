@@ -180,3 +180,23 @@ def test_factory_and_errors(kuhn):
         es.load_state_dict(s.state_dict())
     with pytest.raises(CfrlabError):
         enumerate_deals(load_game("holdem-limit"))
+
+
+def test_checkpoint_file_resumes_bit_for_bit(kuhn, tmp_path):
+    # through the solve driver's checkpoint files (npz + JSON header, no pickle)
+    from cfrlab.solvers.driver import Checkpointer, RunState
+
+    for algorithm in ("es", "os"):
+        whole = kuhn.solver(algorithm, seed=5)
+        whole.iterate(5_000)
+        first = kuhn.solver(algorithm, seed=5)
+        first.iterate(2_000)
+        identity = {"game": kuhn.game.to_text(), "model_hash": kuhn.model.hash, "algorithm": algorithm,
+                    "params": first.params, "seed": 5}
+        ck = Checkpointer(tmp_path / f"{algorithm}.npz", identity)
+        ck.save(first, RunState())
+        resumed = kuhn.solver(algorithm, seed=5)
+        ck.load(resumed)
+        resumed.iterate(3_000)
+        np.testing.assert_array_equal(whole.avg, resumed.avg)
+        np.testing.assert_array_equal(whole.regret, resumed.regret)
