@@ -17,7 +17,8 @@ Readable situations (``Strategy.action_probs``) use the ACPC match-state notatio
 * ``cards`` is the ACPC ``<cards>`` field as the acting player sees it: hole cards by position
   separated by ``|``, then ``/`` and each round's board cards: ``"Ks|/Kh"`` (position 0 holds Ks,
   board Kh), ``"|Qs/Kh"`` (position 1 holds Qs). Without ``|`` the hole cards are the acting
-  player's: Kuhn ``"Ks"``, Leduc ``"Ks/Kh"``.
+  player's: Kuhn ``"Ks"``, Leduc ``"Ks/Kh"``. After round 0 the labels that ``strategy show``
+  prints (``describe_state``: ``"Ks|Kh"``, hole then board) are accepted too.
 """
 
 from __future__ import annotations
@@ -76,19 +77,10 @@ def model_kind(model) -> str:
 
 
 def row_offsets(tree, model) -> np.ndarray:
-    """``row_offset[d]`` for each decision (int64[D+1], last entry = rows), see ENGINE.md."""
-    try:
-        from cfrlab.solvers import tree_layout
-    except ImportError:
-        tree_layout = None
-    if tree_layout is not None:
-        off = np.asarray(tree_layout(tree, model), dtype=np.int64)
-        if len(off) == len(tree.decision_node):
-            last = off[-1] + model.num_states[int(tree.round[tree.decision_node[-1]])]
-            off = np.append(off, last)
-        return off
-    sizes = [model.num_states[int(tree.round[n])] for n in tree.decision_node]
-    return np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+    """``row_offset`` int64[D + 1] of the policy layout (ENGINE.md); the last entry is the row count."""
+    from cfrlab.solvers.engine import tree_layout
+
+    return tree_layout(tree, model)
 
 
 def is_ante_game(game: GameDef) -> bool:
@@ -242,14 +234,13 @@ class Strategy:
             raise FileMismatchError(f"{path} was solved with model {_short(header.get('model_hash'))}, "
                                     f"not with model {_short(model.hash)}")
         s = cls(file_game, np.ascontiguousarray(policy), header, None, model, None)
-        if model is None and header.get("model_kind", LOSSLESS) == LOSSLESS:
-            if str(s.model.hash) != str(header.get("model_hash")):
-                raise FileMismatchError(f"{path} was solved with lossless model {_short(header.get('model_hash'))}, "
-                                        f"this cfrlab builds {_short(s.model.hash)} for that game")
-        if model is not None or header.get("model_kind", LOSSLESS) == LOSSLESS:
-            if int(s.row_offset[-1]) != policy.shape[0]:
-                raise CfrlabError(f"{path}: corrupt strategy file ({policy.shape[0]} rows, the game "
-                                  f"has {int(s.row_offset[-1])})")
+        lossless = header.get("model_kind", LOSSLESS) == LOSSLESS
+        if model is None and lossless and str(s.model.hash) != str(header.get("model_hash")):
+            raise FileMismatchError(f"{path} was solved with lossless model {_short(header.get('model_hash'))}, "
+                                    f"this cfrlab builds {_short(s.model.hash)} for that game")
+        if (model is not None or lossless) and int(s.row_offset[-1]) != policy.shape[0]:
+            raise CfrlabError(f"{path}: corrupt strategy file ({policy.shape[0]} rows, the game "
+                              f"has {int(s.row_offset[-1])})")
         return s
 
     # queries ------------------------------------------------------------------------
@@ -282,7 +273,7 @@ class Strategy:
         rnd = int(tree.round[node])
         if position is not None and position != actor:
             raise CfrlabError(f"player {actor} acts at {tree.betting[node]!r}, not player {position}")
-        hole, board = parse_situation_cards(game, cards, actor)
+        hole, board = parse_situation_cards(game, cards, actor, rnd)
         need_board = game.total_board_cards(rnd)
         if len(board) != need_board:
             raise CfrlabError(f"round {rnd + 1} of {_game_label(game)} shows {need_board} board card(s), "
@@ -345,12 +336,16 @@ def describe_state(model, rnd: int, s: int) -> str:
         return f"#{s}"
 
 
-def parse_situation_cards(game: GameDef, cards: str, actor: int) -> tuple[list[int], list[int]]:
-    """(hole cards of ``actor``, board cards) from ``"Ks|/Kh"``, ``"|Qs/Kh"`` or ``"Ks/Kh"``."""
+def parse_situation_cards(game: GameDef, cards: str, actor: int, rnd: int = 0) -> tuple[list[int], list[int]]:
+    """(hole cards of ``actor``, board cards) from ``"Ks|/Kh"``, ``"|Qs/Kh"``, ``"Ks/Kh"``, or
+    (after round 0) the ``"Ks|Kh"`` labels of ``describe_state``."""
     text = cards.strip()
     hole_part, _, board_part = text.partition("/")
-    if "|" in hole_part:
-        fields = hole_part.split("|")
+    fields = hole_part.split("|")
+    if len(fields) == 2 and "/" not in text and rnd > 0 and game.num_players == 2:
+        # describe_state's "hole|board" (what `strategy show` prints), unambiguous after round 0
+        hole_txt, board_part = fields
+    elif len(fields) > 1:
         if len(fields) != game.num_players:
             raise CfrlabError(f"{cards!r}: expected {game.num_players} hole-card fields separated by '|'")
         hole_txt = fields[actor]

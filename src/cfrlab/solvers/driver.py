@@ -69,6 +69,7 @@ class RunState:
     first_chunk_seconds: float | None = None  # this process's first iterate(1): numba compile
     history: list[tuple[int, float, float]] = field(default_factory=list)  # (iteration, solver s, expl)
     resumed_from: int | None = None
+    run_seconds: float = 0.0      # solver time in this process (not saved)
 
     @property
     def last(self) -> tuple[int, float, float] | None:
@@ -223,6 +224,7 @@ def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
     """
     run = run if run is not None else RunState()
     run.first_chunk_seconds = None
+    run.run_seconds = 0.0
     if stop.target is not None and not eval_every:
         raise CfrlabError("--target needs exploitability measurements (--eval-every N)")
     rate: float | None = None
@@ -273,6 +275,7 @@ def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
             solver.iterate(n)
             dt = time.perf_counter() - t
             run.solver_seconds += dt
+            run.run_seconds += dt
             if run.first_chunk_seconds is None:
                 run.first_chunk_seconds = dt  # numba compile lands here: not used for the rate
             elif dt > 0:

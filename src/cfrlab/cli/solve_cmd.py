@@ -1,0 +1,345 @@
+"""``cfrlab solve`` (run a solver to a stop rule, with progress, checkpoints and resume)
+and ``cfrlab exploit`` (exact best response to a strategy file)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from cfrlab import known_values
+from cfrlab.errors import CfrlabError
+from cfrlab.games import GameDef, load_game
+from cfrlab.games.builtins import builtin_text
+from cfrlab.solvers.driver import (
+    ALGORITHMS,
+    DEFAULT_EVAL_EVERY,
+    Checkpointer,
+    Interrupted,
+    RunResult,
+    StopRule,
+    Tick,
+    run_solve,
+)
+from cfrlab.strategy import (
+    Strategy,
+    build_tree_for,
+    expected_value,
+    format_unit,
+    from_unit,
+    model_for_game,
+    to_unit,
+    unit_of,
+)
+
+KNOWN_VALUES = {"kuhn": known_values.KUHN_GAME_VALUE, "leduc": known_values.LEDUC_GAME_VALUE}
+
+
+def checkpoint_path(out: Path) -> Path:
+    """``leduc.npz`` -> ``leduc.ckpt.npz`` (next to the strategy file)."""
+    stem = out.name.removesuffix(".npz")
+    return out.with_name(stem + ".ckpt.npz")
+
+
+def parse_params(items: list[str] | None) -> dict[str, Any]:
+    """``["alpha=1.5", "alternating=false"]`` -> ``{"alpha": 1.5, "alternating": False}``."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise CfrlabError(f"--param expects KEY=VALUE, got {item!r}")
+        v = raw.strip()
+        low = v.lower()
+        value: Any
+        if low in ("none", "null"):
+            value = None
+        elif low in ("true", "yes"):
+            value = True
+        elif low in ("false", "no"):
+            value = False
+        else:
+            try:
+                value = int(v)
+            except ValueError:
+                try:
+                    value = float(v)
+                except ValueError:
+                    value = v
+        out[key.strip()] = value
+    return out
+
+
+def effective_params(solver) -> dict[str, Any]:
+    p = getattr(solver, "params", {})
+    if dataclasses.is_dataclass(p):
+        return dataclasses.asdict(p)
+    return dict(p)
+
+
+def known_value(game: GameDef) -> float | None:
+    for name, value in KNOWN_VALUES.items():
+        if builtin_text(name) is not None and load_game(name).to_text() == game.to_text():
+            return value
+    return None
+
+
+def game_label(game: GameDef, given: str) -> str:
+    return game.name or Path(given).stem
+
+
+def size_report(game: GameDef, tree, model, algorithm: str) -> tuple[str, dict[str, Any]]:
+    from cfrlab.solvers.engine import get_engine
+
+    states = [int(s) for s in model.num_states]
+    rows = sum(states[int(tree.round[n])] for n in tree.decision_node)
+    mem = get_engine(tree, model).memory_estimate()
+    info = {"nodes": int(tree.num_nodes), "decisions": int(tree.num_decisions),
+            "private_states": states, "infosets": rows, "memory_mb": mem / 2**20}
+    text = (f"size: {tree.num_nodes:,} public nodes, {tree.num_decisions:,} decisions "
+            f"({'/'.join(str(x) for x in tree.decisions_by_round())} by round); private states per round "
+            f"{' / '.join(f'{s:,}' for s in states)}; {rows:,} information sets; "
+            f"memory estimate {_mb(mem)}")
+    return text, info
+
+
+def _mb(nbytes: float) -> str:
+    return f"{nbytes / 2**20:.1f} MB" if nbytes >= 2**20 else f"{nbytes / 1024:.0f} kB"
+
+
+class ProgressView:
+    """A rich progress bar on stderr: iterations, iterations/s, latest exploitability."""
+
+    def __init__(self, game: GameDef, algorithm: str, stop: StopRule, enabled: bool = True):
+        self.game = game
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(),
+            TextColumn("{task.fields[it]}"), TextColumn("{task.fields[speed]}"),
+            TextColumn("{task.fields[expl]}"), TimeElapsedColumn(),
+            console=Console(stderr=True), disable=not enabled, transient=False)
+        self.task = self.progress.add_task(algorithm, total=1000, it="", speed="", expl="")
+
+    def __enter__(self):
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.progress.__exit__(*exc)
+
+    def update(self, t: Tick) -> None:
+        speed = f"{t.iterations_per_second:,.0f} it/s" if t.iterations_per_second else ""
+        expl = (f"expl {format_unit(self.game, t.exploitability)} @ {t.measured_at:,}"
+                if t.exploitability is not None else "")
+        self.progress.update(self.task, completed=1000 * (t.fraction or 0.0),
+                             it=f"{t.iterations:,} it", speed=speed, expl=expl)
+
+
+def prepare_output(out: Path | None, resume: bool, force: bool, checkpoint_every: int | None) -> Path | None:
+    """Refuse to overwrite without --force; return the checkpoint path (None: no checkpoints)."""
+    if out is None:
+        if resume or checkpoint_every:
+            raise CfrlabError("--resume and --checkpoint-every need --out FILE (the checkpoint sits next to it)")
+        return None
+    ckpt = checkpoint_path(out)
+    if force:
+        ckpt.unlink(missing_ok=True)
+    elif resume:
+        if not ckpt.exists() and out.exists():
+            raise CfrlabError(f"{out} exists but there is no checkpoint {ckpt} to resume from; "
+                              "use --force to solve again and overwrite it")
+    else:
+        if out.exists():
+            raise CfrlabError(f"{out} exists; use --resume to continue its run or --force to overwrite it")
+        if ckpt.exists():
+            raise CfrlabError(f"{ckpt} holds an unfinished run; use --resume to continue it or --force to start over")
+    return ckpt if (checkpoint_every or resume) else None
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("solve")
+    def solve(
+        game: Annotated[str, typer.Argument(help="built-in game name (kuhn, leduc, ...) or .game file")],
+        algorithm: Annotated[str, typer.Option("--algorithm", "-a", help=f"one of {', '.join(ALGORITHMS)}")],
+        iterations: Annotated[int | None, typer.Option("--iterations", "-n", help="stop after N iterations in all")] = None,
+        seconds: Annotated[float | None, typer.Option("--seconds", "-s", help="stop after S seconds of solving")] = None,
+        target: Annotated[float | None, typer.Option("--target", "-t",
+                                     help="stop once exploitability <= T (chips for ante games, mbb/g for blinds)")] = None,
+        seed: Annotated[int | None, typer.Option("--seed", help="seed of the sampling solvers (reproducible runs)")] = None,
+        param: Annotated[list[str] | None, typer.Option("--param", "-p", help="solver parameter KEY=VALUE (e.g. alpha=1.5)")] = None,
+        eval_every: Annotated[int | None, typer.Option("--eval-every", help="measure exploitability every N iterations")] = None,
+        checkpoint_every: Annotated[int | None, typer.Option("--checkpoint-every", help="checkpoint every N iterations")] = None,
+        out: Annotated[Path | None, typer.Option("--out", "-o", help="strategy file (.npz) to write")] = None,
+        resume: Annotated[bool, typer.Option("--resume", help="continue from the checkpoint next to --out")] = False,
+        force: Annotated[bool, typer.Option("--force", help="overwrite --out and discard its checkpoint")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
+        show: Annotated[int, typer.Option("--show", help="print the opening moves for the first N private states")] = 0,
+        progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show the progress bar")] = True,
+    ) -> None:
+        """Solve a 2-player limit game; print exploitability and (with --out) save the strategy."""
+        g = load_game(game)
+        alg = algorithm.lower()
+        if alg not in ALGORITHMS:
+            raise CfrlabError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+        params = parse_params(param)
+        if eval_every is not None and eval_every < 1 or checkpoint_every is not None and checkpoint_every < 1:
+            raise CfrlabError("--eval-every and --checkpoint-every must be at least 1")
+        console = Console(highlight=False, soft_wrap=True)
+        label = game_label(g, game)
+        stop = None if alg == "lp" else StopRule(iterations, seconds, None if target is None else from_unit(g, target))
+        ckpt = prepare_output(out, resume, force, checkpoint_every)
+        tree, model = build_tree_for(g), model_for_game(g)
+        size_text, size_info = size_report(g, tree, model, alg)
+        console.print(f"[bold]{label}[/]: {g.summary()}")
+        console.print(size_text)
+        if alg == "lp":
+            strategy, result = _solve_lp(g, tree, model, console)
+        else:
+            strategy, result = _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every,
+                                                checkpoint_every, ckpt, console, progress)
+        if out is not None:
+            strategy.save(out)
+        _report(g, label, strategy, result, out, ckpt, console)
+        if show:
+            from cfrlab.cli.strategy_cmd import print_opening
+
+            print_opening(strategy, show, console)
+        if as_json:
+            summary = {"game": label, **_summary(g, strategy, result), **size_info,
+                       "out": None if out is None else str(out)}
+            sys.stdout.flush()
+            print(json.dumps(summary))
+
+    @app.command("exploit")
+    def exploit(
+        file: Annotated[Path, typer.Argument(help="strategy file (.npz)")],
+        as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
+    ) -> None:
+        """Exact best response to a strategy: what each seat's best response wins, exploitability."""
+        from cfrlab.evaluate.best_response import best_response_values
+
+        s = Strategy.load(file)
+        g = s.game
+        b0, b1 = best_response_values(s.tree, s.model, s.policy)
+        expl = 0.5 * (b0 + b1)
+        value = s.game_value()
+        unit = unit_of(g)
+        print(s.describe())
+        print(f"best response as player 0 wins {to_unit(g, b0):.6g} {unit}; "
+              f"as player 1 wins {to_unit(g, b1):.6g} {unit}")
+        print(f"exploitability {format_unit(g, expl)} (mean of the two); "
+              f"value of the strategy against itself for player 0: {to_unit(g, value):.6g} {unit}")
+        if as_json:
+            print(json.dumps({"game": g.name or str(file), "file": str(file), "algorithm": s.algorithm,
+                              "iterations": s.iterations, "unit": unit,
+                              "exploitability": to_unit(g, expl), "exploitability_chips": expl,
+                              "best_response_values": [to_unit(g, b0), to_unit(g, b1)],
+                              "game_value": to_unit(g, value)}))
+
+
+def _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every, checkpoint_every,
+                     ckpt, console, show_progress):
+    from cfrlab.evaluate.best_response import exploitability
+    from cfrlab.solvers import make_solver
+
+    solver = make_solver(tree, model, alg, seed=seed, **params)
+    run = None
+    identity = {"game": g.to_text(), "game_name": label, "model_hash": str(model.hash),
+                "algorithm": alg, "params": effective_params(solver), "seed": seed}
+    checkpointer = Checkpointer(ckpt, identity) if ckpt is not None else None
+    if checkpointer is not None and checkpointer.exists():
+        run = checkpointer.load(solver)
+        console.print(f"resuming from {ckpt} at iteration {solver.iterations:,}")
+    elif checkpointer is not None and checkpoint_every is None:
+        console.print(f"no checkpoint {ckpt} yet: starting at iteration 0")
+    every = eval_every or DEFAULT_EVAL_EVERY.get(alg, 10)
+    rule = [f"{stop.iterations:,} iterations" if stop.iterations else None,
+            f"{stop.seconds:g} s" if stop.seconds else None,
+            f"exploitability <= {format_unit(g, stop.target)}" if stop.target else None]
+    console.print(f"solving with {alg} until {' or '.join(r for r in rule if r)} "
+                  f"(exploitability measured every {every:,} iterations)")
+    interactive = show_progress and Console(stderr=True).is_terminal
+    try:
+        with ProgressView(g, alg, stop, enabled=interactive) as view:
+            result = run_solve(solver, stop, lambda: exploitability(tree, model, solver.average_policy()),
+                               eval_every=every, checkpoint=checkpointer, checkpoint_every=checkpoint_every,
+                               run=run, on_tick=view.update)
+    except Interrupted as e:
+        where = f"; checkpoint {e.checkpoint} saved: run the same command with --resume to continue" \
+            if e.checkpoint else "; nothing saved (use --out FILE --checkpoint-every N to keep progress)"
+        print(f"cfrlab: interrupted at iteration {e.iterations:,}{where}", file=sys.stderr)
+        raise SystemExit(130) from None
+    expl = result.exploitability
+    strategy = Strategy.from_solver(
+        solver, g, tree=tree, model=model, algorithm=alg, params=effective_params(solver),
+        seed=getattr(solver, "seed", seed), seconds=result.state.solver_seconds, exploitability=expl,
+        game_value=expected_value(tree, model, solver.average_policy(), solver.average_policy()),
+        extra={"stopped_by": result.stopped_by})
+    return strategy, result
+
+
+def _solve_lp(g, tree, model, console):
+    from cfrlab.solvers.lp import solve_lp
+
+    console.print("solving the sequence-form linear program with HiGHS (exact)")
+    t = time.perf_counter()
+    policy, value = solve_lp(tree, model)
+    seconds = time.perf_counter() - t
+    strategy = Strategy.from_policy(g, policy, tree=tree, model=model, algorithm="lp", seconds=seconds,
+                                    game_value=value)
+    strategy.header["exploitability"] = strategy.exploitability()
+    return strategy, None
+
+
+def _summary(g: GameDef, strategy: Strategy, result: RunResult | None) -> dict[str, Any]:
+    h = strategy.header
+    out = {"algorithm": h["algorithm"], "iterations": h["iterations"], "seconds": h["seconds"],
+           "exploitability": to_unit(g, h["exploitability"]), "exploitability_chips": h["exploitability"],
+           "unit": unit_of(g), "game_value": to_unit(g, h["game_value"]), "game_value_chips": h["game_value"],
+           "params": h.get("params"), "seed": h.get("seed")}
+    if result is not None:
+        st = result.state
+        first = st.first_chunk_seconds or 0.0
+        done_here = result.iterations - (st.resumed_from or 0)
+        steady = st.run_seconds - first
+        out.update({"stopped_by": result.stopped_by, "eval_seconds": st.eval_seconds,
+                    "first_iteration_seconds": first, "resumed_from": st.resumed_from,
+                    "iterations_per_second": _rate(done_here, steady),
+                    "history": [list(x) for x in st.history[-200:]]})
+    return out
+
+
+def _rate(iterations: int, seconds: float | None) -> float | None:
+    if seconds is None or seconds <= 0 or iterations <= 1:
+        return None
+    return (iterations - 1) / seconds
+
+
+def _report(g, label, strategy, result, out, ckpt, console) -> None:
+    h = strategy.header
+    unit = unit_of(g)
+    if result is None:
+        console.print(f"[bold]solved {label} exactly[/] in {h['seconds']:.2f} s")
+    else:
+        s = _summary(g, strategy, result)
+        rate = s["iterations_per_second"]
+        speed = f" ({rate:,.0f} it/s" if rate else " ("
+        speed += f"; first iteration incl. compile {s['first_iteration_seconds']:.2f} s)"
+        why = {"target": "target reached", "iterations": "iteration budget used",
+               "seconds": "time budget used"}[result.stopped_by]
+        console.print(f"[bold]solved {label} with {h['algorithm']}[/]: {h['iterations']:,} iterations in "
+                      f"{h['seconds']:.3f} s{speed}; {why}")
+    expl = h["exploitability"]
+    milli = f" = {1000 * expl:.3g} milli-chips" if unit == "chips" else ""
+    console.print(f"exploitability [bold]{format_unit(g, expl)}[/]{milli}")
+    known = known_value(g)
+    kv = f" (known value {known:.9f})" if known is not None else ""
+    console.print(f"game value for player 0: {to_unit(g, h['game_value']):.6f} {unit}{kv}")
+    if out is not None:
+        extra = f"; checkpoint {ckpt}" if ckpt is not None and ckpt.exists() else ""
+        console.print(f"saved {out}{extra}")

@@ -1,0 +1,158 @@
+"""``cfrlab strategy show|export|import``, and the strategy tables ``cfrlab solve --show`` prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cfrlab.errors import CfrlabError
+from cfrlab.games import load_game
+from cfrlab.strategy import DECISION, Strategy
+
+MAX_ROWS = 60  # private states listed per node by default (kuhn-100 has 100, HULHE buckets fewer)
+
+
+def action_names(strategy: Strategy, node: int) -> list[str]:
+    """Names of the legal actions at a decision: check/bet when nothing is to call."""
+    legal = strategy.tree.legal[int(strategy.tree.decision[node])]
+    names = ("fold", "call", "raise") if legal[0] else ("fold", "check", "bet")
+    return [names[a] for a in range(3) if legal[a]]
+
+
+def node_title(strategy: Strategy, node: int) -> str:
+    tree = strategy.tree
+    b = tree.betting[node]
+    who = f"P{int(tree.player[node])}"
+    return f"{who} opens" if b == "" else f"{who} after {b}"
+
+
+def opening_nodes(strategy: Strategy) -> list[int]:
+    """The root and the decisions right after it: the first moves of a hand."""
+    tree = strategy.tree
+    nodes = [0]
+    for c in tree.children(0):
+        if int(tree.kind[c]) == DECISION:
+            nodes.append(int(c))
+    return nodes
+
+
+def strategy_table(strategy: Strategy, nodes: list[int], max_rows: int | None, *,
+                   title: str | None = None) -> Table:
+    """One row per private state (of the first node's round), a column group per node."""
+    tree = strategy.tree
+    rnd = int(tree.round[nodes[0]])
+    labels, _, _ = strategy.node_table(nodes[0])
+    n = len(labels)
+    shown = list(range(n if max_rows is None else min(n, max_rows)))
+    t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    t.add_column("cards" if rnd == 0 else "cards|board", style="bold")
+    groups = []
+    for node in nodes:
+        if int(tree.round[node]) != rnd:
+            raise CfrlabError("strategy_table: nodes of different rounds")
+        _, _, probs = strategy.node_table(node)
+        names = action_names(strategy, node)
+        for j, name in enumerate(names):
+            t.add_column(f"{node_title(strategy, node)}\n{name}" if j == 0 else f"\n{name}", justify="right")
+        groups.append(probs)
+    for s in shown:
+        cells = [labels[s]]
+        for probs in groups:
+            row = probs[s]
+            best = int(np.argmax(row))
+            for j, p in enumerate(row):
+                txt = f"{p:.3f}"
+                cells.append(f"[bold green]{txt}[/]" if j == best and p >= 0.5 else
+                             (f"[dim]{txt}[/]" if p < 0.005 else txt))
+        t.add_row(*cells)
+    if len(shown) < n:
+        t.caption = f"{len(shown)} of {n} private states shown"
+        t.caption_justify = "left"
+    return t
+
+
+def print_opening(strategy: Strategy, rows: int, console: Console) -> None:
+    """The strategy's opening moves: the root and its children, ``rows`` private states."""
+    nodes = opening_nodes(strategy)
+    console.print(strategy_table(strategy, nodes, rows,
+                                 title="Opening moves (probabilities; P0 is ACPC position 1)"))
+
+
+def register(app: typer.Typer) -> None:
+    strategy_app = typer.Typer(help="Inspect, export and import strategy files.", no_args_is_help=True)
+    app.add_typer(strategy_app, name="strategy")
+
+    @strategy_app.command("show")
+    def show(
+        file: Annotated[Path, typer.Argument(help="strategy file (.npz) written by `cfrlab solve`")],
+        betting: Annotated[str | None, typer.Option("--betting", "-b",
+                                    help="ACPC betting string of the situation, e.g. 'rc/r' ('' = root)")] = None,
+        cards: Annotated[str | None, typer.Option("--cards", "-c",
+                                  help="the acting player's cards, e.g. 'Ks', 'Ks/Kh' or ACPC '|Ks/Kh'")] = None,
+        rows: Annotated[int, typer.Option("--rows", help="private states listed per situation")] = MAX_ROWS,
+    ) -> None:
+        """Print a strategy's header and its action probabilities in readable situations."""
+        s = Strategy.load(file)
+        console = Console(highlight=False, soft_wrap=True)
+        if betting is None and cards is None:
+            console.print(s.describe())
+            print_opening(s, rows, console)
+            return
+        node = s.node_of(betting or "")
+        if cards is not None:
+            probs = s.action_probs(cards, betting or "")
+            names = action_names(s, node)
+            text = ", ".join(f"{n} {p:.4f}" for n, p in zip(names, probs.values()))
+            console.print(s.describe())
+            console.print(f"{node_title(s, node)}, holding {cards}: {text}")
+            return
+        console.print(s.describe())
+        console.print(strategy_table(s, [node], rows))
+
+    @strategy_app.command("export")
+    def export(
+        file: Annotated[Path, typer.Argument(help="strategy file (.npz)")],
+        out: Annotated[Path, typer.Option("--out", "-o", help="where to write the exported file")],
+        fmt: Annotated[str, typer.Option("--format", help="export format (openspiel)")] = "openspiel",
+        force: Annotated[bool, typer.Option("--force", help="overwrite an existing --out")] = False,
+    ) -> None:
+        """Write a strategy in another program's format (OpenSpiel info-state JSON)."""
+        _check_format(fmt)
+        _check_out(out, force)
+        from cfrlab.interop.openspiel import save_openspiel_json
+
+        count = save_openspiel_json(out, Strategy.load(file))
+        print(f"wrote {count} OpenSpiel information states to {out}")
+
+    @strategy_app.command("import")
+    def import_(
+        file: Annotated[Path, typer.Argument(help="file to import (OpenSpiel info-state JSON)")],
+        game: Annotated[str, typer.Option("--game", "-g", help="game of the policy: kuhn or leduc")],
+        out: Annotated[Path, typer.Option("--out", "-o", help="strategy file (.npz) to write")],
+        fmt: Annotated[str, typer.Option("--format", help="import format (openspiel)")] = "openspiel",
+        force: Annotated[bool, typer.Option("--force", help="overwrite an existing --out")] = False,
+    ) -> None:
+        """Read another program's strategy into a cfrlab strategy file."""
+        _check_format(fmt)
+        _check_out(out, force)
+        from cfrlab.interop.openspiel import load_openspiel_json
+
+        s = load_openspiel_json(file, load_game(game))
+        s.header["exploitability"] = s.exploitability()
+        s.save(out)
+        print(f"imported {file} as {out}: exploitability {s.header['exploitability']:.6g} chips")
+
+
+def _check_format(fmt: str) -> None:
+    if fmt.lower() != "openspiel":
+        raise CfrlabError(f"unknown format {fmt!r}; supported: openspiel")
+
+
+def _check_out(out: Path, force: bool) -> None:
+    if out.exists() and not force:
+        raise CfrlabError(f"{out} exists; pass --force to overwrite it")
