@@ -399,6 +399,51 @@ def _log_lines(game, ta, deals, vals, term, start, half, names, totals) -> list[
     return out
 
 
+# -- crosstables ------------------------------------------------------------------------------
+
+
+def crosstable(game: GameDef | str, agents: list, hands: int, *, labels: list[str] | None = None,
+               seed: int | None = None, duplicate: bool = True, engine: str = "auto",
+               progress: Progress | None = None) -> dict:
+    """Every pair plays one match on the same deals (one seed for all).
+
+    Returns a JSON-ready dict: ``players``, ``unit``, ``mean[i][j]`` / ``ci95[i][j]`` (row
+    i's winnings against column j in the game's unit; ``mean[j][i] = -mean[i][j]``),
+    ``row_mean`` (row i's average over its opponents) and ``matches`` (every summary).
+    """
+    from cfrlab.agents.registry import make_agent
+
+    game = load_game(game)
+    seed = int.from_bytes(os.urandom(4), "little") if seed is None else int(seed)
+    built = [make_agent(a, game, seed) if isinstance(a, str) else a for a in agents]
+    labels = list(labels or [getattr(a, "name", f"agent{i}") for i, a in enumerate(built)])
+    if len(set(labels)) != len(labels):
+        labels = [f"{lab}#{i + 1}" for i, lab in enumerate(labels)]
+    k = len(built)
+    f = display_factor(game)
+    mean = [[0.0] * k for _ in range(k)]
+    ci = [[0.0] * k for _ in range(k)]
+    matches = []
+    per_match = hands * (2 if duplicate else 1)
+    done = 0
+    for i in range(k):
+        for j in range(i + 1, k):
+            def sub(d, _t, base=done):
+                if progress is not None:
+                    progress(base + d, per_match * k * (k - 1) // 2)
+            res = play_match(game, built[i], built[j], hands, seed=seed, duplicate=duplicate,
+                             names=(labels[i], labels[j]), engine=engine, progress=sub)
+            est = res.overall()
+            mean[i][j], mean[j][i] = est.mean * f, 0.0 - est.mean * f
+            ci[i][j] = ci[j][i] = est.ci95 * f
+            matches.append(res.summary())
+            done += per_match
+    row_mean = [sum(mean[i][j] for j in range(k) if j != i) / max(k - 1, 1) for i in range(k)]
+    return {"game": game.name or "custom", "players": labels, "unit": unit_name(game), "hands": hands,
+            "duplicate": duplicate, "seed": seed, "mean": mean, "ci95": ci, "row_mean": row_mean,
+            "matches": matches}
+
+
 # -- exact expected values ------------------------------------------------------------------
 
 

@@ -1,0 +1,197 @@
+"""``cfrlab match`` and ``cfrlab crosstable``: agents against each other, with 95% CIs."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cfrlab.errors import CfrlabError
+
+AGENT_HELP = ("a built-in bot (always-fold, always-call, always-raise/teddy, probe, random, value) "
+              "or a strategy file (PATH, PATH:greedy)")
+PROGRESS_MIN_GAMES = 200_000  # fast engine: show progress from this many games
+PROGRESS_MIN_PYTHON = 2_000  # python engine
+
+
+@contextmanager
+def _progress(label: str, total: int, show: bool):
+    """A rich progress bar on stderr (only on a terminal); yields the callback or None."""
+    if not show or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,} games"),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda done, tot: bar.update(task, completed=done)
+
+
+def _fmt(mean: float, ci: float) -> str:
+    return f"{mean:+.2f} ± {ci:.2f}" if abs(mean) < 1e5 else f"{mean:+.4g} ± {ci:.2g}"
+
+
+def _print_match(summary: dict, console: Console) -> None:
+    unit = summary["unit"]
+    f = 1.0 if unit == "chips/g" else 1000.0 / summary["big_blind"]
+    a, b = summary["players"]
+    kind = "duplicate " if summary["duplicate"] else ""
+    t = Table(title=f"{a} vs {b} in {summary['game']}: {summary['hands']:,} {kind}deals, "
+                    f"{summary['games']:,} games, seed {summary['seed']}")
+    t.add_column(f"{a}'s winnings")
+    t.add_column(f"{unit} ± 95% CI", justify="right")
+    t.add_column("games", justify="right")
+    if "exact_chips" in summary:
+        t.add_column(f"exact {unit}", justify="right")
+    rows = [("overall" + (" (per-deal pair means)" if summary["duplicate"] else ""), summary["mean_chips"],
+             summary["ci95_chips"], summary["games"], summary.get("exact_chips"))]
+    for s in summary["per_seat"]:
+        rows.append((f"as {s['label']}", s["mean_chips"], s["ci95_chips"], s["hands"], s.get("exact_chips")))
+    for label, m, ci, n, ex in rows:
+        cells = [label, _fmt(m * f, ci * f), f"{n:,}"]
+        if "exact_chips" in summary:
+            cells.append("" if ex is None else f"{ex * f:+.4f}")
+        t.add_row(*cells)
+    console.print(t)
+    speed = summary.get("hands_per_second")
+    verdict = "significant" if abs(summary["mean_chips"]) > summary["ci95_chips"] else "not significant"
+    console.print(f"{verdict} at 95%; {summary['engine']} engine, {summary['seconds']:.2f} s"
+                  + (f", {speed:,.0f} games/s" if speed else ""))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("match")
+    def match(
+        agent_a: Annotated[str, typer.Argument(metavar="A", help=AGENT_HELP)],
+        agent_b: Annotated[str, typer.Argument(metavar="B", help=AGENT_HELP)],
+        game: Annotated[str, typer.Option("--game", "-g", help="built-in game name or .game file")],
+        hands: Annotated[int, typer.Option("--hands", "-n", help="number of deals (each played twice with --duplicate)")] = 10_000,
+        duplicate: Annotated[bool, typer.Option("--duplicate", "-d", help="play every deal again with the seats swapped")] = False,
+        seed: Annotated[int | None, typer.Option("--seed", "-s", help="deal seed (default: random, printed)")] = None,
+        log: Annotated[Path | None, typer.Option("--log", help="write the hands as an ACPC log (STATE lines, SCORE)")] = None,
+        json_out: Annotated[bool, typer.Option("--json", help="print the summary as one JSON object on the last line")] = False,
+        exact: Annotated[bool, typer.Option("--exact", help="also compute the exact expected value (enumerable games)")] = False,
+        engine: Annotated[str, typer.Option("--engine", help="auto, fast (numba, limit games) or python")] = "auto",
+    ) -> None:
+        """Play A against B; report A's winnings (mbb/g, or chips/g in ante games) with a 95% CI."""
+        from cfrlab.agents.registry import make_agent
+        from cfrlab.evaluate.match import fast_reason, play_match
+        from cfrlab.games import load_game
+
+        if hands < 1:
+            raise CfrlabError("--hands must be at least 1")
+        g = load_game(game)
+        a = make_agent(agent_a, g)
+        b = make_agent(agent_b, g)
+        games = hands * (2 if duplicate else 1)
+        slow = engine == "python" or (engine == "auto" and fast_reason(g, a, b) is not None)
+        show = games >= (PROGRESS_MIN_PYTHON if slow else PROGRESS_MIN_GAMES)
+        with _progress(f"{a.name} vs {b.name}", games, show) as cb:
+            res = play_match(g, a, b, hands, seed=seed, duplicate=duplicate, log=log,
+                             names=(_label(agent_a, a), _label(agent_b, b)), engine=engine,
+                             progress=cb, exact=exact)
+        summary = res.summary()
+        if exact and "exact_chips" not in summary:
+            Console(stderr=True).print("note: no exact value (needs an enumerable game and policy agents)")
+        console = Console(stderr=json_out)
+        _print_match(summary, console)
+        if log:
+            console.print(f"log written to {log}")
+        if json_out:
+            print(json.dumps(summary))
+
+    @app.command("crosstable")
+    def crosstable_cmd(
+        agents: Annotated[list[str], typer.Argument(metavar="AGENT...", help=AGENT_HELP)],
+        game: Annotated[str, typer.Option("--game", "-g", help="built-in game name or .game file")],
+        hands: Annotated[int, typer.Option("--hands", "-n", help="deals per match")] = 10_000,
+        duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", help="duplicate matches (default)")] = True,
+        seed: Annotated[int | None, typer.Option("--seed", "-s", help="deal seed, the same for every match (default: random)")] = None,
+        csv_path: Annotated[Path | None, typer.Option("--csv", help="write one row per ordered pair as CSV")] = None,
+        json_path: Annotated[Path | None, typer.Option("--json-out", help="write the table and every match summary as JSON")] = None,
+        engine: Annotated[str, typer.Option("--engine", help="auto, fast or python")] = "auto",
+    ) -> None:
+        """Every pair of agents plays a match; prints the row player's winnings ± 95% CI."""
+        from cfrlab.agents.registry import make_agent
+        from cfrlab.evaluate.match import crosstable
+        from cfrlab.games import load_game
+
+        if len(agents) < 2:
+            raise CfrlabError("a crosstable needs at least two agents")
+        g = load_game(game)
+        built = [make_agent(s, g) for s in agents]
+        labels = [_label(s, a) for s, a in zip(agents, built)]
+        pairs = len(built) * (len(built) - 1) // 2
+        total = pairs * hands * (2 if duplicate else 1)
+        with _progress("crosstable", total, total >= PROGRESS_MIN_GAMES) as cb:
+            table = crosstable(g, built, hands, labels=labels, seed=seed, duplicate=duplicate,
+                               engine=engine, progress=cb)
+        _print_crosstable(table, Console())
+        if csv_path:
+            _write_csv(table, csv_path)
+        if json_path:
+            from cfrlab.fileio import atomic_write_text
+
+            atomic_write_text(json_path, json.dumps(table, indent=1) + "\n")
+
+
+def _label(spec: str, agent) -> str:
+    p = Path(spec.split(":")[0])
+    return agent.name if not p.suffix else p.stem + (":greedy" if spec.endswith(":greedy") else "")
+
+
+def _print_crosstable(table: dict, console: Console) -> None:
+    from rich import box
+
+    names, unit = table["players"], table["unit"]
+    kind = "duplicate " if table["duplicate"] else ""
+    t = Table(title=f"{table['game']}: row player's winnings in {unit} ± 95% CI "
+                    f"({table['hands']:,} {kind}deals per match, seed {table['seed']})", box=box.SIMPLE_HEAD)
+    cells_by_row = []
+    for i, row in enumerate(names):
+        cells = [row]
+        for j in range(len(names)):
+            if i == j:
+                cells.append("—")
+                continue
+            m, ci = table["mean"][i][j], table["ci95"][i][j]
+            text = _fmt(m, ci).replace(" ± ", "±")
+            cells.append(f"[bold]{text}[/bold]" if abs(m) > ci else text)
+        cells.append(f"{table['row_mean'][i]:+.2f}")
+        cells_by_row.append(cells)
+    headers = ["", *names, "mean"]
+    widths = [max(len(h), *(len(r[k].replace("[bold]", "").replace("[/bold]", "")) for r in cells_by_row))
+              for k, h in enumerate(headers)]
+    for k, h in enumerate(headers):
+        t.add_column(h, justify="left" if k == 0 else "right", no_wrap=True, min_width=widths[k])
+    for cells in cells_by_row:
+        t.add_row(*cells)
+    need = sum(widths) + 3 * len(widths) + 2
+    if need > console.width:  # never crop a crosstable: let the terminal wrap instead
+        console = Console(width=need, file=console.file)
+    console.print(t)
+    console.print("bold: significant at 95%")
+
+
+def _write_csv(table: dict, path: Path) -> None:
+    try:
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["row", "column", f"mean_{table['unit'].replace('/', '_per_')}", "ci95", "unit",
+                        "hands", "duplicate", "seed"])
+            names = table["players"]
+            for i, a in enumerate(names):
+                for j, b in enumerate(names):
+                    if i != j:
+                        w.writerow([a, b, table["mean"][i][j], table["ci95"][i][j], table["unit"],
+                                    table["hands"], table["duplicate"], table["seed"]])
+    except OSError as e:
+        raise CfrlabError(f"{path}: cannot write the CSV ({e.strerror or e})") from None

@@ -1,0 +1,296 @@
+"""The match engine: deals, both engines, duplicate mode, statistics, logs and the CLI."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from test_agents import FLOP_HOLDEM, SMALL_HOLDEM, _random_strategy
+from typer.testing import CliRunner
+
+from cfrlab.agents.base import Agent
+from cfrlab.agents.registry import make_agent
+from cfrlab.agents.strategy_agent import StrategyAgent
+from cfrlab.errors import CfrlabError, IllegalActionError, ParseError
+from cfrlab.evaluate.histories import read_log
+from cfrlab.evaluate.match import crosstable, deal_cards, exact_value, play_match
+from cfrlab.evaluate.stats import estimate
+from cfrlab.games import load_game
+from cfrlab.strategy import Strategy
+
+# -- deals -----------------------------------------------------------------------------------
+
+
+def test_deals_depend_only_on_seed_and_hand_number():
+    g = load_game("holdem-limit")
+    whole = deal_cards(g, seed=42, first_hand=0, n=500)
+    assert np.array_equal(deal_cards(g, seed=42, first_hand=100, n=50), whole[100:150])
+    assert not np.array_equal(deal_cards(g, seed=43, n=500), whole)
+    assert all(len(set(row)) == 9 for row in whole.tolist())
+    assert whole.min() >= 0 and whole.max() <= 51
+
+
+def test_deals_match_the_dealers_python_twin():
+    deal_for_hand = pytest.importorskip("cfrlab.play.deal").deal_for_hand
+    for name in ("kuhn", "leduc", "holdem-limit"):
+        g = load_game(name)
+        got = deal_cards(g, seed=7, n=20)
+        assert [list(r) for r in got.tolist()] == [deal_for_hand(g, 7, h) for h in range(20)]
+
+
+def test_deals_are_uniform_on_leduc():
+    g = load_game("leduc")
+    d = deal_cards(g, seed=1, n=120_000)
+    # every ordered (hole0, hole1, board) triple is one of 120, each with probability 1/120
+    codes = np.unique(d[:, 0].astype(np.int64) * 64 * 64 + d[:, 1] * 64 + d[:, 2], return_counts=True)[1]
+    assert len(codes) == 120
+    chi2 = float(((codes - 1000.0) ** 2 / 1000.0).sum())
+    assert chi2 < 180  # 119 degrees of freedom: p ~ 3e-4 at 180
+
+
+# -- the acceptance figures -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ["fast", "python"])
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_always_fold_loses_exactly_750_mbb_against_always_raise(engine, duplicate):
+    res = play_match("holdem-limit", "always-fold", "always-raise", 400, seed=3, duplicate=duplicate, engine=engine)
+    s = res.summary()
+    assert s["mean_mbb"] == -750.0
+    assert (s["ci95_mbb"] == 0.0) == duplicate  # each duplicate pair loses 15 chips; single hands 5 or 10
+    by_label = {p["label"]: p["mean_mbb"] for p in s["per_seat"]}
+    assert by_label == {"small blind": -500.0, "big blind": -1000.0}
+    assert s["games"] == 400 * (2 if duplicate else 1)
+
+
+def test_an_agent_against_itself_in_duplicate_is_zero_within_its_ci():
+    strat = _random_strategy("leduc", 3)
+    a, b = StrategyAgent(strat), StrategyAgent(strat)
+    res = play_match("leduc", a, b, 20_000, seed=8, duplicate=True)
+    est = res.overall()
+    assert est.ci95 > 0 and abs(est.mean) < est.ci95
+    res = play_match("holdem-limit", "probe", "probe", 20_000, seed=8, duplicate=True)
+    assert abs(res.overall().mean) < res.overall().ci95
+
+
+def _solved_or_random(game, seed):
+    """A CFR strategy when the solvers are there, else a fixed random policy."""
+    try:
+        from cfrlab.solvers import make_solver
+
+        s = Strategy.uniform(game)
+        solver = make_solver(s.tree, s.model, "cfr+")
+        solver.iterate(100)
+        return Strategy.from_policy(s.game, solver.average_policy(), tree=s.tree, model=s.model)
+    except ImportError:  # pragma: no cover
+        return _random_strategy(game, seed)
+
+
+@pytest.mark.parametrize("game", ["kuhn", "leduc"])
+@pytest.mark.parametrize("opponent", ["random", "value", "probe"])
+def test_sampled_mean_agrees_with_exact_value(game, opponent):
+    strat = StrategyAgent(_solved_or_random(game, 4))
+    res = play_match(game, strat, opponent, 40_000, seed=5, exact=True)
+    assert res.exact_chips is not None
+    est = res.overall()
+    assert abs(est.mean - res.exact_chips) < est.ci95
+    for e, ex in zip(res.per_position(), res.exact_per_position):
+        assert abs(e.mean - ex) < e.ci95
+
+
+def test_exact_value_of_simple_bots_in_kuhn():
+    g = load_game("kuhn")
+    ev, per = exact_value(g, make_agent("always-fold", g), make_agent("always-raise", g))
+    assert ev == pytest.approx(-1.0) and per == pytest.approx((-1.0, -1.0))
+    ev, _ = exact_value(g, make_agent("always-call", g), make_agent("always-call", g))
+    assert ev == pytest.approx(0.0)
+
+
+def test_exact_value_of_a_strategy_against_itself_is_the_game_value():
+    strat = _random_strategy("kuhn", 6)
+    agent = StrategyAgent(strat)
+    _, per = exact_value(strat.game, agent, agent)
+    assert per[0] == pytest.approx(strat.game_value())
+    assert per[1] == pytest.approx(-strat.game_value())
+
+
+# -- the two engines agree ----------------------------------------------------------------
+
+
+PAIRS = [("value", "always-call"), ("always-raise", "value:0.6,0.3"), ("always-fold", "value")]
+
+
+@pytest.mark.parametrize("game", ["kuhn", "leduc", SMALL_HOLDEM, "holdem-limit"])
+@pytest.mark.parametrize("pair", PAIRS)
+def test_fast_and_python_engines_agree_hand_by_hand(game, pair, tmp_path):
+    runs = [play_match(game, *pair, 600, seed=13, duplicate=True, engine=e, log=tmp_path / f"{e}.log")
+            for e in ("fast", "python")]
+    assert np.array_equal(runs[0].values, runs[1].values)
+    assert (tmp_path / "fast.log").read_text() == (tmp_path / "python.log").read_text()
+
+
+@pytest.mark.parametrize("game", ["leduc", FLOP_HOLDEM])
+def test_engines_agree_for_greedy_strategies(game):
+    strat = _random_strategy(game, 2)
+    a = StrategyAgent(strat, greedy=True)
+    runs = [play_match(strat.game, a, "value", 500, seed=1, duplicate=True, engine=e) for e in ("fast", "python")]
+    assert np.array_equal(runs[0].values, runs[1].values)
+
+
+def test_sampling_agents_do_not_depend_on_batch_size():
+    a = StrategyAgent(_random_strategy("leduc", 5))
+    r1 = play_match("leduc", a, "probe", 5000, seed=2, duplicate=True, batch=1 << 16)
+    r2 = play_match("leduc", a, "probe", 5000, seed=2, duplicate=True, batch=777)
+    assert np.array_equal(r1.values, r2.values)
+
+
+# -- users' own agents ------------------------------------------------------------------------
+
+
+class PairRaiser(Agent):
+    """Raises with a pair showing (hole + board), otherwise calls."""
+
+    name = "pairs"
+
+    def act(self, view):
+        ranks = [c // 4 for c in view.my_cards + view.visible_board()]
+        legal = view.legal_actions()
+        if len(ranks) != len(set(ranks)) and any(a.startswith("r") for a in legal):
+            return next(a for a in legal if a.startswith("r"))
+        return "c"
+
+
+class Cheater(Agent):
+    name = "cheater"
+
+    def act(self, view):
+        return "r5"
+
+
+def test_a_users_agent_plays_through_the_python_engine(tmp_path):
+    res = play_match("leduc", PairRaiser(), "always-call", 300, seed=4, log=tmp_path / "m.log")
+    assert res.engine == "python"
+    log = read_log(tmp_path / "m.log", load_game("leduc"))
+    assert len(log.hands) == 300
+    assert log.totals_by_name()["pairs"] == pytest.approx(float(res.values.sum()))
+    with pytest.raises(CfrlabError, match="Python agent"):
+        play_match("leduc", PairRaiser(), "always-call", 10, engine="fast")
+
+
+def test_an_illegal_action_names_the_agent():
+    with pytest.raises(IllegalActionError, match="cheater"):
+        play_match("leduc", Cheater(), "always-call", 10, seed=1)
+
+
+def test_no_limit_matches_use_the_python_engine(tmp_path):
+    res = play_match("holdem-nolimit", "random", "value", 200, seed=3, duplicate=True, log=tmp_path / "nl.log")
+    assert res.engine == "python"
+    log = read_log(tmp_path / "nl.log", load_game("holdem-nolimit"))
+    assert len(log.hands) == 400 and len(log.scores) == 2
+    assert log.totals_by_name()["random"] == pytest.approx(float(res.values.astype(np.float64).sum()))
+
+
+# -- statistics ----------------------------------------------------------------------------
+
+
+def test_duplicate_ci_is_over_pair_means():
+    res = play_match("holdem-limit", "value", "probe", 3000, seed=6, duplicate=True)
+    pairs = res.values.astype(np.float64).mean(axis=0)
+    est = res.overall()
+    assert est.n == 3000
+    assert est.mean == pytest.approx(pairs.mean())
+    assert est.ci95 == pytest.approx(1.959963984540054 * pairs.std(ddof=1) / np.sqrt(3000))
+    s = res.summary()
+    assert s["mean_mbb"] == pytest.approx(est.mean * 100) and s["unit"] == "mbb/g"
+
+
+def test_estimate_of_known_samples():
+    e = estimate(np.array([1.0, 2.0, 3.0, 4.0]))
+    assert e.mean == 2.5 and e.n == 4
+    assert e.ci95 == pytest.approx(1.959963984540054 * np.std([1, 2, 3, 4], ddof=1) / 2)
+
+
+# -- hand histories --------------------------------------------------------------------------
+
+
+def test_logs_round_trip_and_totals_match(tmp_path):
+    path = tmp_path / "dup.log"
+    res = play_match("holdem-limit", "value", "probe", 200, seed=9, duplicate=True, log=path)
+    log = read_log(path, load_game("holdem-limit"))
+    assert len(log.hands) == 400 and len(log.scores) == 2
+    assert log.totals_by_name()["value"] == pytest.approx(float(res.values.astype(np.float64).sum()))
+    lines = [ln for ln in path.read_text().splitlines() if ln.startswith("STATE:")]
+    assert [h.to_string() for h in log.hands] == lines
+    for totals, names in log.scores:
+        assert sorted(names) == ["probe", "value"] and sum(totals) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("bad,why", [
+    ("STATE:0:rc/x:5d5c|9hQd/2c3c4c:5|-5:a|b", "not an action"),
+    ("STATE:0:f:5d5c|9hQd:5|-5", "6 ':'-separated fields"),
+    ("STATE:0:f:5d5c|9hQd:7|-7:a|b", "do not match"),
+    ("STATE:0:f:5d5c|5dQd:5|-5:a|b", "twice"),
+])
+def test_malformed_log_lines_give_one_clear_error(tmp_path, bad, why):
+    path = tmp_path / "bad.log"
+    path.write_text("# header\nSTATE:0:f:5d5c|9hQd:5|-5:a|b\n" + bad + "\n")
+    with pytest.raises(ParseError) as e:
+        read_log(path, load_game("holdem-limit"))
+    msg = str(e.value)
+    assert "\n" not in msg and f"{path}:3:" in msg and why in msg
+
+
+# -- crosstable and CLI -------------------------------------------------------------------
+
+
+def test_crosstable_is_antisymmetric_and_uses_one_seed():
+    t = crosstable("leduc", ["always-call", "value", "probe"], 3000, seed=4)
+    m = np.array(t["mean"])
+    assert np.allclose(m, -m.T)
+    assert t["players"] == ["always-call", "value", "probe"] and t["unit"] == "chips/g"
+    assert all(s["seed"] == 4 for s in t["matches"])
+    assert m[1, 0] > 0  # bet-for-value beats always-call
+
+
+def run_cli(*args):
+    from cfrlab.cli.main import app
+
+    return CliRunner().invoke(app, list(args), catch_exceptions=True)
+
+
+def test_match_cli_json_last_line():
+    r = run_cli("match", "always-fold", "teddy", "--game", "holdem-limit", "--hands", "100", "--duplicate",
+                "--seed", "1", "--json")
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout.strip().splitlines()[-1])
+    assert s["hands"] == 100 and s["mean_mbb"] == -750.0 and s["ci95_mbb"] == 0.0
+    assert len(s["per_seat"]) == 2
+
+
+def test_match_cli_chips_for_ante_games_and_exact():
+    r = run_cli("match", "value", "always-call", "-g", "kuhn", "-n", "2000", "--seed", "2", "--json", "--exact")
+    s = json.loads(r.stdout.strip().splitlines()[-1])
+    assert s["unit"] == "chips/g" and "mean_chips" in s and "exact_chips" in s
+
+
+def test_crosstable_cli_writes_csv_and_json(tmp_path):
+    csv_path, json_path = tmp_path / "t.csv", tmp_path / "t.json"
+    r = run_cli("crosstable", "always-call", "always-raise", "value", "-g", "leduc", "-n", "500",
+                "--seed", "3", "--csv", str(csv_path), "--json-out", str(json_path))
+    assert r.exit_code == 0, r.output
+    rows = csv_path.read_text().splitlines()
+    assert len(rows) == 1 + 6 and rows[0].startswith("row,column")
+    assert json.loads(json_path.read_text())["players"] == ["always-call", "always-raise", "value"]
+
+
+def test_cli_errors_are_one_line():
+    r = subprocess.run([sys.executable, "-m", "cfrlab.cli.main", "match", "nobody", "value", "-g", "kuhn"],
+                       check=False, capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert r.stderr.strip().count("\n") == 0 and "unknown agent 'nobody'" in r.stderr
+
+
+def test_three_player_games_are_refused():
+    with pytest.raises(CfrlabError, match="2 players"):
+        play_match("kuhn-3p", "always-call", "always-call", 10)
