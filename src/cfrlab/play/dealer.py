@@ -353,14 +353,15 @@ class Dealer:
                 if is_comment(line):
                     continue
                 state_text, action_text = split_response(line)
-                try:
-                    reply_state = parse_match_state(self.game, state_text)
-                except CfrlabError:
-                    self._warn(seat, "bad state format in response")
-                    continue
-                if reply_state.to_string() != expected:
-                    self._warn(seat, "ignoring un-requested response")
-                    continue
+                if state_text != expected:  # the usual exact echo needs no parsing
+                    try:
+                        reply_state = parse_match_state(self.game, state_text)
+                    except CfrlabError:
+                        self._warn(seat, "bad state format in response")
+                        continue
+                    if reply_state.to_string() != expected:
+                        self._warn(seat, "ignoring un-requested response")
+                        continue
                 if action_text is None:
                     self._warn(seat, "bad action format in response, changed to call")
                     return "c"
