@@ -147,3 +147,26 @@ def test_two_browser_sessions_are_independent(browser):
         assert p2.get_attribute("#score", "data-hands") == "0"
         ctx1.close()
         ctx2.close()
+
+
+def test_nolimit_raise_box(browser):
+    """No-limit: the raise-to box offers the legal range; a typed amount is sent as r<N>."""
+    app = create_app(load_game("holdem-nolimit"), lambda s: CallAgent(), seed=6)
+    with _Server(app) as srv:
+        page = browser.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(srv.url)
+        page.wait_for_selector("body[data-renders='1']")
+        assert page.is_visible("#raise-box")
+        assert page.get_attribute("#raise-amount", "min") == "200"
+        assert page.get_attribute("#raise-amount", "max") == "20000"
+        page.fill("#raise-amount", "450")
+        _click_and_wait(page, "#raise-button")
+        state = page.evaluate("fetch('/api/state').then(r => r.json())")
+        assert "r450c" in state["betting"]
+        page.fill("#raise-amount", "5")  # below the minimum: the server refuses, the page says why
+        page.click("#raise-button")
+        page.wait_for_function("document.querySelector('#error').textContent.length > 0")
+        assert "not legal" in page.inner_text("#error")
+        assert page.evaluate("fetch('/api/state').then(r => r.json())") == state
+        page.close()

@@ -213,3 +213,12 @@ def test_cli_serve_rejects_an_unknown_agent():
     p = subprocess.run([*CFRLAB, "serve", "--vs", "nobody", "--port", str(_free_port())], capture_output=True,
                        text=True, timeout=60, check=False)
     assert p.returncode != 0 and p.stderr.startswith("cfrlab: error: unknown agent")
+
+
+def test_three_player_game_has_two_agents():
+    c = _client(_app("kuhn-3p", CallAgent, seed=1))
+    v = c.get("/api/state").json()
+    assert v["names"] == ["you", "caller-1", "caller-2"] and len(v["seats"]) == 3
+    while not v["hand_over"]:
+        v = c.post("/api/action", json={"action": "c"}).json()
+    assert sum(v["result"]["values"]) == 0 and v["hands_played"] == 1

@@ -166,7 +166,13 @@ class HumanTable:
         self.game = game
         self.agents = list(agents)
         self.seed = secrets.randbits(32) if seed is None else int(seed)
-        self.names = list(names) if names else ["you"] + [getattr(a, "name", "bot") or "bot" for a in agents]
+        if names:
+            self.names = list(names)
+        else:
+            bots = [getattr(a, "name", "bot") or "bot" for a in agents]
+            if len(set(bots)) < len(bots):  # several copies of one agent: number them by seat
+                bots = [f"{b}-{seat}" for seat, b in enumerate(bots, 1)]
+            self.names = ["you", *bots]
         self.hand_number = -1
         self.state: State | None = None
         self.positions: list[int] = []
