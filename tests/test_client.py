@@ -256,3 +256,71 @@ def test_many_clients_at_once_against_one_dealer():
         t.join(WAIT)
     assert res.completed
     assert [out[i].total for i in range(3)] == pytest.approx(res.totals)
+
+
+# -- fuzzing the client ---------------------------------------------------------------------
+
+
+class _Recorder:
+    """Stands in for a LineChannel: records what the client sends."""
+
+    def __init__(self):
+        self.sent = []
+
+    def send_line(self, text):
+        self.sent.append(text)
+
+
+_PIECES = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(["MATCHSTATE:", ":", "|", "/", "r", "c", "f", "r200", "#", ";", "Ks", "Qs", "As", "0", "1",
+                     "MATCHSTATE:0:0::", "MATCHSTATE:1:3:r:", "\r", "99999999999999999999"]),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(_PIECES, max_size=6).map("".join), max_size=10),
+       st.sampled_from(["kuhn", "leduc", "holdem-nolimit"]), st.integers(0, 1000))
+def test_fuzzed_dealer_lines_never_break_the_client(junk, name, seed):
+    """Junk lines mixed into a real hand's lines: the client never raises, answers exactly the
+    valid states on which it must act, and each answer is the line + ':' + a legal action."""
+    from cfrlab.play.client import ACPCClient
+
+    g = load_game(name)
+    state = State(g, deal_for_hand(g, seed, 0))
+    rng = np.random.default_rng(seed)
+    lines = []
+    while True:
+        lines.append(state.match_state(0))
+        if state.is_terminal():
+            break
+        state.apply(str(rng.choice(state.legal_actions())))
+    mixed = list(lines)
+    for j in junk:
+        mixed.insert(int(rng.integers(len(mixed) + 1)), j.replace("\n", " "))
+    client = ACPCClient(g, RaiseAgent(), err=io.StringIO())
+    client.agent.begin_match(g, 0)
+    ch = _Recorder()
+    for ln in mixed:
+        client._on_line(ln, ch)
+    for reply in ch.sent:
+        sent_state, action = split_response(reply)
+        view = parse_match_state(g, sent_state)
+        assert view.is_my_turn() and view.is_legal(action)
+    must_act = [ln for ln in lines if parse_match_state(g, ln).is_my_turn()]
+    assert [split_response(r)[0] for r in ch.sent if split_response(r)[0] in lines] == must_act
+
+
+def test_fuzzed_lines_over_the_network():
+    rng = np.random.default_rng(1)
+    junk = ["".join(chr(int(c)) for c in rng.integers(1, 0x2FF, size=int(rng.integers(0, 60)))).replace("\n", " ")
+            for _ in range(40)]
+    script = []
+    for j in junk[:20]:
+        script.append(("send", j))
+    script += [("send", "MATCHSTATE:0:0::Ks|"), ("reply",)]
+    for j in junk[20:]:
+        script.append(("send", j))
+    script += [("send", "MATCHSTATE:0:0:cc:Ks|Qs")]
+    res, _ = _client(FakeDealer(script))
+    assert res.ok and res.hands == 1 and res.actions == 1
