@@ -143,6 +143,17 @@ def test_sampling_reproducible_and_seeded(leduc):
     assert not np.array_equal(a.avg, c.avg)
 
 
+def test_chance_sampling_pruning_is_exact(leduc):
+    """cs skips subtrees nobody reaches unless averages are discounted; a negligible gamma
+    turns the skipping off and must give the very same tables."""
+    _, tree, model = leduc
+    a = make_solver(tree, model, "cs", seed=4)
+    b = make_solver(tree, model, "cs", seed=4, gamma=1e-300)
+    a.iterate(20_000)
+    b.iterate(20_000)
+    assert np.array_equal(a.regret, b.regret) and np.array_equal(a.avg, b.avg)
+
+
 def test_pcs_on_single_board_game_equals_full_width(kuhn):
     """Kuhn has no board: public chance sampling is then exactly full-width CFR."""
     _, tree, model = kuhn

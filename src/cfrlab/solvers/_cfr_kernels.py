@@ -154,6 +154,38 @@ def terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, i, reach, v
                         values[i, base + xl] += rr * opbuf[ro + xl]
 
 
+@njit(cache=NUMBA_CACHE, inline="always")
+def _discounts(cfgi, cfgf, t):
+    """(positive-regret, negative-regret, average) multipliers applied at iteration t."""
+    pos_f = 1.0
+    neg_f = 1.0
+    tp = float(t - 1)
+    if cfgi[2]:
+        x = tp ** cfgf[0]
+        pos_f = x / (x + 1.0)
+    if cfgi[3]:
+        x = tp ** cfgf[1]
+        neg_f = x / (x + 1.0)
+    avg_f = (tp / t) ** cfgf[2]
+    return pos_f, neg_f, avg_f
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _add_regret(regret, row, a, inst, pos_f, neg_f, floor):
+    R = regret[row, a]
+    R *= pos_f if R > 0.0 else neg_f
+    R += inst
+    if floor and R < 0.0:
+        R = 0.0
+    regret[row, a] = R
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _add_average(avg, sigma, row, w, avg_f):
+    for a in range(3):
+        avg[row, a] = avg[row, a] * avg_f + w * sigma[row, a]
+
+
 @njit(cache=NUMBA_CACHE)
 def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
              reach, values, trav, mode, regret, avg, cfgi, cfgf, t, br_action):
@@ -162,18 +194,7 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
     mode 0: expectation under sigma; 1: CFR regret and average updates at the travelling
     player's rows (iteration t, rule in cfgi/cfgf); 2: best response (max, ``br_action``).
     """
-    pos_f = 1.0
-    neg_f = 1.0
-    avg_f = 1.0
-    if mode == MODE_CFR:
-        tp = float(t - 1)
-        if cfgi[2]:
-            x = tp ** cfgf[0]
-            pos_f = x / (x + 1.0)
-        if cfgi[3]:
-            x = tp ** cfgf[1]
-            neg_f = x / (x + 1.0)
-        avg_f = (tp / t) ** cfgf[2]
+    pos_f, neg_f, avg_f = _discounts(cfgi, cfgf, t)
     floor = cfgi[1]
     N = nodes.shape[0]
     for n in range(N - 1, -1, -1):
@@ -237,18 +258,9 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
                         for ci in range(nc):
                             c = child[fc + ci]
                             a = nodes[c, COL_ACTION]
-                            R = regret[row + s, a]
-                            if R > 0.0:
-                                R *= pos_f
-                            else:
-                                R *= neg_f
-                            R += values[i, node_off[c] + s] - v
-                            if floor and R < 0.0:
-                                R = 0.0
-                            regret[row + s, a] = R
-                        w = reach[i, o + s]
-                        for a in range(3):
-                            avg[row + s, a] = avg[row + s, a] * avg_f + w * sigma[row + s, a]
+                            _add_regret(regret, row + s, a, values[i, node_off[c] + s] - v,
+                                        pos_f, neg_f, floor)
+                        _add_average(avg, sigma, row + s, reach[i, o + s], avg_f)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -343,6 +355,122 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
             trav[1] = True
             backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
                      reach, values, trav, MODE_CFR, regret, avg, cfgi, cfgf, t, br_dummy)
+
+
+@njit(cache=NUMBA_CACHE)
+def _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg, sigma, reach,
+             val, skip_to, trav, pos_f, neg_f, avg_f, floor, prune):
+    """One walk of chance-sampled CFR on scalars: the deal's states are ``st[p, r]``; a
+    showdown is worth ``sd`` (= W / P of the pair) per chip of stake to player 0.
+
+    With ``prune``, a subtree neither player reaches is skipped (its values are 0, so regrets
+    and averages would not change; only valid without discounting)."""
+    N = nodes.shape[0]
+    reach[0, 0] = 1.0
+    reach[1, 0] = 1.0
+    n = 0
+    while n < N:
+        if n > 0:
+            p = nodes[n, COL_PARENT]
+            if nodes[p, COL_KIND] == DECISION:
+                q = nodes[p, COL_PLAYER]
+                row = row_off[nodes[p, COL_DECISION]] + st[q, nodes[p, COL_ROUND]]
+                reach[q, n] = reach[q, p] * sigma[row, nodes[n, COL_ACTION]]
+                reach[1 - q, n] = reach[1 - q, p]
+            else:
+                reach[0, n] = reach[0, p]
+                reach[1, n] = reach[1, p]
+            if prune and reach[0, n] == 0.0 and reach[1, n] == 0.0:
+                skip_to[subtree_end[n] - 1] = n
+                n = subtree_end[n]
+                continue
+        if nodes[n, COL_KIND] == DECISION:
+            q = nodes[n, COL_PLAYER]
+            d = nodes[n, COL_DECISION]
+            _regret_match_rows(regret, legal, d, row_off[d] + st[q, nodes[n, COL_ROUND]], 1, sigma)
+        n += 1
+    n = N - 1
+    while n >= 0:
+        m = skip_to[n]
+        if m >= 0:
+            skip_to[n] = -1
+            val[0, m] = 0.0
+            val[1, m] = 0.0
+            n = m - 1
+            continue
+        kind = nodes[n, COL_KIND]
+        fc = nodes[n, COL_FCHILD]
+        if kind == FOLD:
+            u = node_u[n]
+            val[0, n] = u * reach[1, n]
+            val[1, n] = -u * reach[0, n]
+        elif kind == SHOWDOWN:
+            u = node_u[n] * sd
+            val[0, n] = u * reach[1, n]
+            val[1, n] = -u * reach[0, n]
+        elif kind == CHANCE:
+            val[0, n] = val[0, child[fc]]
+            val[1, n] = val[1, child[fc]]
+        else:
+            q = nodes[n, COL_PLAYER]
+            nc = nodes[n, COL_NCHILD]
+            row = row_off[nodes[n, COL_DECISION]] + st[q, nodes[n, COL_ROUND]]
+            for i in range(2):
+                if i != q:
+                    v = 0.0
+                    for ci in range(nc):
+                        v += val[i, child[fc + ci]]
+                    val[i, n] = v
+                    continue
+                v = 0.0
+                for ci in range(nc):
+                    c = child[fc + ci]
+                    v += sigma[row, nodes[c, COL_ACTION]] * val[i, c]
+                val[i, n] = v
+                if trav[i]:
+                    for ci in range(nc):
+                        c = child[fc + ci]
+                        _add_regret(regret, row, nodes[c, COL_ACTION], val[i, c] - v, pos_f, neg_f, floor)
+                    _add_average(avg, sigma, row, reach[i, n], avg_f)
+        n -= 1
+
+
+@njit(cache=NUMBA_CACHE)
+def run_cs_iterations(nodes, child, row_off, legal, node_u, subtree_end, pmap, pmap_off, optab, opbuf,
+                      fold_op, sd_op, regret, avg, sigma, reach, val, cfgi, cfgf, t0, n_iter, uniforms,
+                      cdf):
+    """Chance-sampled CFR (Zinkevich 2007): one joint deal per iteration, scalar walks.
+
+    ``node_u`` float64[N]: player 0's winnings at a fold, the stake at a showdown;
+    ``reach`` and ``val`` float64[2, N] scratch."""
+    R = fold_op.shape[0]
+    st = np.zeros((2, R), dtype=np.int64)
+    ns_eff = np.ones(R, dtype=np.int64)
+    scale = np.ones(R)
+    trav = np.zeros(2, dtype=np.bool_)
+    off, K, H = optab[sd_op, 0], optab[sd_op, 1], optab[sd_op, 3]
+    skip_to = np.full(nodes.shape[0], -1, dtype=np.int64)
+    prune = not cfgi[2] and not cfgi[3] and cfgf[2] == 0.0
+    for it in range(n_iter):
+        t = t0 + it + 1
+        _sample_cs(uniforms[it, 0], uniforms[it, 1], cdf, optab, opbuf, fold_op, pmap, pmap_off,
+                   R, st, ns_eff, scale)
+        s0 = st[0, R - 1]
+        s1 = st[1, R - 1]
+        b = s0 // H
+        sd = opbuf[off + (b % K) * H * H + (s1 - b * H) * H + (s0 - b * H)] * scale[R - 1]
+        pos_f, neg_f, avg_f = _discounts(cfgi, cfgf, t)
+        if cfgi[0]:
+            for i in range(2):
+                trav[0] = i == 0
+                trav[1] = i == 1
+                _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg,
+                         sigma, reach, val, skip_to, trav, pos_f, neg_f, avg_f, cfgi[1], prune)
+        else:
+            trav[0] = True
+            trav[1] = True
+            _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg, sigma,
+                     reach, val, skip_to, trav, pos_f, neg_f, avg_f, cfgi[1], prune)
 
 
 @njit(cache=NUMBA_CACHE)

@@ -80,7 +80,7 @@ class CFRSolver:
         self._sigma = np.zeros((e.num_rows, 3))
         self._rng = np.random.default_rng(seed) if params.sampling != "full" else None
         self._setup_sampling()
-        self._reach, self._values = self._layout.arenas()
+        self._reach, self._values = self._layout.arenas() if params.sampling != "cs" else (None, None)
         self._cfgi = np.array([params.alternating, params.regret_floor, params.alpha is not None,
                                params.beta is not None], dtype=np.int64)
         self._cfgf = np.array([params.alpha or 0.0, params.beta or 0.0, params.gamma], dtype=np.float64)
@@ -105,6 +105,8 @@ class CFRSolver:
             marg = np.concatenate([blocks[b % Kb].sum(axis=0) for b in range(B)])
             self._cdf = np.cumsum(marg)
             self._layout = e.layout(np.ones(R, dtype=np.int64))
+            N = len(e.nodes)
+            self._cs_scratch = (np.zeros((2, N)), np.zeros((2, N)))
             return
         if e.block_parents is None:
             raise CfrlabError("public chance sampling needs a chance model with board blocks "
@@ -137,6 +139,14 @@ class CFRSolver:
     def _run(self, n: int) -> None:
         e, lay = self.engine, self._layout
         uniforms = self._rng.random((n, 2)) if self._rng is not None else np.zeros((0, 2))
+        if self.params.sampling == "cs":
+            reach, val = self._cs_scratch
+            K.run_cs_iterations(
+                e.nodes, e.child, e.row_offset, e.legal, e.node_u, e.subtree_end, e.pmap, e.pmap_off,
+                e.optab, e.opbuf, e.fold_op, e.showdown_ops[0], self.regret, self.avg, self._sigma,
+                reach, val, self._cfgi, self._cfgf, self.iterations, n, uniforms, self._cdf)
+            self.iterations += n
+            return
         K.run_iterations(
             e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off, lay.groups,
             lay.term_util, e.optab, e.opbuf, self.regret, self.avg, self._sigma, self._reach,

@@ -82,6 +82,15 @@ class Engine:
         dec_sizes = np.diff(self.row_offset)
         self.decision_of_row = np.repeat(np.arange(tree.num_decisions, dtype=np.int64), dec_sizes)
         self.player_of_row = tree.player[tree.decision_node][self.decision_of_row].astype(np.int8)
+        # player 0's winnings at a fold, the stake at a showdown (chance-sampled walks)
+        sp = tree.spent.astype(np.float64)
+        self.node_u = np.where(tree.kind == FOLD, np.where(tree.player == 0, -sp[:, 0], sp[:, 1]),
+                               np.where(tree.kind == SHOWDOWN, sp[:, 0], 0.0))
+        # preorder: node n's subtree is n .. subtree_end[n] - 1
+        self.subtree_end = np.arange(1, tree.num_nodes + 1, dtype=np.int64)
+        for n in range(tree.num_nodes - 1, 0, -1):
+            p = tree.parent[n]
+            self.subtree_end[p] = max(self.subtree_end[p], self.subtree_end[n])
         self.pmap_off = np.concatenate([[0], np.cumsum(self.num_states)[:-1]]).astype(np.int64)
         self.pmap = np.concatenate([np.asarray(model.parent[r], dtype=np.int64) for r in range(R)])
         self._build_ops(model)
