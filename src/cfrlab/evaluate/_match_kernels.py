@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from cfrlab.cards._eval_kernels import rank7, rank_cards
+from cfrlab.cards._eval_kernels import rank5, rank6, rank7, rank_cards
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 
@@ -254,24 +254,41 @@ def strength_class(hs, raise_at, call_at):
     return 0
 
 
+@njit(cache=True)
+def _rank_k(buf, k):
+    """rank_cards(buf[:k]) with the unrolled 5/6/7-card evaluators (hold'em boards)."""
+    if k == 7:
+        return rank7(buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6])
+    if k == 6:
+        return rank6(buf[0], buf[1], buf[2], buf[3], buf[4], buf[5])
+    if k == 5:
+        return rank5(buf[0], buf[1], buf[2], buf[3], buf[4])
+    return rank_cards(buf[:k])
+
+
 @njit(cache=True, parallel=True)
 def value_bot_states(deals, num_hole, board_end, combos, combo_id, preflop_hs, raise_at, call_at):
     """Strength classes int32[n, 2, R] of both positions per round for 2-player deals.
 
     ``board_end[r]`` = board cards visible in round r; ``combo_id[c0, c1]`` the row of a
     holding in ``combos`` (``combo_id[c, c]`` for one-card holdings); ``preflop_hs[m]`` the HS
-    of holding m with no board (used when a round shows no board card).
+    of holding m with no board (used when a round shows no board card). Rounds with board
+    cards need card ids below 64 (a standard deck): clashes are tested with bit masks.
     """
     n = deals.shape[0]
     nr = board_end.shape[0]
     m_all = combos.shape[0]
     out = np.empty((n, 2, nr), dtype=np.int32)
     b0 = 2 * num_hole
+    cmask = np.zeros(m_all, dtype=np.uint64)
+    if board_end[nr - 1] > 0:
+        for m in range(m_all):
+            for a in range(num_hole):
+                cmask[m] |= np.uint64(1) << np.uint64(combos[m, a])
     nchunks = min(n, 64)
     for c in prange(nchunks):
         ranks = np.empty(m_all, dtype=np.int64)
-        buf_cap = num_hole + board_end[nr - 1]
-        buf = np.empty(buf_cap, dtype=np.int64)
+        buf = np.empty(num_hole + board_end[nr - 1], dtype=np.int64)
         mine = np.empty(2, dtype=np.int64)
         for i in range(c * n // nchunks, (c + 1) * n // nchunks):
             for p in range(2):
@@ -285,37 +302,29 @@ def value_bot_states(deals, num_hole, board_end, combos, combo_id, preflop_hs, r
                         out[i, p, r] = strength_class(preflop_hs[mine[p]], raise_at, call_at)
                     continue
                 k = num_hole + nb
+                bmask = np.uint64(0)
                 for j in range(nb):
                     buf[num_hole + j] = deals[i, b0 + j]
+                    bmask |= np.uint64(1) << np.uint64(deals[i, b0 + j])
                 for m in range(m_all):
-                    clash = False
-                    for a in range(num_hole):
-                        for j in range(nb):
-                            if combos[m, a] == deals[i, b0 + j]:
-                                clash = True
-                    if clash:
+                    if cmask[m] & bmask:
                         ranks[m] = -1
                         continue
                     for a in range(num_hole):
                         buf[a] = combos[m, a]
-                    ranks[m] = rank_cards(buf[:k])
+                    ranks[m] = _rank_k(buf, k)
                 for p in range(2):
                     my = ranks[mine[p]]
+                    hmask = cmask[mine[p]]
                     wins2 = 0
                     count = 0
                     for m in range(m_all):
-                        if ranks[m] < 0:
+                        rm = ranks[m]
+                        if rm < 0 or cmask[m] & hmask:
                             continue
-                        clash = False
-                        for a in range(num_hole):
-                            for q in range(num_hole):
-                                if combos[m, a] == deals[i, p * num_hole + q]:
-                                    clash = True
-                        if clash:
-                            continue
-                        if my > ranks[m]:
+                        if my > rm:
                             wins2 += 2
-                        elif my == ranks[m]:
+                        elif my == rm:
                             wins2 += 1
                         count += 1
                     out[i, p, r] = strength_class(wins2 / (2.0 * count), raise_at, call_at)
