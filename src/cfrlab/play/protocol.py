@@ -11,6 +11,8 @@ import re
 import socket
 import time
 
+from cfrlab.games.state import format_value
+
 VERSION = "2.0.0"
 VERSION_LINE = f"VERSION:{VERSION}"
 MAX_LINE = 4095
@@ -47,8 +49,7 @@ def split_response(line: str) -> tuple[str, str | None]:
 
 def format_chips(value: float) -> str:
     """ACPC's value format: ``%.6f`` with trailing zeros (and a bare point) removed."""
-    text = f"{float(value):.6f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    return format_value(value)
 
 
 def format_score(totals, names) -> str:

@@ -12,7 +12,7 @@ terminal renders it with rich, the web app sends it as is. Card texts are ACPC (
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cfrlab.agents.base import Agent
@@ -354,5 +354,3 @@ class HumanTable:
             "text": f"You {verdict}" + (f" {abs(you):g} chip{'s' if abs(you) != 1 else ''}" if you else " the pot"),
         }
 
-
-AgentFactory = Callable[[int | None], Agent]
