@@ -261,3 +261,18 @@ def test_lossless_batch_states_equal_model_deal_states(game):
     deals = deal_cards(game, seed=9, n=300)
     want = np.array([model.deal_states([int(c) for c in d]) for d in deals])
     assert np.array_equal(batch_states(model, deals), want)
+
+
+def test_python_agent_classes_load_from_a_file(tmp_path):
+    src = tmp_path / "mine.py"
+    src.write_text("from cfrlab.agents import Agent\n\n"
+                   "class Caller(Agent):\n    name = 'mine'\n\n    def act(self, view):\n        return 'c'\n\n"
+                   "class NotAnAgent:\n    pass\n")
+    agent = make_agent(f"py:{src}:Caller", "leduc")
+    assert agent.name == "mine" and agent.act(view("leduc", "MATCHSTATE:0:0::Ks|")) == "c"
+    for bad, why in [(f"py:{src}:NotAnAgent", "not an Agent"), (f"py:{src}:Missing", "not an Agent"),
+                     ("py:no_such_module_xyz:A", "cannot load"), (f"py:{tmp_path}/nope.py:A", "no such file"),
+                     ("py:justaname", "py:FILE.py:ClassName")]:
+        with pytest.raises(CfrlabError, match=why) as e:
+            make_agent(bad, "leduc")
+        assert "\n" not in str(e.value)

@@ -8,7 +8,9 @@ Specs:
 * a strategy file ``PATH`` (``.npz`` from ``cfrlab solve``), optionally followed by options
   after a colon: ``PATH:greedy`` plays each row's most likely action instead of sampling;
   ``PATH:abstraction=FILE`` names the abstraction a bucketed strategy was solved in (when
-  the strategy file does not say); options combine with commas (``PATH:greedy,abstraction=F``).
+  the strategy file does not say); options combine with commas (``PATH:greedy,abstraction=F``);
+* your own Python agent class: ``py:FILE.py:ClassName`` or ``py:package.module:ClassName``
+  (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md).
 """
 
 from __future__ import annotations
@@ -70,6 +72,37 @@ def _load_abstraction(path: str, game: GameDef):
     return load_abstraction(path, game)
 
 
+def load_python_agent(target: str) -> Agent:
+    """``FILE.py:ClassName`` or ``package.module:ClassName`` -> an instance (no arguments)."""
+    import importlib
+    import importlib.util
+
+    where, _, cls_name = target.rpartition(":")
+    if not where or not cls_name:
+        raise CfrlabError(f"a Python agent is 'py:FILE.py:ClassName' or 'py:module:ClassName', got 'py:{target}'")
+    try:
+        if where.endswith(".py"):
+            path = Path(where)
+            if not path.is_file():
+                raise CfrlabError(f"py:{target}: no such file {where}")
+            spec = importlib.util.spec_from_file_location(f"cfrlab_user_agent_{path.stem}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
+        else:
+            module = importlib.import_module(where)
+    except CfrlabError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the user's code: report it in one line
+        raise CfrlabError(f"py:{target}: cannot load {where} ({type(e).__name__}: {e})") from None
+    cls = getattr(module, cls_name, None)
+    if not isinstance(cls, type) or not issubclass(cls, Agent):
+        raise CfrlabError(f"py:{target}: {cls_name} is not an Agent subclass in {where}")
+    try:
+        return cls()
+    except Exception as e:  # noqa: BLE001 - the user's constructor
+        raise CfrlabError(f"py:{target}: {cls_name}() failed ({type(e).__name__}: {e})") from None
+
+
 def make_agent(spec: str, game: GameDef | str, seed: int | None = None) -> Agent:
     """An agent from a bot name or a strategy file path (see the module docstring).
 
@@ -83,10 +116,13 @@ def make_agent(spec: str, game: GameDef | str, seed: int | None = None) -> Agent
         agent = BOTS[key]()
     elif key.startswith("value:"):
         agent = _value_bot(key[len("value:"):])
+    elif text.startswith("py:"):
+        agent = load_python_agent(text[3:])
     else:
         path, opts = _split_options(text)
         if not Path(path).is_file():
-            raise CfrlabError(f"unknown agent {text!r}: not a bot ({bot_names()}) and no such strategy file")
+            raise CfrlabError(f"unknown agent {text!r}: not a bot ({bot_names()}), a strategy file "
+                              "or a py:FILE.py:Class agent")
         agent = load_strategy_agent(path, game, greedy="greedy" in opts, abstraction=opts.get("abstraction"))
     agent.begin_match(game, seed)
     return agent
