@@ -72,6 +72,10 @@ class LogWriter:
         self.comment(f"name/game/hands/seed {safe_name(match_name)} {safe_name(game.name or 'game')} "
                      f"{hands} {seed if seed is not None else 0}")
 
+    @property
+    def file(self) -> TextIO:
+        return self._f
+
     def comment(self, text: str) -> None:
         self._f.write(f"# {text}\n")
 

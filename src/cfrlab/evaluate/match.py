@@ -23,6 +23,8 @@ Cards depend only on (seed, hand number) (``deal_cards``), as with the ACPC deal
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -199,8 +201,8 @@ def play_match(game: GameDef | str, a: Agent | str, b: Agent | str, hands: int, 
     if hands < 1:
         raise CfrlabError("a match needs at least one hand")
     seed = int.from_bytes(os.urandom(4), "little") if seed is None else int(seed)
-    if seed < 0:
-        raise CfrlabError("the seed must be non-negative")
+    if not 0 <= seed < 2**64:
+        raise CfrlabError("the seed must be an integer from 0 to 2**64 - 1")
     if isinstance(a, str):
         a = make_agent(a, game, seed)
     if isinstance(b, str):
@@ -348,34 +350,41 @@ def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress,
     off_b = np.ascontiguousarray(fb.offsets, np.int32)
     total = halves * hands
     term = np.empty(min(batch, hands), dtype=np.int32)
-    logged: list[list[str]] = [[] for _ in range(halves)]
     totals = np.zeros((halves, 2))
-    for start in range(0, hands, batch):
-        m = min(batch, hands - start)
-        deals = deal_cards(game, seed, start, m)
-        winner = K.showdown_winners(deals, game.num_hole_cards, nb)
-        pa = fa.states(deals) if fa.states is not None else dummy
-        pb = fb.states(deals) if fb.states is not None else dummy
-        for half in range(halves):
-            out = values[half, start:start + m]
-            K.play_hands(ta.kind, ta.player, ta.rnd, ta.decision, ta.next_node, ta.spent, 0,
-                         pol_a, off_a, pa, 0 if fa.states is None else 1, fa.greedy,
-                         pol_b, off_b, pb, 0 if fb.states is None else 1, fb.greedy,
-                         winner, a_positions(start, m, half), np.uint64(seed),
-                         K.STREAM_ACTIONS + half, start, out, term[:m])
-            if writer is not None:
-                logged[half].extend(_log_lines(game, ta, deals, out, term[:m], start, half, names, totals[half]))
-        if writer is not None and halves == 1:
-            writer.write(logged[0])
-            logged[0] = []
-        if progress is not None:
-            progress(halves * (start + m), total)
-    if writer is not None:
-        for half in range(halves):
-            if half == 1:
+    # the second half's lines wait in a temporary file: the log is written half by half
+    spool = tempfile.TemporaryFile("w+", encoding="utf-8") if writer is not None and halves == 2 else None  # noqa: SIM115
+    try:
+        for start in range(0, hands, batch):
+            m = min(batch, hands - start)
+            deals = deal_cards(game, seed, start, m)
+            winner = K.showdown_winners(deals, game.num_hole_cards, nb)
+            pa = fa.states(deals) if fa.states is not None else dummy
+            pb = fb.states(deals) if fb.states is not None else dummy
+            for half in range(halves):
+                out = values[half, start:start + m]
+                K.play_hands(ta.kind, ta.player, ta.rnd, ta.decision, ta.next_node, ta.spent, 0,
+                             pol_a, off_a, pa, 0 if fa.states is None else 1, fa.greedy,
+                             pol_b, off_b, pb, 0 if fb.states is None else 1, fb.greedy,
+                             winner, a_positions(start, m, half), np.uint64(seed),
+                             K.STREAM_ACTIONS + half, start, out, term[:m])
+                if writer is not None:
+                    lines = _log_lines(game, ta, deals, out, term[:m], start, half, names, totals[half])
+                    if half == 0:
+                        writer.write(lines)
+                    else:
+                        spool.write("\n".join(lines) + "\n")
+            if progress is not None:
+                progress(halves * (start + m), total)
+        if writer is not None:
+            writer.score(totals[0], names)
+            if spool is not None:
                 writer.comment(DUPLICATE_MARK.lstrip("# "))
-            writer.write(logged[half])
-            writer.score(totals[half], names if half == 0 else (names[1], names[0]))
+                spool.seek(0)
+                shutil.copyfileobj(spool, writer.file)
+                writer.score(totals[1], (names[1], names[0]))
+    finally:
+        if spool is not None:
+            spool.close()
 
 
 def _log_lines(game, ta, deals, vals, term, start, half, names, totals) -> list[str]:
