@@ -35,8 +35,10 @@ def _progress(label: str, total: int, show: bool):
         yield lambda done, tot: bar.update(task, completed=done)
 
 
-def _fmt(mean: float, ci: float) -> str:
-    return f"{mean:+.2f} ± {ci:.2f}" if abs(mean) < 1e5 else f"{mean:+.4g} ± {ci:.2g}"
+def _fmt(mean: float, ci: float, unit: str = "mbb/g") -> str:
+    """mbb/g with 2 decimals, chips/g (ante games, values near 1) with 4."""
+    d = 4 if unit == "chips/g" else 2
+    return f"{mean:+.{d}f} ± {ci:.{d}f}" if abs(mean) < 1e5 else f"{mean:+.4g} ± {ci:.2g}"
 
 
 def _print_match(summary: dict, console: Console) -> None:
@@ -56,7 +58,7 @@ def _print_match(summary: dict, console: Console) -> None:
     for s in summary["per_seat"]:
         rows.append((f"as {s['label']}", s["mean_chips"], s["ci95_chips"], s["hands"], s.get("exact_chips")))
     for label, m, ci, n, ex in rows:
-        cells = [label, _fmt(m * f, ci * f), f"{n:,}"]
+        cells = [label, _fmt(m * f, ci * f, unit), f"{n:,}"]
         if "exact_chips" in summary:
             cells.append("" if ex is None else f"{ex * f:+.4f}")
         t.add_row(*cells)
@@ -163,9 +165,9 @@ def _print_crosstable(table: dict, console: Console) -> None:
                 cells.append("—")
                 continue
             m, ci = table["mean"][i][j], table["ci95"][i][j]
-            text = _fmt(m, ci).replace(" ± ", "±")
+            text = _fmt(m, ci, unit).replace(" ± ", "±")
             cells.append(f"[bold]{text}[/bold]" if abs(m) > ci else text)
-        cells.append(f"{table['row_mean'][i]:+.2f}")
+        cells.append(f"{table['row_mean'][i]:+.{4 if unit == 'chips/g' else 2}f}")
         cells_by_row.append(cells)
     headers = ["", *names, "mean"]
     widths = [max(len(h), *(len(r[k].replace("[bold]", "").replace("[/bold]", "")) for r in cells_by_row))
