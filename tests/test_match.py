@@ -294,3 +294,19 @@ def test_cli_errors_are_one_line():
 def test_three_player_games_are_refused():
     with pytest.raises(CfrlabError, match="2 players"):
         play_match("kuhn-3p", "always-call", "always-call", 10)
+
+
+def test_reads_a_captured_acpc_dealer_log(tmp_path):
+    # lines captured from the ACPC dealer (ACPC.md 2.8 and 3.2)
+    path = tmp_path / "acpc.log"
+    path.write_text("# name/game/hands/seed py_call_vs_ex holdem.limit.2p.reverse_blinds.game 1000 0\n"
+                    "#--t_response 600000\n"
+                    "STATE:0:f:5d5c|9hQd:5|-5:PyCall|Example\n"
+                    "STATE:1:crc/rc/cc/cc:6sKs|5dJd/2sTh2h/Qh/8h:30|-30:Example|PyCall\n"
+                    "SCORE:-25|25:PyCall|Example\n")
+    log = read_log(path, load_game("holdem-limit"))
+    assert log.totals_by_name() == {"PyCall": -25.0, "Example": 25.0}
+    assert log.scores == [([-25.0, 25.0], ["PyCall", "Example"])]
+    leduc = tmp_path / "leduc.log"
+    leduc.write_text("STATE:0:rc/rc:Ks|Qs/Kh:7|-7:PyRand|Ex\nSTATE:3:cc/rc:Kh|Ks/Qs:0|0:Ex|PyRand\n")
+    assert [h.values for h in read_log(leduc, load_game("leduc")).hands] == [[7.0, -7.0], [0.0, 0.0]]
