@@ -310,3 +310,10 @@ def test_reads_a_captured_acpc_dealer_log(tmp_path):
     leduc = tmp_path / "leduc.log"
     leduc.write_text("STATE:0:rc/rc:Ks|Qs/Kh:7|-7:PyRand|Ex\nSTATE:3:cc/rc:Kh|Ks/Qs:0|0:Ex|PyRand\n")
     assert [h.values for h in read_log(leduc, load_game("leduc")).hands] == [[7.0, -7.0], [0.0, 0.0]]
+
+
+def test_a_score_line_that_does_not_add_up_is_refused(tmp_path):
+    path = tmp_path / "s.log"
+    path.write_text("STATE:0:f:5d5c|9hQd:5|-5:PyCall|Example\nSCORE:-5|5:PyCall|Example\n")
+    with pytest.raises(ParseError, match="does not match the hands"):
+        read_log(path, load_game("holdem-limit"))

@@ -14,7 +14,8 @@ into one file (the second after a ``# duplicate half: seats swapped`` comment), 
 dealer runs with the same seed would.
 
 ``read_log`` parses every line with the rules engine (``cfrlab.games.parse_log_line``),
-checks that each hand's values are the payoffs its cards and betting give, and raises one
+checks that each hand's values are the payoffs its cards and betting give and that each
+``SCORE`` line adds up the hands since the previous one (per name), and raises one
 ``ParseError`` naming the file and line number for anything malformed.
 """
 
@@ -171,11 +172,20 @@ def _check_values(rec: LogLine, where: str) -> None:
 def read_log(path: str | Path, game: GameDef, verify: bool = True) -> MatchLog:
     """Parse a whole log (see the module docstring); one ParseError names file and line."""
     log = MatchLog(game)
+    section: dict[str, float] = {}  # totals by name since the last SCORE line
     for item in iter_log(path, game, verify):
         if isinstance(item, LogLine):
             log.hands.append(item)
-        else:
-            log.scores.append(item)
+            for name, v in zip(item.names, item.values):
+                section[name] = section.get(name, 0.0) + v
+            continue
+        totals, names = item
+        if verify and section and any(abs(section.get(n, 0.0) - t) > 1e-6 for n, t in zip(names, totals)):
+            got = "|".join(format_value(section.get(n, 0.0)) for n in names)
+            raise ParseError(f"{path}: SCORE:{'|'.join(format_value(t) for t in totals)}:{'|'.join(names)} does "
+                             f"not match the hands above it (they add up to {got})")
+        log.scores.append(item)
+        section = {}
     if not log.hands:
         raise ParseError(f"{path}: no STATE lines (not an ACPC match log?)")
     return log
