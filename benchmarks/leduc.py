@@ -17,7 +17,8 @@ convention as cfrlab's) is not. Each run stops at 1e-5 or at its time cap.
 
 With --json the last line is one JSON object: ``solvers`` (name -> {iterations_per_second,
 seconds_to_1e-3, seconds_to_1e-4, seconds_to_1e-5, ...}), ``openspiel`` (same shape for
-``cfr+`` and ``cfr``), ``speedup_cfr+_1e-3`` (OpenSpiel's seconds / cfrlab's), and
+``cfr+`` and ``cfr``), ``speedup_cfr+_1e-3`` (OpenSpiel's seconds / cfrlab's; the CFR
+ratios use ``cfr-alternating``, whose iterates are OpenSpiel CFRSolver's), and
 ``peak_rss_mb``. A threshold not reached within the cap is null.
 """
 
@@ -33,7 +34,12 @@ import time
 
 THRESHOLDS = (1e-3, 1e-4, 1e-5)
 RATIO = 1.03  # measurement schedule: next measurement at iteration * RATIO (at least +1)
-ALL_SOLVERS = ("cfr", "cfr+", "lcfr", "dcfr", "cs", "pcs", "es", "os")
+ALL_SOLVERS = ("cfr", "cfr-alternating", "cfr+", "lcfr", "dcfr", "cs", "pcs", "es", "os")
+# OpenSpiel's CFRSolver updates the players in turn; cfrlab's `cfr` preset updates both at
+# once (Zinkevich 2007). `cfr-alternating` is cfrlab's `cfr` with alternating=True: the same
+# iterates as pyspiel.CFRSolver, so the CFR speedups compare it with OpenSpiel's CFR.
+VARIANTS = {"cfr-alternating": ("cfr", {"alternating": True})}
+PEER_OF = {"cfr+": "cfr+", "cfr": "cfr-alternating"}
 SEED = 0
 
 
@@ -90,13 +96,14 @@ def bench_cfrlab(name: str, cap: float) -> dict:
 
     g = load_game("leduc")
     tree, model = build_tree_for(g), model_for_game(g)
+    algorithm, params = VARIANTS.get(name, (name, {}))
     t0 = time.perf_counter()
-    warm = make_solver(tree, model, name, seed=SEED)
+    warm = make_solver(tree, model, algorithm, seed=SEED, **params)
     warm.iterate(1)
     exploitability(tree, model, warm.average_policy())
     compile_s = time.perf_counter() - t0
     rate = steady_rate(warm.iterate)
-    solver = make_solver(tree, model, name, seed=SEED)
+    solver = make_solver(tree, model, algorithm, seed=SEED, **params)
     res = converge(solver.iterate, lambda: exploitability(tree, model, solver.average_policy()), cap)
     return {"iterations_per_second": rate, **res, "compile_seconds": compile_s}
 
@@ -141,7 +148,7 @@ def print_row(name: str, r: dict) -> None:
     rate = r.get("iterations_per_second") or 0.0
     cells = " ".join(fmt_s(r[key(t)]) for t in THRESHOLDS)
     extra = r.get("compile_seconds", r.get("setup_seconds", 0.0))
-    print(f"{name:14s} {rate:12,.0f} {cells}  {r['iterations']:>10,} {r['final_exploitability']:10.2e} "
+    print(f"{name:16s} {rate:12,.0f} {cells}  {r['iterations']:>10,} {r['final_exploitability']:10.2e} "
           f"{extra:8.2f}")
 
 
@@ -158,7 +165,7 @@ def main() -> None:
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     head = " ".join(f"{'to ' + format(t, '.0e'):>7s}" for t in THRESHOLDS)
-    print(f"{'solver':14s} {'iter/s':>12s} {head}  {'iterations':>10s} {'last expl':>10s} {'compile':>8s}")
+    print(f"{'solver':16s} {'iter/s':>12s} {head}  {'iterations':>10s} {'last expl':>10s} {'compile':>8s}")
     solvers = {}
     for name in [s.strip() for s in args.solvers.split(",") if s.strip()]:
         solvers[name] = bench_cfrlab(name, args.cap)
@@ -177,11 +184,12 @@ def main() -> None:
     ratios = {}
     for name in openspiel:
         for t in THRESHOLDS:
-            ours, theirs = solvers.get(name, {}).get(key(t)), openspiel[name][key(t)]
+            ours, theirs = solvers.get(PEER_OF[name], {}).get(key(t)), openspiel[name][key(t)]
             ratios[f"speedup_{name}_{t:.0e}".replace("e-0", "e-")] = (
                 theirs / ours if ours and theirs else None)
     for name in openspiel:
-        ours, theirs = solvers.get(name, {}).get("iterations_per_second"), openspiel[name]["iterations_per_second"]
+        ours = solvers.get(PEER_OF[name], {}).get("iterations_per_second")
+        theirs = openspiel[name]["iterations_per_second"]
         ratios[f"speedup_{name}_iterations_per_second"] = ours / theirs if ours and theirs else None
     for k, v in ratios.items():
         print(f"{k}: {'n/a (a side did not reach it)' if v is None else f'{v:,.0f}x'}")
