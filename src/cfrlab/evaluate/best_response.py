@@ -24,25 +24,16 @@ def _check_policy(engine: Engine, policy) -> np.ndarray:
     return pol
 
 
-def _walk(engine: Engine, sigma: np.ndarray, player: int, mode: int):
-    """(player's value, br_action int8[rows], root values) for a fixed policy ``sigma``."""
+def _walk(engine: Engine, sigma: np.ndarray, player: int, mode: int, br_action=None) -> float:
+    """Player's value under the fixed policy ``sigma`` (mode: K.MODE_VALUE or K.MODE_BR)."""
     lay = engine.layout()
-    reach, values = lay.arenas()
-    R = len(engine.num_states)
-    sbase = np.zeros((2, R), dtype=np.int64)
-    ns = engine.num_states
-    scale = np.ones(R)
-    K.forward(engine.nodes, engine.row_offset, engine.legal, lay.node_off, engine.pmap, engine.pmap_off,
-              sbase, ns, sigma, sigma, reach, -1)
-    K.terminals(lay.groups, lay.term_util, engine.optab, engine.opbuf, sbase, ns, scale, player, reach, values)
-    trav = np.array([player == 0, player == 1])
-    br_action = np.zeros(engine.num_rows, dtype=np.int8)
-    K.backward(engine.nodes, engine.child, engine.row_offset, engine.legal, lay.node_off, engine.pmap,
-               engine.pmap_off, sbase, ns, sigma, reach, values, trav, mode, sigma, sigma,
-               np.zeros(4, np.int64), np.zeros(3), 1, br_action)
-    o = lay.node_off[0]
-    root = values[player, o:o + ns[0]].copy()
-    return float(root.sum()), br_action, root
+    reach, values = engine.scratch()
+    if br_action is None:
+        br_action = np.zeros(engine.num_rows, dtype=np.int8)
+    e = engine
+    return K.evaluate_fixed(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off,
+                            lay.groups, lay.term_util, e.optab, e.opbuf, e.opint, e.opc, e.num_states,
+                            sigma, player, mode, reach, values, br_action)
 
 
 def best_response(tree, model, policy, responder: int) -> tuple[float, np.ndarray]:
@@ -55,7 +46,8 @@ def best_response(tree, model, policy, responder: int) -> tuple[float, np.ndarra
         raise CfrlabError(f"responder must be 0 or 1, got {responder}")
     e = get_engine(tree, model)
     pol = _check_policy(e, policy)
-    value, br_action, _ = _walk(e, pol, responder, K.MODE_BR)
+    br_action = np.zeros(e.num_rows, dtype=np.int8)
+    value = _walk(e, pol, responder, K.MODE_BR, br_action)
     out = pol.copy()
     rows = e.player_of_row == responder
     out[rows] = 0.0
@@ -67,7 +59,7 @@ def best_response_values(tree, model, policy) -> tuple[float, float]:
     """(u0(BR, s1), u1(s0, BR)) in chips."""
     e = get_engine(tree, model)
     pol = _check_policy(e, policy)
-    return _walk(e, pol, 0, K.MODE_BR)[0], _walk(e, pol, 1, K.MODE_BR)[0]
+    return _walk(e, pol, 0, K.MODE_BR), _walk(e, pol, 1, K.MODE_BR)
 
 
 def exploitability(tree, model, policy) -> float:
@@ -82,7 +74,7 @@ def expected_value(tree, model, policy_a, policy_b) -> float:
     a = _check_policy(e, policy_a)
     b = _check_policy(e, policy_b)
     sigma = np.where((e.player_of_row == 0)[:, None], a, b)
-    return _walk(e, np.ascontiguousarray(sigma), 0, K.MODE_VALUE)[0]
+    return _walk(e, np.ascontiguousarray(sigma), 0, K.MODE_VALUE)
 
 
 def game_value(tree, model, policy) -> float:

@@ -22,8 +22,9 @@ Layouts:
   stride``; the T terminals of a group sit contiguously, ``stride`` slots apart, so their
   vectors form a (T, stride) matrix. ``term_util`` float64[2, terminals]: player i's payoff
   factor of each terminal (fold winnings, or the stake at a showdown).
-- ops: ``optab`` int64[nops, 4] = ``offset, K, B, H``; ``opbuf`` float64 holds K blocks of
-  H x H, block b of the operator being block ``b % K``. An op is ``G_i = M_i^T`` for player i,
+- ops: ``optab`` int64[nops, 6] = ``offset, K, B, H, kind, int offset``; ``opbuf`` float64
+  holds K blocks of H x H, block b of the operator being block ``b % K``; ``opc`` float64[nops]
+  and ``opint`` int64 describe the structured kinds (see ``terminals``). An op is ``G_i = M_i^T`` for player i,
   where player i's terminal value is ``v_i = u * M_i @ reach_opponent`` (M_0 = P_r or W,
   M_1 = P_r^T or -W^T), so that a group's values are one product ``R @ G``.
 """
@@ -39,6 +40,8 @@ DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 COL_KIND, COL_PLAYER, COL_ROUND, COL_PARENT, COL_ACTION, COL_DECISION, COL_FCHILD, COL_NCHILD = range(8)
 GEMM_MIN = 48  # dense blocks at least this wide use BLAS; smaller ones loop (no call overhead)
 
+# terminal operator kinds (optab column 4)
+OP_DENSE, OP_ALL_BUT_SELF, OP_RANKED = 0, 1, 2
 # backward modes
 MODE_VALUE, MODE_CFR, MODE_BR = 0, 1, 2
 # sampling schemes
@@ -93,9 +96,11 @@ def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regr
             r = nodes[p, COL_ROUND]
             row = row_off[nodes[p, COL_DECISION]] + sbase[q, r]
             a = nodes[n, COL_ACTION]
+            rq = reach[q]
+            rp = reach[1 - q]
             for s in range(ns_eff[r]):
-                reach[q, o + s] = reach[q, op + s] * sigma[row + s, a]
-                reach[1 - q, o + s] = reach[1 - q, op + s]
+                rq[o + s] = rq[op + s] * sigma[row + s, a]
+                rp[o + s] = rp[op + s]
         else:  # chance: expand through the parent map
             r1 = nodes[n, COL_ROUND]
             for pl in range(2):
@@ -106,18 +111,26 @@ def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regr
 
 
 @njit(cache=NUMBA_CACHE)
-def terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, i, reach, values):
-    """Player i's counterfactual values at every terminal, one operator product per group."""
+def terminals(groups, term_util, optab, opbuf, opint, opc, sbase, ns_eff, scale, i, reach, values):
+    """Player i's counterfactual values at every terminal, one operator product per group.
+
+    The walk's slice of round r (``sbase``, ``ns_eff``) is a run of whole blocks, the same
+    for both players. Operator kinds (``optab[:, 4]``): dense blocks (a BLAS product when
+    there is one wide block); ``c * (1 - I)`` (one hole card: every other hand is possible),
+    O(H); ``c * sign(rank_x - rank_y)`` (showdown with one hole card), O(H) by prefix sums
+    over the rank order kept in ``opint`` (order, tie-group end, tie-group start per block).
+    """
     o_ = 1 - i
     for g in range(groups.shape[0]):
         go, T, r = groups[g, 0], groups[g, 1], groups[g, 2]
         op, ts, stride = groups[g, 3 + i], groups[g, 5], groups[g, 6]
         off, K, B, H = optab[op, 0], optab[op, 1], optab[op, 2], optab[op, 3]
+        kind, ioff = optab[op, 4], optab[op, 5]
         L = ns_eff[r]
-        x0 = sbase[i, r]
-        y0 = sbase[o_, r]
+        b_first = sbase[i, r] // H
+        nb = L // H
         sc = scale[r]
-        if B == 1 and L == H and stride == H and H >= GEMM_MIN:
+        if kind == OP_DENSE and B == 1 and L == H and stride == H and H >= GEMM_MIN:
             Gm = opbuf[off:off + H * H].reshape(H, H)
             Rm = reach[o_, go:go + T * H].reshape(T, H)
             np.dot(Rm, Gm, values[i, go:go + T * H].reshape(T, H))  # BLAS, in place
@@ -127,31 +140,46 @@ def terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, i, reach, v
                 for s in range(H):
                     values[i, base + s] *= u
             continue
-        b_lo = y0 // H
-        b_hi = (y0 + L - 1) // H
+        pref = np.empty(H + 1)
         for t in range(T):
-            base = go + t * stride
             u = term_util[i, ts + t] * sc
-            for s in range(L):
-                values[i, base + s] = 0.0
-            for b in range(b_lo, b_hi + 1):
-                bH = b * H
-                xlo = max(x0, bH) - x0
-                xhi = min(x0 + L, bH + H) - x0
-                if xhi <= xlo:
-                    continue
-                ylo = max(y0, bH) - y0
-                yhi = min(y0 + L, bH + H) - y0
-                # G block row k starts at blk + k * H; local x index is (x0 + xl - bH)
-                blk = off + (b % K) * H * H + (x0 - bH)
-                for yl in range(ylo, yhi):
-                    rr = reach[o_, base + yl]
-                    if rr == 0.0:
-                        continue
-                    rr *= u
-                    ro = blk + (y0 + yl - bH) * H
-                    for xl in range(xlo, xhi):
-                        values[i, base + xl] += rr * opbuf[ro + xl]
+            for bl in range(nb):
+                b = b_first + bl
+                k = b % K
+                vb = go + t * stride + bl * H
+                if kind == OP_ALL_BUT_SELF:
+                    f = u * opc[op]
+                    tot = 0.0
+                    for y in range(H):
+                        tot += reach[o_, vb + y]
+                    for x in range(H):
+                        values[i, vb + x] = f * (tot - reach[o_, vb + x])
+                elif kind == OP_RANKED:
+                    f = u * opc[op]
+                    order = ioff + k * H
+                    gend = ioff + (K + k) * H
+                    gstart = ioff + (2 * K + k) * H
+                    acc = 0.0
+                    for j in range(H):
+                        pref[j] = acc
+                        acc += reach[o_, vb + opint[order + j]]
+                    pref[H] = acc
+                    for j in range(H):
+                        less = pref[opint[gstart + j]]
+                        greater = acc - pref[opint[gend + j]]
+                        values[i, vb + opint[order + j]] = f * (less - greater)
+                else:
+                    for x in range(H):
+                        values[i, vb + x] = 0.0
+                    blk = off + k * H * H
+                    for y in range(H):
+                        rr = reach[o_, vb + y]
+                        if rr == 0.0:
+                            continue
+                        rr *= u
+                        ro = blk + y * H
+                        for x in range(H):
+                            values[i, vb + x] += rr * opbuf[ro + x]
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
@@ -225,14 +253,14 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
             if not trav[i]:
                 continue
             if i != q:
-                c = child[fc]
-                oc = node_off[c]
+                vi = values[i]
+                oc = node_off[child[fc]]
                 for s in range(L):
-                    values[i, o + s] = values[i, oc + s]
+                    vi[o + s] = vi[oc + s]
                 for ci in range(1, nc):
                     oc = node_off[child[fc + ci]]
                     for s in range(L):
-                        values[i, o + s] += values[i, oc + s]
+                        vi[o + s] += vi[oc + s]
             elif mode == MODE_BR:
                 for s in range(L):
                     best = -np.inf
@@ -246,21 +274,37 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
                     values[i, o + s] = best
                     br_action[row + s] = arg
             else:
+                # up to three children; their offsets and actions hoisted out of the state loop
+                vi = values[i]
+                ri = reach[i]
+                c0 = child[fc]
+                oc0, a0 = node_off[c0], nodes[c0, COL_ACTION]
+                oc1, a1, oc2, a2 = oc0, a0, oc0, a0
+                if nc > 1:
+                    c1 = child[fc + 1]
+                    oc1, a1 = node_off[c1], nodes[c1, COL_ACTION]
+                if nc > 2:
+                    c2 = child[fc + 2]
+                    oc2, a2 = node_off[c2], nodes[c2, COL_ACTION]
+                update = mode == MODE_CFR
                 for s in range(L):
-                    v = 0.0
-                    for ci in range(nc):
-                        c = child[fc + ci]
-                        v += sigma[row + s, nodes[c, COL_ACTION]] * values[i, node_off[c] + s]
-                    values[i, o + s] = v
-                if mode == MODE_CFR:
-                    for s in range(L):
-                        v = values[i, o + s]
-                        for ci in range(nc):
-                            c = child[fc + ci]
-                            a = nodes[c, COL_ACTION]
-                            _add_regret(regret, row + s, a, values[i, node_off[c] + s] - v,
-                                        pos_f, neg_f, floor)
-                        _add_average(avg, sigma, row + s, reach[i, o + s], avg_f)
+                    x = row + s
+                    v0 = vi[oc0 + s]
+                    v1 = vi[oc1 + s]
+                    v2 = vi[oc2 + s]
+                    v = sigma[x, a0] * v0
+                    if nc > 1:
+                        v += sigma[x, a1] * v1
+                    if nc > 2:
+                        v += sigma[x, a2] * v2
+                    vi[o + s] = v
+                    if update:
+                        _add_regret(regret, x, a0, v0 - v, pos_f, neg_f, floor)
+                        if nc > 1:
+                            _add_regret(regret, x, a1, v1 - v, pos_f, neg_f, floor)
+                        if nc > 2:
+                            _add_regret(regret, x, a2, v2 - v, pos_f, neg_f, floor)
+                        _add_average(avg, sigma, x, ri[o + s], avg_f)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -319,7 +363,7 @@ def _sample_cs(u0, u1, cdf, optab, opbuf, fold_op, pmap, pmap_off, R, sbase, ns_
 
 @njit(cache=NUMBA_CACHE)
 def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, groups, term_util,
-                   optab, opbuf, regret, avg, sigma, reach, values, cfgi, cfgf, t0, n_iter,
+                   optab, opbuf, opint, opc, regret, avg, sigma, reach, values, cfgi, cfgf, t0, n_iter,
                    sampling, uniforms, cdf, bpar, bpar_off, bsize, bmass, fold_op, full_ns):
     """``n_iter`` iterations numbered t0+1 .. t0+n_iter, entirely in compiled code."""
     R = full_ns.shape[0]
@@ -341,7 +385,8 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
                 rm = 1 - i if (sampling == FULL and it + i > 0) else 2
                 forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret,
                         sigma, reach, rm)
-                terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, i, reach, values)
+                terminals(groups, term_util, optab, opbuf, opint, opc, sbase, ns_eff, scale, i,
+                          reach, values)
                 trav[0] = i == 0
                 trav[1] = i == 1
                 backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff,
@@ -349,8 +394,9 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
         else:
             forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, sigma,
                     reach, 2)
-            terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, 0, reach, values)
-            terminals(groups, term_util, optab, opbuf, sbase, ns_eff, scale, 1, reach, values)
+            for i in range(2):
+                terminals(groups, term_util, optab, opbuf, opint, opc, sbase, ns_eff, scale, i,
+                          reach, values)
             trav[0] = True
             trav[1] = True
             backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
@@ -471,6 +517,28 @@ def run_cs_iterations(nodes, child, row_off, legal, node_u, subtree_end, pmap, p
             trav[1] = True
             _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg, sigma,
                      reach, val, skip_to, trav, pos_f, neg_f, avg_f, cfgi[1], prune)
+
+
+@njit(cache=NUMBA_CACHE)
+def evaluate_fixed(nodes, child, row_off, legal, node_off, pmap, pmap_off, groups, term_util, optab,
+                   opbuf, opint, opc, num_states, sigma, player, mode, reach, values, br_action):
+    """Full-width walk under the fixed policy ``sigma``; returns ``player``'s value (the sum
+    of its root vector). mode 0: expected value; 2: best response (``br_action`` filled)."""
+    R = num_states.shape[0]
+    sbase = np.zeros((2, R), dtype=np.int64)
+    scale = np.ones(R)
+    trav = np.zeros(2, dtype=np.bool_)
+    trav[player] = True
+    forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, sigma, reach, -1)
+    terminals(groups, term_util, optab, opbuf, opint, opc, sbase, num_states, scale, player, reach,
+              values)
+    backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, reach,
+             values, trav, mode, sigma, sigma, np.zeros(4, np.int64), np.zeros(3), 1, br_action)
+    o = node_off[0]
+    tot = 0.0
+    for s in range(num_states[0]):
+        tot += values[player, o + s]
+    return tot
 
 
 @njit(cache=NUMBA_CACHE)

@@ -149,7 +149,7 @@ class CFRSolver:
             return
         K.run_iterations(
             e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off, lay.groups,
-            lay.term_util, e.optab, e.opbuf, self.regret, self.avg, self._sigma, self._reach,
+            lay.term_util, e.optab, e.opbuf, e.opint, e.opc, self.regret, self.avg, self._sigma, self._reach,
             self._values, self._cfgi, self._cfgf, self.iterations, n, SAMPLING[self.params.sampling],
             uniforms, self._cdf, self._bpar, self._bpar_off, self._bsize, self._bmass, e.fold_op,
             e.num_states)

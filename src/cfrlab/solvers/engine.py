@@ -61,6 +61,38 @@ def _dense(m) -> np.ndarray:
     return np.asarray(m, dtype=np.float64)
 
 
+def _structure(blocks: np.ndarray) -> tuple[int, float, np.ndarray]:
+    """(kind, c, int data) of an operator's G blocks (v[x] = sum_y G[y, x] r[y]).
+
+    ``c * (1 - I)`` in every block -> OP_ALL_BUT_SELF; ``G[y, x] = c * sign(rank_x - rank_y)``
+    in every block -> OP_RANKED with, per block, the states in rank order and each position's
+    tie group [start, end); anything else stays dense."""
+    from cfrlab.solvers._cfr_kernels import OP_ALL_BUT_SELF, OP_DENSE, OP_RANKED
+
+    K, H, _ = blocks.shape
+    none = np.zeros(0, dtype=np.int64)
+    if H < 2:
+        return OP_DENSE, 0.0, none
+    c = float(np.abs(blocks).max())
+    if c == 0.0:
+        return OP_DENSE, 0.0, none
+    off_diag = 1.0 - np.eye(H)
+    if np.array_equal(blocks, np.broadcast_to(c * off_diag, blocks.shape)):
+        return OP_ALL_BUT_SELF, c, none
+    orders, ends, starts = [], [], []
+    for k in range(K):
+        g = blocks[k]
+        rank = (g > 0).sum(axis=0)  # how many hands x beats
+        if not np.array_equal(g, c * np.sign(rank[None, :] - rank[:, None]).astype(np.float64)):
+            return OP_DENSE, 0.0, none
+        order = np.argsort(rank, kind="stable")
+        sr = rank[order]
+        starts.append(np.searchsorted(sr, sr, side="left"))
+        ends.append(np.searchsorted(sr, sr, side="right"))
+        orders.append(order)
+    return OP_RANKED, c, np.concatenate(orders + ends + starts).astype(np.int64)
+
+
 class Engine:
     """Tree and chance model packed for the kernels (layouts in the module docstring)."""
 
@@ -98,20 +130,28 @@ class Engine:
         if hasattr(model, "block_parent"):
             self.block_parents = [np.asarray(model.block_parent(r), dtype=np.int64) for r in range(R)]
         self._layouts: dict[tuple, Layout] = {}
+        self._scratch: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- terminal operators ------------------------------------------------------------
     def _build_ops(self, model) -> None:
         R = self.game.num_rounds
         bufs: list[np.ndarray] = []
-        tab: list[tuple[int, int, int, int]] = []
+        ints: list[np.ndarray] = []
+        tab: list[tuple[int, ...]] = []
+        consts: list[float] = []
         size = 0
+        isize = 0
 
         def add(blocks: np.ndarray, B: int) -> int:
-            nonlocal size
+            nonlocal size, isize
             K, H, _ = blocks.shape
             bufs.append(np.ascontiguousarray(blocks, dtype=np.float64).reshape(-1))
-            tab.append((size, K, B, H))
+            kind, c, extra = _structure(blocks)
+            tab.append((size, K, B, H, kind, isize))
+            consts.append(c)
+            ints.append(extra)
             size += blocks.size
+            isize += extra.size
             return len(tab) - 1
 
         def pair(blocks: np.ndarray, B: int, showdown: bool) -> tuple[int, int]:
@@ -135,8 +175,10 @@ class Engine:
             blocks, B = _dense(model.showdown_matrix())[None], 1
         self._check_blocks(blocks, B, R - 1)
         self.showdown_ops = pair(np.asarray(blocks, np.float64), B, True)
-        self.optab = np.array(tab, dtype=np.int64).reshape(-1, 4)
-        self.opbuf = np.concatenate(bufs) if bufs else np.zeros(0)
+        self.optab = np.array(tab, dtype=np.int64).reshape(-1, 6)
+        self.opbuf = np.concatenate(bufs)
+        self.opint = np.concatenate(ints).astype(np.int64)
+        self.opc = np.array(consts, dtype=np.float64)
         self.fold_op = np.array([p[0] for p in self.fold_ops], dtype=np.int64)
 
     def _check_blocks(self, blocks, B: int, r: int) -> None:
@@ -145,7 +187,7 @@ class Engine:
 
     def op_blocks(self, op: int) -> tuple[np.ndarray, int]:
         """(blocks float64[K, H, H], B) of operator ``op`` (a view into ``opbuf``)."""
-        off, K, B, H = (int(x) for x in self.optab[op])
+        off, K, B, H = (int(x) for x in self.optab[op, :4])
         return self.opbuf[off:off + K * H * H].reshape(K, H, H), B
 
     def block_size(self, r: int) -> int:
@@ -203,6 +245,12 @@ class Engine:
             term_util=np.ascontiguousarray(np.concatenate(utils, axis=1) if utils else np.zeros((2, 0))),
             size=pos,
         )
+
+    def scratch(self) -> tuple[np.ndarray, np.ndarray]:
+        """Full-width (reach, values) arenas kept for evaluation walks (not thread-safe)."""
+        if self._scratch is None:
+            self._scratch = self.layout().arenas()
+        return self._scratch
 
     def memory_estimate(self, cap=None) -> int:
         """Bytes of tables + arenas + regret/average/sigma for one full-width solver."""
