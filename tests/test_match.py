@@ -317,3 +317,26 @@ def test_a_score_line_that_does_not_add_up_is_refused(tmp_path):
     path.write_text("STATE:0:f:5d5c|9hQd:5|-5:PyCall|Example\nSCORE:-5|5:PyCall|Example\n")
     with pytest.raises(ParseError, match="does not match the hands"):
         read_log(path, load_game("holdem-limit"))
+
+
+@pytest.mark.parametrize("game", ["leduc", "holdem-limit", "holdem-nolimit"])
+def test_seat_views_equal_parsed_match_states(game):
+    from cfrlab.evaluate.match import seat_view
+    from cfrlab.games.matchstate import parse_match_state
+    from cfrlab.games.state import State
+
+    g = load_game(game)
+    rng = np.random.default_rng(0)
+    for h, deal in enumerate(deal_cards(g, seed=3, n=40)):
+        state = State(g, [int(c) for c in deal], hand_number=h)
+        while True:
+            for p in (0, 1):
+                want = parse_match_state(g, state.match_state(p))
+                got = seat_view(state, p)
+                assert got == want and got.to_string() == want.to_string()
+                assert got.state().deal == want.state().deal
+                assert got.legal_actions() == want.legal_actions()
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])

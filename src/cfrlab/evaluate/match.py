@@ -250,8 +250,31 @@ def _agent_seed(seed: int, half: int, which: int) -> int:
 # -- the python engine ------------------------------------------------------------------------
 
 
+def seat_view(state, position: int):
+    """The ``MatchState`` the dealer would send ``position`` (equal to parsing
+    ``state.match_state(position)``, built directly: parsing dominated the engine's time)."""
+    from cfrlab.games.matchstate import MatchState
+    from cfrlab.games.state import UNKNOWN
+
+    g = state.game
+    k = g.num_hole_cards
+    showdown, folded = state.is_showdown(), state.folded
+    hole = [state.hole_cards(p) if p == position or (showdown and not folded[p]) else None
+            for p in range(g.num_players)]
+    board = [state.board_cards(r) for r in range(state.round + 1)]
+    deal = [UNKNOWN] * len(state.deal)
+    for p, cards in enumerate(hole):
+        if cards:
+            deal[p * k:(p + 1) * k] = cards
+    flat = [c for b in board for c in b]
+    start = g.num_players * k
+    deal[start:start + len(flat)] = flat
+    hidden = state.clone()
+    hidden._deal = tuple(deal)  # as matchstate's parser does: unseen cards are UNKNOWN
+    return MatchState(g, position, state.hand_number, state.round_actions(), hole, board, hidden)
+
+
 def _play_python(game, a, b, hands, seed, halves, values, writer, names, progress) -> None:
-    from cfrlab.games.matchstate import parse_match_state
     from cfrlab.games.state import State
 
     total = halves * hands
@@ -273,7 +296,7 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
                 while not state.is_terminal():
                     p = state.current_player()
                     agent = seats[(p + h) % 2]
-                    view = parse_match_state(game, state.match_state(p))
+                    view = seat_view(state, p)
                     action = agent.act(view)
                     if not isinstance(action, str) or not state.is_legal(action):
                         raise IllegalActionError(
@@ -284,7 +307,7 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
                 values[half, h] = pay[(half - h) % 2]
                 for s in (0, 1):
                     totals[s] += pay[(s - h) % 2]
-                    seats[s].end_hand(parse_match_state(game, state.match_state((s - h) % 2)))
+                    seats[s].end_hand(seat_view(state, (s - h) % 2))
                 if writer is not None:
                     lines.append(state.log_line([seat_names[(p + h) % 2] for p in (0, 1)]))
                     if len(lines) >= 4096:
