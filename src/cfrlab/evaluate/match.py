@@ -480,20 +480,29 @@ def crosstable(game: GameDef | str, agents: list, hands: int, *, labels: list[st
 
 
 def exact_value(game: GameDef, a: Agent, b: Agent) -> tuple[float, tuple[float, float]] | None:
-    """A's exact expected chips per game over both positions, and per position, when the
-    game's deals can be enumerated (a lossless model) and both agents are policies; else None.
+    """A's exact expected chips per game over both positions, and per position, when both
+    agents are policies in one chance model; else None.
 
+    The model is the strategies' own (both strategies must share it; a bot's table is
+    expanded to it) or, for two bots, the game's lossless model when its deals can be
+    enumerated. A bucketed model gives the real game's value too, provided its joint
+    tables are exact sums over the real deals (docs/ENGINE.md).
     mean = (EV(A at position 0 vs B) - EV(B at position 0 vs A)) / 2, each EV from
-    ``cfrlab.evaluate.expected_value`` on the lossless model.
+    ``cfrlab.evaluate.expected_value``.
     """
     if fast_reason(game, a, b) is not None:
         return None
-    try:
-        from cfrlab.strategy import expected_value, model_for_game
+    from cfrlab.strategy import expected_value, model_for_game
 
-        model = model_for_game(game)
-    except CfrlabError:
+    ma, mb = getattr(a, "model", None), getattr(b, "model", None)
+    if ma is not None and mb is not None and str(ma.hash) != str(mb.hash):
         return None
+    model = ma if ma is not None else mb
+    if model is None:
+        try:
+            model = model_for_game(game)
+        except CfrlabError:  # too many deals to enumerate
+            return None
     ta = tree_arrays(game)
     pa = policy_in_model(a, ta.tree, model)
     pb = policy_in_model(b, ta.tree, model)
