@@ -1,5 +1,6 @@
 """The match engine: deals, both engines, duplicate mode, statistics, logs and the CLI."""
 
+import functools
 import json
 import subprocess
 import sys
@@ -74,6 +75,7 @@ def test_an_agent_against_itself_in_duplicate_is_zero_within_its_ci():
     assert abs(res.overall().mean) < res.overall().ci95
 
 
+@functools.lru_cache(maxsize=4)
 def _solved_or_random(game, seed):
     """A CFR strategy when the solvers are there, else a fixed random policy."""
     try:
