@@ -111,6 +111,39 @@ def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regr
 
 
 @njit(cache=NUMBA_CACHE)
+def _dense_group(Gm, Rm, Vm, util, sc):
+    """Vm[t] = util[t] * sc * (Rm[t] @ Gm) by BLAS; terminals the opponent never reaches
+    (all-zero rows, common once CFR+ strategies turn pure) are left out of the product."""
+    T, H = Rm.shape
+    live = np.zeros(T, dtype=np.int64)
+    nlive = 0
+    for t in range(T):
+        for s in range(H):
+            if Rm[t, s] != 0.0:
+                live[nlive] = t
+                nlive += 1
+                break
+    if nlive == T:
+        np.dot(Rm, Gm, Vm)  # in place
+    else:
+        for t in range(T):
+            for s in range(H):
+                Vm[t, s] = 0.0
+        if nlive == 0:
+            return
+        packed = np.empty((nlive, H))
+        for j in range(nlive):
+            packed[j] = Rm[live[j]]
+        out = np.dot(packed, Gm)
+        for j in range(nlive):
+            Vm[live[j]] = out[j]
+    for t in range(T):
+        u = util[t] * sc
+        for s in range(H):
+            Vm[t, s] *= u
+
+
+@njit(cache=NUMBA_CACHE)
 def terminals(groups, term_util, optab, opbuf, opint, opc, sbase, ns_eff, scale, i, reach, values):
     """Player i's counterfactual values at every terminal, one operator product per group.
 
@@ -131,14 +164,8 @@ def terminals(groups, term_util, optab, opbuf, opint, opc, sbase, ns_eff, scale,
         nb = L // H
         sc = scale[r]
         if kind == OP_DENSE and B == 1 and L == H and stride == H and H >= GEMM_MIN:
-            Gm = opbuf[off:off + H * H].reshape(H, H)
-            Rm = reach[o_, go:go + T * H].reshape(T, H)
-            np.dot(Rm, Gm, values[i, go:go + T * H].reshape(T, H))  # BLAS, in place
-            for t in range(T):
-                u = term_util[i, ts + t] * sc
-                base = go + t * H
-                for s in range(H):
-                    values[i, base + s] *= u
+            _dense_group(opbuf[off:off + H * H].reshape(H, H), reach[o_, go:go + T * H].reshape(T, H),
+                         values[i, go:go + T * H].reshape(T, H), term_util[i, ts:ts + T], sc)
             continue
         pref = np.empty(H + 1)
         for t in range(T):

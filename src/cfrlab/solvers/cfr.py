@@ -80,7 +80,12 @@ class CFRSolver:
         self._sigma = np.zeros((e.num_rows, 3))
         self._rng = np.random.default_rng(seed) if params.sampling != "full" else None
         self._setup_sampling()
-        self._reach, self._values = self._layout.arenas() if params.sampling != "cs" else (None, None)
+        if params.sampling == "full":  # scratch shared with evaluation walks: fully rewritten
+            self._reach, self._values = self.engine.scratch()
+        elif params.sampling == "pcs":
+            self._reach, self._values = self._layout.arenas()
+        else:
+            self._reach = self._values = None
         self._cfgi = np.array([params.alternating, params.regret_floor, params.alpha is not None,
                                params.beta is not None], dtype=np.int64)
         self._cfgf = np.array([params.alpha or 0.0, params.beta or 0.0, params.gamma], dtype=np.float64)
