@@ -49,7 +49,9 @@ class Node:
 
 def root(game) -> Node:
     assert game.num_players == 2 and game.is_limit
-    assert min(game.stack) >= 1_000_000, "the oracle ignores stacks (ACPC limit games here have none)"
+    assert min(game.stack) >= 1_000_000, (
+        "the oracle ignores stacks (ACPC limit games here have none)"
+    )
     return Node("", 0, (game.blind[0], game.blind[1]), 0, 0, game.first_player[0])
 
 
@@ -236,7 +238,11 @@ def expected_value(game, policy_a, policy_b) -> float:
         if node.terminal:
             return payoff0(game, node, deal)
         probs = pols[node.player][infoset_key(game, node, deal)]
-        return sum(probs[a] * walk(apply(game, node, a), deal) for a in legal_actions(game, node) if probs[a] > 0)
+        return sum(
+            probs[a] * walk(apply(game, node, a), deal)
+            for a in legal_actions(game, node)
+            if probs[a] > 0
+        )
 
     ds = deals(game)
     return sum(walk(root(game), d) for d in ds) / len(ds)
@@ -285,7 +291,11 @@ def best_response(game, policy, responder: int) -> tuple[float, dict[tuple, int]
             v = value(apply(game, node, decide(infoset_key(game, node, deal))), deal)
         else:
             probs = policy[infoset_key(game, node, deal)]
-            v = sum(probs[a] * value(apply(game, node, a), deal) for a in legal_actions(game, node) if probs[a] > 0)
+            v = sum(
+                probs[a] * value(apply(game, node, a), deal)
+                for a in legal_actions(game, node)
+                if probs[a] > 0
+            )
         memo[mk] = v
         return v
 
@@ -322,10 +332,22 @@ def cfr(game, iterations: int, **params) -> tuple[dict, dict]:
     return average, current
 
 
-def cfr_tables(game, iterations: int, alternating: bool = False, regret_floor: bool = False,
-               alpha: float | None = None, beta: float | None = None,
-               gamma: float = 0.0) -> tuple[dict, dict]:
+def cfr_tables(
+    game,
+    iterations: int,
+    alternating: bool = False,
+    regret_floor: bool = False,
+    alpha: float | None = None,
+    beta: float | None = None,
+    gamma: float = 0.0,
+    start_regret: dict | None = None,
+    first_iteration: int = 1,
+) -> tuple[dict, dict]:
     """The CFR family with dict tables: (accumulated regrets, average-strategy sums).
+
+    Runs iterations ``first_iteration .. first_iteration + iterations - 1`` from the regrets
+    ``start_regret`` (zeros by default) and zero average sums, so one update step can be
+    checked on its own.
 
     Regrets are counterfactual: values weighted by the opponent's reach and the deal's
     probability (1 / number of deals).
@@ -338,7 +360,7 @@ def cfr_tables(game, iterations: int, alternating: bool = False, regret_floor: b
     ``gamma``: iteration t's contribution to the average is weighted by t^gamma.
     """
     masks = infosets(game)
-    regret = {k: np.zeros(3) for k in masks}
+    regret = {k: np.array(start_regret[k] if start_regret else np.zeros(3), float) for k in masks}
     avg = {k: np.zeros(3) for k in masks}
     ds = deals(game)
     w = 1.0 / len(ds)
@@ -349,8 +371,15 @@ def cfr_tables(game, iterations: int, alternating: bool = False, regret_floor: b
         s = pos.sum()
         return pos / s if s > 0 else m / m.sum()
 
-    def walk(node: Node, deal, reach: list[float], update: tuple[int, ...], strat: dict,
-             d_regret: dict, d_avg: dict) -> float:
+    def walk(
+        node: Node,
+        deal,
+        reach: list[float],
+        update: tuple[int, ...],
+        strat: dict,
+        d_regret: dict,
+        d_avg: dict,
+    ) -> float:
         if node.terminal:
             return payoff0(game, node, deal)
         p = node.player
@@ -377,7 +406,7 @@ def cfr_tables(game, iterations: int, alternating: bool = False, regret_floor: b
         x = float(t - 1) ** exponent
         return x / (x + 1.0)
 
-    for t in range(1, iterations + 1):
+    for t in range(first_iteration, first_iteration + iterations):
         groups = ((0,), (1,)) if alternating else ((0, 1),)
         for upd in groups:
             strat = {k: current(k) for k in masks}

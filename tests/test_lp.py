@@ -89,7 +89,9 @@ def test_kuhn_first_player_in_known_equilibrium_family(kuhn):
     # never open the middle card (our deck Qs < Ks < As)
     _, tree, model, off, policy, _ = kuhn
     d = int(tree.decision[tree.node_of_betting[""]])
-    bet = {c: policy[off[d] + model.state_of(0, [parse_card(c)], [], 0), 2] for c in ("Qs", "Ks", "As")}
+    bet = {
+        c: policy[off[d] + model.state_of(0, [parse_card(c)], [], 0), 2] for c in ("Qs", "Ks", "As")
+    }
     alpha = bet["Qs"]
     assert -1e-9 <= alpha <= 1 / 3 + 1e-9
     assert bet["As"] == pytest.approx(3 * alpha, abs=1e-9)

@@ -39,7 +39,9 @@ class Setup:
         return MCCFRSolver(self.tree, self.model, algorithm, seed=seed, deals=self.deals, **params)
 
     def exploitability(self, solver):
-        pol = naive.from_engine_policy(self.game, self.tree, self.model, solver.average_policy(), solver.row_offset)
+        pol = naive.from_engine_policy(
+            self.game, self.tree, self.model, solver.average_policy(), solver.row_offset
+        )
         return naive.exploitability(self.game, pol), pol
 
 
@@ -84,14 +86,18 @@ def test_leduc_outcome_sampling(leduc):
     assert expl < 0.2
 
 
-@pytest.mark.parametrize("algorithm,iterations,bound", [("es", 100_000, 5e-3), ("os", 1_000_000, 0.01)])
+@pytest.mark.parametrize(
+    "algorithm,iterations,bound", [("es", 100_000, 5e-3), ("os", 1_000_000, 0.01)]
+)
 def test_kuhn_value_and_exploitability(kuhn, algorithm, iterations, bound):
     solver = kuhn.solver(algorithm, seed=11)
     solver.iterate(iterations)
     expl, pol = kuhn.exploitability(solver)
     assert expl < bound
     # |value - v*| <= exploitability-sized slack on each side
-    assert naive.expected_value(kuhn.game, pol, pol) == pytest.approx(KUHN_GAME_VALUE, abs=2 * bound)
+    assert naive.expected_value(kuhn.game, pol, pol) == pytest.approx(
+        KUHN_GAME_VALUE, abs=2 * bound
+    )
 
 
 @pytest.mark.parametrize("game_name", ["kuhn", "leduc"])
@@ -120,7 +126,9 @@ def test_sampled_regrets_are_unbiased(game_name, algorithm, runs):
     assert np.abs(want[rows0]).max() > 0.1  # the comparison is not vacuous
 
 
-@pytest.mark.parametrize("algorithm,iterations,fraction", [("es", 200_000, 0.05), ("os", 1_000_000, 0.2)])
+@pytest.mark.parametrize(
+    "algorithm,iterations,fraction", [("es", 200_000, 0.05), ("os", 1_000_000, 0.2)]
+)
 def test_blinds_game_improves_on_uniform(algorithm, iterations, fraction):
     # blinds, reverse first player, two board cards and ties go through the same kernels.
     # Uniform play is exploitable by 2.61 chips; seeds 5..7 reached 0.055 .. 0.065 (es) and
@@ -146,7 +154,9 @@ def test_reproducible_and_resumable(kuhn, algorithm):
     c = kuhn.solver(algorithm, seed=7)
     d = kuhn.solver(algorithm, seed=42)
     d.iterate(1_000)
-    c.load_state_dict({k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in d.state_dict().items()})
+    c.load_state_dict(
+        {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in d.state_dict().items()}
+    )
     c.iterate(2_000)
     assert c.iterations == 3_000
     np.testing.assert_array_equal(a.avg, c.avg)
@@ -191,8 +201,13 @@ def test_checkpoint_file_resumes_bit_for_bit(kuhn, tmp_path):
         whole.iterate(5_000)
         first = kuhn.solver(algorithm, seed=5)
         first.iterate(2_000)
-        identity = {"game": kuhn.game.to_text(), "model_hash": kuhn.model.hash, "algorithm": algorithm,
-                    "params": first.params, "seed": 5}
+        identity = {
+            "game": kuhn.game.to_text(),
+            "model_hash": kuhn.model.hash,
+            "algorithm": algorithm,
+            "params": first.params,
+            "seed": 5,
+        }
         ck = Checkpointer(tmp_path / f"{algorithm}.npz", identity)
         ck.save(first, RunState())
         resumed = kuhn.solver(algorithm, seed=5)

@@ -33,25 +33,35 @@ def random_strategy(game, seed):
     rng = np.random.default_rng(seed)
     legal = np.repeat(base.tree.legal, np.diff(base.row_offset), axis=0)
     p = np.where(legal, rng.random(legal.shape) + 1e-3, 0.0)
-    return Strategy.from_policy(game, p / p.sum(axis=1, keepdims=True), tree=base.tree, model=base.model)
+    return Strategy.from_policy(
+        game, p / p.sum(axis=1, keepdims=True), tree=base.tree, model=base.model
+    )
 
 
 def lp_strategy(game):
     base = Strategy.uniform(game)
     policy, value = solve_lp(base.tree, base.model)
-    return Strategy.from_policy(game, policy, tree=base.tree, model=base.model, algorithm="lp", game_value=value)
+    return Strategy.from_policy(
+        game, policy, tree=base.tree, model=base.model, algorithm="lp", game_value=value
+    )
 
 
 def strategies(name):
     game = load_game(name)
-    return {"uniform": Strategy.uniform(game), "random": random_strategy(game, 3), "lp": lp_strategy(game)}
+    return {
+        "uniform": Strategy.uniform(game),
+        "random": random_strategy(game, 3),
+        "lp": lp_strategy(game),
+    }
 
 
 def openspiel_exploitability(os_game, mapping):
     """OpenSpiel's two routes: the Python module (NashConv / 2) and the C++ function."""
     py = os_exploitability.exploitability(os_game, to_openspiel_policy(mapping, os_game))
-    cpp = pyspiel.exploitability(os_game, pyspiel.TabularPolicy(
-        {k: [(int(a), p) for a, p in v.items()] for k, v in mapping.items()}))
+    cpp = pyspiel.exploitability(
+        os_game,
+        pyspiel.TabularPolicy({k: [(int(a), p) for a, p in v.items()] for k, v in mapping.items()}),
+    )
     nash_conv = os_exploitability.nash_conv(os_game, to_openspiel_policy(mapping, os_game))
     assert py == pytest.approx(cpp, abs=1e-12)
     assert py == pytest.approx(nash_conv / 2, abs=1e-12)  # the convention DESIGN.md fixes
@@ -85,7 +95,9 @@ def test_exploitability_and_value_agree_with_openspiel(name):
         theirs = openspiel_exploitability(os_game, mapping)
         assert imported.exploitability() == pytest.approx(theirs, abs=1e-9), label
         # both seats playing the policy: the same expected winnings for player 0
-        their_value = policy_value(os_game.new_initial_state(), [to_openspiel_policy(mapping, os_game)] * 2)[0]
+        their_value = policy_value(
+            os_game.new_initial_state(), [to_openspiel_policy(mapping, os_game)] * 2
+        )[0]
         assert imported.game_value() == pytest.approx(their_value, abs=1e-9), label
 
 
@@ -114,11 +126,13 @@ def test_known_strings_and_cards():
     probs = s.action_probs("Ks", "cr")  # check, raise -> facing a bet: fold or call
     assert mapping["1pb"] == {0: probs["f"], 1: probs["c"]}
     assert mapping["0"][1] == pytest.approx(s.action_probs("Qs", "")["r"])
-    # Leduc: card 5 = As, public 2 = Kh; round 1 "r r c" then player 1 opens round 2
+    # Leduc: card 5 = As, public 2 = Kh; round 1 check, check; round 2 raise, re-raise and
+    # player 0 (5 chips in against 9) must fold or call
     s = random_strategy(load_game("leduc"), 9)
-    key = "[Observer: 1][Private: 5][Round 2][Player: 1][Pot: 14][Money: 95 91][Public: 2][Round1: 1 1][Round2: 2 2]"
+    tail = "[Pot: 14][Money: 95 91][Public: 2][Round1: 1 1][Round2: 2 2]"
+    key = "[Observer: 1][Private: 5][Round 2][Player: 1]" + tail
     assert key not in export_openspiel(s)  # player 0 acts there
-    key = "[Observer: 0][Private: 5][Round 2][Player: 0][Pot: 14][Money: 95 91][Public: 2][Round1: 1 1][Round2: 2 2]"
+    key = "[Observer: 0][Private: 5][Round 2][Player: 0]" + tail
     probs = s.action_probs("As/Kh", "cc/rr")
     assert export_openspiel(s)[key] == {0: probs["f"], 1: probs["c"]}
 
@@ -147,7 +161,9 @@ def test_refusals(tmp_path):
         import_openspiel(kuhn, {**good, "0": {0: 1.5, 1: -0.5}})
     leduc = load_game("leduc")
     lgood = export_openspiel(Strategy.uniform(leduc))
-    first = "[Observer: 0][Private: 0][Round 1][Player: 0][Pot: 2][Money: 99 99][Round1: ][Round2: ]"
+    first = (
+        "[Observer: 0][Private: 0][Round 1][Player: 0][Pot: 2][Money: 99 99][Round1: ][Round2: ]"
+    )
     with pytest.raises(CfrlabError, match="not legal"):
         import_openspiel(leduc, {**lgood, first: {0: 0.5, 1: 0.5}})
     with pytest.raises(CfrlabError, match="no OpenSpiel counterpart"):

@@ -45,7 +45,8 @@ def openspiel_game_name(game) -> str:
             return theirs
     raise CfrlabError(
         f"{game.name or 'this game'} has no OpenSpiel counterpart; OpenSpiel interop covers "
-        f"{' and '.join(OPENSPIEL_GAMES)} only")
+        f"{' and '.join(OPENSPIEL_GAMES)} only"
+    )
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def _path(tree, node: int) -> list[tuple[int, int]]:
 def _kuhn_action(tree, node: int, a: int) -> int:
     """OpenSpiel Kuhn action (0 pass, 1 bet) of cfrlab action a at `node`."""
     facing_bet = bool(tree.legal[tree.decision[node], 0])
-    return (a if facing_bet else a - 1)
+    return a if facing_bet else a - 1
 
 
 def _our_actions(tree, node: int, os_name: str) -> dict[int, int]:
@@ -105,8 +106,10 @@ def openspiel_infostates(game, tree) -> Iterator[InfoState]:
         for m, a in path:
             rounds[int(tree.round[m])].append(str(a))
         s0, s1 = int(tree.spent[n, 0]), int(tree.spent[n, 1])
-        head = (f"[Observer: {p}][Private: {{c}}][Round {r + 1}][Player: {p}][Pot: {s0 + s1}]"
-                f"[Money: {LEDUC_STARTING_MONEY - s0} {LEDUC_STARTING_MONEY - s1}]")
+        head = (
+            f"[Observer: {p}][Private: {{c}}][Round {r + 1}][Player: {p}][Pot: {s0 + s1}]"
+            f"[Money: {LEDUC_STARTING_MONEY - s0} {LEDUC_STARTING_MONEY - s1}]"
+        )
         tail = f"[Round1: {' '.join(rounds[0])}][Round2: {' '.join(rounds[1])}]"
         for i, c in enumerate(cards):
             if r == 0:
@@ -124,13 +127,18 @@ def export_openspiel(strategy) -> dict[str, dict[int, float]]:
     name = openspiel_game_name(strategy.game)
     out: dict[str, dict[int, float]] = {}
     for info in openspiel_infostates(strategy.game, tree):
-        row = int(off[tree.decision[info.node]]) + int(model.state_of(info.player, list(info.hole),
-                                                                       list(info.board), info.round))
-        out[info.key] = {os_a: float(policy[row, a]) for os_a, a in _our_actions(tree, info.node, name).items()}
+        row = int(off[tree.decision[info.node]]) + int(
+            model.state_of(info.player, list(info.hole), list(info.board), info.round)
+        )
+        out[info.key] = {
+            os_a: float(policy[row, a]) for os_a, a in _our_actions(tree, info.node, name).items()
+        }
     return out
 
 
-def import_openspiel(game, mapping: Mapping, *, tree=None, model=None, algorithm: str = "openspiel"):
+def import_openspiel(
+    game, mapping: Mapping, *, tree=None, model=None, algorithm: str = "openspiel"
+):
     """A ``Strategy`` from an OpenSpiel map (``{state: {action: prob}}`` or, as pyspiel's
     ``TabularPolicy`` takes it, ``{state: [(action, prob), ...]}``; action ids may be strings).
 
@@ -147,27 +155,35 @@ def import_openspiel(game, mapping: Mapping, *, tree=None, model=None, algorithm
     infos = list(openspiel_infostates(game, tree))
     known = {info.key for info in infos}
     if mapping and not any(k in known for k in mapping):
-        raise CfrlabError(f"not an OpenSpiel {name} policy: none of its {len(mapping)} keys is one of "
-                          f"{name}'s information states (first key {next(iter(mapping))!r})")
+        raise CfrlabError(
+            f"not an OpenSpiel {name} policy: none of its {len(mapping)} keys is one of "
+            f"{name}'s information states (first key {next(iter(mapping))!r})"
+        )
     for info in infos:
         if info.key not in mapping:
             raise CfrlabError(f"OpenSpiel policy lacks information state {info.key!r}")
         probs = _distribution(info.key, mapping[info.key], _our_actions(tree, info.node, name))
-        row = int(off[tree.decision[info.node]]) + int(model.state_of(info.player, list(info.hole),
-                                                                       list(info.board), info.round))
+        row = int(off[tree.decision[info.node]]) + int(
+            model.state_of(info.player, list(info.hole), list(info.board), info.round)
+        )
         if not np.isnan(policy[row, 0]) and not np.allclose(policy[row], probs, atol=1e-12):
-            raise CfrlabError(f"OpenSpiel states sharing one cfrlab private state disagree at {info.key!r}")
+            raise CfrlabError(
+                f"OpenSpiel states sharing one cfrlab private state disagree at {info.key!r}"
+            )
         policy[row] = probs
     unknown = [k for k in mapping if k not in known]
     if unknown:
-        raise CfrlabError(f"{unknown[0]!r} is not an information state of OpenSpiel's {name} "
-                          f"({len(unknown)} unknown key(s))")
+        raise CfrlabError(
+            f"{unknown[0]!r} is not an information state of OpenSpiel's {name} "
+            f"({len(unknown)} unknown key(s))"
+        )
     # rows no OpenSpiel state reaches (none for lossless models): uniform over legal actions
     legal = np.repeat(np.asarray(tree.legal, float), np.diff(off), axis=0)
     missing = np.isnan(policy[:, 0])
     policy[missing] = legal[missing] / legal[missing].sum(axis=1, keepdims=True)
-    return Strategy.from_policy(game, policy, tree=tree, model=model, algorithm=algorithm,
-                                extra={"imported_from": name})
+    return Strategy.from_policy(
+        game, policy, tree=tree, model=model, algorithm=algorithm, extra={"imported_from": name}
+    )
 
 
 def _distribution(key: str, entry, actions: dict[int, int]) -> np.ndarray:
@@ -183,7 +199,9 @@ def _distribution(key: str, entry, actions: dict[int, int]) -> np.ndarray:
             raise CfrlabError(f"{key!r}: probability {p} of action {a} is not a probability")
         if a not in actions:
             if p > 0:
-                raise CfrlabError(f"{key!r}: action {a} is not legal there (legal: {sorted(actions)})")
+                raise CfrlabError(
+                    f"{key!r}: action {a} is not legal there (legal: {sorted(actions)})"
+                )
             continue
         row[actions[a]] += p
     total = row.sum()
@@ -194,6 +212,7 @@ def _distribution(key: str, entry, actions: dict[int, int]) -> np.ndarray:
 
 
 # -- files ----------------------------------------------------------------------------
+
 
 def save_openspiel_json(path: str | Path, strategy) -> int:
     """Write ``export_openspiel(strategy)`` as JSON (atomic); returns the number of states."""
@@ -215,11 +234,14 @@ def load_openspiel_json(path: str | Path, game):
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise CfrlabError(f"{p}: not a JSON OpenSpiel policy ({e})") from None
     if not isinstance(data, dict):
-        raise CfrlabError(f"{p}: expected a JSON object {{information state: {{action: probability}}}}")
+        raise CfrlabError(
+            f"{p}: expected a JSON object {{information state: {{action: probability}}}}"
+        )
     return import_openspiel(game, data)
 
 
 # -- OpenSpiel objects (needs open_spiel) -----------------------------------------------
+
 
 def to_openspiel_policy(mapping: Mapping, os_game):
     """An ``open_spiel.python.policy.TabularPolicy`` holding `mapping`."""
@@ -241,4 +263,3 @@ def from_openspiel_policy(tab) -> dict[str, dict[int, float]]:
         legal = np.flatnonzero(tab.legal_actions_mask[idx])
         out[key] = {int(a): float(tab.action_probability_array[idx, a]) for a in legal}
     return out
-

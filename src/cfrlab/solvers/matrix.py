@@ -112,7 +112,11 @@ def self_play(
         avg_row += w * x
         avg_col += w * y
     return SelfPlayResult(
-        avg_row / avg_row.sum(), avg_col / avg_col.sum(), regret_matching(r_row), regret_matching(r_col), iterations
+        avg_row / avg_row.sum(),
+        avg_col / avg_col.sum(),
+        regret_matching(r_row),
+        regret_matching(r_col),
+        iterations,
     )
 
 
@@ -159,7 +163,9 @@ def learn_against(
             regrets += A[:, j] - A[i, j]
         if plus:
             np.maximum(regrets, 0.0, out=regrets)
-    return LearnerResult(avg / avg.sum(), regret_matching(regrets), regrets, total / max(iterations, 1))
+    return LearnerResult(
+        avg / avg.sum(), regret_matching(regrets), regrets, total / max(iterations, 1)
+    )
 
 
 def solve_zero_sum(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -183,7 +189,9 @@ def _maximin(A: np.ndarray) -> tuple[np.ndarray, float]:
     a_ub = np.hstack([-A.T, np.ones((n, 1))])  # v - (x^T A)_j <= 0
     a_eq = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
     bounds = [(0, None)] * m + [(None, None)]
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs")
+    res = linprog(
+        c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs"
+    )
     if res.status != 0:
         raise CfrlabError(f"minimax LP failed: {res.message}")
     x = np.maximum(res.x[:m], 0.0)
@@ -212,7 +220,9 @@ def eliminate_dominated(A: np.ndarray, B: np.ndarray) -> tuple[list[int], list[i
     return rows, cols
 
 
-def support_enumeration(A: np.ndarray, B: np.ndarray, tol: float = 1e-9) -> list[tuple[np.ndarray, np.ndarray]]:
+def support_enumeration(
+    A: np.ndarray, B: np.ndarray, tol: float = 1e-9
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """All Nash equilibria of a nondegenerate bimatrix game (equal-size supports), for small
     games: each pair of supports is solved for the mixtures that make the opponent
     indifferent, then checked for non-negativity and for no better reply outside."""

@@ -35,7 +35,8 @@ def enumerate_deals(game) -> np.ndarray:
     if game.num_deals > MAX_DEALS:
         raise CfrlabError(
             f"{game.name or 'this game'} has {game.num_deals:,} deals; es/os sample from an "
-            f"enumerated deal table (at most {MAX_DEALS:,})")
+            f"enumerated deal table (at most {MAX_DEALS:,})"
+        )
     cards = deck(game.num_ranks, game.num_suits)
     h = game.num_hole_cards
     groups = [h, h] + [int(b) for b in game.num_board_cards[: game.num_rounds] if b]
@@ -100,10 +101,19 @@ class MCCFRSolver:
     ``load_state_dict(d)`` save and restore everything, the random stream included.
     """
 
-    def __init__(self, tree, model, algorithm: str = "es", seed: int | None = None,
-                 epsilon: float = DEFAULT_EPSILON, deals: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    def __init__(
+        self,
+        tree,
+        model,
+        algorithm: str = "es",
+        seed: int | None = None,
+        epsilon: float = DEFAULT_EPSILON,
+        deals: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         if algorithm not in ALGORITHMS:
-            raise CfrlabError(f"unknown MCCFR algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
+            raise CfrlabError(
+                f"unknown MCCFR algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}"
+            )
         if algorithm == "os" and not 0.0 < epsilon <= 1.0:
             raise CfrlabError("outcome sampling needs an exploration epsilon in (0, 1]")
         self.tree, self.model, self.algorithm = tree, model, algorithm
@@ -121,11 +131,16 @@ class MCCFRSolver:
         self.iterations = 0
         t = tree
         self._tree_arrays = (
-            np.ascontiguousarray(t.kind, np.int8), np.ascontiguousarray(t.player, np.int8),
-            np.ascontiguousarray(t.round, np.int8), np.ascontiguousarray(t.first_child, np.int32),
-            np.ascontiguousarray(t.num_children, np.int8), np.ascontiguousarray(t.child, np.int32),
-            np.ascontiguousarray(t.action, np.int8), np.ascontiguousarray(t.spent, np.int32),
-            np.ascontiguousarray(t.decision, np.int32), np.ascontiguousarray(t.legal, np.bool_),
+            np.ascontiguousarray(t.kind, np.int8),
+            np.ascontiguousarray(t.player, np.int8),
+            np.ascontiguousarray(t.round, np.int8),
+            np.ascontiguousarray(t.first_child, np.int32),
+            np.ascontiguousarray(t.num_children, np.int8),
+            np.ascontiguousarray(t.child, np.int32),
+            np.ascontiguousarray(t.action, np.int8),
+            np.ascontiguousarray(t.spent, np.int32),
+            np.ascontiguousarray(t.decision, np.int32),
+            np.ascontiguousarray(t.legal, np.bool_),
             self.row_offset,
         )
 
@@ -136,7 +151,15 @@ class MCCFRSolver:
     def iterate(self, n: int = 1) -> None:
         if n <= 0:
             return
-        args = (*self._tree_arrays, self.deal_states, self.deal_value, self.regret, self.avg, self.rng, int(n))
+        args = (
+            *self._tree_arrays,
+            self.deal_states,
+            self.deal_value,
+            self.regret,
+            self.avg,
+            self.rng,
+            int(n),
+        )
         if self.algorithm == "es":
             K.es_iterations(*args)
         else:
@@ -171,7 +194,9 @@ class MCCFRSolver:
             raise CfrlabError(f"checkpoint is for {d.get('algorithm')!r}, not {self.algorithm!r}")
         regret = np.asarray(d["regret"], np.float64)
         if regret.shape != self.regret.shape:
-            raise CfrlabError(f"checkpoint tables have shape {regret.shape}, this game needs {self.regret.shape}")
+            raise CfrlabError(
+                f"checkpoint tables have shape {regret.shape}, this game needs {self.regret.shape}"
+            )
         self.regret = regret.copy()
         self.avg = np.asarray(d["avg"], np.float64).copy()
         self.rng = np.asarray(d["rng"], np.uint64).copy()
@@ -180,7 +205,9 @@ class MCCFRSolver:
         self.epsilon = float(d.get("epsilon", self.epsilon))
 
 
-def make_mccfr_solver(tree, model, algorithm: str, seed: int | None = None, **params) -> MCCFRSolver:
+def make_mccfr_solver(
+    tree, model, algorithm: str, seed: int | None = None, **params
+) -> MCCFRSolver:
     """Entry point for ``cfrlab.solvers.make_solver(tree, model, 'es' | 'os', seed=..., ...)``.
 
     Params: ``epsilon`` (outcome sampling's exploration, default 0.6).
