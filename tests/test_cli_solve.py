@@ -300,3 +300,25 @@ def test_sigint_saves_a_checkpoint_then_resume_is_bit_identical(capsys, tmp_path
     assert code == 0
     assert 0 < last_json(stdout)["resumed_from"] < KILL_ITERATIONS
     assert np.array_equal(Strategy.load(out).policy, kill_reference)
+
+
+def test_param_parsing_and_checkpoint_names():
+    from cfrlab.cli.solve_cmd import checkpoint_path, parse_params
+
+    assert parse_params(["alpha=1.5", "n=3", "alternating=false", "beta=none", "sampling=pcs"]) == {
+        "alpha": 1.5, "n": 3, "alternating": False, "beta": None, "sampling": "pcs"}
+    assert checkpoint_path(Path("x/leduc.npz")) == Path("x/leduc.ckpt.npz")
+    assert checkpoint_path(Path("run")) == Path("run.ckpt.npz")
+
+
+def test_progress_view_renders_ticks():
+    from cfrlab.cli.solve_cmd import ProgressView
+    from cfrlab.solvers.driver import StopRule, Tick
+
+    view = ProgressView(load_game("leduc"), "cfr+", StopRule(target=1e-3), enabled=False)
+    with view:
+        view.update(Tick(120, 0.01, 12000.0, 0.0042, 120, 0.4))
+    task = view.progress.tasks[0]
+    assert task.completed == pytest.approx(400)
+    assert task.fields["it"] == "120 it" and task.fields["speed"] == "12,000 it/s"
+    assert task.fields["expl"] == "expl 0.0042 chips @ 120"

@@ -123,7 +123,8 @@ class ProgressView:
             TextColumn("{task.fields[it]}"), TextColumn("{task.fields[speed]}"),
             TextColumn("{task.fields[expl]}"), TimeElapsedColumn(),
             console=Console(stderr=True), disable=not enabled, transient=False)
-        self.task = self.progress.add_task(algorithm, total=1000, it="", speed="", expl="")
+        self.task = self.progress.add_task(algorithm, total=1000, it="starting (numba compiles kernels on first use)",
+                                           speed="", expl="")
 
     def __enter__(self):
         self.progress.__enter__()
