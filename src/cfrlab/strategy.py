@@ -104,7 +104,7 @@ def from_unit(game: GameDef, value: float) -> float:
 
 # -- the value object -------------------------------------------------------------------
 
-@dataclass
+@dataclass(eq=False)
 class Strategy:
     """A behaviour policy for both players of ``game`` in ``model``'s private states."""
 
