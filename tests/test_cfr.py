@@ -244,3 +244,55 @@ def test_make_solver_errors(kuhn):
     other = make_solver(tree, model, "cfr+")
     with pytest.raises(CfrlabError):
         other.load_state_dict(s.state_dict())
+
+
+THREE_ROUNDS = naive.HOLDEM_LIKE.replace("numRounds = 2", "numRounds = 3").replace(
+    "raiseSize = 2 4", "raiseSize = 2 4 4").replace("firstPlayer = 2 1", "firstPlayer = 2 1 1").replace(
+    "maxRaises = 3 2", "maxRaises = 2 1 1").replace("numBoardCards = 0 2", "numBoardCards = 0 2 1")
+
+
+def _weighted_sum_of_sampled_iterations(tree, model, alg, draws):
+    """Sum over (uniforms, probability) of the regrets after one sampled iteration, weighted."""
+    regret = 0.0
+    s = make_solver(tree, model, alg, seed=0)
+    for u, w in draws:
+        s.regret[:] = 0.0
+        s.avg[:] = 0.0
+        s.iterations = 0
+        s._run_uniforms(1, np.array([u], dtype=np.float64))
+        regret = regret + w * s.regret
+    return regret
+
+
+@pytest.mark.parametrize("name", ["leduc", "three-rounds"])
+def test_samplers_are_unbiased(name):
+    """Averaged over every outcome with its probability, one cs or pcs iteration gives exactly
+    full-width CFR's first iteration (same uniform strategy, expectations of sampled values)."""
+    if name == "leduc":
+        _, tree, model = setup("leduc")
+    else:
+        game = parse_game(THREE_ROUNDS)
+        assert game.num_rounds == 3 and game.num_board_cards == (0, 2, 1)
+        tree, model = build_tree(game), LosslessModel(game)
+    full = make_solver(tree, model, "cfr")
+    full.iterate(1)
+    R = model.game.num_rounds
+    # pcs: one uniform picks the final board b (masses are equal for lossless models)
+    B = model.num_blocks[R - 1]
+    draws = [((b + 0.5) / B, 0.0) for b in range(B)]
+    pr = _weighted_sum_of_sampled_iterations(tree, model, "pcs", [(u, 1.0 / B) for u in draws])
+    np.testing.assert_allclose(pr, full.regret, rtol=1e-9, atol=1e-14)
+    # cs: the first uniform picks player 0's final state, the second player 1's within the board
+    P = model.fold_matrix(R - 1)
+    P = P.toarray() if hasattr(P, "toarray") else P
+    cdf0 = np.cumsum(P.sum(axis=1))
+    cs_draws = []
+    for s0 in range(P.shape[0]):
+        row = P[s0]
+        lo = cdf0[s0] - row.sum()
+        nz = np.flatnonzero(row)
+        for j, s1 in enumerate(nz):
+            u1 = (j + 0.5) / len(nz)  # equal probabilities within a row
+            cs_draws.append(((((lo + cdf0[s0]) / 2) / cdf0[-1], u1), row[s1]))
+    cr = _weighted_sum_of_sampled_iterations(tree, model, "cs", cs_draws)
+    np.testing.assert_allclose(cr, full.regret, rtol=1e-9, atol=1e-14)

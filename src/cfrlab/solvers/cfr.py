@@ -142,8 +142,11 @@ class CFRSolver:
             n -= k
 
     def _run(self, n: int) -> None:
+        self._run_uniforms(n, self._rng.random((n, 2)) if self._rng is not None else np.zeros((0, 2)))
+
+    def _run_uniforms(self, n: int, uniforms: np.ndarray) -> None:
+        """n iterations; a sampling solver's iteration k draws from ``uniforms[k]`` (float64[n, 2])."""
         e, lay = self.engine, self._layout
-        uniforms = self._rng.random((n, 2)) if self._rng is not None else np.zeros((0, 2))
         if self.params.sampling == "cs":
             reach, val = self._cs_scratch
             K.run_cs_iterations(

@@ -28,6 +28,8 @@ from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 MAX_DENSE_STATES = 40_000  # a non-block table larger than this (n x n) is refused
+STRUCTURE_MAX_H = 4096  # operator structure detection (see _structure) only below these sizes
+STRUCTURE_MAX_ENTRIES = 50_000_000
 
 
 def tree_layout(tree, model) -> np.ndarray:
@@ -71,7 +73,11 @@ def _structure(blocks: np.ndarray) -> tuple[int, float, np.ndarray]:
 
     K, H, _ = blocks.shape
     none = np.zeros(0, dtype=np.int64)
-    if H < 2:
+    # structured kinds only come from one-hole-card decks; skip the checks (and their
+    # temporaries) on the wide dense tables of bucketed models, or when the diagonal is not 0
+    if H < 2 or H > STRUCTURE_MAX_H or K * H * H > STRUCTURE_MAX_ENTRIES:
+        return OP_DENSE, 0.0, none
+    if np.any(blocks[:, np.arange(H), np.arange(H)] != 0.0):
         return OP_DENSE, 0.0, none
     c = float(np.abs(blocks).max())
     if c == 0.0:
