@@ -1,13 +1,14 @@
 """Numba kernels of the vector CFR walk: plain arrays in, plain arrays out.
 
-One walk serves full-width CFR (vectors over all private states), public chance sampling
-(vectors over the states of one sampled board, i.e. one block) and chance sampling (vectors
-of length 1: the sampled deal's states), and, with other backward modes, best response and
-expected value. What one walk sees is described per round by
+One walk serves full-width CFR (vectors over all private states) and public chance sampling
+(vectors over the states of one sampled board, i.e. a run of whole blocks), and, with other
+backward modes, best response and expected value. What one walk sees is described per round by
 
 - ``sbase[p, r]``: the first global state of player p's slice at round r,
 - ``ns_eff[r]``: the slice length (the same for both players),
 - ``scale[r]``: a weight on the round's terminal values (1, or 1 / sampling probability).
+
+Chance sampling (one deal, scalars) has its own kernel in ``_cs_kernels``.
 
 Layouts:
 
@@ -24,9 +25,12 @@ Layouts:
   factor of each terminal (fold winnings, or the stake at a showdown).
 - ops: ``optab`` int64[nops, 6] = ``offset, K, B, H, kind, int offset``; ``opbuf`` float64
   holds K blocks of H x H, block b of the operator being block ``b % K``; ``opc`` float64[nops]
-  and ``opint`` int64 describe the structured kinds (see ``terminals``). An op is ``G_i = M_i^T`` for player i,
-  where player i's terminal value is ``v_i = u * M_i @ reach_opponent`` (M_0 = P_r or W,
-  M_1 = P_r^T or -W^T), so that a group's values are one product ``R @ G``.
+  and ``opint`` int64 describe the structured kinds (see ``terminals``). An op is
+  ``G_i = M_i^T`` for player i, where player i's terminal value is
+  ``v_i = u * M_i @ reach_opponent`` (M_0 = P_r or W, M_1 = P_r^T or -W^T), so that a
+  group's values are one product ``R @ G``.
+- update rule: ``cfgi`` int64[4] = alternating, regret_floor, use_alpha, use_beta;
+  ``cfgf`` float64[3] = alpha, beta, gamma (see ``cfrlab.solvers.cfr``).
 """
 
 from __future__ import annotations
@@ -44,9 +48,8 @@ GEMM_MIN = 48  # dense blocks at least this wide use BLAS; smaller ones loop (no
 OP_DENSE, OP_ALL_BUT_SELF, OP_RANKED = 0, 1, 2
 # backward modes
 MODE_VALUE, MODE_CFR, MODE_BR = 0, 1, 2
-# sampling schemes
+# sampling schemes (CS runs in _cs_kernels)
 FULL, PCS, CS = 0, 1, 2
-# cfgi: alternating, regret_floor, use_alpha, use_beta ; cfgf: alpha, beta, gamma
 
 
 @njit(cache=NUMBA_CACHE)
@@ -351,48 +354,11 @@ def _sample_pcs(u, cdf, bpar, bpar_off, bsize, bmass, R, sbase, ns_eff, scale):
 
 
 @njit(cache=NUMBA_CACHE)
-def _sample_cs(u0, u1, cdf, optab, opbuf, fold_op, pmap, pmap_off, R, sbase, ns_eff, scale):
-    """One joint final-round state pair (s0, s1) ~ P_{R-1}, its ancestors, and 1 / P_r."""
-    s0 = np.searchsorted(cdf, u0 * cdf[-1], side="right")
-    if s0 >= cdf.shape[0]:
-        s0 = cdf.shape[0] - 1
-    op = fold_op[R - 1]
-    off, K, H = optab[op, 0], optab[op, 1], optab[op, 3]
-    b = s0 // H
-    k0 = s0 - b * H
-    boff = off + (b % K) * H * H
-    tot = 0.0
-    for j in range(H):  # row s0 of P = column k0 of G_0 = P^T
-        tot += opbuf[boff + j * H + k0]
-    target = u1 * tot
-    acc = 0.0
-    k1 = -1
-    for j in range(H):
-        p = opbuf[boff + j * H + k0]
-        if p > 0.0:
-            k1 = j
-            acc += p
-            if acc > target:
-                break
-    s1 = b * H + k1
-    for r in range(R - 1, -1, -1):
-        sbase[0, r] = s0
-        sbase[1, r] = s1
-        ns_eff[r] = 1
-        op = fold_op[r]
-        off, K, H = optab[op, 0], optab[op, 1], optab[op, 3]
-        b = s0 // H
-        scale[r] = 1.0 / opbuf[off + (b % K) * H * H + (s1 - b * H) * H + (s0 - b * H)]
-        if r > 0:
-            s0 = pmap[pmap_off[r] + s0]
-            s1 = pmap[pmap_off[r] + s1]
-
-
-@njit(cache=NUMBA_CACHE)
 def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, groups, term_util,
                    optab, opbuf, opint, opc, regret, avg, sigma, reach, values, cfgi, cfgf, t0, n_iter,
-                   sampling, uniforms, cdf, bpar, bpar_off, bsize, bmass, fold_op, full_ns):
-    """``n_iter`` iterations numbered t0+1 .. t0+n_iter, entirely in compiled code."""
+                   sampling, uniforms, cdf, bpar, bpar_off, bsize, bmass, full_ns):
+    """``n_iter`` iterations numbered t0+1 .. t0+n_iter, entirely in compiled code: full width
+    (``sampling`` FULL) or one sampled board per iteration (PCS, from ``uniforms[it, 0]``)."""
     R = full_ns.shape[0]
     sbase = np.zeros((2, R), dtype=np.int64)
     ns_eff = full_ns.copy()
@@ -403,9 +369,6 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
         t = t0 + it + 1
         if sampling == PCS:
             _sample_pcs(uniforms[it, 0], cdf, bpar, bpar_off, bsize, bmass, R, sbase, ns_eff, scale)
-        elif sampling == CS:
-            _sample_cs(uniforms[it, 0], uniforms[it, 1], cdf, optab, opbuf, fold_op, pmap, pmap_off,
-                       R, sbase, ns_eff, scale)
         if cfgi[0]:  # alternating updates: player 0 then player 1 sees 0's new strategy
             for i in range(2):
                 # full width: only the player updated by the previous pass has a new sigma
@@ -428,122 +391,6 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
             trav[1] = True
             backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
                      reach, values, trav, MODE_CFR, regret, avg, cfgi, cfgf, t, br_dummy)
-
-
-@njit(cache=NUMBA_CACHE)
-def _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg, sigma, reach,
-             val, skip_to, trav, pos_f, neg_f, avg_f, floor, prune):
-    """One walk of chance-sampled CFR on scalars: the deal's states are ``st[p, r]``; a
-    showdown is worth ``sd`` (= W / P of the pair) per chip of stake to player 0.
-
-    With ``prune``, a subtree neither player reaches is skipped (its values are 0, so regrets
-    and averages would not change; only valid without discounting)."""
-    N = nodes.shape[0]
-    reach[0, 0] = 1.0
-    reach[1, 0] = 1.0
-    n = 0
-    while n < N:
-        if n > 0:
-            p = nodes[n, COL_PARENT]
-            if nodes[p, COL_KIND] == DECISION:
-                q = nodes[p, COL_PLAYER]
-                row = row_off[nodes[p, COL_DECISION]] + st[q, nodes[p, COL_ROUND]]
-                reach[q, n] = reach[q, p] * sigma[row, nodes[n, COL_ACTION]]
-                reach[1 - q, n] = reach[1 - q, p]
-            else:
-                reach[0, n] = reach[0, p]
-                reach[1, n] = reach[1, p]
-            if prune and reach[0, n] == 0.0 and reach[1, n] == 0.0:
-                skip_to[subtree_end[n] - 1] = n
-                n = subtree_end[n]
-                continue
-        if nodes[n, COL_KIND] == DECISION:
-            q = nodes[n, COL_PLAYER]
-            d = nodes[n, COL_DECISION]
-            _regret_match_rows(regret, legal, d, row_off[d] + st[q, nodes[n, COL_ROUND]], 1, sigma)
-        n += 1
-    n = N - 1
-    while n >= 0:
-        m = skip_to[n]
-        if m >= 0:
-            skip_to[n] = -1
-            val[0, m] = 0.0
-            val[1, m] = 0.0
-            n = m - 1
-            continue
-        kind = nodes[n, COL_KIND]
-        fc = nodes[n, COL_FCHILD]
-        if kind == FOLD:
-            u = node_u[n]
-            val[0, n] = u * reach[1, n]
-            val[1, n] = -u * reach[0, n]
-        elif kind == SHOWDOWN:
-            u = node_u[n] * sd
-            val[0, n] = u * reach[1, n]
-            val[1, n] = -u * reach[0, n]
-        elif kind == CHANCE:
-            val[0, n] = val[0, child[fc]]
-            val[1, n] = val[1, child[fc]]
-        else:
-            q = nodes[n, COL_PLAYER]
-            nc = nodes[n, COL_NCHILD]
-            row = row_off[nodes[n, COL_DECISION]] + st[q, nodes[n, COL_ROUND]]
-            for i in range(2):
-                if i != q:
-                    v = 0.0
-                    for ci in range(nc):
-                        v += val[i, child[fc + ci]]
-                    val[i, n] = v
-                    continue
-                v = 0.0
-                for ci in range(nc):
-                    c = child[fc + ci]
-                    v += sigma[row, nodes[c, COL_ACTION]] * val[i, c]
-                val[i, n] = v
-                if trav[i]:
-                    for ci in range(nc):
-                        c = child[fc + ci]
-                        _add_regret(regret, row, nodes[c, COL_ACTION], val[i, c] - v, pos_f, neg_f, floor)
-                    _add_average(avg, sigma, row, reach[i, n], avg_f)
-        n -= 1
-
-
-@njit(cache=NUMBA_CACHE)
-def run_cs_iterations(nodes, child, row_off, legal, node_u, subtree_end, pmap, pmap_off, optab, opbuf,
-                      fold_op, sd_op, regret, avg, sigma, reach, val, cfgi, cfgf, t0, n_iter, uniforms,
-                      cdf):
-    """Chance-sampled CFR (Zinkevich 2007): one joint deal per iteration, scalar walks.
-
-    ``node_u`` float64[N]: player 0's winnings at a fold, the stake at a showdown;
-    ``reach`` and ``val`` float64[2, N] scratch."""
-    R = fold_op.shape[0]
-    st = np.zeros((2, R), dtype=np.int64)
-    ns_eff = np.ones(R, dtype=np.int64)
-    scale = np.ones(R)
-    trav = np.zeros(2, dtype=np.bool_)
-    off, K, H = optab[sd_op, 0], optab[sd_op, 1], optab[sd_op, 3]
-    skip_to = np.full(nodes.shape[0], -1, dtype=np.int64)
-    prune = not cfgi[2] and not cfgi[3] and cfgf[2] == 0.0
-    for it in range(n_iter):
-        t = t0 + it + 1
-        _sample_cs(uniforms[it, 0], uniforms[it, 1], cdf, optab, opbuf, fold_op, pmap, pmap_off,
-                   R, st, ns_eff, scale)
-        s0 = st[0, R - 1]
-        s1 = st[1, R - 1]
-        b = s0 // H
-        sd = opbuf[off + (b % K) * H * H + (s1 - b * H) * H + (s0 - b * H)] * scale[R - 1]
-        pos_f, neg_f, avg_f = _discounts(cfgi, cfgf, t)
-        if cfgi[0]:
-            for i in range(2):
-                trav[0] = i == 0
-                trav[1] = i == 1
-                _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg,
-                         sigma, reach, val, skip_to, trav, pos_f, neg_f, avg_f, cfgi[1], prune)
-        else:
-            trav[0] = True
-            trav[1] = True
-            _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg, sigma,
-                     reach, val, skip_to, trav, pos_f, neg_f, avg_f, cfgi[1], prune)
 
 
 @njit(cache=NUMBA_CACHE)

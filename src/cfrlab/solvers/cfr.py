@@ -26,6 +26,7 @@ import numpy as np
 
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import _cfr_kernels as K
+from cfrlab.solvers import _cs_kernels as CS
 from cfrlab.solvers.engine import Engine, get_engine
 
 SAMPLING = {"full": K.FULL, "pcs": K.PCS, "cs": K.CS}
@@ -149,7 +150,7 @@ class CFRSolver:
         e, lay = self.engine, self._layout
         if self.params.sampling == "cs":
             reach, val = self._cs_scratch
-            K.run_cs_iterations(
+            CS.run_cs_iterations(
                 e.nodes, e.child, e.row_offset, e.legal, e.node_u, e.subtree_end, e.pmap, e.pmap_off,
                 e.optab, e.opbuf, e.fold_op, e.showdown_ops[0], self.regret, self.avg, self._sigma,
                 reach, val, self._cfgi, self._cfgf, self.iterations, n, uniforms, self._cdf)
@@ -157,10 +158,9 @@ class CFRSolver:
             return
         K.run_iterations(
             e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off, lay.groups,
-            lay.term_util, e.optab, e.opbuf, e.opint, e.opc, self.regret, self.avg, self._sigma, self._reach,
-            self._values, self._cfgi, self._cfgf, self.iterations, n, SAMPLING[self.params.sampling],
-            uniforms, self._cdf, self._bpar, self._bpar_off, self._bsize, self._bmass, e.fold_op,
-            e.num_states)
+            lay.term_util, e.optab, e.opbuf, e.opint, e.opc, self.regret, self.avg, self._sigma,
+            self._reach, self._values, self._cfgi, self._cfgf, self.iterations, n, SAMPLING[self.params.sampling],
+            uniforms, self._cdf, self._bpar, self._bpar_off, self._bsize, self._bmass, e.num_states)
         self.iterations += n
 
     # -- policies -----------------------------------------------------------------------
