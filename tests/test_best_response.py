@@ -87,7 +87,23 @@ def test_kuhn_best_response_is_best_pure_strategy(seed):
         assert ev == pytest.approx(value, abs=1e-12)
 
 
-@pytest.mark.parametrize("name", ["kuhn", "leduc", "kuhn-5", "kuhn-60"])
+BOARD_FIRST = """GAMEDEF
+limit
+numPlayers = 2
+numRounds = 2
+blind = 1 2
+raiseSize = 2 3
+firstPlayer = 2 1
+maxRaises = 2 1
+numSuits = 2
+numRanks = 3
+numHoleCards = 1
+numBoardCards = 1 1
+END GAMEDEF
+"""
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc", "kuhn-5", "kuhn-60", BOARD_FIRST])
 def test_best_response_matches_naive_walk(name):
     game, tree, model = setup(name)
     for seed in (3, 4):
