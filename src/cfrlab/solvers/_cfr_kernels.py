@@ -75,13 +75,19 @@ def _regret_match_rows(regret, legal, d, row, L, sigma):
 @njit(cache=NUMBA_CACHE)
 def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, sigma,
             reach, rm_player):
-    """Reach of both players at every node (preorder). sigma is first set by regret matching
-    at the decision nodes of ``rm_player`` (0 or 1; 2 = both; -1 = none: sigma is fixed)."""
+    """Reach vectors at every node (preorder).
+
+    ``rm_player`` 0 or 1: only that player's strategy changed since the last walk over these
+    arenas, so regret matching refreshes its sigma rows and only its reach is recomputed (the
+    other player's reach is still in place); 2: both players; -1: sigma is a fixed policy and
+    both reaches are computed."""
     N = nodes.shape[0]
+    lo = 0 if rm_player != 1 else 1
+    hi = 2 if rm_player != 0 else 1
     o = node_off[0]
-    for s in range(ns_eff[0]):
-        reach[0, o + s] = 1.0
-        reach[1, o + s] = 1.0
+    for pl in range(lo, hi):
+        for s in range(ns_eff[0]):
+            reach[pl, o + s] = 1.0
     for n in range(N):
         if rm_player >= 0 and nodes[n, COL_KIND] == DECISION and (
                 rm_player == 2 or nodes[n, COL_PLAYER] == rm_player):
@@ -97,16 +103,20 @@ def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regr
         if nodes[p, COL_KIND] == DECISION:
             q = nodes[p, COL_PLAYER]
             r = nodes[p, COL_ROUND]
-            row = row_off[nodes[p, COL_DECISION]] + sbase[q, r]
-            a = nodes[n, COL_ACTION]
-            rq = reach[q]
-            rp = reach[1 - q]
-            for s in range(ns_eff[r]):
-                rq[o + s] = rq[op + s] * sigma[row + s, a]
-                rp[o + s] = rp[op + s]
+            L = ns_eff[r]
+            if lo <= q < hi:
+                row = row_off[nodes[p, COL_DECISION]] + sbase[q, r]
+                a = nodes[n, COL_ACTION]
+                rq = reach[q]
+                for s in range(L):
+                    rq[o + s] = rq[op + s] * sigma[row + s, a]
+            if lo <= 1 - q < hi:
+                rp = reach[1 - q]
+                for s in range(L):
+                    rp[o + s] = rp[op + s]
         else:  # chance: expand through the parent map
             r1 = nodes[n, COL_ROUND]
-            for pl in range(2):
+            for pl in range(lo, hi):
                 base = pmap_off[r1] + sbase[pl, r1]
                 pb = sbase[pl, r1 - 1]
                 for s in range(ns_eff[r1]):
