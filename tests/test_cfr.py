@@ -168,6 +168,9 @@ def test_sampling_reproducible_and_seeded(leduc):
         s.iterate(500)
     assert np.array_equal(a.avg, b.avg)
     assert not np.array_equal(a.avg, c.avg)
+    d = make_solver(tree, model, "cs", seed=np.random.default_rng(5))  # a Generator is used as given
+    d.iterate(500)
+    assert np.array_equal(a.avg, d.avg)
 
 
 def test_chance_sampling_pruning_is_exact(leduc):

@@ -63,8 +63,8 @@ class CFRSolver:
     ``row_offset[d] + state``; ``avg`` holds the (discounted) sums of reach * sigma.
     """
 
-    def __init__(self, tree, model, algorithm: str, params: CFRParams, seed: int | None = None,
-                 engine: Engine | None = None) -> None:
+    def __init__(self, tree, model, algorithm: str, params: CFRParams,
+                 seed: int | np.random.Generator | None = None, engine: Engine | None = None) -> None:
         if params.sampling not in SAMPLING:
             raise CfrlabError(f"unknown sampling {params.sampling!r}; use one of {', '.join(SAMPLING)}")
         self.tree = tree
@@ -79,7 +79,12 @@ class CFRSolver:
         self.regret = np.zeros((e.num_rows, 3))
         self.avg = np.zeros((e.num_rows, 3))
         self._sigma = np.zeros((e.num_rows, 3))
-        self._rng = np.random.default_rng(seed) if params.sampling != "full" else None
+        # sampling solvers: a seed (int, None = fresh entropy) or a Generator used as given
+        self._rng = None
+        if params.sampling != "full":
+            self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        if isinstance(seed, np.random.Generator):
+            self.seed = None
         self._setup_sampling()
         if params.sampling == "full":  # scratch shared with evaluation walks: fully rewritten
             self._reach, self._values = self.engine.scratch()
@@ -110,7 +115,7 @@ class CFRSolver:
             # marginal of player 0's final state: row sums of P = column sums of G_0
             marg = np.concatenate([blocks[b % Kb].sum(axis=0) for b in range(B)])
             self._cdf = np.cumsum(marg)
-            self._layout = e.layout(np.ones(R, dtype=np.int64))
+            self._layout = None  # the scalar walk needs no arenas
             N = len(e.nodes)
             self._cs_scratch = (np.zeros((2, N)), np.zeros((2, N)))
             return
