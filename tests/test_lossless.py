@@ -86,6 +86,13 @@ def test_tables_match_enumeration(name):
     Wm = dense(model.showdown_matrix())
     np.testing.assert_allclose(Wm, W, atol=1e-15)
     np.testing.assert_allclose(Wm, -Wm.T, atol=0)
+    # the batch numbering equals the one-state path
+    ds = naive.deals(game)
+    batch = model.deal_states_batch(np.array([list(h0) + list(h1) + list(b) for h0, h1, b in ds]))
+    for (h0, h1, board), st in zip(ds[::7], batch[::7]):
+        for r in range(game.num_rounds):
+            assert st[0, r] == model.state_of(0, h0, board, r)
+            assert st[1, r] == model.state_of(1, h1, board, r)
 
 
 @pytest.mark.parametrize("name", list(GAMES))

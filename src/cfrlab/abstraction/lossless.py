@@ -50,6 +50,12 @@ def _rank_table(m: int, k: int) -> np.ndarray:
     return table
 
 
+def _lex_rank_int(rel: list[int], m: int) -> int:
+    """Lexicographic index of the sorted subset `rel` of range(m) (see LosslessModel._lex_rank)."""
+    k = len(rel)
+    return comb(m, k) - 1 - sum(comb(m - 1 - c, k - i) for i, c in enumerate(rel))
+
+
 class LosslessModel:
     """ChanceModel (docs/ENGINE.md) of an enumerable 2-player game: hole cards + board.
 
@@ -203,11 +209,59 @@ class LosslessModel:
     def hash(self) -> str:
         return hashlib.sha256(("cfrlab-lossless-v1\n" + self.game.to_text()).encode()).hexdigest()
 
-    def _position_of(self, card: int) -> int:
-        where = np.flatnonzero(self._cards == int(card))
-        if not len(where):
-            raise CfrlabError(f"{card_text(int(card))} is not in this game's deck")
-        return int(where[0])
+    @cached_property
+    def _pos_of_card(self) -> np.ndarray:
+        table = np.full(int(self._cards.max()) + 1, -1, dtype=np.int64)
+        table[self._cards] = np.arange(len(self._cards))
+        return table
+
+    @cached_property
+    def _binom(self) -> np.ndarray:
+        D = len(self._cards)
+        return np.array([[comb(a, b) for b in range(8)] for a in range(D + 1)], dtype=np.int64)
+
+    def _lex_rank(self, rel: np.ndarray, m: int) -> np.ndarray:
+        """Lexicographic index of sorted subsets ``rel`` (n, k) of range(m):
+        C(m, k) - 1 - sum_i C(m - 1 - c_i, k - i)."""
+        n, k = rel.shape
+        if k == 0:
+            return np.zeros(n, dtype=np.int64)
+        rel = np.sort(rel, axis=1)
+        terms = self._binom[m - 1 - rel, k - np.arange(k)[None, :]]
+        return self._binom[m, k] - 1 - terms.sum(axis=1)
+
+    def _positions(self, cards) -> np.ndarray:
+        cards = np.asarray(cards, dtype=np.int64)
+        table = self._pos_of_card
+        bad = (cards < 0) | (cards >= len(table))
+        pos = np.where(bad, -1, table[np.clip(cards, 0, len(table) - 1)])
+        if np.any(pos < 0):
+            c = int(cards[pos < 0].flat[0])
+            raise CfrlabError(f"{card_text(c) if c >= 0 else c} is not in this game's deck")
+        return pos
+
+    def _states(self, hole_pos: np.ndarray, board_pos: np.ndarray, round: int) -> np.ndarray:
+        """States at `round` for hole positions (n, h) and ACPC-ordered board positions (n, >= nb)."""
+        g = self.game
+        n = len(hole_pos)
+        block = np.zeros(n, dtype=np.int64)
+        start = 0
+        for r in range(round + 1):
+            cnt = g.num_board_cards[r]
+            new = board_pos[:, start:start + cnt]
+            prev = board_pos[:, :start]
+            rel = new - (prev[:, None, :] < new[:, :, None]).sum(axis=2)
+            block = block * self._new_combos[r] + self._lex_rank(rel, len(self._cards) - start)
+            start += cnt
+        seen = board_pos[:, :start]
+        rel = hole_pos - (seen[:, None, :] < hole_pos[:, :, None]).sum(axis=2)
+        return block * self.block_size[round] + self._lex_rank(rel, len(self._cards) - start)
+
+    def _check_cards(self, hole_pos: np.ndarray, board_pos: np.ndarray) -> None:
+        both = np.concatenate([hole_pos, board_pos], axis=1)
+        srt = np.sort(both, axis=1)
+        if np.any(srt[:, 1:] == srt[:, :-1]):
+            raise CfrlabError("a card appears twice (hole cards overlap each other or the board)")
 
     def state_of(self, position: int, hole, board, round: int) -> int:
         """Private state at `round` of a player holding `hole` with ACPC-ordered `board`."""
@@ -216,36 +270,47 @@ class LosslessModel:
         nb = g.total_board_cards(round)
         if len(hole) != g.num_hole_cards or len(board) < nb:
             raise CfrlabError(f"round {round} needs {g.num_hole_cards} hole card(s) and {nb} board card(s)")
+        table = self._pos_of_card
+        try:
+            hp = [int(table[int(c)]) if 0 <= int(c) < len(table) else -1 for c in hole]
+            bp = [int(table[int(c)]) if 0 <= int(c) < len(table) else -1 for c in list(board)[:nb]]
+        except (TypeError, ValueError):
+            raise CfrlabError(f"bad cards {hole!r} {board!r}") from None
+        if min(hp + bp) < 0:
+            bad = next(c for c, q in zip(list(hole) + list(board), hp + bp) if q < 0)
+            raise CfrlabError(f"{card_text(int(bad)) if int(bad) >= 0 else bad} is not in this game's deck")
+        if len(set(hp + bp)) != len(hp) + len(bp):
+            raise CfrlabError("a card appears twice (hole cards overlap each other or the board)")
+        # the same numbering as _states, in plain integers (one state, no array overhead)
+        D = len(self._cards)
         block, start = 0, 0
-        seen: list[int] = []
         for r in range(round + 1):
             cnt = g.num_board_cards[r]
-            rest = [p for p in range(len(self._cards)) if p not in seen]
-            new = sorted(rest.index(self._position_of(c)) for c in board[start:start + cnt])
-            block = block * self._new_combos[r] + int(_rank_table(len(rest), cnt)[tuple(new)] if cnt else 0)
-            seen += [self._position_of(c) for c in board[start:start + cnt]]
+            prev = bp[:start]
+            rel = sorted(q - sum(1 for x in prev if x < q) for q in bp[start:start + cnt])
+            block = block * self._new_combos[r] + _lex_rank_int(rel, D - start)
             start += cnt
-        rest = [p for p in range(len(self._cards)) if p not in seen]
-        try:
-            local = sorted(rest.index(self._position_of(c)) for c in hole)
-        except ValueError:
-            raise CfrlabError("hole cards overlap the board") from None
-        if len(set(local)) != len(local):
-            raise CfrlabError("repeated hole card")
-        k = int(_rank_table(len(rest), g.num_hole_cards)[tuple(local)])
-        return block * self.block_size[round] + k
+        rel = sorted(q - sum(1 for x in bp if x < q) for q in hp)
+        return block * self.block_size[round] + _lex_rank_int(rel, D - start)
+
+    def deal_states_batch(self, deals) -> np.ndarray:
+        """int32[n, 2, R] for ACPC-ordered deals int[n, 2h + board] (holes by position, then board)."""
+        g = self.game
+        h = g.num_hole_cards
+        pos = self._positions(deals)
+        if pos.ndim != 2 or pos.shape[1] < 2 * h + g.total_board_cards():
+            raise CfrlabError(f"a deal needs {2 * h + g.total_board_cards()} cards")
+        board = pos[:, 2 * h:2 * h + g.total_board_cards()]
+        self._check_cards(pos[:, :2 * h], board)
+        out = np.empty((len(pos), 2, g.num_rounds), dtype=np.int32)
+        for r in range(g.num_rounds):
+            for p in range(2):
+                out[:, p, r] = self._states(pos[:, p * h:(p + 1) * h], board, r)
+        return out
 
     def deal_states(self, deal) -> np.ndarray:
         """int32[2, R]: each player's state per round for a deal (holes by position, then board)."""
-        g = self.game
-        h = g.num_hole_cards
-        holes = [list(deal[0:h]), list(deal[h:2 * h])]
-        board = list(deal[2 * h:])
-        out = np.empty((2, g.num_rounds), dtype=np.int32)
-        for r in range(g.num_rounds):
-            for p in range(2):
-                out[p, r] = self.state_of(p, holes[p], board, r)
-        return out
+        return self.deal_states_batch([list(deal)])[0]
 
     def state_cards(self, r: int, s: int) -> tuple[list[int], list[int]]:
         """(hole card ids, board card ids in ACPC order) of state s at round r."""
