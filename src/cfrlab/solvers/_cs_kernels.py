@@ -46,10 +46,8 @@ def _sample_cs(u0, u1, cdf, optab, opbuf, fold_op, pmap, pmap_off, R, st, scale)
     b = s0 // H
     k0 = s0 - b * H
     boff = off + (b % K) * H * H
-    tot = 0.0
-    for j in range(H):  # row s0 of P = column k0 of G_0 = P^T
-        tot += opbuf[boff + j * H + k0]
-    target = u1 * tot
+    tot = cdf[s0] - (cdf[s0 - 1] if s0 > 0 else 0.0)  # the row's mass: P[s0, :].sum()
+    target = u1 * tot  # row s0 of P is column k0 of G_0 = P^T
     acc = 0.0
     k1 = -1
     for j in range(H):
