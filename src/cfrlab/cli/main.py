@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "cfrlab.cli.abstract_cmd",
     "cfrlab.cli.match_cmd",
     "cfrlab.cli.play_cmd",
+    "cfrlab.cli.experiment_cmd",
 )
 
 for _mod in COMMAND_MODULES:
