@@ -205,6 +205,20 @@ def metric_tables(game, use_cache: bool = True, progress: Progress | None = None
     return MetricTables(params, metric_indexers(game), s1, s2, den1, den2)
 
 
+def last_round_table(game, use_cache: bool = True) -> np.ndarray:
+    """The last round's hsnum table alone (cached like ``metric_tables``)."""
+    check_holdem_style(game)
+    params = deck_params(game)
+    name = _name(params, game.num_rounds - 1)
+    got = cache.load(name, params) if use_cache else None
+    if got is not None:
+        return got["s1"]
+    s1, _ = compute_round(game, game.num_rounds - 1, None)
+    if use_cache:
+        cache.save(name, params, {"s1": s1})
+    return s1
+
+
 def direct_metrics(game, hole, board) -> tuple[float, float]:
     """(E[HS], E[HS^2]) of ACPC cards by plain enumeration of every completing board and
     opponent hand (no tables, no sweep): the independent twin used by tests."""

@@ -1,0 +1,185 @@
+"""Numba kernels of the abstract game's joint tables (see ``bucketed``).
+
+A *batch* is a run of canonical boards, each with its H hole pairs laid out as rows of
+``st`` (int32 state), ``rk`` (int32 rank; all equal before the last round) and ``mk``
+(int64 bit mask of the pair's two cards), sorted by state inside each board; ``toff[b, t]``
+is the first hole of board b whose state is >= t * tw (tile t), ``w[b]`` the board's weight.
+
+Accumulation runs over unordered pairs of disjoint holes on a board and adds the board's
+weight to ``win[s0, s1]`` when the hole in s0 ranks higher (``win[s1, s0]`` when lower) and
+to ``tie[s0, s1]`` and ``tie[s1, s0]`` on a tie. Then for ordered deals (player 0, player 1)
+``P = win + win.T + tie`` and ``W = win - win.T`` (before normalization). States are cut in
+tiles of ``tw`` so that each task's accumulator (tw x tw x 3 int64) stays in cache and each
+task writes its own blocks: no two threads ever write one entry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from cfrlab.abstraction._bucket_kernels import final_board_holes
+from cfrlab.abstraction._metrics_kernels import rest_of
+from cfrlab.cards._iso_kernels import _index_one
+from cfrlab.config import NUMBA_CACHE
+
+
+@njit(cache=NUMBA_CACHE)
+def _finish_board(states, ranks, masks, H, tw, NT, st_row, rk_row, mk_row, toff_row):
+    """Sort a board's holes by state into the batch row and fill its tile offsets."""
+    order = np.argsort(states[:H], kind="mergesort")
+    for i in range(H):
+        k = order[i]
+        st_row[i] = states[k]
+        rk_row[i] = ranks[k]
+        mk_row[i] = masks[k]
+    t = 0
+    for i in range(H):
+        while t <= NT and st_row[i] >= t * tw:
+            toff_row[t] = i
+            t += 1
+    while t <= NT:
+        toff_row[t] = H
+        t += 1
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def prepare_round(boards, nb, D, u_ranks, u_suits, u_gsz, u_key, u_offset, u_colex, table,
+                  tw, NT, st, rk, mk, toff):
+    """Rows for boards of a round before the last: each hole's state from the ordered-class
+    table; ranks all 0 (only P is wanted). boards int64[N, max(nb, 1)]."""
+    N = boards.shape[0]
+    m = D - nb
+    H = m * (m - 1) // 2
+    nchunks = 64
+    for ch in prange(nchunks):
+        rest = np.empty(D, np.int64)
+        hand = np.empty(2 + nb, np.int64)
+        masks_w = np.zeros((u_suits, u_gsz.shape[0]), np.int64)
+        codes = np.zeros(u_suits, np.int64)
+        sidx = np.zeros(u_suits, np.int64)
+        order = np.zeros(u_suits, np.int64)
+        states = np.empty(H, np.int64)
+        ranks = np.zeros(H, np.int64)
+        masks = np.empty(H, np.int64)
+        for b in range(ch * N // nchunks, (ch + 1) * N // nchunks):
+            rest_of(boards[b], nb, D, rest)
+            for q in range(nb):
+                hand[2 + q] = boards[b, q]
+            k = 0
+            for x in range(m):
+                for y in range(x + 1, m):
+                    hand[0] = rest[x]
+                    hand[1] = rest[y]
+                    states[k] = table[_index_one(hand, u_ranks, u_suits, u_gsz, u_key,
+                                                 u_offset, u_colex, masks_w, codes, sidx,
+                                                 order)]
+                    masks[k] = (np.int64(1) << rest[x]) | (np.int64(1) << rest[y])
+                    k += 1
+            _finish_board(states, ranks, masks, H, tw, NT, st[b], rk[b], mk[b], toff[b])
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def prepare_last(q0, q1, parents, nb, children, child_parent, k, D, to_global, prev, last,
+                 B, history, perfect, tw, NT, st, rk, mk, toff):
+    """Rows for final boards q0..q1-1 (children of canonical boards of the round before):
+    a hole's state is (its state there) * B + last[group, hsnum] under perfect recall, or
+    last[0, hsnum] under imperfect recall; ranks are the evaluator's."""
+    mB = D - nb
+    mf = mB - k
+    H = mf * (mf - 1) // 2
+    pa = np.empty(H, np.int64)
+    pb = np.empty(H, np.int64)
+    t = 0
+    for x in range(mf):
+        for y in range(x + 1, mf):
+            pa[t] = x
+            pb[t] = y
+            t += 1
+    n = q1 - q0
+    nchunks = 64
+    for ch in prange(nchunks):
+        rest = np.empty(D, np.int64)
+        frest_g = np.empty(D, np.int64)
+        posmap = np.empty(D, np.int64)
+        bg = np.empty(nb + k, np.int64)
+        ranks = np.empty(H, np.int64)
+        hsnum = np.empty(H, np.int64)
+        less_c = np.empty(mf, np.int64)
+        grp_c = np.empty(mf, np.int64)
+        pid = np.empty(H, np.int64)
+        states = np.empty(H, np.int64)
+        masks = np.empty(H, np.int64)
+        for i in range(ch * n // nchunks, (ch + 1) * n // nchunks):
+            q = q0 + i
+            p = child_parent[q]
+            final_board_holes(parents[p], nb, children[q], k, D, to_global, pa, pb, H, rest,
+                              frest_g, posmap, bg, ranks, hsnum, less_c, grp_c, pid)
+            for h in range(H):
+                ps = np.int64(prev[p, pid[h]])
+                g = ps if history else 0
+                b = last[g, hsnum[h]]
+                states[h] = ps * B + b if perfect else b
+                masks[h] = (np.int64(1) << frest_g[pa[h]]) | (np.int64(1) << frest_g[pb[h]])
+            _finish_board(states, ranks, masks, H, tw, NT, st[i], rk[i], mk[i], toff[i])
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def accumulate_tiles(st, rk, mk, w, toff, nboards, tw, S, tp0, tp1, win, tie):
+    """Add the batch's pairs into win/tie (int64[S, S]); one task per tile pair p0 <= p1."""
+    for t in prange(tp0.shape[0]):
+        p0 = tp0[t]
+        p1 = tp1[t]
+        base0 = p0 * tw
+        base1 = p1 * tw
+        n0 = min(tw, S - base0)
+        n1 = min(tw, S - base1)
+        G = np.zeros((n0, n1, 3), np.int64)
+        for b in range(nboards):
+            wb = w[b]
+            a0 = toff[b, p0]
+            e0 = toff[b, p0 + 1]
+            a1 = toff[b, p1]
+            e1 = toff[b, p1 + 1]
+            for i in range(a0, e0):
+                s0 = st[b, i] - base0
+                r0 = rk[b, i]
+                m0 = mk[b, i]
+                js = i + 1 if p0 == p1 else a1
+                for j in range(js, e1):
+                    if m0 & mk[b, j] == 0:
+                        r1 = rk[b, j]
+                        c = (r0 < r1) + 2 * (r0 == r1)
+                        G[s0, st[b, j] - base1, c] += wb
+        for x in range(n0):
+            for y in range(n1):
+                win[base0 + x, base1 + y] += G[x, y, 0]
+                win[base1 + y, base0 + x] += G[x, y, 1]
+                tie[base0 + x, base1 + y] += G[x, y, 2]
+                tie[base1 + y, base0 + x] += G[x, y, 2]
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def accumulate_small(st, rk, mk, w, nboards, H, S, nthreads, win, tie):
+    """Small S: each thread takes a share of the boards into its own S x S accumulators."""
+    acc = np.zeros((nthreads, S, S, 3), np.int64)
+    for th in prange(nthreads):
+        G = acc[th]
+        for b in range(th * nboards // nthreads, (th + 1) * nboards // nthreads):
+            wb = w[b]
+            for i in range(H):
+                s0 = st[b, i]
+                r0 = rk[b, i]
+                m0 = mk[b, i]
+                for j in range(i + 1, H):
+                    if m0 & mk[b, j] == 0:
+                        r1 = rk[b, j]
+                        c = (r0 < r1) + 2 * (r0 == r1)
+                        G[s0, st[b, j], c] += wb
+    for th in range(nthreads):
+        for x in range(S):
+            for y in range(S):
+                win[x, y] += acc[th, x, y, 0]
+                win[y, x] += acc[th, x, y, 1]
+                tie[x, y] += acc[th, x, y, 2]
+                tie[y, x] += acc[th, x, y, 2]

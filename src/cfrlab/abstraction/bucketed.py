@@ -1,0 +1,383 @@
+"""The bucketed abstraction as a ChanceModel (docs/ENGINE.md): bucket-sequence states per
+round, parent maps, the joint tables P_r and the showdown table W, exact over all deals.
+
+Joint tables. For round r, every canonical ordered board (suit isomorphism, weighted by how
+many boards it stands for) contributes, for every unordered pair of disjoint hole pairs on
+it, its weight to the pair's two states (``_joint_kernels``); on the last round the pair is
+also split by who wins. The sums are exact integers; dividing by the number of deals gives
+P_r (symmetric, sums to 1, marginals = state masses) and W (antisymmetric). Cost on the full
+deck is one pass over the 2,554,656 canonical river boards, about 584,000 hole pairs each.
+
+Real cards -> state (``state_of``, ``deal_states``, ``deal_states_batch``): rounds before
+the last are one table lookup through the ordered canonical index (hole | flop | turn ...);
+the last round looks up the state on the round before, the river hand strength (from the
+metric table, hole | board as a set) and the last-round bucket table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from functools import cached_property
+from math import comb
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from cfrlab.abstraction import _joint_kernels as JK
+from cfrlab.abstraction import cache
+from cfrlab.abstraction._bucket_kernels import hole_states_on_boards
+from cfrlab.abstraction.buckets import (
+    BucketMaps,
+    BucketSpec,
+    build_buckets,
+    canonical_boards,
+    final_boards,
+    seq_indexers,
+)
+from cfrlab.abstraction.metrics import (
+    board_totals,
+    check_holdem_style,
+    last_round_table,
+    metric_indexers,
+    metric_tables,
+)
+from cfrlab.cards._iso_kernels import _index_one
+from cfrlab.cards.isomorphism import DeckMap
+from cfrlab.config import NUMBA_CACHE
+from cfrlab.errors import CfrlabError, FileMismatchError
+from cfrlab.fileio import load_npz, save_npz
+from cfrlab.games.gamedef import GameDef, parse_game
+
+Progress = Callable[[str], None]
+FORMAT_VERSION = 1
+TILE = 100  # states per tile side: a task's accumulator is TILE^2 * 3 * 8 bytes = 240 kB
+SMALL_STATES = 160  # below this, one S x S accumulator per thread instead of tiles
+BATCH_BYTES = 64 << 20
+
+
+def _num_threads() -> int:
+    return numba.get_num_threads()
+
+
+def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, int]:
+    """(win, tie, total) int64 of round r: see ``_joint_kernels``; total = number of deals."""
+    spec = maps.spec
+    R = game.num_rounds
+    S = spec.num_states[r]
+    deck = DeckMap(game.num_ranks, game.num_suits)
+    D = deck.size
+    win = np.zeros((S, S), dtype=np.int64)
+    tie = np.zeros((S, S), dtype=np.int64)
+    H_est = comb(D - board_totals(game)[r], 2)
+    tw = min(max(TILE, -(-4 * S // H_est)), S)  # about 4+ holes per tile per board
+    NT = -(-S // tw)
+    tp0, tp1 = np.triu_indices(NT)
+    tp0, tp1 = tp0.astype(np.int64), tp1.astype(np.int64)
+    small = S <= SMALL_STATES
+    say = progress or (lambda s: None)
+    if r < R - 1:
+        boards, weight = canonical_boards(game, r)
+        nb = boards.shape[1]
+        m = D - nb
+        H = m * (m - 1) // 2
+        u = seq_indexers(game)[r]
+        a = u.index_args
+        barg = boards if nb else np.zeros((len(boards), 1), dtype=np.int64)
+        step = max(1, BATCH_BYTES // (H * 16))
+        for b0 in range(0, len(boards), step):
+            b1 = min(b0 + step, len(boards))
+            n = b1 - b0
+            st, rk, mk, toff = _batch(n, H, NT)
+            JK.prepare_round(barg[b0:b1], nb, D, a[0], a[1], a[2], a[3], a[4], a[5],
+                             maps.state[r].astype(np.int32), tw, NT, st, rk, mk, toff)
+            _accumulate(st, rk, mk, weight[b0:b1], toff, n, H, tw, S, tp0, tp1, small, win, tie)
+        total = int(weight.sum()) * comb(m, 2) * comb(m - 2, 2)
+        return win, tie, total
+    fb = final_boards(game)
+    parents, nb, k = fb["parents"], fb["nb"], fb["k"]
+    mB = D - nb
+    mf = mB - k
+    H = mf * (mf - 1) // 2
+    parg = parents if nb else np.zeros((len(parents), 1), dtype=np.int64)
+    prev = np.zeros((len(parents), mB * (mB - 1) // 2), dtype=np.int32)
+    if R > 1:
+        u = seq_indexers(game)[R - 2]
+        a = u.index_args
+        hole_states_on_boards(parg, nb, D, a[0], a[1], a[2], a[3], a[4], a[5],
+                              maps.state[R - 2].astype(np.int32), prev)
+    children, cparent, orbit = fb["children"], fb["child_parent"], fb["orbit"]
+    weight_all = fb["pweight"][cparent] * orbit
+    Q = len(children)
+    step = max(1, BATCH_BYTES // (H * 16))
+    t0 = time.perf_counter()
+    last_say = t0
+    for q0 in range(0, Q, step):
+        q1 = min(q0 + step, Q)
+        n = q1 - q0
+        st, rk, mk, toff = _batch(n, H, NT)
+        JK.prepare_last(q0, q1, parg, nb, children, cparent, k, D, deck.to_global, prev,
+                        maps.last, spec.counts[-1], spec.history, spec.recall == "perfect",
+                        tw, NT, st, rk, mk, toff)
+        _accumulate(st, rk, mk, weight_all[q0:q1], toff, n, H, tw, S, tp0, tp1, small, win,
+                    tie)
+        now = time.perf_counter()
+        if now - last_say > 10 or q1 == Q:
+            rate = q1 / (now - t0)
+            say(f"  joint tables round {r}: {q1:,}/{Q:,} boards, {rate:,.0f} boards/s, "
+                f"about {(Q - q1) / max(rate, 1e-9):,.0f} s left")
+            last_say = now
+    total = int(weight_all.sum()) * comb(mf, 2) * comb(mf - 2, 2)
+    return win, tie, total
+
+
+def _batch(n: int, H: int, NT: int):
+    return (np.empty((n, H), np.int32), np.empty((n, H), np.int32), np.empty((n, H), np.int64),
+            np.empty((n, NT + 1), np.int32))
+
+
+def _accumulate(st, rk, mk, w, toff, n, H, tw, S, tp0, tp1, small, win, tie) -> None:
+    w = np.ascontiguousarray(w, dtype=np.int64)
+    if small:
+        JK.accumulate_small(st, rk, mk, w, n, H, S, min(_num_threads(), max(n, 1)), win, tie)
+    else:
+        JK.accumulate_tiles(st, rk, mk, w, toff, n, tw, S, tp0, tp1, win, tie)
+
+
+class BucketedModel:
+    """ChanceModel over bucket sequences (see the module docstring and docs/ENGINE.md).
+
+    Beyond the contract: ``spec`` (BucketSpec), ``masses`` (per round, each state's
+    probability), ``maps`` (the BucketMaps), ``deal_states_batch(deals)``, ``save(path)``
+    and ``BucketedModel.load(path)``.
+    """
+
+    def __init__(self, game: GameDef, maps: BucketMaps, fold: list[np.ndarray],
+                 showdown: np.ndarray, hs_table: np.ndarray | None = None) -> None:
+        check_holdem_style(game)
+        self.game = game
+        self.maps = maps
+        self.spec = maps.spec
+        self.num_states = tuple(int(s) for s in self.spec.num_states)
+        self._fold = fold
+        self._showdown = showdown
+        self._hs_table = hs_table
+        self.masses = maps.masses
+
+    # -- building ---------------------------------------------------------------------------
+    @classmethod
+    def build(cls, game, spec: BucketSpec, progress: Progress | None = None,
+              use_cache: bool = True) -> BucketedModel:
+        """Metric tables (cached), buckets, then the exact joint tables of every round."""
+        check_holdem_style(game)
+        say = progress or (lambda s: None)
+        mt = metric_tables(game, use_cache=use_cache, progress=say)
+        maps = build_buckets(game, spec, mt, progress=say)
+        fold, showdown = [], None
+        for r in range(game.num_rounds):
+            t0 = time.perf_counter()
+            win, tie, total = joint_counts(game, maps, r, progress=say)
+            fold.append((win + win.T + tie) / total)
+            if r == game.num_rounds - 1:
+                showdown = (win - win.T) / total
+            del win, tie
+            say(f"joint tables round {r}: {spec.num_states[r]:,} states "
+                f"({time.perf_counter() - t0:.1f} s)")
+        return cls(game, maps, fold, showdown, mt.s1[-1])
+
+    # -- ChanceModel contract ---------------------------------------------------------------
+    @cached_property
+    def parent(self) -> list[np.ndarray]:
+        if self.spec.recall != "perfect":
+            raise CfrlabError("an imperfect-recall abstraction has no parent map; the vector "
+                              "CFR engine needs perfect recall")
+        out = [np.full(self.num_states[0], -1, dtype=np.int32)]
+        for r in range(1, len(self.num_states)):
+            out.append((np.arange(self.num_states[r]) // self.spec.counts[r]).astype(np.int32))
+        return out
+
+    def fold_matrix(self, r: int) -> np.ndarray:
+        return self._fold[r]
+
+    def showdown_matrix(self) -> np.ndarray:
+        return self._showdown
+
+    @cached_property
+    def hash(self) -> str:
+        h = hashlib.sha256(f"cfrlab-bucketed-v{FORMAT_VERSION}\n".encode())
+        h.update(self.game.to_text().encode())
+        h.update(json.dumps(self.spec.to_dict(), sort_keys=True).encode())
+        for a in [*self.maps.state, self.maps.last]:
+            h.update(cache.array_digest(np.asarray(a)).encode())
+        return h.hexdigest()
+
+    @cached_property
+    def _lookup_args(self):
+        g = self.game
+        seq = seq_indexers(g)
+        met = metric_indexers(g)[-1]
+        R = g.num_rounds
+        states = [s.astype(np.int32) for s in self.maps.state] or [np.zeros(1, np.int32)]
+        return seq, met, R, states
+
+    @property
+    def hs_table(self) -> np.ndarray:
+        """The last round's exact hand-strength table (from the metric cache when loaded)."""
+        if self._hs_table is None:
+            self._hs_table = last_round_table(self.game)
+        return self._hs_table
+
+    def state_of(self, position: int, hole, board, round: int) -> int:
+        """Private state at `round` of a player with ACPC hole cards and board (ACPC order)."""
+        del position
+        g = self.game
+        nb = g.total_board_cards(round)
+        if len(hole) != 2 or len(board) < nb:
+            raise CfrlabError(f"round {round} needs 2 hole cards and {nb} board cards")
+        local = DeckMap(g.num_ranks, g.num_suits).local(list(hole) + list(board[:nb]))
+        if len(set(local.tolist())) != len(local):
+            raise CfrlabError("repeated card")
+        return int(self._states_local(local[None], 1, round)[0, 0])
+
+    def deal_states(self, deal) -> np.ndarray:
+        """int32[2, R]: each player's state per round for an ACPC-ordered deal."""
+        return self.deal_states_batch(np.asarray(deal)[None])[0]
+
+    def deal_states_batch(self, deals) -> np.ndarray:
+        """int32[N, 2, R] for deals int[N, 4 + board cards] (ACPC ids, holes then board)."""
+        g = self.game
+        arr = np.asarray(deals, dtype=np.int64)
+        need = 4 + g.total_board_cards()
+        if arr.ndim != 2 or arr.shape[1] < need:
+            raise CfrlabError(f"deals need {need} cards each")
+        local = DeckMap(g.num_ranks, g.num_suits).local(arr[:, :need])
+        srt = np.sort(local, axis=1)
+        if (srt[:, 1:] == srt[:, :-1]).any():
+            raise CfrlabError("a deal repeats a card")
+        out = np.empty((len(arr), 2, g.num_rounds), dtype=np.int32)
+        for r in range(g.num_rounds):
+            out[:, :, r] = self._states_local(local, 2, r)
+        return out
+
+    def _states_local(self, local: np.ndarray, players: int, r: int) -> np.ndarray:
+        seq, met, R, states = self._lookup_args
+        g = self.game
+        totals = board_totals(g)
+        out = np.empty((len(local), players), dtype=np.int32)
+        if r < R - 1:
+            u = seq[r].index_args
+            _lookup_states(local, players, totals[r], u[0], u[1], u[2], u[3], u[4], u[5],
+                           states[r], out)
+            return out
+        prev = np.zeros((len(local), players), dtype=np.int32)
+        if R > 1:
+            u = seq[R - 2].index_args
+            _lookup_states(local, players, totals[R - 2], u[0], u[1], u[2], u[3], u[4], u[5],
+                           states[R - 2], prev)
+        hs = np.empty((len(local), players), dtype=np.int32)
+        m = met.index_args
+        _lookup_states(local, players, totals[R - 1], m[0], m[1], m[2], m[3], m[4], m[5],
+                       self.hs_table, hs)
+        groups = prev if self.spec.history else np.zeros_like(prev)
+        b = self.maps.last[groups, hs]
+        if self.spec.recall == "perfect":
+            return (prev.astype(np.int64) * self.spec.counts[-1] + b).astype(np.int32)
+        return b.astype(np.int32)
+
+    def describe_state(self, r: int, s: int) -> str:
+        """Bucket sequence text, e.g. ``"3-1-4"`` (buckets numbered from 0)."""
+        if self.spec.recall != "perfect":
+            return f"b{s}"
+        out = []
+        for c in reversed(self.spec.counts[:r + 1]):
+            out.append(s % c)
+            s //= c
+        return "-".join(str(x) for x in reversed(out))
+
+    # -- files ------------------------------------------------------------------------------
+    def save(self, path) -> None:
+        header = {
+            "kind": "abstraction",
+            "format": FORMAT_VERSION,
+            "game": self.game.to_text(),
+            "game_name": self.game.name,
+            "spec": self.spec.to_dict(),
+            "params": self.maps.params,
+            "num_states": list(self.num_states),
+            "hash": self.hash,
+            "hs_digest": cache.array_digest(self.hs_table),
+        }
+        arrays = {f"state{r}": s for r, s in enumerate(self.maps.state)}
+        arrays.update({f"fold{r}": f for r, f in enumerate(self._fold)})
+        arrays.update({f"mass{r}": m for r, m in enumerate(self.masses)})
+        arrays["showdown"] = self._showdown
+        arrays["last"] = self.maps.last
+        arrays["hist"] = self.maps.hist
+        save_npz(path, header, arrays)
+
+    @classmethod
+    def load(cls, path, game=None) -> BucketedModel:
+        header, arrays = load_npz(path, "abstraction")
+        if header.get("format") != FORMAT_VERSION:
+            raise CfrlabError(f"{path}: abstraction format {header.get('format')} is not "
+                              f"supported (expected {FORMAT_VERSION})")
+        g = parse_game(header["game"], name=header.get("game_name", ""))
+        if game is not None and game.to_text() != g.to_text():
+            raise FileMismatchError(f"{path}: this abstraction was built for another game")
+        spec = BucketSpec.from_dict(header["spec"])
+        R = g.num_rounds
+        try:
+            maps = BucketMaps(spec, header["params"], [arrays[f"state{r}"] for r in range(R - 1)],
+                              arrays["last"], [arrays[f"mass{r}"] for r in range(R)],
+                              arrays["hist"])
+            model = cls(g, maps, [arrays[f"fold{r}"] for r in range(R)], arrays["showdown"])
+        except KeyError as e:
+            raise CfrlabError(f"{path}: abstraction file is missing {e}") from None
+        if model.hash != header.get("hash"):
+            raise CfrlabError(f"{path}: abstraction contents do not match its hash (corrupt?)")
+        model._hs_digest = header.get("hs_digest")
+        return model
+
+    def check_hs_table(self) -> None:
+        """Raise if the hand-strength table differs from the one the file was built with."""
+        want = getattr(self, "_hs_digest", None)
+        if want and cache.array_digest(self.hs_table) != want:
+            raise CfrlabError("the cached hand-strength table differs from the abstraction's")
+
+    def summary(self) -> dict:
+        g = self.game
+        return {
+            "game": g.name or "custom",
+            "deck": f"{g.num_ranks} ranks x {g.num_suits} suits",
+            "bucketing": self.spec.label(),
+            "buckets_per_round": list(self.spec.counts),
+            "num_states": list(self.num_states),
+            "hash": self.hash,
+        }
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def _lookup_states(local, players, nb, u_ranks, u_suits, u_gsz, u_key, u_offset, u_colex,
+                   table, out):
+    """out[i, p] = table[index of (player p's hole | first nb board cards)] for deals
+    local int64[N, 2 * players + board] (holes by position, then the board)."""
+    N = local.shape[0]
+    nchunks = 16
+    for ch in prange(nchunks):
+        hand = np.empty(2 + nb, np.int64)
+        masks = np.zeros((u_suits, u_gsz.shape[0]), np.int64)
+        codes = np.zeros(u_suits, np.int64)
+        sidx = np.zeros(u_suits, np.int64)
+        order = np.zeros(u_suits, np.int64)
+        for i in range(ch * N // nchunks, (ch + 1) * N // nchunks):
+            for q in range(nb):
+                hand[2 + q] = local[i, 2 * players + q]
+            for p in range(players):
+                hand[0] = local[i, 2 * p]
+                hand[1] = local[i, 2 * p + 1]
+                out[i, p] = table[_index_one(hand, u_ranks, u_suits, u_gsz, u_key, u_offset,
+                                             u_colex, masks, codes, sidx, order)]

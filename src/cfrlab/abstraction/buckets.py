@@ -1,0 +1,332 @@
+"""Bucketing of card sequences, as the seeds describe (Johanson 2007, section 2.5.5;
+Zinkevich 2007, section 4.1): per round a metric (E[HS] or E[HS^2]), uniform ranges or
+percentiles (equal probability mass), optional nesting (E[HS^2] sets each split by E[HS]),
+history bucketing (each round's buckets formed separately within every previous bucket
+sequence) and perfect or imperfect recall.
+
+What is bucketed. Rounds before the last: every canonical class of the *ordered* indexer
+(hole | flop | turn ..., ``seq_indexers``), weighted by how many card sequences it stands
+for, so that percentiles are equal masses of card sequences. Its metric comes from the
+round's (hole | board) metric class. The last round's metric depends only on the exact
+integer hand strength ``hsnum`` (``cfrlab.abstraction.metrics``), so the last round is
+bucketed from a histogram of mass by (state on the round before, hsnum), gathered over every
+canonical final board; its bucket is a table ``last[group, hsnum]``.
+
+States. Perfect recall: a round-r state is the bucket sequence, numbered
+``state_r = state_{r-1} * B_r + bucket_r`` (so the parent map is ``s // B_r``). Imperfect
+recall: a state is the round's bucket alone (buckets are then formed without history).
+
+Percentile rule, exact and deterministic: inside a group, classes sorted by the metric (an
+exact integer); a run of equal metric values holding mass m after mass a of the group's M
+goes to bucket ``min(B - 1, floor(B * (a + m / 2) / M))``. Equal values never split.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import permutations
+
+import numba
+import numpy as np
+
+from cfrlab.abstraction import _bucket_kernels as BK
+from cfrlab.abstraction.metrics import MetricTables, board_totals, check_holdem_style
+from cfrlab.cards.isomorphism import DeckMap, HandIndexer, round_groups
+from cfrlab.errors import CfrlabError
+
+Progress = Callable[[str], None]
+METHODS = ("percentile", "uniform")
+RECALLS = ("perfect", "imperfect")
+
+
+@dataclass(frozen=True)
+class BucketSpec:
+    """How to bucket each round. ``levels[r]`` is a tuple of (metric, count) applied in turn
+    (one level: plain bucketing; two: nested); round r has the product of the counts."""
+
+    levels: tuple[tuple[tuple[str, int], ...], ...]
+    method: str = "percentile"
+    history: bool = True
+    recall: str = "perfect"
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise CfrlabError(f"bucketing method must be one of {', '.join(METHODS)}")
+        if self.recall not in RECALLS:
+            raise CfrlabError(f"recall must be one of {', '.join(RECALLS)}")
+        if self.recall == "imperfect" and self.history:
+            raise CfrlabError("imperfect recall forgets earlier buckets, so it buckets every "
+                              "round without history (use --no-history)")
+        for lv in self.levels:
+            if not lv:
+                raise CfrlabError("every round needs at least one bucketing level")
+            for metric, count in lv:
+                if metric not in ("ehs", "ehs2"):
+                    raise CfrlabError(f"unknown metric {metric!r} (choose ehs or ehs2)")
+                if count < 1:
+                    raise CfrlabError("bucket counts must be >= 1")
+
+    @classmethod
+    def make(cls, num_rounds: int, buckets=5, metric: str = "ehs2", nested=None,
+             method: str = "percentile", history: bool = True, recall: str = "perfect"
+             ) -> BucketSpec:
+        """``buckets``: an int or one count per round ("5", "8-8-8-8", (10, 10, 10, 10));
+        ``nested``: "6x2" = E[HS^2] sets each split in 2 by E[HS] (every round)."""
+        if nested is not None:
+            n_out, n_in = parse_nested(nested)
+            levels = tuple(((("ehs2", n_out), ("ehs", n_in))) for _ in range(num_rounds))
+        else:
+            counts = parse_counts(buckets, num_rounds)
+            levels = tuple(((metric, c),) for c in counts)
+        return cls(levels, method, history, recall)
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        out = []
+        for lv in self.levels:
+            n = 1
+            for _, c in lv:
+                n *= c
+            out.append(n)
+        return tuple(out)
+
+    @property
+    def num_states(self) -> tuple[int, ...]:
+        if self.recall == "imperfect":
+            return self.counts
+        out, n = [], 1
+        for c in self.counts:
+            n *= c
+            out.append(n)
+        return tuple(out)
+
+    def to_dict(self) -> dict:
+        return {"levels": [[list(x) for x in lv] for lv in self.levels], "method": self.method,
+                "history": self.history, "recall": self.recall}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> BucketSpec:
+        levels = tuple(tuple((str(m), int(c)) for m, c in lv) for lv in d["levels"])
+        return cls(levels, d["method"], bool(d["history"]), d["recall"])
+
+    def label(self) -> str:
+        per = []
+        for lv in self.levels:
+            per.append("x".join(str(c) for _, c in lv))
+        metrics = sorted({m for lv in self.levels for m, _ in lv})
+        return (f"{'/'.join(metrics)} {self.method} {'-'.join(per)}, "
+                f"{'history' if self.history else 'no history'}, {self.recall} recall")
+
+
+def parse_counts(buckets, num_rounds: int) -> tuple[int, ...]:
+    if isinstance(buckets, int):
+        return (buckets,) * num_rounds
+    if isinstance(buckets, str):
+        parts = [p for p in re.split(r"[-,/\s]+", buckets.strip()) if p]
+    else:
+        parts = list(buckets)
+    try:
+        counts = tuple(int(p) for p in parts)
+    except ValueError:
+        raise CfrlabError(f"bad bucket counts {buckets!r} (e.g. 5 or 8-8-8-8)") from None
+    if len(counts) == 1:
+        counts = counts * num_rounds
+    if len(counts) != num_rounds:
+        raise CfrlabError(f"give one bucket count or {num_rounds} (one per round)")
+    return counts
+
+
+def parse_nested(nested) -> tuple[int, int]:
+    if isinstance(nested, str):
+        m = re.fullmatch(r"\s*(\d+)\s*[xX*]\s*(\d+)\s*", nested)
+        if not m:
+            raise CfrlabError(f"bad nested spec {nested!r} (e.g. 6x2)")
+        return int(m.group(1)), int(m.group(2))
+    a, b = nested
+    return int(a), int(b)
+
+
+def suit_perms(num_suits: int) -> np.ndarray:
+    return np.array(list(permutations(range(num_suits))), dtype=np.int64)
+
+
+def seq_indexers(game) -> list[HandIndexer]:
+    """Per round the ordered (hole | each round's new board cards) indexer."""
+    return [HandIndexer(game.num_ranks, game.num_suits, round_groups(2, game.num_board_cards, r))
+            for r in range(game.num_rounds)]
+
+
+def canonical_boards(game, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """(boards int64[N, cards], weight int64[N]): canonical ordered boards of round r (each
+    round's new cards a group) and how many boards each stands for. Round 0: one empty board."""
+    if r == 0 or board_totals(game)[r] == 0:
+        return np.zeros((1, 0), dtype=np.int64), np.ones(1, dtype=np.int64)
+    ix = HandIndexer(game.num_ranks, game.num_suits, game.num_board_cards[1:r + 1])
+    reps = ix.unindex_local(np.arange(ix.size, dtype=np.int64))
+    return reps, ix.multiplicity_local(reps)
+
+
+def final_boards(game) -> dict:
+    """The last round's canonical boards grouped under the round before's: ``parents``
+    (boards, weight), ``children`` (new cards), ``orbit``, ``child_parent`` (sorted)."""
+    R = game.num_rounds
+    pr = max(R - 2, 0)
+    parents, pweight = canonical_boards(game, pr)
+    k = game.num_board_cards[R - 1] if R > 1 else 0
+    gsz = np.array([g for g in game.num_board_cards[1:pr + 1] if g] or [0], dtype=np.int64)
+    if parents.shape[1] == 0:
+        gsz = np.zeros(0, dtype=np.int64)
+    children, orbit, cparent = BK.child_boards(parents, gsz, suit_perms(game.num_suits), k,
+                                               game.deck_size, game.num_suits)
+    return {"parents": parents, "pweight": pweight, "children": children, "orbit": orbit,
+            "child_parent": cparent, "k": k, "nb": parents.shape[1]}
+
+
+@dataclass
+class BucketMaps:
+    """A bucketing of one deck: ``state[r]`` (r < last) maps each class of
+    ``seq_indexers[r]`` to its state; ``last[g, hsnum]`` is the last round's bucket of a hole
+    in group g (its state on the round before under history, else 0) with that hsnum;
+    ``masses[r]`` (float64, sums to 1) is each state's probability."""
+
+    spec: BucketSpec
+    params: dict
+    state: list[np.ndarray]
+    last: np.ndarray
+    masses: list[np.ndarray]
+    hist: np.ndarray = field(repr=False)  # int64[num_states[R-2] or 1, max_hs+1]
+
+
+def _sort_order(group: np.ndarray, key: np.ndarray) -> np.ndarray:
+    gmax, kmax = int(group.max(initial=0)), int(key.max(initial=0))
+    gb, kb = max(gmax.bit_length(), 1), max(kmax.bit_length(), 1)
+    if gb + kb <= 62:
+        return np.argsort((group.astype(np.int64) << kb) | key)
+    return np.lexsort((key, group))
+
+
+def assign_levels(levels, group: np.ndarray, keys: dict, dens: dict, weight: np.ndarray,
+                  method: str) -> np.ndarray:
+    """Bucket (int64) of every item: levels applied in turn, each within the previous ones."""
+    cur = group.astype(np.int64)
+    total = np.zeros(len(group), dtype=np.int64)
+    for metric, count in levels:
+        key = keys[metric]
+        out = np.empty(len(group), dtype=np.int64)
+        if method == "percentile":
+            BK.percentile_assign(_sort_order(cur, key), cur, key, weight, count, out)
+        else:
+            np.minimum((count * key) // dens[metric], count - 1, out=out)
+        total = total * count + out
+        cur = cur * count + out
+    return total
+
+
+def build_buckets(game, spec: BucketSpec, metrics: MetricTables,
+                  progress: Progress | None = None) -> BucketMaps:
+    """Bucket every round of the game's deck (see the module docstring)."""
+    check_holdem_style(game)
+    R = game.num_rounds
+    if len(spec.levels) != R:
+        raise CfrlabError(f"the bucket spec has {len(spec.levels)} rounds, the game {R}")
+    if spec.num_states[-1] >= 2**31:
+        raise CfrlabError("too many bucket sequences (over 2**31)")
+    say = progress or (lambda s: None)
+    deck = DeckMap(game.num_ranks, game.num_suits)
+    sixs = seq_indexers(game)
+    counts = spec.counts
+    states: list[np.ndarray] = []
+    masses: list[np.ndarray] = []
+    prev = None
+    for r in range(R - 1):
+        t0 = time.perf_counter()
+        u, m = sixs[r], metrics.indexers[r]
+        p = sixs[r - 1] if r else u
+        n = u.size
+        midx = np.empty(n, dtype=np.int64)
+        pidx = np.zeros(n, dtype=np.int64)
+        weight = np.empty(n, dtype=np.int64)
+        ua, ma, pa = u.unindex_args, m.index_args, p.index_args
+        BK.ordered_class_facts(n, *ua, ma[2], ma[3], ma[4], ma[5], pa[2], pa[3], pa[4], pa[5],
+                               r > 0, midx, pidx, weight)
+        s1, s2 = metrics.sums(r)
+        keys = {"ehs": s1[midx], "ehs2": s2[midx]}
+        del midx
+        dens = {"ehs": metrics.den1[r], "ehs2": metrics.den2[r]}
+        parent_state = prev[pidx] if r else np.zeros(n, dtype=np.int64)
+        group = parent_state if spec.history else np.zeros(n, dtype=np.int64)
+        bucket = assign_levels(spec.levels[r], group, keys, dens, weight, spec.method)
+        del keys
+        st = parent_state * counts[r] + bucket if spec.recall == "perfect" else bucket
+        dtype = np.int16 if spec.num_states[r] < 2**15 else np.int32
+        states.append(st.astype(dtype))
+        mass = np.bincount(st, weights=weight, minlength=spec.num_states[r])
+        masses.append(mass / mass.sum())
+        prev = st
+        say(f"buckets round {r}: {n:,} classes -> {spec.num_states[r]:,} states "
+            f"({time.perf_counter() - t0:.1f} s)")
+    t0 = time.perf_counter()
+    hist = last_round_hist(game, states, metrics, deck)
+    last, mass = last_round_buckets(spec, hist, metrics)
+    masses.append(mass / mass.sum())
+    say(f"buckets round {R - 1}: histogram of {hist.shape[0]:,} x {hist.shape[1]:,} "
+        f"({time.perf_counter() - t0:.1f} s)")
+    return BucketMaps(spec, dict(metrics.params), states, last, masses, hist)
+
+
+def last_round_hist(game, states: list[np.ndarray], metrics: MetricTables, deck: DeckMap
+                    ) -> np.ndarray:
+    """int64[G, max_hs + 1]: mass of (final board, hole) by (state on the round before, hsnum)."""
+    R = game.num_rounds
+    fb = final_boards(game)
+    parents, nb = fb["parents"], fb["nb"]
+    m = deck.size - nb
+    G = 1
+    group = np.zeros((len(parents), m * (m - 1) // 2), dtype=np.int32)
+    if R > 1:
+        prev = states[R - 2]
+        G = int(prev.max()) + 1
+        u = seq_indexers(game)[R - 2]
+        a = u.index_args
+        board_arg = parents if nb else np.zeros((len(parents), 1), dtype=np.int64)
+        BK.hole_states_on_boards(board_arg, nb, deck.size, a[0], a[1], a[2], a[3], a[4], a[5],
+                                 prev.astype(np.int32), group)
+    max_hs = metrics.den1[-1]
+    return BK.last_round_histogram(parents if nb else np.zeros((len(parents), 1), np.int64), nb,
+                                   fb["pweight"], fb["children"], fb["orbit"],
+                                   fb["child_parent"], fb["k"], deck.size, deck.to_global,
+                                   group, G, max_hs, numba.get_num_threads())
+
+
+def last_round_buckets(spec: BucketSpec, hist: np.ndarray, metrics: MetricTables
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """(last int32[groups, max_hs + 1], mass per last-round state) from the histogram."""
+    B = spec.counts[-1]
+    G, V = hist.shape
+    den1 = metrics.den1[-1]
+    rows = hist if spec.history else hist.sum(axis=0, keepdims=True)
+    g_idx, v_idx = np.nonzero(rows)
+    w = rows[g_idx, v_idx]
+    v = v_idx.astype(np.int64)
+    keys = {"ehs": v, "ehs2": v * v}
+    dens = {"ehs": den1, "ehs2": den1 * den1}
+    bucket = assign_levels(spec.levels[-1], g_idx.astype(np.int64), keys, dens, w, spec.method)
+    last = np.zeros(rows.shape, dtype=np.int32)
+    last[g_idx, v_idx] = bucket
+    # bins no hand reaches take the bucket of the next reachable bin (tables stay monotone)
+    for g in range(rows.shape[0]):
+        nz = np.flatnonzero(rows[g])
+        if len(nz):
+            pos = np.searchsorted(nz, np.arange(V)).clip(max=len(nz) - 1)
+            last[g] = last[g, nz[pos]]
+    if spec.recall == "perfect":
+        gl = np.arange(G) if spec.history else np.zeros(G, dtype=np.int64)
+        st = np.arange(G)[:, None] * B + last[gl]
+        mass = np.bincount(st.ravel(), weights=hist.ravel().astype(np.float64),
+                           minlength=spec.num_states[-1])
+    else:
+        mass = np.bincount(last[0], weights=hist.sum(axis=0).astype(np.float64), minlength=B)
+    return last, mass

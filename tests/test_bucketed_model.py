@@ -1,0 +1,123 @@
+"""The bucketed ChanceModel: exact joint tables vs brute force over every deal."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import combinations, permutations
+
+import numpy as np
+import pytest
+from test_metrics import holdem
+
+from cfrlab.abstraction.bucketed import BucketedModel
+from cfrlab.abstraction.buckets import BucketSpec
+from cfrlab.cards.cards import deck
+from cfrlab.cards.evaluator import rank_batch
+from cfrlab.errors import CfrlabError
+
+
+@lru_cache(maxsize=8)
+def all_deals(game):
+    """int64[N, 4 + board]: every ordered deal (hole 0, hole 1, board by round)."""
+    cards = np.array(deck(game.num_ranks, game.num_suits), dtype=np.int64)
+    groups = [2, 2] + [b for b in game.num_board_cards[1:game.num_rounds]]
+    rows = np.zeros((1, 0), dtype=np.int64)
+    used = np.zeros(1, dtype=np.int64)  # bit masks over deck positions
+    for g in groups:
+        combos = np.array(list(combinations(range(len(cards)), g)), dtype=np.int64)
+        cmask = (1 << combos).sum(axis=1)
+        ok = (used[:, None] & cmask[None, :]) == 0
+        ri, ci = np.nonzero(ok)
+        rows = np.concatenate([rows[ri], combos[ci]], axis=1)
+        used = used[ri] | cmask[ci]
+    return cards[rows]
+
+
+def brute_tables(model, deals):
+    g = model.game
+    R = g.num_rounds
+    st = model.deal_states_batch(deals)
+    n = len(deals)
+    P = []
+    for r in range(R):
+        S = model.num_states[r]
+        M = np.zeros((S, S), dtype=np.int64)  # integer counts: exact, then one division
+        np.add.at(M, (st[:, 0, r], st[:, 1, r]), 1)
+        P.append(M / n)
+    board = deals[:, 4:]
+    s0 = rank_batch(np.concatenate([deals[:, 0:2], board], axis=1))
+    s1 = rank_batch(np.concatenate([deals[:, 2:4], board], axis=1))
+    W = np.zeros(P[-1].shape, dtype=np.int64)
+    np.add.at(W, (st[:, 0, R - 1], st[:, 1, R - 1]), np.sign(s0.astype(np.int64) - s1))
+    return P, W / n
+
+
+CASES = [
+    ("3x4 four rounds, 3 buckets", holdem(4, 3), BucketSpec.make(4, 3)),
+    ("3x4 nested 2x2, no history", holdem(4, 3), BucketSpec.make(4, None, nested="2x2",
+                                                                 history=False)),
+    ("3x4 imperfect recall", holdem(4, 3), BucketSpec.make(4, "2-3-2-4", history=False,
+                                                           recall="imperfect")),
+    ("4x4 two rounds, ehs uniform", holdem(4, 4, "0 3"),
+     BucketSpec.make(2, "3-5", metric="ehs", method="uniform")),
+    ("2x6 many states", holdem(6, 2), BucketSpec.make(4, "3-3-3-4")),
+]
+
+
+@pytest.mark.parametrize("name,game,spec", CASES, ids=[c[0] for c in CASES])
+def test_joint_tables_equal_brute_force(name, game, spec):
+    model = BucketedModel.build(game, spec)
+    P, W = brute_tables(model, all_deals(game))
+    for r in range(game.num_rounds):
+        F = model.fold_matrix(r)
+        np.testing.assert_allclose(F, P[r], rtol=0, atol=1e-15)
+        assert F.sum() == pytest.approx(1.0, abs=1e-12)
+        np.testing.assert_array_equal(F, F.T)
+        np.testing.assert_allclose(F.sum(axis=1), model.masses[r], rtol=0, atol=1e-15)
+    Wm = model.showdown_matrix()
+    np.testing.assert_allclose(Wm, W, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(Wm, -Wm.T)
+
+
+def test_state_of_suit_invariance_and_parents():
+    game = holdem(4, 3)
+    model = BucketedModel.build(game, BucketSpec.make(4, 3))
+    deals = all_deals(game)[::997]
+    st = model.deal_states_batch(deals)
+    for r in range(1, 4):  # perfect recall: the parent of a round's state is the round before's
+        assert (model.parent[r][st[:, :, r]] == st[:, :, r - 1]).all()
+    for perm in permutations(range(3)):
+        p = np.array([0] + [1 + x for x in perm])  # suits d h s are ids 1..3 of this deck
+        moved = (deals // 4) * 4 + p[deals % 4]
+        assert (model.deal_states_batch(moved) == st).all()
+    d = [int(c) for c in deals[5]]
+    for r in range(4):
+        nb = game.total_board_cards(r)
+        assert model.state_of(0, d[0:2], d[4:4 + nb], r) == st[5, 0, r]
+        assert model.state_of(1, d[2:4], d[4:], r) == st[5, 1, r]
+    assert (model.deal_states(d) == st[5]).all()
+    with pytest.raises(CfrlabError):
+        model.state_of(0, d[0:2], d[0:1] + d[5:8], 1)
+
+
+def test_save_load_round_trip(tmp_path):
+    game = holdem(4, 3)
+    model = BucketedModel.build(game, BucketSpec.make(4, 2))
+    path = tmp_path / "abs.npz"
+    model.save(path)
+    again = BucketedModel.load(path, game)
+    assert again.hash == model.hash
+    for r in range(4):
+        np.testing.assert_array_equal(again.fold_matrix(r), model.fold_matrix(r))
+    np.testing.assert_array_equal(again.showdown_matrix(), model.showdown_matrix())
+    deals = all_deals(game)[::5003]
+    assert (again.deal_states_batch(deals) == model.deal_states_batch(deals)).all()
+    with pytest.raises(CfrlabError):
+        BucketedModel.load(path, holdem(5, 3))
+
+
+def test_imperfect_recall_has_no_parent_map():
+    game = holdem(4, 3)
+    model = BucketedModel.build(game, BucketSpec.make(4, 2, history=False, recall="imperfect"))
+    with pytest.raises(CfrlabError):
+        model.parent  # noqa: B018
