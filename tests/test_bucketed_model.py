@@ -121,3 +121,21 @@ def test_imperfect_recall_has_no_parent_map():
     model = BucketedModel.build(game, BucketSpec.make(4, 2, history=False, recall="imperfect"))
     with pytest.raises(CfrlabError):
         model.parent  # noqa: B018
+
+
+def test_tile_path_equals_sweep_and_gemm_paths(monkeypatch):
+    """The three accumulation schemes (GEMM + shared-card correction, rank sweep, hole-pair
+    tiles) give identical integer tables."""
+    from cfrlab.abstraction import bucketed
+
+    game = holdem(4, 3)
+    spec = BucketSpec.make(4, "2-3-3-5")
+    fast = BucketedModel.build(game, spec)
+    monkeypatch.setattr(bucketed, "GEMM_MAX", 0)
+    monkeypatch.setattr(bucketed, "SWEEP_MAX", 0)
+    monkeypatch.setattr(bucketed, "TILE", 7)  # several tiles, partial last tile
+    monkeypatch.setattr(bucketed, "SMALL_STATES", 0)
+    tiled = BucketedModel.build(game, spec)
+    for r in range(4):
+        np.testing.assert_array_equal(fast.fold_matrix(r), tiled.fold_matrix(r))
+    np.testing.assert_array_equal(fast.showdown_matrix(), tiled.showdown_matrix())

@@ -232,7 +232,7 @@ def hole_states_on_boards(boards, nb, D, u_ranks, u_suits, u_gsz, u_key, u_offse
 def final_board_holes(parent_board, nb, child, k, D, to_global, pa, pb, H, rest, frest_g,
                       posmap, bg, ranks, hsnum, less_c, grp_c, pid):
     """Ranks and hsnum of every hole pair on parent_board + child; pid[k'] = the pair's
-    number over the parent's rest. Scratch arrays are passed in."""
+    number over the parent's rest. Returns the pairs in rank order. Scratch passed in."""
     mB = rest_of(parent_board, nb, D, rest)
     for q in range(nb):
         bg[q] = to_global[parent_board[q]]
@@ -251,10 +251,10 @@ def final_board_holes(parent_board, nb, child, k, D, to_global, pa, pb, H, rest,
             f += 1
     bkey, bbits = board_key(bg, nb + k)
     ranks_on_board(bkey, bbits, frest_g, pa, pb, H, ranks)
-    hs_sweep(ranks, pa, pb, H, f, less_c, grp_c, hsnum)
+    order = hs_sweep(ranks, pa, pb, H, f, less_c, grp_c, hsnum)
     for t in range(H):
         pid[t] = pair_id(posmap[pa[t]], posmap[pb[t]], mB)
-    return f
+    return order
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)

@@ -183,3 +183,135 @@ def accumulate_small(st, rk, mk, w, nboards, H, S, nthreads, win, tie):
                 win[y, x] += acc[th, x, y, 1]
                 tie[x, y] += acc[th, x, y, 2]
                 tie[y, x] += acc[th, x, y, 2]
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def round_counts(boards, weight, nb, D, u_ranks, u_suits, u_gsz, u_key, u_offset, u_colex,
+                 table, S, nthreads, N, corr):
+    """Rounds before the last, by inclusion-exclusion over shared cards. For each board b:
+    ``N[b, s]`` = its holes in state s (float64, for one GEMM over boards), and
+    ``corr[thread]`` (int64[S, S]) += weight * sum over cards c of n_c n_c^T, where n_c counts
+    the holes holding c. The board's disjoint ordered hole pairs are then
+    ``n n^T - sum_c n_c n_c^T + diag(n)``."""
+    nboards = boards.shape[0]
+    m = D - nb
+    for th in prange(nthreads):
+        rest = np.empty(D, np.int64)
+        hand = np.empty(2 + nb, np.int64)
+        masks_w = np.zeros((u_suits, u_gsz.shape[0]), np.int64)
+        codes = np.zeros(u_suits, np.int64)
+        sidx = np.zeros(u_suits, np.int64)
+        order = np.zeros(u_suits, np.int64)
+        inc = np.empty((m, m - 1), np.int64)  # inc[x, :] = states of the holes holding card x
+        fill = np.empty(m, np.int64)
+        C = corr[th]
+        for b in range(th * nboards // nthreads, (th + 1) * nboards // nthreads):
+            rest_of(boards[b], nb, D, rest)
+            for q in range(nb):
+                hand[2 + q] = boards[b, q]
+            fill[:] = 0
+            for x in range(m):
+                for y in range(x + 1, m):
+                    hand[0] = rest[x]
+                    hand[1] = rest[y]
+                    s = table[_index_one(hand, u_ranks, u_suits, u_gsz, u_key, u_offset,
+                                         u_colex, masks_w, codes, sidx, order)]
+                    N[b, s] += 1.0
+                    inc[x, fill[x]] = s
+                    fill[x] += 1
+                    inc[y, fill[y]] = s
+                    fill[y] += 1
+            w = weight[b]
+            for x in range(m):
+                row = inc[x]
+                for i in range(m - 1):
+                    si = row[i]
+                    C[si, si] += w
+                    for j in range(i + 1, m - 1):
+                        C[si, row[j]] += w
+                        C[row[j], si] += w
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def last_round_sweep(parents, nb, children, child_parent, weight, k, D, to_global, prev, last,
+                     B, history, perfect, S, nthreads, win, tie):
+    """Last round for few states: per board, sweep the holes in rank order keeping count
+    vectors over states of the weaker holes, in all (``cum``) and by card (``cumc``); a hole
+    in state s adds ``cum - cumc[a] - cumc[b]`` (its weaker disjoint holes) to win[s, :].
+    Ties are counted pair by pair inside each group of equal rank. win/tie int64[T, S, S]
+    hold one accumulator per thread."""
+    Q = children.shape[0]
+    mB = D - nb
+    mf = mB - k
+    H = mf * (mf - 1) // 2
+    pa = np.empty(H, np.int64)
+    pb = np.empty(H, np.int64)
+    t = 0
+    for x in range(mf):
+        for y in range(x + 1, mf):
+            pa[t] = x
+            pb[t] = y
+            t += 1
+    for th in prange(nthreads):
+        rest = np.empty(D, np.int64)
+        frest_g = np.empty(D, np.int64)
+        posmap = np.empty(D, np.int64)
+        bg = np.empty(nb + k, np.int64)
+        ranks = np.empty(H, np.int64)
+        hsnum = np.empty(H, np.int64)
+        less_c = np.empty(mf, np.int64)
+        grp_c = np.empty(mf, np.int64)
+        pid = np.empty(H, np.int64)
+        states = np.empty(H, np.int64)
+        cum = np.zeros(S, np.int64)
+        cumc = np.zeros((mf, S), np.int64)
+        Wt = win[th]
+        Tt = tie[th]
+        for q in range(th * Q // nthreads, (th + 1) * Q // nthreads):
+            p = child_parent[q]
+            w = weight[q]
+            order = final_board_holes(parents[p], nb, children[q], k, D, to_global, pa, pb, H,
+                                      rest, frest_g, posmap, bg, ranks, hsnum, less_c, grp_c,
+                                      pid)
+            for h in range(H):
+                ps = np.int64(prev[p, pid[h]])
+                g = ps if history else 0
+                b = last[g, hsnum[h]]
+                states[h] = ps * B + b if perfect else b
+            i = 0
+            while i < H:
+                r = ranks[order[i]]
+                j = i
+                while j < H and ranks[order[j]] == r:
+                    j += 1
+                if i > 0:
+                    for qq in range(i, j):
+                        h = order[qq]
+                        row = Wt[states[h]]
+                        ca = cumc[pa[h]]
+                        cb = cumc[pb[h]]
+                        for t2 in range(S):
+                            row[t2] += w * (cum[t2] - ca[t2] - cb[t2])
+                for qq in range(i, j):
+                    h = order[qq]
+                    a = pa[h]
+                    bb = pb[h]
+                    s0 = states[h]
+                    for q2 in range(qq + 1, j):
+                        h2 = order[q2]
+                        if pa[h2] != a and pa[h2] != bb and pb[h2] != a and pb[h2] != bb:
+                            s1 = states[h2]
+                            Tt[s0, s1] += w
+                            Tt[s1, s0] += w
+                for qq in range(i, j):
+                    h = order[qq]
+                    s0 = states[h]
+                    cum[s0] += 1
+                    cumc[pa[h], s0] += 1
+                    cumc[pb[h], s0] += 1
+                i = j
+            for h in range(H):  # undo only what this board touched
+                s0 = states[h]
+                cum[s0] = 0
+                cumc[pa[h], s0] = 0
+                cumc[pb[h], s0] = 0

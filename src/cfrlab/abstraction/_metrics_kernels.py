@@ -59,7 +59,11 @@ def hs_sweep(ranks, pa, pb, H, m, less_c, grp_c, hsnum):
     Pairs are swept in rank order; ``less_c[x]`` counts the weaker pairs holding position x,
     so the weaker disjoint pairs of (a, b) are ``less - less_c[a] - less_c[b]``.
     """
-    order = np.argsort(ranks[:H])
+    keys = np.empty(H, np.int64)  # rank and pair number packed: one plain sort, no indirection
+    for k in range(H):
+        keys[k] = (ranks[k] << 20) | k
+    keys.sort()
+    order = keys & 0xFFFFF
     for x in range(m):
         less_c[x] = 0
         grp_c[x] = 0
@@ -95,12 +99,12 @@ def hs_sweep(ranks, pa, pb, H, m, less_c, grp_c, hsnum):
 @njit(cache=NUMBA_CACHE)
 def rest_of(board, nb, D, rest):
     """Ascending local cards not among board[:nb]; returns how many."""
-    used = np.zeros(D, np.bool_)
+    used = np.int64(0)
     for i in range(nb):
-        used[board[i]] = True
+        used |= np.int64(1) << board[i]
     m = 0
     for c in range(D):
-        if not used[c]:
+        if not (used >> c) & 1:
             rest[m] = c
             m += 1
     return m

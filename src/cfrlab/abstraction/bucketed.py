@@ -56,6 +56,8 @@ Progress = Callable[[str], None]
 FORMAT_VERSION = 1
 TILE = 100  # states per tile side: a task's accumulator is TILE^2 * 3 * 8 bytes = 240 kB
 SMALL_STATES = 160  # below this, one S x S accumulator per thread instead of tiles
+GEMM_MAX = 4096  # rounds before the last: inclusion-exclusion + GEMM up to this many states
+SWEEP_MAX = 1024  # last round: rank sweep with dense count vectors up to this many states
 BATCH_BYTES = 64 << 20
 
 
@@ -64,8 +66,95 @@ def _num_threads() -> int:
 
 
 def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """(win, tie, total) int64 of round r: see ``_joint_kernels``; total = number of deals."""
+                 ) -> tuple[np.ndarray, np.ndarray | None, int]:
+    """(P counts, W counts or None, number of deals) of round r, exact int64 (W on the last
+    round only): P[s0, s1] = weighted number of ordered deals with the players in s0 and s1,
+    W[s0, s1] = the same counted +1 when player 0 wins and -1 when player 1 wins."""
+    spec = maps.spec
+    S = spec.num_states[r]
+    say = progress or (lambda s: None)
+    if r < game.num_rounds - 1 and S <= GEMM_MAX:
+        return _round_counts_gemm(game, maps, r)
+    if r == game.num_rounds - 1 and S <= SWEEP_MAX:
+        win, tie, total = _last_counts_sweep(game, maps, say)
+    else:
+        win, tie, total = _counts_tiles(game, maps, r, say)
+    P = win + win.T
+    P += tie
+    del tie
+    if r < game.num_rounds - 1:
+        return P, None, total
+    W = win - win.T
+    return P, W, total
+
+
+def _round_counts_gemm(game, maps: BucketMaps, r: int) -> tuple[np.ndarray, None, int]:
+    """Rounds before the last: n n^T over boards as one float64 GEMM (exact: integers below
+    2**53), minus the shared-card correction from ``round_counts``."""
+    S = maps.spec.num_states[r]
+    D = game.deck_size
+    boards, weight = canonical_boards(game, r)
+    nb = boards.shape[1]
+    m = D - nb
+    a = seq_indexers(game)[r].index_args
+    barg = boards if nb else np.zeros((len(boards), 1), dtype=np.int64)
+    T = _num_threads()
+    corr = np.zeros((T, S, S), dtype=np.int64)
+    nn = np.zeros((S, S))
+    diag = np.zeros(S)
+    step = max(1, (256 << 20) // (8 * S))
+    table = maps.state[r].astype(np.int32)
+    for b0 in range(0, len(boards), step):
+        b1 = min(b0 + step, len(boards))
+        N = np.zeros((b1 - b0, S))
+        w = weight[b0:b1].astype(np.int64)
+        JK.round_counts(barg[b0:b1], w, nb, D, a[0], a[1], a[2], a[3], a[4], a[5], table, S,
+                        min(T, b1 - b0), N, corr)
+        wf = w.astype(np.float64)
+        nn += (N * wf[:, None]).T @ N
+        diag += wf @ N
+    P = np.rint(nn).astype(np.int64) - corr.sum(axis=0)
+    P[np.diag_indices(S)] += np.rint(diag).astype(np.int64)
+    total = int(weight.sum()) * comb(m, 2) * comb(m - 2, 2)
+    return P, None, total
+
+
+def _final_setup(game, maps: BucketMaps):
+    fb = final_boards(game)
+    R, D = game.num_rounds, game.deck_size
+    parents, nb = fb["parents"], fb["nb"]
+    mB = D - nb
+    parg = parents if nb else np.zeros((len(parents), 1), dtype=np.int64)
+    prev = np.zeros((len(parents), mB * (mB - 1) // 2), dtype=np.int32)
+    if R > 1:
+        a = seq_indexers(game)[R - 2].index_args
+        hole_states_on_boards(parg, nb, D, a[0], a[1], a[2], a[3], a[4], a[5],
+                              maps.state[R - 2].astype(np.int32), prev)
+    weight = fb["pweight"][fb["child_parent"]] * fb["orbit"]
+    mf = mB - fb["k"]
+    total = int(weight.sum()) * comb(mf, 2) * comb(mf - 2, 2)
+    return fb, parg, prev, weight.astype(np.int64), total
+
+
+def _last_counts_sweep(game, maps: BucketMaps, say: Progress):
+    spec = maps.spec
+    S = spec.num_states[-1]
+    fb, parg, prev, weight, total = _final_setup(game, maps)
+    T = _num_threads()
+    win = np.zeros((T, S, S), dtype=np.int64)
+    tie = np.zeros((T, S, S), dtype=np.int64)
+    t0 = time.perf_counter()
+    JK.last_round_sweep(parg, fb["nb"], fb["children"], fb["child_parent"], weight, fb["k"],
+                        game.deck_size, DeckMap(game.num_ranks, game.num_suits).to_global, prev,
+                        maps.last, spec.counts[-1], spec.history, spec.recall == "perfect", S,
+                        T, win, tie)
+    say(f"  joint tables last round: {len(weight):,} boards swept in "
+        f"{time.perf_counter() - t0:.1f} s")
+    return win.sum(axis=0), tie.sum(axis=0), total
+
+
+def _counts_tiles(game, maps: BucketMaps, r: int, say: Progress):
+    """Any round, any number of states: pairs of holes accumulated tile by tile."""
     spec = maps.spec
     R = game.num_rounds
     S = spec.num_states[r]
@@ -79,14 +168,12 @@ def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = Non
     tp0, tp1 = np.triu_indices(NT)
     tp0, tp1 = tp0.astype(np.int64), tp1.astype(np.int64)
     small = S <= SMALL_STATES
-    say = progress or (lambda s: None)
     if r < R - 1:
         boards, weight = canonical_boards(game, r)
         nb = boards.shape[1]
         m = D - nb
         H = m * (m - 1) // 2
-        u = seq_indexers(game)[r]
-        a = u.index_args
+        a = seq_indexers(game)[r].index_args
         barg = boards if nb else np.zeros((len(boards), 1), dtype=np.int64)
         step = max(1, BATCH_BYTES // (H * 16))
         for b0 in range(0, len(boards), step):
@@ -98,20 +185,11 @@ def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = Non
             _accumulate(st, rk, mk, weight[b0:b1], toff, n, H, tw, S, tp0, tp1, small, win, tie)
         total = int(weight.sum()) * comb(m, 2) * comb(m - 2, 2)
         return win, tie, total
-    fb = final_boards(game)
-    parents, nb, k = fb["parents"], fb["nb"], fb["k"]
-    mB = D - nb
-    mf = mB - k
+    fb, parg, prev, weight_all, total = _final_setup(game, maps)
+    nb, k = fb["nb"], fb["k"]
+    mf = D - nb - k
     H = mf * (mf - 1) // 2
-    parg = parents if nb else np.zeros((len(parents), 1), dtype=np.int64)
-    prev = np.zeros((len(parents), mB * (mB - 1) // 2), dtype=np.int32)
-    if R > 1:
-        u = seq_indexers(game)[R - 2]
-        a = u.index_args
-        hole_states_on_boards(parg, nb, D, a[0], a[1], a[2], a[3], a[4], a[5],
-                              maps.state[R - 2].astype(np.int32), prev)
-    children, cparent, orbit = fb["children"], fb["child_parent"], fb["orbit"]
-    weight_all = fb["pweight"][cparent] * orbit
+    children, cparent = fb["children"], fb["child_parent"]
     Q = len(children)
     step = max(1, BATCH_BYTES // (H * 16))
     t0 = time.perf_counter()
@@ -131,7 +209,6 @@ def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = Non
             say(f"  joint tables round {r}: {q1:,}/{Q:,} boards, {rate:,.0f} boards/s, "
                 f"about {(Q - q1) / max(rate, 1e-9):,.0f} s left")
             last_say = now
-    total = int(weight_all.sum()) * comb(mf, 2) * comb(mf - 2, 2)
     return win, tie, total
 
 
@@ -180,11 +257,12 @@ class BucketedModel:
         fold, showdown = [], None
         for r in range(game.num_rounds):
             t0 = time.perf_counter()
-            win, tie, total = joint_counts(game, maps, r, progress=say)
-            fold.append((win + win.T + tie) / total)
-            if r == game.num_rounds - 1:
-                showdown = (win - win.T) / total
-            del win, tie
+            P, W, total = joint_counts(game, maps, r, progress=say)
+            fold.append(P / total)
+            del P
+            if W is not None:
+                showdown = W / total
+            del W
             say(f"joint tables round {r}: {spec.num_states[r]:,} states "
                 f"({time.perf_counter() - t0:.1f} s)")
         return cls(game, maps, fold, showdown, mt.s1[-1])
