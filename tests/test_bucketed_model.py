@@ -139,3 +139,49 @@ def test_tile_path_equals_sweep_and_gemm_paths(monkeypatch):
     for r in range(4):
         np.testing.assert_array_equal(fast.fold_matrix(r), tiled.fold_matrix(r))
     np.testing.assert_array_equal(fast.showdown_matrix(), tiled.showdown_matrix())
+
+
+def test_sizes_reproduce_the_seeds():
+    from cfrlab import known_values as kv
+    from cfrlab.abstraction.sizes import sizes
+    from cfrlab.games import load_game
+
+    g = load_game("holdem-limit")
+    s10, s5 = sizes(g, 10), sizes(g, 5)
+    assert s10["canonical_counts"] == list(kv.HOLDEM_CANONICAL_COUNTS)
+    assert s10["decision_nodes"] == kv.HULHE_DECISION_NODES
+    assert s10["tree_nodes_with_deals"] == 18_496  # the seeds' states per joint bucket sequence
+    assert s10["infosets"] == 57_337_080
+    assert float(f"{s10['infosets']:.3g}") == kv.ZINKEVICH_INFOSETS_B10
+    assert float(f"{s10['states']:.3g}") == kv.ZINKEVICH_STATES_B10
+    assert float(f"{s5['states']:.3g}") == kv.ZINKEVICH_STATES_B5
+    assert float(f"{s10['game_states']:.3g}") == kv.HULHE_GAME_STATES
+    assert float(f"{s10['game_infosets']:.3g}") == kv.HULHE_GAME_INFOSETS
+
+
+def test_cli_build_info_sizes(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from cfrlab.cli.main import app
+
+    game_file = tmp_path / "small.game"
+    game_file.write_text(holdem(4, 3).to_text())
+    out = tmp_path / "a.npz"
+    runner = CliRunner()
+    res = runner.invoke(app, ["abstract", "build", str(game_file), "--buckets", "2-2-3-3",
+                              "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["abstract", "info", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    info = json.loads(res.stdout)
+    assert info["num_states"] == [2, 4, 12, 36]
+    assert abs(sum(info["masses"][3]) - 1) < 1e-12
+    res = runner.invoke(app, ["abstract", "build", str(game_file), "--out", str(out)])
+    assert res.exit_code != 0  # refuses to overwrite
+    res = runner.invoke(app, ["abstract", "sizes", str(game_file), "--buckets", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    sz = json.loads(res.stdout)
+    assert sz["infosets"] == sum(d * 3 ** (r + 1) for r, d in
+                                 enumerate(sz["decision_nodes_by_round"]))

@@ -1,0 +1,131 @@
+"""``cfrlab abstract build|info|sizes``: card abstractions of hold'em-style games."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cfrlab.errors import CfrlabError
+from cfrlab.games import load_game
+
+
+def _progress(quiet: bool):
+    t0 = time.perf_counter()
+
+    def say(msg: str) -> None:
+        if not quiet:
+            print(f"[{time.perf_counter() - t0:7.1f} s] {msg}", file=sys.stderr, flush=True)
+    return say
+
+
+def register(app: typer.Typer) -> None:
+    ab = typer.Typer(help="Card abstraction (bucketing) for hold'em-style games.",
+                     no_args_is_help=True)
+    app.add_typer(ab, name="abstract")
+
+    @ab.command("build")
+    def build(
+        game: Annotated[str, typer.Argument(help="built-in name or .game file")],
+        out: Annotated[Path, typer.Option("--out", "-o", help="abstraction file to write (.npz)")],
+        buckets: Annotated[str, typer.Option(help="buckets per round: 5, or 8-8-8-8")] = "5",
+        metric: Annotated[str, typer.Option(help="ehs2 (E[HS^2]) or ehs (E[HS])")] = "ehs2",
+        nested: Annotated[str | None, typer.Option(
+            help="NxM: N E[HS^2] sets each split in M by E[HS] (overrides --buckets)")] = None,
+        method: Annotated[str, typer.Option(help="percentile or uniform")] = "percentile",
+        history: Annotated[bool, typer.Option(
+            "--history/--no-history", help="buckets formed within each previous bucket sequence")
+        ] = True,
+        recall: Annotated[str, typer.Option(help="perfect or imperfect")] = "perfect",
+        force: Annotated[bool, typer.Option(help="overwrite an existing file")] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    ) -> None:
+        """Build an abstraction: metric tables (cached), buckets, exact joint tables."""
+        from cfrlab.abstraction.bucketed import BucketedModel
+        from cfrlab.abstraction.buckets import BucketSpec
+
+        if out.exists() and not force:
+            raise CfrlabError(f"{out} exists (use --force to overwrite)")
+        g = load_game(game)
+        if recall == "imperfect" and history:
+            history = False
+        spec = BucketSpec.make(g.num_rounds, buckets, metric, nested, method, history, recall)
+        say = _progress(quiet)
+        say(f"{g.name or game}: {spec.label()}; states per round {list(spec.num_states)}")
+        model = BucketedModel.build(g, spec, progress=say)
+        model.save(out)
+        say(f"wrote {out} (hash {model.hash[:16]})")
+
+    @ab.command("info")
+    def info(
+        file: Annotated[Path, typer.Argument(help="abstraction file")],
+        as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
+    ) -> None:
+        """Rounds, buckets, bucket masses, sizes and hash of an abstraction file."""
+        from cfrlab.abstraction.bucketed import BucketedModel
+        from cfrlab.abstraction.sizes import sizes
+
+        model = BucketedModel.load(file)
+        summary = model.summary()
+        try:
+            sz = sizes(model.game, list(model.spec.counts), model.spec.recall)
+            summary.update({k: sz[k] for k in ("infosets", "states", "game_infosets",
+                                               "game_states", "canonical_counts")})
+        except CfrlabError:
+            pass
+        masses = [m.tolist() for m in model.masses]
+        if as_json:
+            print(json.dumps({**summary, "masses": masses}))
+            return
+        c = Console()
+        for k, v in summary.items():
+            c.print(f"[bold]{k}[/]: {_fmt(v)}")
+        t = Table(title="state masses by round (min / mean / max)", title_justify="left")
+        for col in ("round", "states", "min", "mean", "max", "empty"):
+            t.add_column(col, justify="right")
+        for r, m in enumerate(model.masses):
+            t.add_row(str(r), f"{len(m):,}", f"{m.min():.3g}", f"{m.mean():.3g}",
+                      f"{m.max():.3g}", str(int((m == 0).sum())))
+        c.print(t)
+        if len(model.masses[0]) <= 20:
+            c.print("round 0 masses: " + " ".join(f"{x:.4f}" for x in model.masses[0]))
+
+    @ab.command("sizes")
+    def sizes_cmd(
+        game: Annotated[str, typer.Argument(help="built-in name or .game file")],
+        buckets: Annotated[str | None, typer.Option(help="buckets per round: 10, or 8-8-8-8")
+                           ] = None,
+        recall: Annotated[str, typer.Option(help="perfect or imperfect")] = "perfect",
+        as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
+    ) -> None:
+        """Canonical counts, information sets and game states, by formula (builds nothing)."""
+        from cfrlab.abstraction.buckets import parse_counts
+        from cfrlab.abstraction.sizes import sizes
+
+        g = load_game(game)
+        counts = parse_counts(buckets, g.num_rounds) if buckets is not None else None
+        sz = sizes(g, counts, recall)
+        if as_json:
+            print(json.dumps(sz))
+            return
+        c = Console()
+        for k, v in sz.items():
+            c.print(f"[bold]{k}[/]: {_fmt(v)}")
+        c.print("[dim]states count every betting-tree node with one deal node at the root and "
+                "two at each later round (the seeds' convention)[/]")
+
+
+def _fmt(v) -> str:
+    if isinstance(v, int) and v >= 10**7:
+        return f"{v:,} ({v:.3e})"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    return str(v)
