@@ -233,14 +233,16 @@ def round_counts(boards, weight, nb, D, u_ranks, u_suits, u_gsz, u_key, u_offset
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def last_round_sweep(parents, nb, children, child_parent, weight, k, D, to_global, prev, last,
-                     B, history, perfect, S, nthreads, win, tie):
-    """Last round for few states: per board, sweep the holes in rank order keeping count
-    vectors over states of the weaker holes, in all (``cum``) and by card (``cumc``); a hole
-    in state s adds ``cum - cumc[a] - cumc[b]`` (its weaker disjoint holes) to win[s, :].
-    Ties are counted pair by pair inside each group of equal rank. win/tie int64[T, S, S]
-    hold one accumulator per thread."""
-    Q = children.shape[0]
+def last_round_sweep(q0, q1, parents, nb, children, child_parent, weight, k, D, to_global, prev,
+                     last, B, history, perfect, S, nthreads, win, tie):
+    """Last round for few states, boards q0..q1-1: per board, sweep the holes in rank order
+    keeping count vectors over states of the weaker holes, in all (``cum``) and by card
+    (``cumc``); a hole in state s adds ``cum - cumc[a] - cumc[b]`` (its weaker disjoint
+    holes) to win[s, :]. Ties are counted pair by pair inside each group of equal rank.
+    win/tie int64[T, S, S] hold one accumulator per thread; the sweep itself runs on int32
+    rows (16 SIMD lanes) flushed into them every FLUSH boards, before any could overflow
+    (one board adds at most weight * H * H / 4 < 2**31 / FLUSH to an entry)."""
+    FLUSH = 64
     mB = D - nb
     mf = mB - k
     H = mf * (mf - 1) // 2
@@ -252,6 +254,7 @@ def last_round_sweep(parents, nb, children, child_parent, weight, k, D, to_globa
             pa[t] = x
             pb[t] = y
             t += 1
+    n = q1 - q0
     for th in prange(nthreads):
         rest = np.empty(D, np.int64)
         frest_g = np.empty(D, np.int64)
@@ -263,13 +266,17 @@ def last_round_sweep(parents, nb, children, child_parent, weight, k, D, to_globa
         grp_c = np.empty(mf, np.int64)
         pid = np.empty(H, np.int64)
         states = np.empty(H, np.int64)
-        cum = np.zeros(S, np.int64)
-        cumc = np.zeros((mf, S), np.int64)
+        cum = np.zeros(S, np.int32)
+        cumc = np.zeros((mf, S), np.int32)
+        W32 = np.zeros((S, S), np.int32)
         Wt = win[th]
         Tt = tie[th]
-        for q in range(th * Q // nthreads, (th + 1) * Q // nthreads):
+        done = 0
+        for i in range(th * n // nthreads, (th + 1) * n // nthreads):
+            q = q0 + i
             p = child_parent[q]
             w = weight[q]
+            w32 = np.int32(w)
             order = final_board_holes(parents[p], nb, children[q], k, D, to_global, pa, pb, H,
                                       rest, frest_g, posmap, bg, ranks, hsnum, less_c, grp_c,
                                       pid)
@@ -278,21 +285,21 @@ def last_round_sweep(parents, nb, children, child_parent, weight, k, D, to_globa
                 g = ps if history else 0
                 b = last[g, hsnum[h]]
                 states[h] = ps * B + b if perfect else b
-            i = 0
-            while i < H:
-                r = ranks[order[i]]
-                j = i
+            i0 = 0
+            while i0 < H:
+                r = ranks[order[i0]]
+                j = i0
                 while j < H and ranks[order[j]] == r:
                     j += 1
-                if i > 0:
-                    for qq in range(i, j):
+                if i0 > 0:
+                    for qq in range(i0, j):
                         h = order[qq]
-                        row = Wt[states[h]]
+                        row = W32[states[h]]
                         ca = cumc[pa[h]]
                         cb = cumc[pb[h]]
                         for t2 in range(S):
-                            row[t2] += w * (cum[t2] - ca[t2] - cb[t2])
-                for qq in range(i, j):
+                            row[t2] += w32 * (cum[t2] - ca[t2] - cb[t2])
+                for qq in range(i0, j):
                     h = order[qq]
                     a = pa[h]
                     bb = pb[h]
@@ -303,15 +310,25 @@ def last_round_sweep(parents, nb, children, child_parent, weight, k, D, to_globa
                             s1 = states[h2]
                             Tt[s0, s1] += w
                             Tt[s1, s0] += w
-                for qq in range(i, j):
+                for qq in range(i0, j):
                     h = order[qq]
                     s0 = states[h]
                     cum[s0] += 1
                     cumc[pa[h], s0] += 1
                     cumc[pb[h], s0] += 1
-                i = j
+                i0 = j
             for h in range(H):  # undo only what this board touched
                 s0 = states[h]
                 cum[s0] = 0
                 cumc[pa[h], s0] = 0
                 cumc[pb[h], s0] = 0
+            done += 1
+            if done == FLUSH:
+                for x in range(S):
+                    for y in range(S):
+                        Wt[x, y] += W32[x, y]
+                        W32[x, y] = 0
+                done = 0
+        for x in range(S):
+            for y in range(S):
+                Wt[x, y] += W32[x, y]

@@ -143,13 +143,20 @@ def _last_counts_sweep(game, maps: BucketMaps, say: Progress):
     T = _num_threads()
     win = np.zeros((T, S, S), dtype=np.int64)
     tie = np.zeros((T, S, S), dtype=np.int64)
-    t0 = time.perf_counter()
-    JK.last_round_sweep(parg, fb["nb"], fb["children"], fb["child_parent"], weight, fb["k"],
-                        game.deck_size, DeckMap(game.num_ranks, game.num_suits).to_global, prev,
-                        maps.last, spec.counts[-1], spec.history, spec.recall == "perfect", S,
-                        T, win, tie)
-    say(f"  joint tables last round: {len(weight):,} boards swept in "
-        f"{time.perf_counter() - t0:.1f} s")
+    to_global = DeckMap(game.num_ranks, game.num_suits).to_global
+    Q = len(weight)
+    step = max(20_000, T * 1000)
+    t0 = last_say = time.perf_counter()
+    for q0 in range(0, Q, step):
+        q1 = min(q0 + step, Q)
+        JK.last_round_sweep(q0, q1, parg, fb["nb"], fb["children"], fb["child_parent"], weight,
+                            fb["k"], game.deck_size, to_global, prev, maps.last,
+                            spec.counts[-1], spec.history, spec.recall == "perfect", S, T, win,
+                            tie)
+        now = time.perf_counter()
+        if now - last_say > 10 or q1 == Q:
+            _report(say, q1, Q, now - t0)
+            last_say = now
     return win.sum(axis=0), tie.sum(axis=0), total
 
 
@@ -205,11 +212,15 @@ def _counts_tiles(game, maps: BucketMaps, r: int, say: Progress):
                     tie)
         now = time.perf_counter()
         if now - last_say > 10 or q1 == Q:
-            rate = q1 / (now - t0)
-            say(f"  joint tables round {r}: {q1:,}/{Q:,} boards, {rate:,.0f} boards/s, "
-                f"about {(Q - q1) / max(rate, 1e-9):,.0f} s left")
+            _report(say, q1, Q, now - t0)
             last_say = now
     return win, tie, total
+
+
+def _report(say: Progress, done: int, total: int, seconds: float) -> None:
+    rate = done / max(seconds, 1e-9)
+    say(f"  joint tables, last round: {done:,}/{total:,} boards, {rate:,.0f} boards/s, "
+        f"about {(total - done) / max(rate, 1e-9):,.0f} s left")
 
 
 def _batch(n: int, H: int, NT: int):

@@ -205,6 +205,13 @@ def metric_tables(game, use_cache: bool = True, progress: Progress | None = None
     return MetricTables(params, metric_indexers(game), s1, s2, den1, den2)
 
 
+def clear_cache(game) -> None:
+    """Remove the game deck's cached metric tables (the next build recomputes them)."""
+    params = deck_params(game)
+    for r in range(game.num_rounds):
+        cache.entry_path(_name(params, r)).unlink(missing_ok=True)
+
+
 def last_round_table(game, use_cache: bool = True) -> np.ndarray:
     """The last round's hsnum table alone (cached like ``metric_tables``)."""
     check_holdem_style(game)
