@@ -1,5 +1,6 @@
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cfrlab.cards import card_id, card_text, cards_text, deck, parse_card, parse_cards
 from cfrlab.errors import ParseError

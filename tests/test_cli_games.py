@@ -6,7 +6,7 @@ from cfrlab.games.builtins import HOLDEM_LIMIT
 
 def cfrlab(*args):
     return subprocess.run(
-        [sys.executable, "-m", "cfrlab.cli.main", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "cfrlab.cli.main", *args], check=False, capture_output=True, text=True, timeout=120
     )
 
 
@@ -38,3 +38,17 @@ def test_unknown_game_is_one_line_error():
     r = cfrlab("game", "show", "no-such-game")
     assert r.returncode != 0 and "Traceback" not in r.stderr
     assert "unknown game" in r.stderr
+
+
+def test_unreadable_game_files_are_one_line_errors(tmp_path):
+    binary = tmp_path / "binary.game"
+    binary.write_bytes(b"\x00\xff\xfe GAMEDEF")
+    huge = tmp_path / "huge.game"
+    huge.write_text(HOLDEM_LIMIT.replace("raiseSize = 10 10 20 20", "raiseSize = 10 10 20 99999999999"))
+    few = tmp_path / "few.game"
+    few.write_text(HOLDEM_LIMIT.replace("firstPlayer = 2 1 1 1", "firstPlayer = 2"))
+    for arg, why in [(binary, "cannot read game file"), (tmp_path, "no such file"), (tmp_path / "none.game", "no such file"),
+                     (huge, "raiseSize values must be at most"), (few, "firstPlayer needs one value per round")]:
+        r = cfrlab("game", "show", str(arg))
+        assert r.returncode != 0 and "Traceback" not in r.stderr, arg
+        assert r.stderr.startswith("cfrlab: error:") and r.stderr.count("\n") == 1 and why in r.stderr, r.stderr

@@ -1,5 +1,6 @@
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cfrlab.errors import CfrlabError, ParseError
 from cfrlab.games import BettingType, GameDef, load_game, parse_game, write_game
@@ -77,6 +78,9 @@ def test_kuhn_n_builtins():
         (HOLDEM_LIMIT.replace("numRanks = 13", "numRanks = 1"), "deck"),
         (HOLDEM_LIMIT.replace("numPlayers = 2", "numPlayers = 11"), "numPlayers"),
         (HOLDEM_NOLIMIT.replace("stack = 20000 20000", "stack = 20 20"), "blind"),
+        (HOLDEM_NOLIMIT.replace("stack = 20000 20000", "stack = 20000 2147483648"), "at most 2147483647"),
+        (HOLDEM_LIMIT.replace("maxRaises = 3 4 4 4", "maxRaises = 3 4 4 256"), "maxRaises values must be 0..255"),
+        (HOLDEM_LIMIT.replace("firstPlayer = 2 1 1 1", "firstPlayer = 2 1"), "firstPlayer needs one value per round"),
     ],
 )
 def test_malformed_games_get_clear_errors(text, message):

@@ -191,6 +191,9 @@ def _check_seat_views(g, s):
         assert m.hole[p] == s.hole_cards(p) and m.visible_board() == s.visible_board()
         t = m.state()
         assert t.spent == s.spent and t.folded == s.folded and t.history == s.history
+        v = s.view(p)  # the same view without the text round trip
+        assert v == m and v.to_string() == line and v.state().deal == t.deal
+        assert v.legal_actions() == m.legal_actions() and v.is_my_turn() == m.is_my_turn()
         if s.is_terminal() and not (s.folded[p] and s.is_showdown()):
             assert t.payoffs() == s.payoffs()  # the viewer sees every card the result needs
 
@@ -208,3 +211,70 @@ def test_every_seat_round_trips_at_every_step(name, hand_number, data):
     assert log.to_string() == line and log.names == names and log.hand_number == hand_number
     assert log.state().payoffs() == s.payoffs()
     assert log.values == [float(v) for v in line.split(":")[4].split("|")]
+
+
+# -- fuzzing the parsers: malformed text is one ParseError, never another exception --------
+
+_ALPHABET = "MATCHSTE:0123456789|/frcxAKQJT98765432shdc[] \r-"
+
+
+def _mutations():
+    """Edits of a valid line: replace, insert or delete one character, or cut the line."""
+    edit = st.tuples(st.sampled_from(["replace", "insert", "delete", "cut"]), st.integers(0, 10**6),
+                     st.sampled_from(_ALPHABET))
+    return st.lists(edit, min_size=1, max_size=4)
+
+
+def _mutate(line, edits):
+    for kind, at, ch in edits:
+        i = at % (len(line) + 1)
+        if kind == "replace" and line:
+            i %= len(line)
+            line = line[:i] + ch + line[i + 1:]
+        elif kind == "insert":
+            line = line[:i] + ch + line[i:]
+        elif kind == "delete" and line:
+            i %= len(line)
+            line = line[:i] + line[i + 1:]
+        elif kind == "cut":
+            line = line[:i]
+    return line
+
+
+def _parses_cleanly(parse, game, text):
+    """``parse(game, text)`` either raises ParseError (one line) or gives a record whose text
+    parses back to itself."""
+    try:
+        rec = parse(game, text)
+    except ParseError as e:
+        assert "\n" not in str(e)
+        return None
+    again = parse(game, rec.to_string())
+    assert again.to_string() == rec.to_string()
+    return rec
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(GAMES)), data=st.data(), edits=_mutations())
+def test_mutated_match_state_and_log_lines_never_break_the_parsers(name, data, edits):
+    g = GAMES[name]
+    states = list(random_play(g, data))
+    s = states[data.draw(st.integers(0, len(states) - 1), label="step")]
+    line = s.match_state(data.draw(st.integers(0, g.num_players - 1), label="seat"))
+    bad = _mutate(line, edits)
+    rec = _parses_cleanly(parse_match_state, g, bad)
+    if rec is not None and bad.lower() == line.lower():
+        assert rec.to_string() == line
+    log = states[-1].log_line([f"p{i}" for i in range(g.num_players)])
+    _parses_cleanly(parse_log_line, g, _mutate(log, edits))
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(["kuhn", "leduc", "holdem-limit", "holdem-nolimit"]),
+       text=st.one_of(st.text(max_size=80), st.text(alphabet=_ALPHABET, max_size=80),
+                      st.text(alphabet=_ALPHABET, max_size=60).map(lambda t: "MATCHSTATE:" + t),
+                      st.text(alphabet=_ALPHABET, max_size=60).map(lambda t: "STATE:" + t)))
+def test_arbitrary_text_never_breaks_the_parsers(name, text):
+    g = GAMES[name]
+    _parses_cleanly(parse_match_state, g, text)
+    _parses_cleanly(parse_log_line, g, text)

@@ -522,7 +522,8 @@ def test_random_play_ends_and_payoffs_balance(name, data):
 
 def test_dealer_action_fixes_like_the_acpc_dealer():
     s = GAMES["holdem-nolimit"].new_state(seed=0)
-    assert s.dealer_action("x") == ("c", "bad action format in response, changed to call")
+    assert s.dealer_action("x") == ("c", "invalid action, changed to call")  # ACPC.md 2.5 case 7
+    assert s.dealer_action("") == ("c", "bad action format in response, changed to call")
     assert s.dealer_action("r") == ("c", "bad action format in response, changed to call")
     assert s.dealer_action("f") == ("f", None) and s.dealer_action("k") == ("c", None)
     assert s.dealer_action("b1") == ("r200", "raise of 1 increased to 200")

@@ -143,6 +143,13 @@ def validate(g: GameDef) -> None:
             bad(f"blind {g.blind[p]} of position {p + 1} must be between 0 and its stack {g.stack[p]}")
     if g.is_limit and any(r <= 0 for r in g.raise_size[: g.num_rounds]):
         bad("raiseSize values must be positive")
+    # the ACPC server keeps chips in int32 and raise caps in uint8
+    for key, values in (("stack", g.stack[: g.num_players]), ("blind", g.blind[: g.num_players]),
+                        ("raiseSize", g.raise_size[: g.num_rounds])):
+        if any(v > INT32_MAX for v in values):
+            bad(f"{key} values must be at most {INT32_MAX}")
+    if any(not 0 <= m <= UNLIMITED_RAISES for m in g.max_raises[: g.num_rounds]):
+        bad(f"maxRaises values must be 0..{UNLIMITED_RAISES} ({UNLIMITED_RAISES} = no cap)")
 
 
 _KEYWORDS = [

@@ -14,6 +14,7 @@ cards of each later round reached.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -299,6 +300,8 @@ def parse_log_line(game: GameDef, line: str) -> LogLine:
         values = [float(v) for v in values_s.split("|")]
     except ValueError:
         raise ParseError(f"bad values {values_s!r} in {_quote(line)}") from None
+    if not all(math.isfinite(v) for v in values):
+        raise ParseError(f"bad values {values_s!r} (not finite numbers) in {_quote(line)}")
     names = names_s.split("|")
     if len(values) != n or len(names) != n:
         raise ParseError(f"a log line needs {n} values and {n} names: {_quote(line)}")

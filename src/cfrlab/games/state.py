@@ -321,20 +321,26 @@ class State:
 
     def dealer_action(self, text: str) -> tuple[str, str | None]:
         """What the ACPC dealer makes of a client's action text (``readPlayerResponse``):
-        ``(legal action, warning or None)``. Letters ``fF``, ``cCkK``, ``rRbB``; anything after
-        the action is ignored; a bad or illegal action becomes a call, and a no-limit raise
-        outside the legal range is clamped to it. Needs a state where someone is to act."""
+        ``(legal action, warning or None)``. Letters ``fF``, ``cCkK``, ``rRbB``; a no-limit raise
+        needs its amount (``%d``: optional sign); anything after the action is ignored. No
+        action (or a no-limit raise without a number) is a bad format, an unknown letter or an
+        illegal action becomes a call, and a no-limit raise outside the legal range is clamped
+        to it. Needs a state where someone is to act."""
         if self._finished:
             raise CfrlabError(f"no action is expected at {self._describe()}: the hand is over")
         call = "c"
-        kind = _DEALER_LETTERS.get(text[:1]) if isinstance(text, str) else None
+        text = text.rstrip("\r\n") if isinstance(text, str) else ""
+        if not text:
+            return call, "bad action format in response, changed to call"
+        kind = _DEALER_LETTERS.get(text[0])
+        if kind is None:  # an unknown letter such as 'x' (ACPC.md 2.5, case 7)
+            return call, "invalid action, changed to call"
         size = 0
         if kind == _RAISE and not self.game.is_limit:
             m = _DEALER_SIZE_RE.match(text, 1)
-            kind = None if m is None else kind
-            size = int(m.group(0)) if m else 0
-        if kind is None:
-            return call, "bad action format in response, changed to call"
+            if m is None:  # a no-limit raise needs its amount
+                return call, "bad action format in response, changed to call"
+            size = int(m.group(0))
         if kind == _CALL:
             return call, None
         if kind == _FOLD:
@@ -483,6 +489,33 @@ class State:
         ]
         return (f"MATCHSTATE:{position}:{self.hand_number}:{self.betting_string()}:"
                 f"{'|'.join(fields)}{self._board_text()}")
+
+    def view(self, position: int):
+        """What ``position`` sees now, as a ``MatchState``: equal to
+        ``parse_match_state(game, self.match_state(position))`` but built without the text round
+        trip (the match engine calls this for every decision). In ``view.state()`` the cards
+        the seat cannot see are ``UNKNOWN``."""
+        from cfrlab.games.matchstate import MatchState
+
+        g = self.game
+        n, k = g.num_players, g.num_hole_cards
+        if not 0 <= position < n:
+            raise CfrlabError(f"position {position} is not 0..{n - 1}")
+        showdown = self.is_showdown()
+        hole = [self.hole_cards(p) if p == position or (showdown and not self._folded[p]) else None
+                for p in range(n)]
+        board = [self.board_cards(r) for r in range(self._round + 1)]
+        deal = [UNKNOWN] * len(self._deal)
+        for p, cards in enumerate(hole):
+            if cards:
+                deal[p * k:(p + 1) * k] = cards
+        flat = [c for b in board for c in b]
+        deal[n * k:n * k + len(flat)] = flat
+        if UNKNOWN in flat or any(h is not None and UNKNOWN in h for h in hole):
+            raise CfrlabError(f"hand {self.hand_number}: a card position {position} sees is unknown")
+        hidden = self.clone()
+        hidden._deal = tuple(deal)
+        return MatchState(g, position, self.hand_number, self.round_actions(), hole, board, hidden)
 
     def log_line(self, names: Sequence[str]) -> str:
         """The dealer log's ``STATE:`` line of this finished hand (names by position)."""
