@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
 from contextlib import contextmanager
@@ -35,10 +36,24 @@ def _progress(label: str, total: int, show: bool):
         yield lambda done, tot: bar.update(task, completed=done)
 
 
-def _fmt(mean: float, ci: float, unit: str = "mbb/g") -> str:
-    """mbb/g with 2 decimals, chips/g (ante games, values near 1) with 4."""
+def _fmt(mean: float | None, ci: float | None, unit: str = "mbb/g") -> str:
+    """mbb/g with 2 decimals, chips/g (ante games, values near 1) with 4; "—" for no value and
+    "± ?" for no interval (a single sample)."""
+    if mean is None:
+        return "—"
     d = 4 if unit == "chips/g" else 2
-    return f"{mean:+.{d}f} ± {ci:.{d}f}" if abs(mean) < 1e5 else f"{mean:+.4g} ± {ci:.2g}"
+    text = f"{mean:+.{d}f}" if abs(mean) < 1e5 else f"{mean:+.4g}"
+    if ci is None:
+        return f"{text} ± ?"
+    return f"{text} ± {ci:.{d}f}" if abs(mean) < 1e5 else f"{text} ± {ci:.2g}"
+
+
+def _scaled(x: float | None, f: float) -> float | None:
+    return None if x is None else x * f
+
+
+def _significant(mean: float | None, ci: float | None) -> bool:
+    return mean is not None and ci is not None and abs(mean) > ci
 
 
 def _print_match(summary: dict, console: Console) -> None:
@@ -58,13 +73,13 @@ def _print_match(summary: dict, console: Console) -> None:
     for s in summary["per_seat"]:
         rows.append((f"as {s['label']}", s["mean_chips"], s["ci95_chips"], s["hands"], s.get("exact_chips")))
     for label, m, ci, n, ex in rows:
-        cells = [label, _fmt(m * f, ci * f, unit), f"{n:,}"]
+        cells = [label, _fmt(_scaled(m, f), _scaled(ci, f), unit), f"{n:,}"]
         if "exact_chips" in summary:
             cells.append("" if ex is None else f"{ex * f:+.4f}")
         t.add_row(*cells)
     console.print(t)
     speed = summary.get("hands_per_second")
-    verdict = "significant" if abs(summary["mean_chips"]) > summary["ci95_chips"] else "not significant"
+    verdict = "significant" if _significant(summary["mean_chips"], summary["ci95_chips"]) else "not significant"
     console.print(f"{verdict} at 95%; {summary['engine']} engine, {summary['seconds']:.2f} s"
                   + (f", {speed:,.0f} games/s" if speed else ""))
 
@@ -108,7 +123,7 @@ def register(app: typer.Typer) -> None:
         if log:
             console.print(f"log written to {log}")
         if json_out:
-            print(json.dumps(summary))
+            print(json.dumps(summary, allow_nan=False))
 
     @app.command("crosstable")
     def crosstable_cmd(
@@ -128,6 +143,9 @@ def register(app: typer.Typer) -> None:
 
         if len(agents) < 2:
             raise CfrlabError("a crosstable needs at least two agents")
+        for out_path in (csv_path, json_path):  # refuse now, not after every match has been played
+            if out_path is not None and out_path.is_dir():
+                raise CfrlabError(f"{out_path} is a directory; give a file name")
         g = load_game(game)
         built = [make_agent(s, g) for s in agents]
         labels = [_label(s, a) for s, a in zip(agents, built)]
@@ -140,9 +158,25 @@ def register(app: typer.Typer) -> None:
         if csv_path:
             _write_csv(table, csv_path)
         if json_path:
-            from cfrlab.fileio import atomic_write_text
+            _write_text(json_path, json.dumps(table, indent=1, allow_nan=False) + "\n", "JSON")
 
-            atomic_write_text(json_path, json.dumps(table, indent=1) + "\n")
+
+    @app.command("log")
+    def log_cmd(
+        path: Annotated[Path, typer.Argument(metavar="FILE", help="an ACPC match log (cfrlab match/dealer --log, or the ACPC dealer's)")],
+        game: Annotated[str, typer.Option("--game", "-g", help="the game the log was played in (built-in name or .game file)")],
+        json_out: Annotated[bool, typer.Option("--json", help="print the summary as one JSON object on the last line")] = False,
+    ) -> None:
+        """Read a match log back: check every hand, print each player's winnings ± 95% CI."""
+        from cfrlab.evaluate.histories import read_log
+        from cfrlab.games import load_game
+
+        g = load_game(game)
+        summary = log_summary(read_log(path, g), str(path))
+        console = Console(stderr=json_out)
+        _print_log(summary, console)
+        if json_out:
+            print(json.dumps(summary, allow_nan=False))
 
 
 def _label(spec: str, agent) -> str:
@@ -166,7 +200,7 @@ def _print_crosstable(table: dict, console: Console) -> None:
                 continue
             m, ci = table["mean"][i][j], table["ci95"][i][j]
             text = _fmt(m, ci, unit).replace(" ± ", "±")
-            cells.append(f"[bold]{text}[/bold]" if abs(m) > ci else text)
+            cells.append(f"[bold]{text}[/bold]" if _significant(m, ci) else text)
         cells.append(f"{table['row_mean'][i]:+.{4 if unit == 'chips/g' else 2}f}")
         cells_by_row.append(cells)
     headers = ["", *names, "mean"]
@@ -183,17 +217,60 @@ def _print_crosstable(table: dict, console: Console) -> None:
     console.print("bold: significant at 95%")
 
 
-def _write_csv(table: dict, path: Path) -> None:
+def _write_text(path: Path, text: str, what: str) -> None:
+    from cfrlab.fileio import atomic_write_text
+
     try:
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(["row", "column", f"mean_{table['unit'].replace('/', '_per_')}", "ci95", "unit",
-                        "hands", "duplicate", "seed"])
-            names = table["players"]
-            for i, a in enumerate(names):
-                for j, b in enumerate(names):
-                    if i != j:
-                        w.writerow([a, b, table["mean"][i][j], table["ci95"][i][j], table["unit"],
-                                    table["hands"], table["duplicate"], table["seed"]])
+        atomic_write_text(path, text)
     except OSError as e:
-        raise CfrlabError(f"{path}: cannot write the CSV ({e.strerror or e})") from None
+        raise CfrlabError(f"{path}: cannot write the {what} ({e.strerror or e})") from None
+
+
+def _write_csv(table: dict, path: Path) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["row", "column", f"mean_{table['unit'].replace('/', '_per_')}", "ci95", "unit",
+                "hands", "duplicate", "seed"])
+    names = table["players"]
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i != j:
+                w.writerow([a, b, table["mean"][i][j], table["ci95"][i][j], table["unit"],
+                            table["hands"], table["duplicate"], table["seed"]])
+    _write_text(path, buf.getvalue(), "CSV")
+
+
+def log_summary(log, path: str) -> dict:
+    """Per player (by name): hands, total chips, mean chips per hand with its 95% CI (JSON-ready)."""
+    from cfrlab.evaluate.stats import display_factor, estimate, json_ready, mbb_factor, unit_name
+
+    g = log.game
+    per_name: dict[str, list[float]] = {}
+    for h in log.hands:
+        for name, v in zip(h.names, h.values):
+            per_name.setdefault(name, []).append(v)
+    mbb = mbb_factor(g) or float("nan")
+    players = {}
+    for name, values in per_name.items():
+        e = estimate(values)
+        players[name] = {"hands": e.n, "total_chips": float(sum(values)), "mean_chips": e.mean, "ci95_chips": e.ci95,
+                         "mean_mbb": e.mean * mbb, "ci95_mbb": e.ci95 * mbb,
+                         "mean": e.mean * display_factor(g), "ci95": e.ci95 * display_factor(g)}
+    return json_ready({"file": path, "game": g.name or "custom", "hands": len(log.hands), "unit": unit_name(g),
+                       "players": players, "scores": [{"totals": t, "names": n} for t, n in log.scores]})
+
+
+def _print_log(summary: dict, console: Console) -> None:
+    unit = summary["unit"]
+    t = Table(title=f"{summary['file']}: {summary['hands']:,} hands of {summary['game']}")
+    t.add_column("player")
+    t.add_column("hands", justify="right")
+    t.add_column("total chips", justify="right")
+    t.add_column(f"{unit} ± 95% CI", justify="right")
+    for name, p in summary["players"].items():
+        t.add_row(name, f"{p['hands']:,}", f"{p['total_chips']:+g}", _fmt(p["mean"], p["ci95"], unit))
+    console.print(t)
+    checked = "every hand's values match its cards and betting"
+    if summary["scores"]:
+        checked += f"; {len(summary['scores'])} SCORE line(s), each the sum of the hands above it"
+    console.print(checked)

@@ -21,6 +21,7 @@ checks that each hand's values are the payoffs its cards and betting give and th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,7 +125,9 @@ def _parse_score(line: str, where: str) -> tuple[list[float], list[str]]:
     try:
         totals = [float(v) for v in parts[1].split("|")]
     except ValueError:
-        raise ParseError(f"{where}: bad totals in {line.strip()[:120]!r}") from None
+        totals = []
+    if not totals or not all(math.isfinite(t) for t in totals):
+        raise ParseError(f"{where}: bad totals in {line.strip()[:120]!r}")
     names = parts[2].split("|")
     if len(names) != len(totals):
         raise ParseError(f"{where}: {len(totals)} totals but {len(names)} names in the SCORE line")
@@ -135,13 +138,18 @@ def iter_log(path: str | Path, game: GameDef, verify: bool = True) -> Iterator[L
     """Yield each hand (``LogLine``) and each score ``(totals, names)`` in file order."""
     path = Path(path)
     try:
-        f = open(path, encoding="utf-8")  # noqa: SIM115
+        f = open(path, "rb")  # noqa: SIM115 (lines decoded one by one: a binary line is a ParseError)
     except OSError as e:
         raise CfrlabError(f"{path}: cannot read the log ({e.strerror or e})") from None
+    seen_hand = False
     with f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw.rstrip("\r\n")
+        for lineno, raw_bytes in enumerate(f, 1):
             where = f"{path}:{lineno}"
+            try:
+                raw = raw_bytes.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ParseError(f"{where}: not text (an ACPC log is UTF-8/ASCII lines)") from None
+            line = raw.rstrip("\r\n")
             if not line.strip() or line.startswith(("#", ";")):
                 continue
             if line.startswith("SCORE:"):
@@ -149,10 +157,10 @@ def iter_log(path: str | Path, game: GameDef, verify: bool = True) -> Iterator[L
                 continue
             try:
                 rec = parse_log_line(game, line)
-            except (ParseError, UnicodeDecodeError) as e:
-                raise ParseError(f"{where}: {e}") from None
             except CfrlabError as e:
-                raise ParseError(f"{where}: {e}") from None
+                hint = "" if seen_hand else f" (is this a log of {game.name or 'this game'}?)"
+                raise ParseError(f"{where}: {e}{hint}") from None
+            seen_hand = True
             if verify:
                 _check_values(rec, where)
             yield rec
@@ -163,7 +171,7 @@ def _check_values(rec: LogLine, where: str) -> None:
         expected = rec.state().payoffs()
     except CfrlabError as e:
         raise ParseError(f"{where}: {e}") from None
-    if any(abs(a - b) > 1e-6 for a, b in zip(expected, rec.values)):
+    if not all(abs(a - b) <= 1e-6 for a, b in zip(expected, rec.values)):
         shown = "|".join(format_value(v) for v in rec.values)
         want = "|".join(format_value(v) for v in expected)
         raise ParseError(f"{where}: values {shown} do not match the hand's cards and betting (expected {want})")
@@ -180,7 +188,7 @@ def read_log(path: str | Path, game: GameDef, verify: bool = True) -> MatchLog:
                 section[name] = section.get(name, 0.0) + v
             continue
         totals, names = item
-        if verify and section and any(abs(section.get(n, 0.0) - t) > 1e-6 for n, t in zip(names, totals)):
+        if verify and section and not all(abs(section.get(n, 0.0) - t) <= 1e-6 for n, t in zip(names, totals)):
             got = "|".join(format_value(section.get(n, 0.0)) for n in names)
             raise ParseError(f"{path}: SCORE:{'|'.join(format_value(t) for t in totals)}:{'|'.join(names)} does "
                              f"not match the hands above it (they add up to {got})")

@@ -38,7 +38,14 @@ from cfrlab.cards.cards import deck
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.evaluate import _match_kernels as K
 from cfrlab.evaluate.histories import DUPLICATE_MARK, LogWriter, format_log_line, safe_name
-from cfrlab.evaluate.stats import Estimate, display_factor, estimate, is_ante_game, unit_name
+from cfrlab.evaluate.stats import (
+    Estimate,
+    display_factor,
+    estimate,
+    is_ante_game,
+    json_ready,
+    unit_name,
+)
 from cfrlab.games import GameDef, load_game
 
 BATCH = 1 << 16  # hands per kernel call: big enough to amortise, small enough for progress
@@ -120,11 +127,13 @@ class MatchResult:
         return out
 
     def summary(self) -> dict:
-        """JSON-ready summary; ``mean_mbb`` = 1000 * chips / big blind (the ante in ante games)."""
+        """JSON-ready summary; ``mean_mbb`` = 1000 * chips / big blind (the ante in ante games;
+        None in a game without blinds). Values that do not exist (a CI over one sample, a mean
+        over no hands) are None."""
         g = self.game
         bb = g.big_blind
         est = self.overall()
-        mbb = 1000.0 / bb
+        mbb = 1000.0 / bb if bb > 0 else float("nan")
         unit = unit_name(g)
         labels = position_labels(g)
         per_seat = []
@@ -149,7 +158,7 @@ class MatchResult:
             out["exact_chips"] = self.exact_chips
             out["exact_mbb"] = self.exact_chips * mbb
         out.update(self.extra)
-        return out
+        return json_ready(out)
 
 
 def position_labels(game: GameDef) -> tuple[str, str]:
@@ -243,7 +252,10 @@ def _unique_names(names) -> tuple[str, str]:
     return n0, n1
 
 
-def _agent_seed(seed: int, half: int, which: int) -> int:
+def agent_seed(seed: int, half: int, which: int) -> int:
+    """The seed ``begin_match`` gets for agent A (``which`` 0) or B (1) in half ``half`` of a
+    match with deal seed ``seed`` (python engine). Give an agent this seed elsewhere (e.g.
+    ``cfrlab connect --seed``) and it draws the same random choices as in that match."""
     return int(np.random.SeedSequence([seed, 1 + half, which]).generate_state(1)[0])
 
 
@@ -251,27 +263,8 @@ def _agent_seed(seed: int, half: int, which: int) -> int:
 
 
 def seat_view(state, position: int):
-    """The ``MatchState`` the dealer would send ``position`` (equal to parsing
-    ``state.match_state(position)``, built directly: parsing dominated the engine's time)."""
-    from cfrlab.games.matchstate import MatchState
-    from cfrlab.games.state import UNKNOWN
-
-    g = state.game
-    k = g.num_hole_cards
-    showdown, folded = state.is_showdown(), state.folded
-    hole = [state.hole_cards(p) if p == position or (showdown and not folded[p]) else None
-            for p in range(g.num_players)]
-    board = [state.board_cards(r) for r in range(state.round + 1)]
-    deal = [UNKNOWN] * len(state.deal)
-    for p, cards in enumerate(hole):
-        if cards:
-            deal[p * k:(p + 1) * k] = cards
-    flat = [c for b in board for c in b]
-    start = g.num_players * k
-    deal[start:start + len(flat)] = flat
-    hidden = state.clone()
-    hidden._deal = tuple(deal)  # as matchstate's parser does: unseen cards are UNKNOWN
-    return MatchState(g, position, state.hand_number, state.round_actions(), hole, board, hidden)
+    """The ``MatchState`` the dealer would send ``position``: ``state.view(position)``."""
+    return state.view(position)
 
 
 def _play_python(game, a, b, hands, seed, halves, values, writer, names, progress) -> None:
@@ -282,8 +275,8 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
     for half in range(halves):
         seats = (a, b) if half == 0 else (b, a)
         seat_names = names if half == 0 else (names[1], names[0])
-        a.begin_match(game, _agent_seed(seed, half, 0))
-        b.begin_match(game, _agent_seed(seed, half, 1))
+        a.begin_match(game, agent_seed(seed, half, 0))
+        b.begin_match(game, agent_seed(seed, half, 1))
         if writer is not None and half == 1:
             writer.comment(DUPLICATE_MARK.lstrip("# "))
         totals = [0.0, 0.0]
@@ -296,7 +289,7 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
                 while not state.is_terminal():
                     p = state.current_player()
                     agent = seats[(p + h) % 2]
-                    view = seat_view(state, p)
+                    view = state.view(p)
                     action = agent.act(view)
                     if not isinstance(action, str) or not state.is_legal(action):
                         raise IllegalActionError(
@@ -307,7 +300,7 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
                 values[half, h] = pay[(half - h) % 2]
                 for s in (0, 1):
                     totals[s] += pay[(s - h) % 2]
-                    seats[s].end_hand(seat_view(state, (s - h) % 2))
+                    seats[s].end_hand(state.view((s - h) % 2))
                 if writer is not None:
                     lines.append(state.log_line([seat_names[(p + h) % 2] for p in (0, 1)]))
                     if len(lines) >= 4096:
@@ -471,9 +464,9 @@ def crosstable(game: GameDef | str, agents: list, hands: int, *, labels: list[st
             matches.append(res.summary())
             done += per_match
     row_mean = [sum(mean[i][j] for j in range(k) if j != i) / max(k - 1, 1) for i in range(k)]
-    return {"game": game.name or "custom", "players": labels, "unit": unit_name(game), "hands": hands,
-            "duplicate": duplicate, "seed": seed, "mean": mean, "ci95": ci, "row_mean": row_mean,
-            "matches": matches}
+    return json_ready({"game": game.name or "custom", "players": labels, "unit": unit_name(game), "hands": hands,
+                       "duplicate": duplicate, "seed": seed, "mean": mean, "ci95": ci, "row_mean": row_mean,
+                       "matches": matches})
 
 
 # -- exact expected values ------------------------------------------------------------------

@@ -49,9 +49,9 @@ def is_ante_game(game) -> bool:
     return len(set(game.blind[: game.num_players])) == 1
 
 
-def mbb_factor(game) -> float:
-    """Multiply chips/game by this to get mbb/g (1000 / big blind)."""
-    return 1000.0 / game.big_blind
+def mbb_factor(game) -> float | None:
+    """Multiply chips/game by this to get mbb/g (1000 / big blind); None without blinds."""
+    return 1000.0 / game.big_blind if game.big_blind > 0 else None
 
 
 def unit_name(game) -> str:
@@ -61,6 +61,18 @@ def unit_name(game) -> str:
 def display_factor(game) -> float:
     """Chips/game -> the game's display unit (chips for ante games, mbb for blind games)."""
     return 1.0 if is_ante_game(game) else mbb_factor(game)
+
+
+def json_ready(obj):
+    """``obj`` with every non-finite float (a CI over one sample, a mean over none) replaced
+    by None, so that ``json.dumps`` writes strict JSON (no ``NaN`` / ``Infinity``)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_ready(v) for v in obj]
+    return obj
 
 
 def significant(est: Estimate) -> bool:
