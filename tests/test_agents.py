@@ -276,3 +276,25 @@ def test_python_agent_classes_load_from_a_file(tmp_path):
         with pytest.raises(CfrlabError, match=why) as e:
             make_agent(bad, "leduc")
         assert "\n" not in str(e.value)
+
+
+def test_package_exports():
+    from cfrlab.agents import BOT_NAMES as names
+    from cfrlab.agents import make_agent as exported
+    from cfrlab.cards import category_name, hand_category, rank_hand
+
+    assert exported is make_agent and names == BOT_NAMES
+    r = rank_hand(parse_cards("AsKsQsJsTs"))
+    assert hand_category(r) == 8 and category_name(r) == "straight_flush"
+
+
+def test_strategy_paths_that_do_not_exist_are_named(tmp_path):
+    with pytest.raises(CfrlabError, match="no such strategy file") as e:
+        make_agent(str(tmp_path / "nope.npz"), "leduc")
+    assert "\n" not in str(e.value)
+    with pytest.raises(CfrlabError, match="is a directory"):
+        make_agent(str(tmp_path), "leduc")
+    path = tmp_path / "leduc.npz"
+    Strategy.uniform("leduc").save(path)
+    with pytest.raises(CfrlabError, match="no such abstraction file"):
+        make_agent(f"{path}:abstraction={tmp_path / 'b5.npz'}", "leduc")

@@ -58,6 +58,8 @@ def load_strategy_agent(path: str, game: GameDef, greedy: bool = False, abstract
 
     model = None
     if abstraction:
+        if not Path(abstraction).is_file():
+            raise CfrlabError(f"{path}: no such abstraction file {abstraction}")
         model = model_for_game(game, _load_abstraction(abstraction, game))
     strategy = Strategy.load(path, game=game, model=model)
     name = Path(path).stem + (":greedy" if greedy else "")
@@ -120,7 +122,12 @@ def make_agent(spec: str, game: GameDef | str, seed: int | None = None) -> Agent
         agent = load_python_agent(text[3:])
     else:
         path, opts = _split_options(text)
-        if not Path(path).is_file():
+        p = Path(path)
+        if p.is_dir():
+            raise CfrlabError(f"agent {text!r}: {path} is a directory, not a strategy file")
+        if not p.is_file():
+            if p.suffix or "/" in path or "\\" in path:  # meant as a file
+                raise CfrlabError(f"agent {text!r}: no such strategy file {path}")
             raise CfrlabError(f"unknown agent {text!r}: not a bot ({bot_names()}), a strategy file "
                               "or a py:FILE.py:Class agent")
         agent = load_strategy_agent(path, game, greedy="greedy" in opts, abstraction=opts.get("abstraction"))

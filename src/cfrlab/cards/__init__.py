@@ -1,4 +1,9 @@
-"""Cards: ids and text, decks of any size, the hand evaluator, hand isomorphism."""
+"""Cards: ids and text, decks of any size, the hand evaluator, hand isomorphism.
+
+``rank_hand``, ``hand_category`` and ``category_name`` come from ``cfrlab.cards.evaluator``,
+imported on first use: the evaluator builds its tables with numba at import, and most users
+of card ids and text (the rules engine, the CLI) never evaluate a hand.
+"""
 
 from cfrlab.cards.cards import (  # noqa: F401
     RANKS,
@@ -12,3 +17,17 @@ from cfrlab.cards.cards import (  # noqa: F401
     parse_card,
     parse_cards,
 )
+
+_EVALUATOR_NAMES = ("rank_hand", "hand_category", "category_name", "CATEGORY_NAMES")
+
+
+def __getattr__(name: str):
+    if name in _EVALUATOR_NAMES:
+        from cfrlab.cards import evaluator
+
+        return getattr(evaluator, name)
+    raise AttributeError(f"module 'cfrlab.cards' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_EVALUATOR_NAMES])
