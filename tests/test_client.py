@@ -157,6 +157,9 @@ def test_connecting_to_a_closed_port_is_one_clear_error():
     s.close()
     with pytest.raises(CfrlabError, match=f"cannot connect to {HOST}:{port}"):
         run_client(HOST, port, KUHN, CallAgent(), connect_timeout=2)
+    for bad in (0, 70000, -1):
+        with pytest.raises(CfrlabError, match=f"port {bad} is not 1..65535"):
+            run_client(HOST, bad, KUHN, CallAgent(), connect_timeout=2)
 
 
 # -- the CLI --------------------------------------------------------------------------------

@@ -23,7 +23,10 @@ from play_helpers import (
     connect_raw,
 )
 
+from cfrlab.agents import registry
 from cfrlab.cards import deck
+from cfrlab.evaluate import _match_kernels as match_kernels
+from cfrlab.evaluate import match
 from cfrlab.games import load_game
 from cfrlab.games.matchstate import parse_log_line
 from cfrlab.games.state import State
@@ -51,10 +54,9 @@ def test_deal_for_hand_is_a_seeded_deal_from_the_games_deck(name):
 
 @pytest.mark.parametrize("name", GAMES + ["kuhn-100"])
 def test_deal_for_hand_equals_the_match_engines_deals(name):
-    kernels = pytest.importorskip("cfrlab.evaluate._match_kernels")
     g = load_game(name)
     for seed in (0, 1, 2**32 - 1, 12345678901):
-        fast = kernels.deal_hands(np.array(deck(g.num_ranks, g.num_suits), dtype=np.int16), cards_per_deal(g),
+        fast = match_kernels.deal_hands(np.array(deck(g.num_ranks, g.num_suits), dtype=np.int16), cards_per_deal(g),
                                   np.uint64(seed), 0, 200)
         assert [list(map(int, row)) for row in fast] == [deal_for_hand(g, seed, h) for h in range(200)]
 
@@ -188,8 +190,6 @@ def test_swapped_seats_give_a_duplicate_match(tmp_path):
 
 
 def test_dealer_equals_the_in_process_match_engine(tmp_path):
-    match = pytest.importorskip("cfrlab.evaluate.match")
-    registry = pytest.importorskip("cfrlab.agents.registry")
     g = load_game("leduc")
     # deterministic bots: identical hand by hand whatever the engine
     log_a, log_b = tmp_path / "engine.log", tmp_path / "dealer.log"
@@ -206,11 +206,7 @@ def test_dealer_equals_the_in_process_match_engine(tmp_path):
 
 
 def test_dealer_equals_the_python_engine_with_seeded_random_agents(tmp_path):
-    match = pytest.importorskip("cfrlab.evaluate.match")
-    registry = pytest.importorskip("cfrlab.agents.registry")
-    agent_seed = getattr(match, "agent_seed", None) or getattr(match, "_agent_seed", None)
-    if agent_seed is None:
-        pytest.skip("the match engine does not expose its agent seeds")
+    agent_seed = match.agent_seed
     g = load_game("leduc")
     log_a, log_b = tmp_path / "engine.log", tmp_path / "dealer.log"
     match.play_match(g, "random", "probe", 200, seed=21, log=log_a, names=("A", "B"), engine="python")
@@ -466,3 +462,41 @@ def test_split_response():
     assert split_response("MATCHSTATE:0:0:r:5d5c|:c") == ("MATCHSTATE:0:0:r:5d5c|", "c")
     assert split_response("MATCHSTATE:0:0:r:5d5c|") == ("MATCHSTATE:0:0:r:5d5c|", None)
     assert split_response("MATCHSTATE:0:0:r:5d5c|:r200:junk") == ("MATCHSTATE:0:0:r:5d5c|", "r200:junk")
+
+
+def test_bad_configurations_are_refused_before_listening(tmp_path):
+    from cfrlab.errors import CfrlabError
+    from cfrlab.play.dealer import Dealer, DealerConfig
+
+    g = load_game("kuhn")
+    for kw, why in [({"ports": [70000, 0]}, "port 70000"), ({"ports": [0]}, "give 2 ports"),
+                    ({"t_response_ms": 0}, "t_response"), ({"names": ["a", "a b"]}, "player name"),
+                    ({"hands": -1}, "non-negative")]:
+        args = {"game": g, "hands": 5, "seed": 0, "ports": [0, 0], **kw}
+        with pytest.raises(CfrlabError, match=why):
+            DealerConfig(**args)
+    d = Dealer(DealerConfig(g, 5, 0, [0, 0], log_path=tmp_path / "no" / "dir" / "x.log"))
+    (tmp_path / "no").write_text("a file, not a folder")
+    with pytest.raises(CfrlabError, match="cannot write the log"):
+        d.listen()
+    assert d.listeners == [] and d.ports == []  # nothing was bound
+
+
+def test_cli_dealer_port_in_use_and_bad_log_are_one_line(tmp_path):
+    import socket
+
+    busy = socket.socket()
+    busy.bind((HOST, 0))
+    busy.listen(1)
+    try:
+        port = busy.getsockname()[1]
+        p = subprocess.run([*CFRLAB, "dealer", "kuhn", "--port", str(port), "--port", "0"], capture_output=True,
+                           text=True, timeout=60, check=False)
+    finally:
+        busy.close()
+    assert p.returncode != 0 and p.stdout == ""
+    assert p.stderr == f"cfrlab: error: cannot listen on {HOST}:{port}: Address already in use\n"
+    (tmp_path / "f").write_text("")
+    p = subprocess.run([*CFRLAB, "dealer", "kuhn", "--log", str(tmp_path / "f" / "x.log")], capture_output=True,
+                       text=True, timeout=60, check=False)
+    assert p.returncode != 0 and p.stdout == "" and "cannot write the log" in p.stderr  # no ports printed

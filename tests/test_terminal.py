@@ -58,9 +58,13 @@ def test_parse_human_action_limit():
         parse_human_action("r30", s)
     with pytest.raises(IllegalActionError, match="not an action"):
         parse_human_action("zz", s)
+    for word in ("check", "x", "k"):  # facing the big blind: a "check" would call, so it is refused
+        with pytest.raises(IllegalActionError, match="you face a bet"):
+            parse_human_action(word, s)
     s.apply("c")
     with pytest.raises(IllegalActionError, match="nothing to call"):
         parse_human_action("f", s)
+    assert [parse_human_action(w, s) for w in ("check", "x", "k", "c", "call")] == ["c"] * 5
 
 
 def test_parse_human_action_nolimit():
@@ -138,10 +142,17 @@ def test_cli_play_with_piped_stdin():
     assert f"you {expected:+g} chips" in p.stdout
 
 
-def test_cli_play_unknown_agent_is_one_line():
-    p = subprocess.run([*CFRLAB, "play", "kuhn", "--vs", "nobody"], input="", capture_output=True, text=True,
+@pytest.mark.parametrize("args, why", [
+    (["--vs", "nobody"], "unknown agent"),
+    (["--vs", "value", "--hands", "0"], "--hands must be at least 1"),
+    (["--vs", "value", "--seed", "-3"], "--seed must be a non-negative integer"),
+    (["--vs", "missing.npz"], "no such strategy file"),
+])
+def test_cli_play_bad_options_are_one_line(args, why):
+    p = subprocess.run([*CFRLAB, "play", "kuhn", *args], input="", capture_output=True, text=True,
                        timeout=60, check=False)
-    assert p.returncode != 0 and p.stderr.startswith("cfrlab: error: unknown agent")
+    assert p.returncode != 0 and p.stderr.startswith("cfrlab: error:") and why in p.stderr
+    assert p.stderr.count("\n") == 1 and p.stdout == ""
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

@@ -209,6 +209,38 @@ def test_cli_serve_serves_the_page():
             p.kill()
 
 
+def test_cli_serve_on_a_port_in_use_is_one_line():
+    busy = socket.socket()
+    busy.bind((HOST, 0))
+    busy.listen(1)
+    try:
+        port = busy.getsockname()[1]
+        p = subprocess.run([*CFRLAB, "serve", "--vs", "always-call", "--port", str(port)], capture_output=True,
+                           text=True, timeout=60, check=False)
+    finally:
+        busy.close()
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    assert p.stderr == f"cfrlab: error: cannot serve on {HOST}:{port}: Address already in use\n"
+    for bad, why in [(["--port", "70000"], "port 70000 is not 0..65535"), (["--seed", "-1"], "--seed must be")]:
+        p = subprocess.run([*CFRLAB, "serve", "--vs", "always-call", *bad], capture_output=True, text=True,
+                           timeout=60, check=False)
+        assert p.returncode != 0 and p.stderr.startswith("cfrlab: error:") and why in p.stderr
+
+
+def test_bind_socket_and_bad_seeds():
+    from cfrlab.errors import CfrlabError
+    from cfrlab.play.web import bind_socket
+
+    sock = bind_socket(HOST, 0)
+    try:
+        with pytest.raises(CfrlabError, match="in use"):
+            bind_socket(HOST, sock.getsockname()[1])
+    finally:
+        sock.close()
+    with pytest.raises(CfrlabError, match="non-negative"):
+        _app(seed=-1)
+
+
 def test_cli_serve_rejects_an_unknown_agent():
     p = subprocess.run([*CFRLAB, "serve", "--vs", "nobody", "--port", str(_free_port())], capture_output=True,
                        text=True, timeout=60, check=False)

@@ -106,6 +106,10 @@ def register(app: typer.Typer) -> None:
         from cfrlab.play.session import HumanTable
         from cfrlab.play.terminal import TerminalPlay
 
+        if hands is not None and hands < 1:
+            raise CfrlabError("--hands must be at least 1 (leave it out to play until you quit)")
+        if seed is not None and seed < 0:
+            raise CfrlabError("--seed must be a non-negative integer")
         g = load_game(game)
         agents = [_make_agent(vs, g, None if seed is None else seed + i) for i in range(g.num_players - 1)]
         table = HumanTable(g, agents, seed=seed, agent_seed=seed)
@@ -121,12 +125,17 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Play against an agent in the browser: open http://HOST:PORT/ (one session per visitor)."""
         from cfrlab.games import load_game
-        from cfrlab.play.web import create_app
+        from cfrlab.play.web import bind_socket, create_app
         from cfrlab.play.web import serve as run_server
 
+        if seed is not None and seed < 0:
+            raise CfrlabError("--seed must be a non-negative integer")
         g = load_game(game)
         _make_agent(vs, g, None)  # fail now, with one line, if the agent spec is bad
         app_ = create_app(g, lambda s: _make_agent(vs, g, s), seed=seed, title=f"cfrlab: you vs {vs}")
-        print(f"cfrlab: playing {g.name or game} against {vs} at http://{host}:{port}/ (Ctrl-C to stop)",
+        sock = bind_socket(host, port)  # a port in use is one line, before anything starts
+        port = sock.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        print(f"cfrlab: playing {g.name or game} against {vs} at http://{shown}:{port}/ (Ctrl-C to stop)",
               file=sys.stderr, flush=True)
-        run_server(app_, host=host, port=port)
+        run_server(app_, sock=sock)

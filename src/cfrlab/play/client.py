@@ -160,6 +160,8 @@ class ACPCClient:
 
 def connect(host: str, port: int, timeout: float = 10.0) -> LineChannel:
     """Connect to a dealer; CfrlabError with one line when it cannot."""
+    if not 0 < port <= 65535:
+        raise CfrlabError(f"port {port} is not 1..65535")
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
     except OSError as e:

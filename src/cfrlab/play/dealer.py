@@ -43,9 +43,6 @@ from cfrlab.play.protocol import (
 
 __all__ = ["Dealer", "DealerConfig", "DealerResult", "deal_for_hand", "fix_action", "seat_position"]
 
-_ACTION_KIND = {"f": "f", "c": "c", "k": "c", "r": "r", "b": "r"}
-
-
 def seat_position(seat: int, hand_number: int, num_players: int, fixed_seats: bool = False) -> int:
     """Position of ``seat`` in hand ``hand_number``: ``(seat - hand) mod N`` (ACPC.md 2.3)."""
     return seat if fixed_seats else (seat - hand_number) % num_players
@@ -54,42 +51,12 @@ def seat_position(seat: int, hand_number: int, num_players: int, fixed_seats: bo
 def fix_action(state: State, text: str) -> tuple[str, str | None]:
     """The action the dealer applies for a reply's action text, and a warning (or None).
 
-    Follows ``readAction`` / ``isValidAction(tryFixing)``: the first letter decides the kind
-    (``f``; ``c``/``k``; ``r``/``b``; any case); a no-limit raise needs a number after the letter
-    (``%d``: optional sign); whatever follows is ignored. A missing action is a bad format, an
-    unknown letter or an illegal action becomes call, a raise size outside the legal range is
-    clamped into it."""
-    text = text.rstrip("\r\n")
-    if not text:
-        return "c", "bad action format in response, changed to call"
-    kind = _ACTION_KIND.get(text[0].lower())
-    if kind is None:
-        return "c", "invalid action, changed to call"
-    size = 0
-    if kind == "r" and not state.game.is_limit:
-        digits = text[1:].lstrip(" \t")
-        j = 1 if digits[:1] in ("+", "-") else 0
-        while j < len(digits) and digits[j].isdigit():
-            j += 1
-        try:
-            size = int(digits[:j])
-        except ValueError:
-            return "c", "bad action format in response, changed to call"
-    if kind == "f":
-        return ("f", None) if state.is_legal("f") else ("c", "invalid action, changed to call")
-    if kind == "c":
-        return "c", None
-    bounds = state.raise_range()
-    if bounds is None:
-        return "c", "invalid action, changed to call"
-    if state.game.is_limit:
-        return "r", None
-    lo, hi = bounds
-    if size < lo:
-        return f"r{lo}", f"raise of {size} increased to {lo}"
-    if size > hi:
-        return f"r{hi}", f"raise of {size} decreased to {hi}"
-    return f"r{size}", None
+    Follows ``readAction`` / ``isValidAction(tryFixing)`` (``State.dealer_action``): the first
+    letter decides the kind (``f``; ``c``/``k``; ``r``/``b``; any case); a no-limit raise needs a
+    number after the letter (``%d``: optional sign); whatever follows is ignored. A missing
+    action is a bad format, an unknown letter or an illegal action becomes call, a raise size
+    outside the legal range is clamped into it."""
+    return state.dealer_action(text)
 
 
 @dataclass
@@ -125,6 +92,14 @@ class DealerConfig:
                 raise CfrlabError(f"player name {name!r} must be non-empty without ':', '|' or spaces")
         if self.hands < 0 or self.seed < 0:
             raise CfrlabError("hands and seed must be non-negative")
+        for port in self.ports:
+            if not 0 <= port <= 65535:
+                raise CfrlabError(f"port {port} is not 0..65535")
+        for what, ms in (("t_response", self.t_response_ms), ("t_hand", self.t_hand_ms),
+                         ("t_per_hand", self.t_per_hand_ms)):
+            if ms <= 0:
+                raise CfrlabError(f"time limit {what} (--{what.replace('_', '-')}) must be a positive number "
+                                  f"of milliseconds, got {ms}")
 
 
 @dataclass
@@ -177,9 +152,12 @@ class Dealer:
 
     # -- connections -------------------------------------------------------------------
     def listen(self) -> list[int]:
-        """Bind one listening socket per seat; returns the ports (seat order)."""
+        """Open the log, then bind one listening socket per seat; returns the ports (seat order).
+        A log that cannot be written or a port in use is a CfrlabError before any client can
+        connect."""
         if self.listeners:
             return self.ports
+        self._open_log()
         for port in self.cfg.ports:
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -188,6 +166,9 @@ class Dealer:
             except OSError as e:
                 s.close()
                 self._close_all()
+                if self._log is not None:
+                    self._log.close()
+                    self._log = None
                 raise CfrlabError(f"cannot listen on {self.cfg.host}:{port}: {e.strerror or e}") from None
             s.listen(1)
             self.listeners.append(s)
@@ -237,7 +218,7 @@ class Dealer:
     # -- the match ---------------------------------------------------------------------
     def _open_log(self) -> None:
         cfg = self.cfg
-        if cfg.log_path is None:
+        if cfg.log_path is None or self._log is not None:
             return
         try:
             self._log = open(cfg.log_path, "w", encoding="utf-8")  # noqa: SIM115 (kept open for the match)

@@ -61,7 +61,8 @@ def position_name(game: GameDef, position: int) -> str:
 
 def parse_human_action(text: str, state: State) -> str:
     """A typed or clicked action -> an ACPC action legal in ``state``; IllegalActionError with a
-    short reason otherwise. Accepts f/fold, c/call/check/k, r/raise/bet/b, and in no-limit
+    short reason otherwise. Accepts f/fold, c/call, check/k/x (only when there is nothing to
+    call), r/raise/bet/b, and in no-limit
     ``r<N>`` / ``r N`` / ``raise N`` (raise to N in total), ``r`` alone (the minimum), a/allin."""
     t = text.strip().lower().replace(" ", "")
     if not t:
@@ -69,7 +70,11 @@ def parse_human_action(text: str, state: State) -> str:
     bounds = state.raise_range()
     if t in ("f", "fold"):
         action = "f"
-    elif t in ("c", "call", "check", "k", "x"):
+    elif t in ("c", "call"):
+        action = "c"
+    elif t in ("check", "k", "x"):  # a check when facing a bet would be a call: say so instead
+        if state.is_legal("f"):
+            raise IllegalActionError("you face a bet: call (c) or fold (f), you cannot check")
         action = "c"
     elif t in ("a", "allin", "all-in", "shove"):
         if bounds is None:
@@ -163,6 +168,8 @@ class HumanTable:
                  names: Sequence[str] | None = None, agent_seed: int | None = None):
         if len(agents) != game.num_players - 1:
             raise CfrlabError(f"{game.name or 'the game'} needs {game.num_players - 1} agent(s), got {len(agents)}")
+        if (seed is not None and int(seed) < 0) or (agent_seed is not None and int(agent_seed) < 0):
+            raise CfrlabError("seeds must be non-negative integers")
         self.game = game
         self.agents = list(agents)
         self.seed = secrets.randbits(32) if seed is None else int(seed)

@@ -16,6 +16,7 @@ API (JSON; every answer is ``HumanTable.view()`` of the caller's session):
 from __future__ import annotations
 
 import secrets
+import socket
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -96,6 +97,8 @@ def create_app(game: GameDef, agent_factory: AgentFactory, *, seed: int | None =
                max_sessions: int = 1000, title: str | None = None) -> FastAPI:
     """The web app. ``agent_factory(seed)`` makes one fresh agent (called per session and seat);
     ``seed`` fixes every session's deals (None: each session gets random deals)."""
+    if seed is not None and seed < 0:
+        raise CfrlabError("the deal seed must be a non-negative integer")
     app = FastAPI(title=title or "cfrlab play", docs_url=None, redoc_url=None, openapi_url=None)
     store = SessionStore(game, agent_factory, seed, max_sessions)
     app.state.sessions = store
@@ -156,7 +159,36 @@ def create_app(game: GameDef, agent_factory: AgentFactory, *, seed: int | None =
     return app
 
 
-def serve(app: FastAPI, host: str = "127.0.0.1", port: int = 8000) -> None:  # pragma: no cover - CLI
+def bind_socket(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: any free port); CfrlabError with one line
+    when the address is bad or the port is in use."""
+    if not 0 <= port <= 65535:
+        raise CfrlabError(f"port {port} is not 0..65535")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family, _, _, _, addr = infos[0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as e:
+        raise CfrlabError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        raise CfrlabError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+    return sock
+
+
+def serve(app: FastAPI, host: str = "127.0.0.1", port: int = 8000,
+          sock: socket.socket | None = None) -> None:  # pragma: no cover - CLI
+    """Run the app with uvicorn until Ctrl-C, on ``sock`` (from ``bind_socket``) or ``host:port``."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    if sock is None:
+        sock = bind_socket(host, port)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
