@@ -97,16 +97,17 @@ def test_play_full_hands_by_clicking(browser):
         assert page.locator("#opponents .card.back").count() == 0  # cards shown at the end
         assert page.locator("#history tbody tr").count() == 1
         assert page.locator("#board .card").count() == 5
-        # the next hand, then fold: the score changes by the blind we put in
+        # the next hand (we are the small blind, first to act, facing the big blind), then fold:
+        # the score goes down by the small blind we put in
         _click_and_wait(page, "#next-hand")
         assert page.is_hidden("#next-hand")
-        fold = page.locator("#actions button[data-action='f']")
-        if fold.count():
-            before = chips
-            _click_and_wait(page, "#actions button[data-action='f']")
-            after = float(page.get_attribute("#score", "data-chips"))
-            assert page.get_attribute("#score", "data-hands") == "2"
-            assert after - before in (-5.0, -10.0)
+        assert "small blind" in page.inner_text("#me")
+        assert page.locator("#actions button[data-action='f']").count() == 1
+        _click_and_wait(page, "#actions button[data-action='f']")
+        after = float(page.get_attribute("#score", "data-chips"))
+        assert page.get_attribute("#score", "data-hands") == "2"
+        assert after - chips == -5.0
+        assert page.locator("#history tbody tr").count() == 2
         page.close()
 
 
@@ -124,8 +125,7 @@ def test_illegal_clicks_cannot_happen_and_errors_show(browser):
         status = page.evaluate(
             "fetch('/api/action', {method: 'POST', headers: {'Content-Type': 'application/json'},"
             " body: JSON.stringify({action: 'f'})}).then(r => r.status)")
-        if "f" not in offered:
-            assert status == 400
+        assert "f" not in offered and status == 400  # we act first in Kuhn hand 0: nothing to fold to
         assert page.evaluate("fetch('/api/state').then(r => r.json())") == state
         page.close()
 

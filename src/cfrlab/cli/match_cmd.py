@@ -138,7 +138,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Every pair of agents plays a match; prints the row player's winnings ± 95% CI."""
         from cfrlab.agents.registry import make_agent
-        from cfrlab.evaluate.match import crosstable
+        from cfrlab.evaluate.match import crosstable, fast_reason
         from cfrlab.games import load_game
 
         if len(agents) < 2:
@@ -151,7 +151,9 @@ def register(app: typer.Typer) -> None:
         labels = [_label(s, a) for s, a in zip(agents, built)]
         pairs = len(built) * (len(built) - 1) // 2
         total = pairs * hands * (2 if duplicate else 1)
-        with _progress("crosstable", total, total >= PROGRESS_MIN_GAMES) as cb:
+        slow = engine == "python" or (engine == "auto" and any(
+            fast_reason(g, a, b) is not None for i, a in enumerate(built) for b in built[i + 1:]))
+        with _progress("crosstable", total, total >= (PROGRESS_MIN_PYTHON if slow else PROGRESS_MIN_GAMES)) as cb:
             table = crosstable(g, built, hands, labels=labels, seed=seed, duplicate=duplicate,
                                engine=engine, progress=cb)
         _print_crosstable(table, Console())

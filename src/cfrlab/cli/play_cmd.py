@@ -14,10 +14,8 @@ AGENT_HELP = "a built-in bot (always-call, always-raise, probe, random, value, .
 
 
 def _make_agent(spec: str, game, seed: int | None):
-    try:
-        from cfrlab.agents.registry import make_agent
-    except ImportError:  # pragma: no cover - the agents issue not merged yet
-        raise CfrlabError("agents are not available in this build (cfrlab.agents.registry is missing)") from None
+    from cfrlab.agents.registry import make_agent
+
     return make_agent(spec, game, seed)
 
 
