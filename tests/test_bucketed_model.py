@@ -185,3 +185,36 @@ def test_cli_build_info_sizes(tmp_path):
     sz = json.loads(res.stdout)
     assert sz["infosets"] == sum(d * 3 ** (r + 1) for r, d in
                                  enumerate(sz["decision_nodes_by_round"]))
+
+
+def test_interrupted_build_resumes(monkeypatch, tmp_path):
+    """A killed build resumes from its last checkpoint and gives the same tables."""
+    from cfrlab.abstraction import _joint_kernels as JK
+    from cfrlab.abstraction import bucketed
+
+    monkeypatch.setenv("CFRLAB_CACHE", str(tmp_path))
+    game = holdem(4, 3)
+    spec = BucketSpec.make(4, 3)
+    clean = BucketedModel.build(game, spec, use_cache=False)
+    monkeypatch.setattr(bucketed, "SWEEP_STEP", 200)
+    monkeypatch.setattr(bucketed, "CHECKPOINT_SECONDS", 0.0)
+    real, calls = JK.last_round_sweep, []
+
+    def dying(*args):
+        calls.append(args[0])
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(JK, "last_round_sweep", dying)
+    with pytest.raises(KeyboardInterrupt):
+        BucketedModel.build(game, spec)
+    monkeypatch.setattr(JK, "last_round_sweep", real)
+    said = []
+    resumed = BucketedModel.build(game, spec, progress=said.append)
+    assert any("resuming the last round at board 600" in s for s in said), "\n".join(said)
+    assert any("buckets: loaded from cache" in s for s in said)
+    for r in range(4):
+        np.testing.assert_array_equal(resumed.fold_matrix(r), clean.fold_matrix(r))
+    np.testing.assert_array_equal(resumed.showdown_matrix(), clean.showdown_matrix())
+    assert not list(tmp_path.glob("abstraction-*-joint*"))  # only the bucket maps stay

@@ -59,13 +59,16 @@ SMALL_STATES = 160  # below this, one S x S accumulator per thread instead of ti
 GEMM_MAX = 4096  # rounds before the last: inclusion-exclusion + GEMM up to this many states
 SWEEP_MAX = 1024  # last round: rank sweep with dense count vectors up to this many states
 BATCH_BYTES = 64 << 20
+CHECKPOINT_SECONDS = 180.0
+SWEEP_STEP = 20_000  # final boards per sweep call (progress, checkpoints)
 
 
 def _num_threads() -> int:
     return numba.get_num_threads()
 
 
-def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = None
+def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = None,
+                 checkpoint: Checkpoint | None = None
                  ) -> tuple[np.ndarray, np.ndarray | None, int]:
     """(P counts, W counts or None, number of deals) of round r, exact int64 (W on the last
     round only): P[s0, s1] = weighted number of ordered deals with the players in s0 and s1,
@@ -76,9 +79,9 @@ def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = Non
     if r < game.num_rounds - 1 and S <= GEMM_MAX:
         return _round_counts_gemm(game, maps, r)
     if r == game.num_rounds - 1 and S <= SWEEP_MAX:
-        win, tie, total = _last_counts_sweep(game, maps, say)
+        win, tie, total = _last_counts_sweep(game, maps, say, checkpoint)
     else:
-        win, tie, total = _counts_tiles(game, maps, r, say)
+        win, tie, total = _counts_tiles(game, maps, r, say, checkpoint)
     P = win + win.T
     P += tie
     del tie
@@ -136,18 +139,22 @@ def _final_setup(game, maps: BucketMaps):
     return fb, parg, prev, weight.astype(np.int64), total
 
 
-def _last_counts_sweep(game, maps: BucketMaps, say: Progress):
+def _last_counts_sweep(game, maps: BucketMaps, say: Progress, checkpoint=None):
     spec = maps.spec
     S = spec.num_states[-1]
     fb, parg, prev, weight, total = _final_setup(game, maps)
     T = _num_threads()
     win = np.zeros((T, S, S), dtype=np.int64)
     tie = np.zeros((T, S, S), dtype=np.int64)
+    start = 0
+    if checkpoint is not None and (got := checkpoint.resume()) is not None:
+        start, win[0], tie[0] = got
+        say(f"  resuming the last round at board {start:,}")
     to_global = DeckMap(game.num_ranks, game.num_suits).to_global
     Q = len(weight)
-    step = max(20_000, T * 1000)
+    step = SWEEP_STEP
     t0 = last_say = time.perf_counter()
-    for q0 in range(0, Q, step):
+    for q0 in range(start, Q, step):
         q1 = min(q0 + step, Q)
         JK.last_round_sweep(q0, q1, parg, fb["nb"], fb["children"], fb["child_parent"], weight,
                             fb["k"], game.deck_size, to_global, prev, maps.last,
@@ -155,12 +162,14 @@ def _last_counts_sweep(game, maps: BucketMaps, say: Progress):
                             tie)
         now = time.perf_counter()
         if now - last_say > 10 or q1 == Q:
-            _report(say, q1, Q, now - t0)
+            _report(say, q1 - start, Q - start, now - t0)
             last_say = now
+        if checkpoint is not None and q1 < Q:
+            checkpoint.maybe_save(q1, lambda: (win.sum(axis=0), tie.sum(axis=0)))
     return win.sum(axis=0), tie.sum(axis=0), total
 
 
-def _counts_tiles(game, maps: BucketMaps, r: int, say: Progress):
+def _counts_tiles(game, maps: BucketMaps, r: int, say: Progress, checkpoint=None):
     """Any round, any number of states: pairs of holes accumulated tile by tile."""
     spec = maps.spec
     R = game.num_rounds
@@ -199,9 +208,13 @@ def _counts_tiles(game, maps: BucketMaps, r: int, say: Progress):
     children, cparent = fb["children"], fb["child_parent"]
     Q = len(children)
     step = max(1, BATCH_BYTES // (H * 16))
+    start = 0
+    if checkpoint is not None and (got := checkpoint.resume()) is not None:
+        start, win[:], tie[:] = got
+        say(f"  resuming the last round at board {start:,}")
     t0 = time.perf_counter()
     last_say = t0
-    for q0 in range(0, Q, step):
+    for q0 in range(start, Q, step):
         q1 = min(q0 + step, Q)
         n = q1 - q0
         st, rk, mk, toff = _batch(n, H, NT)
@@ -212,15 +225,67 @@ def _counts_tiles(game, maps: BucketMaps, r: int, say: Progress):
                     tie)
         now = time.perf_counter()
         if now - last_say > 10 or q1 == Q:
-            _report(say, q1, Q, now - t0)
+            _report(say, q1 - start, Q - start, now - t0)
             last_say = now
+        if checkpoint is not None and q1 < Q:
+            checkpoint.maybe_save(q1, lambda: (win, tie))
     return win, tie, total
+
+
+class Checkpoint:
+    """Partial sums of a long joint-table pass, saved to the cache every ``every`` seconds
+    (``(next board, win, tie)``) so that an interrupted build resumes where it stopped."""
+
+    def __init__(self, name: str, params: dict, every: float | None = None) -> None:
+        self.name, self.params = name, params
+        self.every = CHECKPOINT_SECONDS if every is None else every
+        self.last = time.perf_counter()
+
+    def resume(self):
+        got = cache.load(self.name, self.params)
+        if got is None:
+            return None
+        return int(got["next"][0]), got["win"], got["tie"]
+
+    def maybe_save(self, next_board: int, arrays: Callable) -> None:
+        if time.perf_counter() - self.last < self.every:
+            return
+        win, tie = arrays()
+        cache.save(self.name, self.params, {"next": np.array([next_board], dtype=np.int64),
+                                            "win": win, "tie": tie})
+        self.last = time.perf_counter()
+
+    def clear(self) -> None:
+        cache.entry_path(self.name).unlink(missing_ok=True)
 
 
 def _report(say: Progress, done: int, total: int, seconds: float) -> None:
     rate = done / max(seconds, 1e-9)
     say(f"  joint tables, last round: {done:,}/{total:,} boards, {rate:,.0f} boards/s, "
         f"about {(total - done) / max(rate, 1e-9):,.0f} s left")
+
+
+def _build_key(game, spec: BucketSpec) -> str:
+    text = json.dumps({"deck": {"ranks": game.num_ranks, "suits": game.num_suits,
+                                "boards": list(game.num_board_cards[:game.num_rounds])},
+                       "spec": spec.to_dict(), "format": FORMAT_VERSION}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def _save_maps(key: str, params: dict, maps: BucketMaps) -> None:
+    arrays = {f"state{r}": a for r, a in enumerate(maps.state)}
+    arrays.update({f"mass{r}": m for r, m in enumerate(maps.masses)})
+    arrays.update({"last": maps.last, "hist": maps.hist})
+    cache.save(f"abstraction-{key}-maps", params, arrays)
+
+
+def _cached_maps(key: str, params: dict, spec: BucketSpec, mt) -> BucketMaps | None:
+    got = cache.load(f"abstraction-{key}-maps", params)
+    if got is None:
+        return None
+    R = len(spec.levels)
+    return BucketMaps(spec, dict(mt.params), [got[f"state{r}"] for r in range(R - 1)],
+                      got["last"], [got[f"mass{r}"] for r in range(R)], got["hist"])
 
 
 def _batch(n: int, H: int, NT: int):
@@ -264,18 +329,42 @@ class BucketedModel:
         check_holdem_style(game)
         say = progress or (lambda s: None)
         mt = metric_tables(game, use_cache=use_cache, progress=say)
-        maps = build_buckets(game, spec, mt, progress=say)
+        key = _build_key(game, spec)
+        params = {"key": key, "format": FORMAT_VERSION}
+        maps = _cached_maps(key, params, spec, mt) if use_cache else None
+        if maps is None:
+            maps = build_buckets(game, spec, mt, progress=say)
+            if use_cache:
+                _save_maps(key, params, maps)
+        else:
+            say("buckets: loaded from cache")
         fold, showdown = [], None
         for r in range(game.num_rounds):
             t0 = time.perf_counter()
-            P, W, total = joint_counts(game, maps, r, progress=say)
+            name = f"abstraction-{key}-joint{r}"
+            got = cache.load(name, params) if use_cache else None
+            if got is not None:
+                P, W, total = got["P"], got.get("W"), int(got["total"][0])
+                say(f"joint tables round {r}: loaded from cache")
+            else:
+                ck = Checkpoint(f"{name}-partial", params) if use_cache else None
+                P, W, total = joint_counts(game, maps, r, progress=say, checkpoint=ck)
+                if use_cache:
+                    arrays = {"P": P, "total": np.array([total], dtype=np.int64)}
+                    if W is not None:
+                        arrays["W"] = W
+                    cache.save(name, params, arrays)
+                    ck.clear()
+                say(f"joint tables round {r}: {spec.num_states[r]:,} states "
+                    f"({time.perf_counter() - t0:.1f} s)")
             fold.append(P / total)
             del P
             if W is not None:
                 showdown = W / total
             del W
-            say(f"joint tables round {r}: {spec.num_states[r]:,} states "
-                f"({time.perf_counter() - t0:.1f} s)")
+        if use_cache:  # the abstraction file is the product; keep only the bucket maps
+            for r in range(game.num_rounds):
+                cache.entry_path(f"abstraction-{key}-joint{r}").unlink(missing_ok=True)
         return cls(game, maps, fold, showdown, mt.s1[-1])
 
     # -- ChanceModel contract ---------------------------------------------------------------
