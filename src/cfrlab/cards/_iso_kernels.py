@@ -40,7 +40,8 @@ SMALL_BINOM = np.zeros((64, 8), dtype=np.int64)
 for _n in range(64):
     SMALL_BINOM[_n, 0] = 1
     for _k in range(1, min(_n, 7) + 1):
-        SMALL_BINOM[_n, _k] = SMALL_BINOM[_n - 1, _k - 1] + (SMALL_BINOM[_n - 1, _k] if _k < _n else 0)
+        upper = SMALL_BINOM[_n - 1, _k] if _k < _n else 0
+        SMALL_BINOM[_n, _k] = SMALL_BINOM[_n - 1, _k - 1] + upper
 
 
 @njit(cache=NUMBA_CACHE, inline="always")

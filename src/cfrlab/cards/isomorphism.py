@@ -164,11 +164,12 @@ class HandIndexer:
         if arr.ndim == 1:
             arr = arr[None]
         if arr.ndim != 2 or arr.shape[1] != self.num_cards:
-            raise CfrlabError(f"expected hands of {self.num_cards} cards (groups {list(self.groups)})")
+            raise CfrlabError(f"expected hands of {self.num_cards} cards "
+                              f"(groups {list(self.groups)})")
         return arr
 
     def index_local(self, hands) -> np.ndarray:
-        """int64[N] canonical indices of local-card hands int[N, num_cards] (rows in group order)."""
+        """int64[N] canonical indices of local-card hands int[N, num_cards] (groups in order)."""
         arr = self._rows(hands)
         out = np.empty(len(arr), dtype=np.int64)
         K.index_rows(arr, *self.index_args, out)
