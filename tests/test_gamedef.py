@@ -81,6 +81,8 @@ def test_kuhn_n_builtins():
         (HOLDEM_NOLIMIT.replace("stack = 20000 20000", "stack = 20000 2147483648"), "at most 2147483647"),
         (HOLDEM_LIMIT.replace("maxRaises = 3 4 4 4", "maxRaises = 3 4 4 256"), "maxRaises values must be 0..255"),
         (HOLDEM_LIMIT.replace("firstPlayer = 2 1 1 1", "firstPlayer = 2 1"), "firstPlayer needs one value per round"),
+        (LEDUC.replace("numRanks = 3", "numRanks = 20"), "only for one-card hands"),
+        (HOLDEM_LIMIT.replace("numHoleCards = 2", "numHoleCards = 3"), "at most 7 cards"),
     ],
 )
 def test_malformed_games_get_clear_errors(text, message):

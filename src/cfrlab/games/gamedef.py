@@ -133,6 +133,12 @@ def validate(g: GameDef) -> None:
         bad(f"numRanks must be 1..13 (or up to {MAX_EXTENDED_RANKS} in cfrlab's extension), got {g.num_ranks}")
     if not 1 <= g.num_hole_cards <= 3:
         bad(f"numHoleCards must be 1..3, got {g.num_hole_cards}")
+    if g.num_hole_cards + sum(g.num_board_cards[: g.num_rounds]) > 7:
+        bad("a showdown hand (hole cards plus the whole board) has at most 7 cards in cfrlab, "
+            f"this game's has {g.num_hole_cards + sum(g.num_board_cards[: g.num_rounds])}")
+    if g.num_ranks > MAX_STANDARD_RANKS and g.num_hole_cards + sum(g.num_board_cards[: g.num_rounds]) > 1:
+        bad(f"more than {MAX_STANDARD_RANKS} ranks works only for one-card hands (kuhn-N: one hole card, no board); "
+            f"this game has {g.num_ranks} ranks")
     if any(b < 0 for b in g.num_board_cards) or sum(g.num_board_cards[: g.num_rounds]) > 7:
         bad("numBoardCards must be >= 0 and add up to at most 7")
     need = g.num_hole_cards * g.num_players + sum(g.num_board_cards[: g.num_rounds])
