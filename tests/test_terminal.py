@@ -14,7 +14,7 @@ import pytest
 from play_helpers import CFRLAB, CallAgent, RaiseAgent
 from rich.console import Console
 
-from cfrlab.cards import card_rank
+from cfrlab.cards import card_rank, parse_card
 from cfrlab.errors import IllegalActionError
 from cfrlab.games import load_game
 from cfrlab.games.state import State
@@ -187,3 +187,17 @@ def test_cli_play_in_a_real_terminal_with_tmux(tmp_path):
         assert "End of hand 1" in s and "Match over" in s
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10, check=False)
+
+
+def test_showdown_names_the_hands():
+    """Leduc: a pair when the hole card's rank is the board's, else high card (an independent rule)."""
+    table, out, played = _run("leduc", ["c"] * 40, hands=6, seed=8)
+    assert played == 6
+    for rec in table.history:
+        assert rec.showdown  # the caller never folds and we only check or call
+        board_rank = card_rank(parse_card(rec.board[0]))
+        want = ["one pair" if card_rank(parse_card(c[0])) == board_rank else "high card" for c in rec.cards]
+        assert rec.hand_names == want
+    assert out.count("one pair") + out.count("high card") >= 12
+    kuhn_table, _, _ = _run("kuhn", ["c"] * 4, hands=2)
+    assert all(r.hand_names == [None, None] for r in kuhn_table.history)  # one card: no hand name

@@ -95,6 +95,9 @@ def test_limit_holdem_score_is_in_mbb_per_game():
     while not v["hand_over"]:
         v = c.post("/api/action", json={"action": "c"}).json()
     chips = v["result"]["value"]
+    assert v["result"]["showdown"]  # we only call, the raiser never folds
+    assert all(name in ("high card", "one pair", "two pair", "three of a kind", "straight", "flush", "full house",
+                        "four of a kind", "straight flush") for name in v["result"]["hand_names"])
     assert v["score"]["unit"] == "mbb/g"
     assert v["score"]["per_game"] == pytest.approx(1000 * chips / 10)
 

@@ -2,8 +2,8 @@
 
 The human sits in seat 0, agents in the other seats. As at the dealer, seat s has position
 ``(s - h) mod N`` in hand h and the cards come from ``deal_for_hand(game, seed, h)``. Agents
-see exactly what an ACPC seat sees (a ``MatchState`` parsed from the line the dealer would
-send), act automatically, and an agent's illegal action or exception becomes call.
+see exactly what an ACPC seat sees (``State.view``: the ``MatchState`` of the line the dealer
+would send), act automatically, and an agent's illegal action or exception becomes call.
 
 ``HumanTable.view()`` is a JSON-able dict describing what the human may see right now; the
 terminal renders it with rich, the web app sends it as is. Card texts are ACPC (``As``).
@@ -19,7 +19,6 @@ from cfrlab.agents.base import Agent
 from cfrlab.cards import card_text
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.games.gamedef import GameDef
-from cfrlab.games.matchstate import parse_match_state
 from cfrlab.games.state import State
 from cfrlab.play.client import safe_action
 from cfrlab.play.deal import deal_for_hand
@@ -106,6 +105,17 @@ def parse_human_action(text: str, state: State) -> str:
     return action
 
 
+def hand_name(state: State, position: int) -> str | None:
+    """What ``position``'s hole cards and the board make, e.g. ``"two pair"``; None for one-card
+    hands (Kuhn: the higher card wins)."""
+    cards = state.hole_cards(position) + state.visible_board()
+    if len(cards) < 2:
+        return None
+    from cfrlab.cards import category_name, rank_hand
+
+    return category_name(rank_hand(cards)).replace("_", " ")
+
+
 def describe_action(state: State, action: str, imperative: bool = False) -> str:
     """Words for ``action`` by the player to act in ``state`` (before it is applied):
     ``"raises to 20"``, or with ``imperative`` a button label such as ``"Raise to 20"``."""
@@ -157,6 +167,7 @@ class HandRecord:
     values: list[float]             # by seat
     showdown: bool
     events: list[Event] = field(default_factory=list)
+    hand_names: list[str | None] = field(default_factory=list)  # by seat, at a showdown: "one pair"
 
 
 class HumanTable:
@@ -256,7 +267,7 @@ class HumanTable:
         while not s.is_terminal() and s.current_player() != self.human_position:
             p = s.current_player()
             seat = self.seat_of(p)
-            view = parse_match_state(self.game, s.match_state(p))
+            view = s.view(p)
             action, warning = safe_action(self.agents[seat - 1], view)
             if warning:
                 self.warnings.append(f"hand {self.hand_number}, {self.names[seat]}: {warning}")
@@ -271,7 +282,7 @@ class HumanTable:
         self.hands_played += 1
         for seat in range(1, self.game.num_players):
             try:
-                self.agents[seat - 1].end_hand(parse_match_state(self.game, s.match_state(self.positions[seat])))
+                self.agents[seat - 1].end_hand(s.view(self.positions[seat]))
             except Exception as e:  # noqa: BLE001 (a buggy agent hook must not end the session)
                 self.warnings.append(f"{self.names[seat]}.end_hand raised {type(e).__name__}: {e}")
         rec = HandRecord(
@@ -283,6 +294,8 @@ class HumanTable:
             values=by_seat,
             showdown=s.is_showdown(),
             events=list(self.events),
+            hand_names=[hand_name(s, self.positions[seat]) if s.is_showdown() and not s.folded[self.positions[seat]]
+                        else None for seat in range(self.game.num_players)],
         )
         self.history.append(rec)
         del self.history[:-MAX_HISTORY]
@@ -358,6 +371,7 @@ class HumanTable:
             "values": r.values,
             "value": you,
             "showdown": r.showdown,
+            "hand_names": r.hand_names,
             "text": f"You {verdict}" + (f" {abs(you):g} chip{'s' if abs(you) != 1 else ''}" if you else " the pot"),
         }
 

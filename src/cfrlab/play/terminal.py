@@ -120,6 +120,8 @@ class TerminalPlay:
         for seat, cards in enumerate(res["cards"]):
             line = Text(f"{names[seat]:<{self._width(view)}}")
             line.append_text(cards_markup(cards))
+            if res["hand_names"][seat]:
+                line.append(f"  {res['hand_names'][seat]}")
             if seat != HUMAN_SEAT and not res["showdown"]:
                 line.append("  (not shown at the table: the hand ended with a fold)", style="dim")
             line.append(f"  {res['values'][seat]:+g}", style="dim")

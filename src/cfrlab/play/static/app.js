@@ -134,7 +134,10 @@ function render(v) {
   res.className = "result";
   res.textContent = "";
   if (v.hand_over && v.result) {
-    res.textContent = v.result.text + (v.result.showdown ? " at the showdown." : ".");
+    const names = v.result.hand_names || [];
+    const hands = names[0] ? " (" + names[0] + " against " +
+      names.slice(1).filter((n) => n).join(", ") + ")" : "";
+    res.textContent = v.result.text + (v.result.showdown ? " at the showdown" + hands + "." : ".");
     res.classList.add(v.result.value > 0 ? "won" : v.result.value < 0 ? "lost" : "split");
   } else if (v.your_turn) {
     res.textContent = "Your turn.";
