@@ -241,8 +241,13 @@ def last_round_sweep(q0, q1, parents, nb, children, child_parent, weight, k, D, 
     holes) to win[s, :]. Ties are counted pair by pair inside each group of equal rank.
     win/tie int64[T, S, S] hold one accumulator per thread; the sweep itself runs on int32
     rows (16 SIMD lanes) flushed into them every FLUSH boards, before any could overflow
-    (one board adds at most weight * H * H / 4 < 2**31 / FLUSH to an entry)."""
+    (one board adds at most weight * H * H / 4 < 2**31 / FLUSH to an entry).
+
+    Inside, a perfect-recall state (parent ps, bucket b) is numbered b * NP + ps: hand rank
+    and bucket go together, so while sweeping up the ranks the weaker holes' states fill a
+    prefix [0, hi) and each row update stops at hi. ``internal_order`` maps back."""
     FLUSH = 64
+    NP = S // B  # states of the round before (perfect recall)
     mB = D - nb
     mf = mB - k
     H = mf * (mf - 1) // 2
@@ -280,11 +285,12 @@ def last_round_sweep(q0, q1, parents, nb, children, child_parent, weight, k, D, 
             order = final_board_holes(parents[p], nb, children[q], k, D, to_global, pa, pb, H,
                                       rest, frest_g, posmap, bg, ranks, hsnum, less_c, grp_c,
                                       pid)
-            for h in range(H):
+            for h in range(H):  # internal numbering: bucket-major (see the docstring)
                 ps = np.int64(prev[p, pid[h]])
                 g = ps if history else 0
                 b = last[g, hsnum[h]]
-                states[h] = ps * B + b if perfect else b
+                states[h] = b * NP + ps if perfect else b
+            hi = 0  # cum and cumc are zero from index hi on
             i0 = 0
             while i0 < H:
                 r = ranks[order[i0]]
@@ -297,7 +303,7 @@ def last_round_sweep(q0, q1, parents, nb, children, child_parent, weight, k, D, 
                         row = W32[states[h]]
                         ca = cumc[pa[h]]
                         cb = cumc[pb[h]]
-                        for t2 in range(S):
+                        for t2 in range(hi):
                             row[t2] += w32 * (cum[t2] - ca[t2] - cb[t2])
                 for qq in range(i0, j):
                     h = order[qq]
@@ -313,6 +319,8 @@ def last_round_sweep(q0, q1, parents, nb, children, child_parent, weight, k, D, 
                 for qq in range(i0, j):
                     h = order[qq]
                     s0 = states[h]
+                    if s0 >= hi:
+                        hi = s0 + 1
                     cum[s0] += 1
                     cumc[pa[h], s0] += 1
                     cumc[pb[h], s0] += 1
@@ -332,3 +340,12 @@ def last_round_sweep(q0, q1, parents, nb, children, child_parent, weight, k, D, 
         for x in range(S):
             for y in range(S):
                 Wt[x, y] += W32[x, y]
+
+
+def internal_order(S: int, B: int, perfect: bool) -> np.ndarray:
+    """int64[S]: the state numbered i inside last_round_sweep is state internal_order[i]."""
+    if not perfect:
+        return np.arange(S)
+    NP = S // B
+    i = np.arange(S)
+    return (i % NP) * B + i // NP

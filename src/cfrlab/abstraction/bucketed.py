@@ -166,7 +166,9 @@ def _last_counts_sweep(game, maps: BucketMaps, say: Progress, checkpoint=None):
             last_say = now
         if checkpoint is not None and q1 < Q:
             checkpoint.maybe_save(q1, lambda: (win.sum(axis=0), tie.sum(axis=0)))
-    return win.sum(axis=0), tie.sum(axis=0), total
+    inv = np.argsort(JK.internal_order(S, spec.counts[-1], spec.recall == "perfect"))
+    win_s, tie_s = win.sum(axis=0), tie.sum(axis=0)
+    return win_s[np.ix_(inv, inv)], tie_s[np.ix_(inv, inv)], total
 
 
 def _counts_tiles(game, maps: BucketMaps, r: int, say: Progress, checkpoint=None):
