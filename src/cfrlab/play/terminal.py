@@ -100,7 +100,7 @@ class TerminalPlay:
         for a in view["legal"]:
             key = keys.get(a["action"], "r" if self.table.game.is_limit else a["action"])
             parts.append(f"[{key}] {a['label'].lower()}")
-        if view.get("raise_range"):
+        if view.get("raise_range") and view["raise_range"][0] < view["raise_range"][1]:
             lo, hi = view["raise_range"]
             parts.append(f"r<N> raise to N ({lo}..{hi})")
         parts.append("[q] quit")
