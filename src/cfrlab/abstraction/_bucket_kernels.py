@@ -293,3 +293,70 @@ def last_round_histogram(parents, nb, pweight, children, orbit, child_parent, k,
             for h in range(H):
                 hists[th, group_of_hole[p, pid[h]], hsnum[h]] += w
     return hists.sum(axis=0)
+
+
+@njit(cache=NUMBA_CACHE)
+def _player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all,
+                   k_off, o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs, last, B, history,
+                   perfect, out, masks, codes, sidx, order):
+    """out[r] for r <= upto: one player's states; hand = hole then board (local cards).
+    Rounds before the last: the ordered-class table of round r (packed in the *_all arrays,
+    round r at [*_off[r], *_off[r+1])); the last round: last[group, hsnum] on top of the
+    round before's state."""
+    top = min(upto, R - 2)
+    for r in range(top + 1):
+        idx = _index_one(hand[:2 + totals[r]], num_ranks, num_suits,
+                         g_all[g_off[r]:g_off[r + 1]], k_all[k_off[r]:k_off[r + 1]],
+                         o_all[o_off[r]:o_off[r + 1]], colex, masks, codes, sidx, order)
+        out[r] = t_all[t_off[r] + idx]
+    if upto == R - 1:
+        prev = np.int64(out[R - 2]) if R > 1 else np.int64(0)
+        idx = _index_one(hand[:2 + totals[R - 1]], num_ranks, num_suits, m_gsz, m_key, m_off,
+                         colex, masks, codes, sidx, order)
+        g = prev if history else 0
+        b = last[g, hs[idx]]
+        out[R - 1] = prev * B + b if perfect else b
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def deal_states_rows(local, R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all, k_off,
+                     o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs, last, B, history,
+                     perfect, out):
+    """out[i, p, r] for deals local int64[N, 4 + board] (holes by position, then board)."""
+    N = local.shape[0]
+    nbf = totals[R - 1]
+    nchunks = 32
+    for ch in prange(nchunks):
+        hand = np.empty(2 + nbf, np.int64)
+        masks = np.zeros((num_suits, 8), np.int64)
+        codes = np.zeros(num_suits, np.int64)
+        sidx = np.zeros(num_suits, np.int64)
+        order = np.zeros(num_suits, np.int64)
+        row = np.empty(R, np.int64)
+        for i in range(ch * N // nchunks, (ch + 1) * N // nchunks):
+            for q in range(nbf):
+                hand[2 + q] = local[i, 4 + q]
+            for p in range(2):
+                hand[0] = local[i, 2 * p]
+                hand[1] = local[i, 2 * p + 1]
+                _player_states(hand, R - 1, R, totals, num_ranks, num_suits, colex, g_all, g_off,
+                               k_all, k_off, o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs,
+                               last, B, history, perfect, row, masks, codes, sidx, order)
+                for r in range(R):
+                    out[i, p, r] = row[r]
+
+
+@njit(cache=NUMBA_CACHE)
+def one_player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all,
+                      k_off, o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs, last, B,
+                      history, perfect):
+    """States of one player up to round `upto` (int64[R]; entries past upto unset)."""
+    masks = np.zeros((num_suits, 8), np.int64)
+    codes = np.zeros(num_suits, np.int64)
+    sidx = np.zeros(num_suits, np.int64)
+    order = np.zeros(num_suits, np.int64)
+    row = np.zeros(R, np.int64)
+    _player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all,
+                   k_off, o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs, last, B,
+                   history, perfect, row, masks, codes, sidx, order)
+    return row
