@@ -123,22 +123,27 @@ def test_imperfect_recall_has_no_parent_map():
         model.parent  # noqa: B018
 
 
-def test_tile_path_equals_sweep_and_gemm_paths(monkeypatch):
-    """The three accumulation schemes (GEMM + shared-card correction, rank sweep, hole-pair
-    tiles) give identical integer tables."""
+def test_all_accumulation_paths_agree(monkeypatch):
+    """The four accumulation schemes (GEMM + shared-card correction, rank sweep, pairs with
+    all their river cards, hole-pair tiles) give identical integer tables."""
     from cfrlab.abstraction import bucketed
 
     game = holdem(4, 3)
     spec = BucketSpec.make(4, "2-3-3-5")
-    fast = BucketedModel.build(game, spec)
+    fast = BucketedModel.build(game, spec, use_cache=False)
     monkeypatch.setattr(bucketed, "GEMM_MAX", 0)
     monkeypatch.setattr(bucketed, "SWEEP_MAX", 0)
+    monkeypatch.setattr(bucketed, "TURN_TILE_STATES", 7)  # several parent tiles
+    monkeypatch.setattr(bucketed, "TURN_BATCH_BYTES", 100_000)  # several batches
+    by_turn = BucketedModel.build(game, spec, use_cache=False)
+    monkeypatch.setattr(bucketed, "TURN_PATH", False)
     monkeypatch.setattr(bucketed, "TILE", 7)  # several tiles, partial last tile
     monkeypatch.setattr(bucketed, "SMALL_STATES", 0)
-    tiled = BucketedModel.build(game, spec)
-    for r in range(4):
-        np.testing.assert_array_equal(fast.fold_matrix(r), tiled.fold_matrix(r))
-    np.testing.assert_array_equal(fast.showdown_matrix(), tiled.showdown_matrix())
+    tiled = BucketedModel.build(game, spec, use_cache=False)
+    for other in (by_turn, tiled):
+        for r in range(4):
+            np.testing.assert_array_equal(fast.fold_matrix(r), other.fold_matrix(r))
+        np.testing.assert_array_equal(fast.showdown_matrix(), other.showdown_matrix())
 
 
 def test_sizes_reproduce_the_seeds():

@@ -16,7 +16,8 @@ task writes its own blocks: no two threads ever write one entry.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 from cfrlab.abstraction._bucket_kernels import final_board_holes
 from cfrlab.abstraction._metrics_kernels import rest_of
@@ -349,3 +350,184 @@ def internal_order(S: int, B: int, perfect: bool) -> np.ndarray:
     NP = S // B
     i = np.arange(S)
     return (i % NP) * B + i // NP
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def prepare_turn_boards(p0, p1, parents, nb, k, D, to_global, prev, last, history,
+                        prev_sorted, hole_pos, X, RP, toff, tpt, NPT):
+    """Perfect recall, last round adds one card: for canonical boards p0..p1-1 of the round
+    before, every hole's river bucket X[b, i, c] for each river card (position c in the
+    board's rest; 0 for the hole's own cards) and its dense rank on that river (0 = weakest,
+    equal ranks equal) stored bit-sliced: bit c of RP[b, i, k] is bit k of the dense rank
+    on river c. Holes are listed in order of
+    their state on the round before (prev_sorted[b, i]; hole_pos[b, i] = bit mask of the
+    hole's two card positions), and toff[b, t] = first listed hole whose state is >= t * tpt
+    (tiles of tpt parent states)."""
+    n = p1 - p0
+    mB = D - nb
+    mf = mB - k
+    H = mf * (mf - 1) // 2
+    HB = mB * (mB - 1) // 2
+    pa = np.empty(H, np.int64)
+    pb = np.empty(H, np.int64)
+    t = 0
+    for x in range(mf):
+        for y in range(x + 1, mf):
+            pa[t] = x
+            pb[t] = y
+            t += 1
+    nchunks = 32
+    for ch in prange(nchunks):
+        rest = np.empty(D, np.int64)
+        frest_g = np.empty(D, np.int64)
+        posmap = np.empty(D, np.int64)
+        bg = np.empty(nb + k, np.int64)
+        ranks = np.empty(H, np.int64)
+        hsnum = np.empty(H, np.int64)
+        less_c = np.empty(mf, np.int64)
+        grp_c = np.empty(mf, np.int64)
+        pid = np.empty(H, np.int64)
+        child = np.empty(1, np.int64)
+        pos_of = np.empty(HB, np.int64)  # hole pair number -> listed position
+        bits = np.empty(HB, np.int64)
+        kk = 0
+        for x in range(mB):
+            for y in range(x + 1, mB):
+                bits[kk] = (np.int64(1) << x) | (np.int64(1) << y)
+                kk += 1
+        for i in range(ch * n // nchunks, (ch + 1) * n // nchunks):
+            p = p0 + i
+            st = prev[p]
+            order = np.argsort(st[:HB], kind="mergesort")
+            for q in range(HB):
+                pos_of[order[q]] = q
+                prev_sorted[i, q] = st[order[q]]
+                hole_pos[i, q] = bits[order[q]]
+            tt = 0
+            for q in range(HB):
+                while tt <= NPT and st[order[q]] >= tt * tpt:
+                    toff[i, tt] = q
+                    tt += 1
+            while tt <= NPT:
+                toff[i, tt] = HB
+                tt += 1
+            rest_of(parents[p], nb, D, rest)
+            for c in range(mB):
+                child[0] = rest[c]
+                ro = final_board_holes(parents[p], nb, child, k, D, to_global, pa, pb, H,
+                                       rest, frest_g, posmap, bg, ranks, hsnum, less_c, grp_c,
+                                       pid)
+                dense = 0
+                for t2 in range(H):
+                    h = ro[t2]
+                    if t2 > 0 and ranks[h] != ranks[ro[t2 - 1]]:
+                        dense += 1
+                    q = pos_of[pid[h]]
+                    ps = np.int64(st[pid[h]])
+                    g = ps if history else 0
+                    X[i, q, c] = last[g, hsnum[h]]
+                    for kb in range(RP.shape[2]):
+                        if (dense >> kb) & 1:
+                            RP[i, q, kb] |= np.int64(1) << c
+
+
+@intrinsic
+def popcount64(typingctx, x):
+    """Bits set in an int64 (the CPU's popcnt)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.int64(types.int64), codegen
+
+
+@njit(cache=NUMBA_CACHE)
+def river_masks(X, n, HB, mB, B, xv, xm, nx):
+    """Per listed hole: its distinct river buckets xv[b, q, :nx] and for each the bit mask of
+    the river cards (positions) giving it."""
+    for b in range(n):
+        for q in range(HB):
+            cnt = 0
+            row = X[b, q]
+            for c in range(mB):
+                x = row[c]
+                found = -1
+                for t in range(cnt):
+                    if xv[b, q, t] == x:
+                        found = t
+                if found < 0:
+                    xv[b, q, cnt] = x
+                    xm[b, q, cnt] = np.int64(1) << c
+                    cnt += 1
+                else:
+                    xm[b, q, found] |= np.int64(1) << c
+            nx[b, q] = cnt
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def accumulate_turn_tiles(n, weight, prev_sorted, hole_pos, RP, xv, xm, nx, toff, tpt, B, NP,
+                          tq0, tq1, win, tie):
+    """Add, for boards 0..n-1 of a prepare_turn_boards batch, every pair of disjoint holes
+    and every river card that misses both into win/tie (int64[S, S], S = NP * B). One task per
+    pair of parent tiles (tq0 <= tq1), whose accumulator stays in cache.
+
+    A pair's rivers are handled as bit masks over river positions: ``beat`` (hole 0 ranks
+    higher) and ``tied`` come from a bit-sliced comparison of the two holes' dense ranks
+    (all rivers at once, one step per rank bit), then for each pair of river buckets
+    (x0, x1) the holes reach, popcounts of the masks intersected give the counts.
+    hole_pos[b, q] = bit mask of the listed hole's two card positions (rivers it blocks);
+    prev_sorted[b, q] = its state on the round before."""
+    NBITS = RP.shape[2]
+    for task in prange(tq0.shape[0]):
+        P0 = tq0[task]
+        P1 = tq1[task]
+        base0 = P0 * tpt
+        base1 = P1 * tpt
+        n0 = min(tpt, NP - base0) * B
+        n1 = min(tpt, NP - base1) * B
+        G = np.zeros((n0, n1, 3), np.int64)
+        for b in range(n):
+            w = weight[b]
+            a0 = toff[b, P0]
+            e0 = toff[b, P0 + 1]
+            a1 = toff[b, P1]
+            e1 = toff[b, P1 + 1]
+            for i in range(a0, e0):
+                m0 = hole_pos[b, i]
+                p0row = RP[b, i]
+                s0 = (prev_sorted[b, i] - base0) * B
+                k0 = nx[b, i]
+                js = i + 1 if P0 == P1 else a1
+                for j in range(js, e1):
+                    m1 = hole_pos[b, j]
+                    if m0 & m1:
+                        continue
+                    keep = ~(m0 | m1)
+                    p1row = RP[b, j]
+                    beat = np.int64(0)
+                    tied = np.int64(-1)
+                    for kb in range(NBITS - 1, -1, -1):
+                        x = p0row[kb]
+                        y = p1row[kb]
+                        beat |= tied & x & ~y
+                        tied &= ~(x ^ y)
+                    s1 = (prev_sorted[b, j] - base1) * B
+                    for u in range(k0):
+                        mu = xm[b, i, u] & keep
+                        if mu == 0:
+                            continue
+                        row = s0 + xv[b, i, u]
+                        for v in range(nx[b, j]):
+                            both = mu & xm[b, j, v]
+                            if both == 0:
+                                continue
+                            col = s1 + xv[b, j, v]
+                            nb_ = popcount64(both & beat)
+                            nt = popcount64(both & tied)
+                            G[row, col, 0] += w * nb_
+                            G[row, col, 1] += w * (popcount64(both) - nb_ - nt)
+                            G[row, col, 2] += w * nt
+        for x in range(n0):
+            for y in range(n1):
+                win[base0 * B + x, base1 * B + y] += G[x, y, 0]
+                win[base1 * B + y, base0 * B + x] += G[x, y, 1]
+                tie[base0 * B + x, base1 * B + y] += G[x, y, 2]
+                tie[base1 * B + y, base0 * B + x] += G[x, y, 2]

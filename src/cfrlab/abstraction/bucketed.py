@@ -59,6 +59,9 @@ SWEEP_MAX = 1024  # last round: rank sweep with dense count vectors up to this m
 BATCH_BYTES = 64 << 20
 CHECKPOINT_SECONDS = 180.0
 SWEEP_STEP = 20_000  # final boards per sweep call (progress, checkpoints)
+TURN_PATH = True  # many states, last round adds one card: pairs with all their rivers at once
+TURN_TILE_STATES = 150  # states per tile side in accumulate_turn_tiles (540 kB accumulator)
+TURN_BATCH_BYTES = 320 << 20  # river buckets and ranks of one batch of boards
 
 
 def _num_threads() -> int:
@@ -78,6 +81,9 @@ def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = Non
         return _round_counts_gemm(game, maps, r)
     if r == game.num_rounds - 1 and S <= SWEEP_MAX:
         win, tie, total = _last_counts_sweep(game, maps, say, checkpoint)
+    elif (TURN_PATH and r == game.num_rounds - 1 and r > 0 and spec.recall == "perfect"
+          and game.num_board_cards[r] == 1 and game.deck_size - board_totals(game)[r - 1] < 64):
+        win, tie, total = _last_counts_by_turn(game, maps, say, checkpoint)
     else:
         win, tie, total = _counts_tiles(game, maps, r, say, checkpoint)
     P = win + win.T
@@ -167,6 +173,64 @@ def _last_counts_sweep(game, maps: BucketMaps, say: Progress, checkpoint=None):
     inv = np.argsort(JK.internal_order(S, spec.counts[-1], spec.recall == "perfect"))
     win_s, tie_s = win.sum(axis=0), tie.sum(axis=0)
     return win_s[np.ix_(inv, inv)], tie_s[np.ix_(inv, inv)], total
+
+
+def _last_counts_by_turn(game, maps: BucketMaps, say: Progress, checkpoint=None):
+    """Perfect recall, many states, one card on the last round: per canonical board of the
+    round before, every pair of holes with all its river cards at once, as bit masks over
+    the rivers (``_joint_kernels.accumulate_turn_tiles``); tiles of parent states keep each
+    task's accumulator in cache. Needs at most 63 river cards."""
+    spec = maps.spec
+    S = spec.num_states[-1]
+    B = spec.counts[-1]
+    NP = S // B
+    fb, parg, prev, _, total = _final_setup(game, maps)
+    pweight = fb["pweight"].astype(np.int64)
+    nb, k, D = fb["nb"], fb["k"], game.deck_size
+    mB = D - nb
+    HB = mB * (mB - 1) // 2
+    tpt = max(1, TURN_TILE_STATES // B)
+    NPT = -(-NP // tpt)
+    tq0, tq1 = np.triu_indices(NPT)
+    tq0, tq1 = tq0.astype(np.int64), tq1.astype(np.int64)
+    win = np.zeros((S, S), dtype=np.int64)
+    tie = np.zeros((S, S), dtype=np.int64)
+    Pn = len(parg)
+    start = 0
+    if checkpoint is not None and (got := checkpoint.resume()) is not None:
+        start, win[:], tie[:] = got
+        say(f"  resuming the last round at board {start:,} of the round before")
+    mf = mB - k
+    nbits = max(1, (mf * (mf - 1) // 2).bit_length())  # dense ranks on a river fit these bits
+    step = max(1, TURN_BATCH_BYTES // (HB * (mB * 2 + nbits * 8 + B * 16)))
+    to_global = DeckMap(game.num_ranks, game.num_suits).to_global
+    last = maps.last.astype(np.int16)
+    t0 = last_say = time.perf_counter()
+    for p0 in range(start, Pn, step):
+        p1 = min(p0 + step, Pn)
+        n = p1 - p0
+        prev_sorted = np.empty((n, HB), dtype=np.int64)
+        hole_pos = np.empty((n, HB), dtype=np.int64)
+        X = np.zeros((n, HB, mB), dtype=np.int16)
+        RP = np.zeros((n, HB, nbits), dtype=np.int64)
+        toff = np.empty((n, NPT + 1), dtype=np.int64)
+        JK.prepare_turn_boards(p0, p1, parg, nb, k, D, to_global, prev, last, spec.history,
+                               prev_sorted, hole_pos, X, RP, toff, tpt, NPT)
+        xv = np.empty((n, HB, B), dtype=np.int64)
+        xm = np.empty((n, HB, B), dtype=np.int64)
+        nx = np.empty((n, HB), dtype=np.int64)
+        JK.river_masks(X, n, HB, mB, B, xv, xm, nx)
+        del X
+        JK.accumulate_turn_tiles(n, pweight[p0:p1], prev_sorted, hole_pos, RP, xv, xm, nx, toff,
+                                 tpt, B, NP, tq0, tq1, win, tie)
+        del RP, xv, xm, nx
+        now = time.perf_counter()
+        if now - last_say > 10 or p1 == Pn:
+            _report(say, p1 - start, Pn - start, now - t0, "boards of the round before")
+            last_say = now
+        if checkpoint is not None and p1 < Pn:
+            checkpoint.maybe_save(p1, lambda: (win, tie))
+    return win, tie, total
 
 
 def _counts_tiles(game, maps: BucketMaps, r: int, say: Progress, checkpoint=None):
@@ -259,9 +323,10 @@ class Checkpoint:
         cache.entry_path(self.name).unlink(missing_ok=True)
 
 
-def _report(say: Progress, done: int, total: int, seconds: float) -> None:
+def _report(say: Progress, done: int, total: int, seconds: float, what: str = "boards"
+            ) -> None:
     rate = done / max(seconds, 1e-9)
-    say(f"  joint tables, last round: {done:,}/{total:,} boards, {rate:,.0f} boards/s, "
+    say(f"  joint tables, last round: {done:,}/{total:,} {what}, {rate:,.0f}/s, "
         f"about {(total - done) / max(rate, 1e-9):,.0f} s left")
 
 
