@@ -38,16 +38,18 @@ def peak_gb() -> float:
 
 def build_child(buckets: int, out: Path) -> dict:
     """Runs in a fresh process: one abstraction, timed."""
-    from cfrlab.abstraction.bucketed import BucketedModel
+    from cfrlab.abstraction.bucketed import BucketedModel, clear_build_cache
     from cfrlab.abstraction.buckets import BucketSpec
 
     g = load_game("holdem-limit")
+    spec = BucketSpec.make(4, buckets)
+    clear_build_cache(g, spec)  # time a whole build, not a resumed one
     t0 = time.perf_counter()
 
     def say(msg: str) -> None:
         print(f"    [{time.perf_counter() - t0:7.1f} s] {msg}", file=sys.stderr, flush=True)
 
-    model = BucketedModel.build(g, BucketSpec.make(4, buckets), progress=say)
+    model = BucketedModel.build(g, spec, progress=say)
     seconds = time.perf_counter() - t0
     model.save(out)
     P3, W = model.fold_matrix(3), model.showdown_matrix()

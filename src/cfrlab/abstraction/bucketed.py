@@ -337,6 +337,12 @@ def _build_key(game, spec: BucketSpec) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
+def clear_build_cache(game, spec: BucketSpec) -> None:
+    """Forget an abstraction's cached parts (bucket maps, finished rounds, checkpoints)."""
+    for path in cache.cache_dir().glob(f"abstraction-{_build_key(game, spec)}-*.npz"):
+        path.unlink(missing_ok=True)
+
+
 def _save_maps(key: str, params: dict, maps: BucketMaps) -> None:
     arrays = {f"state{r}": a for r, a in enumerate(maps.state)}
     arrays.update({f"mass{r}": m for r, m in enumerate(maps.masses)})
