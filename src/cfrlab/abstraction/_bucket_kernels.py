@@ -360,3 +360,86 @@ def one_player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all,
                    k_off, o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs, last, B,
                    history, perfect, row, masks, codes, sidx, order)
     return row
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def last_round_histogram_sets(sets, nb, weight, splits, k, D, to_global, u_ranks, u_suits, u_gsz,
+                              u_key, u_offset, u_colex, prev_table, G, max_hs, nthreads):
+    """hist[g, v] as ``last_round_histogram``, enumerating boards of the round before as
+    canonical *sets* of nb cards (weight = raw sets in the class) and every way ``splits``
+    (int64[P, nb], positions inside the set) orders a set into rounds: a final board's hand
+    strengths are computed once and serve every ordering, whose hole states come from the
+    ordered indexer u and prev_table."""
+    N = sets.shape[0]
+    P = splits.shape[0]
+    mB = D - nb
+    HB = mB * (mB - 1) // 2
+    mf = mB - k
+    H = mf * (mf - 1) // 2
+    pa = np.empty(H, np.int64)
+    pb = np.empty(H, np.int64)
+    t = 0
+    for x in range(mf):
+        for y in range(x + 1, mf):
+            pa[t] = x
+            pb[t] = y
+            t += 1
+    hists = np.zeros((nthreads, G, max_hs + 1), np.int64)
+    for th in prange(nthreads):
+        rest = np.empty(D, np.int64)
+        rest2 = np.empty(D, np.int64)
+        frest_g = np.empty(D, np.int64)
+        posmap = np.empty(D, np.int64)
+        bg = np.empty(nb + k, np.int64)
+        ranks = np.empty(H, np.int64)
+        hsnum = np.empty(H, np.int64)
+        less_c = np.empty(mf, np.int64)
+        grp_c = np.empty(mf, np.int64)
+        pid = np.empty(H, np.int64)
+        hand = np.empty(2 + nb, np.int64)
+        st = np.empty((P, HB), np.int64)
+        comb = np.empty(max(k, 1), np.int64)
+        child = np.empty(max(k, 1), np.int64)
+        masks = np.zeros((u_suits, u_gsz.shape[0]), np.int64)
+        codes = np.zeros(u_suits, np.int64)
+        sidx = np.zeros(u_suits, np.int64)
+        order = np.zeros(u_suits, np.int64)
+        hist = hists[th]
+        for i in range(th * N // nthreads, (th + 1) * N // nthreads):
+            w = weight[i]
+            rest_of(sets[i], nb, D, rest2)
+            for s in range(P):
+                for q in range(nb):
+                    hand[2 + q] = sets[i, splits[s, q]]
+                kk = 0
+                for x in range(mB):
+                    for y in range(x + 1, mB):
+                        hand[0] = rest2[x]
+                        hand[1] = rest2[y]
+                        st[s, kk] = prev_table[_index_one(hand, u_ranks, u_suits, u_gsz, u_key,
+                                                          u_offset, u_colex, masks, codes,
+                                                          sidx, order)]
+                        kk += 1
+            for j in range(k):
+                comb[j] = j
+            more = True
+            while more:
+                for j in range(k):
+                    child[j] = rest2[comb[j]]
+                final_board_holes(sets[i], nb, child, k, D, to_global, pa, pb, H, rest, frest_g,
+                                  posmap, bg, ranks, hsnum, less_c, grp_c, pid)
+                for h in range(H):
+                    v = hsnum[h]
+                    p_ = pid[h]
+                    for s in range(P):
+                        hist[st[s, p_], v] += w
+                j = k - 1
+                while j >= 0 and comb[j] == mB - k + j:
+                    j -= 1
+                if j < 0:
+                    more = False
+                else:
+                    comb[j] += 1
+                    for jj in range(j + 1, k):
+                        comb[jj] = comb[jj - 1] + 1
+    return hists.sum(axis=0)

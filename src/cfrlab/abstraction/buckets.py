@@ -27,7 +27,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import permutations
+from itertools import combinations, permutations
 
 import numba
 import numpy as np
@@ -269,7 +269,8 @@ def build_buckets(game, spec: BucketSpec, metrics: MetricTables,
         say(f"buckets round {r}: {n:,} classes -> {spec.num_states[r]:,} states "
             f"({time.perf_counter() - t0:.1f} s)")
     t0 = time.perf_counter()
-    hist = last_round_hist(game, states, metrics, deck)
+    hist = last_round_hist(game, states, metrics, deck,
+                           spec.num_states[R - 2] if R > 1 else 1)
     last, mass = last_round_buckets(spec, hist, metrics)
     masses.append(mass / mass.sum())
     say(f"buckets round {R - 1}: histogram of {hist.shape[0]:,} x {hist.shape[1]:,} "
@@ -277,28 +278,50 @@ def build_buckets(game, spec: BucketSpec, metrics: MetricTables,
     return BucketMaps(spec, dict(metrics.params), states, last, masses, hist)
 
 
-def last_round_hist(game, states: list[np.ndarray], metrics: MetricTables, deck: DeckMap
-                    ) -> np.ndarray:
-    """int64[G, max_hs + 1]: mass of (final board, hole) by (state on the round before, hsnum)."""
+def round_splits(group_sizes) -> np.ndarray:
+    """int64[P, n]: every way to order a set of n = sum(group_sizes) cards into rounds
+    (positions inside the set; each round's positions ascending)."""
+    n = sum(group_sizes)
+    out = []
+
+    def rec(left, sizes, acc):
+        if not sizes:
+            out.append(acc)
+            return
+        for grp in combinations(left, sizes[0]):
+            rec([x for x in left if x not in grp], sizes[1:], acc + list(grp))
+    rec(list(range(n)), list(group_sizes), [])
+    return np.array(out, dtype=np.int64).reshape(len(out), n)
+
+
+def last_round_hist(game, states: list[np.ndarray], metrics: MetricTables, deck: DeckMap,
+                    num_groups: int) -> np.ndarray:
+    """int64[num_groups, max_hs + 1]: mass of (final board, hole) by (the hole's state on the
+    round before, hsnum). Boards of the round before are enumerated as canonical card sets
+    and every ordering of a set into rounds shares the set's hand strengths."""
     R = game.num_rounds
-    fb = final_boards(game)
-    parents, nb = fb["parents"], fb["nb"]
-    m = deck.size - nb
-    G = 1
-    group = np.zeros((len(parents), m * (m - 1) // 2), dtype=np.int32)
-    if R > 1:
-        prev = states[R - 2]
-        G = int(prev.max()) + 1
-        u = seq_indexers(game)[R - 2]
-        a = u.index_args
-        board_arg = parents if nb else np.zeros((len(parents), 1), dtype=np.int64)
-        BK.hole_states_on_boards(board_arg, nb, deck.size, a[0], a[1], a[2], a[3], a[4], a[5],
-                                 prev.astype(np.int32), group)
     max_hs = metrics.den1[-1]
-    return BK.last_round_histogram(parents if nb else np.zeros((len(parents), 1), np.int64), nb,
-                                   fb["pweight"], fb["children"], fb["orbit"],
-                                   fb["child_parent"], fb["k"], deck.size, deck.to_global,
-                                   group, G, max_hs, numba.get_num_threads())
+    if R == 1:
+        fb = final_boards(game)
+        group = np.zeros((1, deck.size * (deck.size - 1) // 2), dtype=np.int32)
+        return BK.last_round_histogram(np.zeros((1, 1), np.int64), 0, fb["pweight"],
+                                       fb["children"], fb["orbit"], fb["child_parent"], fb["k"],
+                                       deck.size, deck.to_global, group, 1, max_hs,
+                                       numba.get_num_threads())
+    sizes = [b for b in game.num_board_cards[1:R - 1] if b]
+    nb = sum(sizes)
+    if nb:
+        ix = HandIndexer(game.num_ranks, game.num_suits, (nb,))
+        sets = ix.unindex_local(np.arange(ix.size, dtype=np.int64))
+        weight = ix.multiplicity_local(sets)
+    else:
+        sets, weight = np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64)
+    splits = round_splits(sizes) if nb else np.zeros((1, 0), dtype=np.int64)
+    a = seq_indexers(game)[R - 2].index_args
+    return BK.last_round_histogram_sets(sets, nb, weight, splits, game.num_board_cards[R - 1],
+                                        deck.size, deck.to_global, a[0], a[1], a[2], a[3],
+                                        a[4], a[5], states[R - 2].astype(np.int32), num_groups,
+                                        max_hs, numba.get_num_threads())
 
 
 def last_round_buckets(spec: BucketSpec, hist: np.ndarray, metrics: MetricTables
