@@ -215,15 +215,19 @@ def _unindex_one(index, num_ranks, num_suits, gsz, cfg_code, cfg_offset, subsets
             a -= 1
         k = a_end - a
         M = suit_size(code, G, num_ranks)
-        size = binom(M + k - 1, k)
-        mi = rem % size
-        rem //= size
-        hi = M + k
-        for i in range(k, 0, -1):
-            b = _largest_b(mi, i, hi)
-            mi -= binom(b, i)
-            sidx[a + i - 1] = b - (i - 1)
-            hi = b
+        if k == 1:
+            sidx[a] = rem % M
+            rem //= M
+        else:
+            size = binom(M + k - 1, k)
+            mi = rem % size
+            rem //= size
+            hi = M + k
+            for i in range(k, 0, -1):
+                b = _largest_b(mi, i, hi)
+                mi -= binom(b, i)
+                sidx[a + i - 1] = b - (i - 1)
+                hi = b
         a_end = a
     # suit p of the representative holds the p-th code; place its cards group by group
     fill = work[0]
@@ -243,7 +247,7 @@ def _unindex_one(index, num_ranks, num_suits, gsz, cfg_code, cfg_offset, subsets
         for j in range(G - 1, -1, -1):
             c = code_count(code, j)
             nused -= c
-            size = binom(num_ranks - nused, c)
+            size = SMALL_BINOM[num_ranks - nused, c]
             digits[j] = idx % size
             idx //= size
         used = 0
