@@ -499,7 +499,12 @@ class BucketedModel:
     def hs_table(self) -> np.ndarray:
         """The last round's exact hand-strength table (from the metric cache when loaded)."""
         if self._hs_table is None:
-            self._hs_table = last_round_table(self.game)
+            table = last_round_table(self.game)
+            want = getattr(self, "_hs_digest", None)
+            if want and cache.array_digest(table) != want:
+                raise CfrlabError("the cached hand-strength table differs from the one this "
+                                  "abstraction was built with; rebuild the abstraction")
+            self._hs_table = table
         return self._hs_table
 
     def state_of(self, position: int, hole, board, round: int) -> int:
@@ -589,12 +594,6 @@ class BucketedModel:
             raise CfrlabError(f"{path}: abstraction contents do not match its hash (corrupt?)")
         model._hs_digest = header.get("hs_digest")
         return model
-
-    def check_hs_table(self) -> None:
-        """Raise if the hand-strength table differs from the one the file was built with."""
-        want = getattr(self, "_hs_digest", None)
-        if want and cache.array_digest(self.hs_table) != want:
-            raise CfrlabError("the cached hand-strength table differs from the abstraction's")
 
     def summary(self) -> dict:
         g = self.game
