@@ -66,14 +66,32 @@ def model_for_game(game: GameDef, abstraction: Any = None):
     if abstraction is not None:
         if hasattr(abstraction, "num_states") and hasattr(abstraction, "hash"):
             return abstraction
-        raise CfrlabError("abstraction files are not supported by this build yet")
+        if isinstance(abstraction, (str, Path)):
+            return load_abstraction(abstraction, game)
+        raise CfrlabError(f"not a chance model or abstraction file: {abstraction!r}")
     from cfrlab.abstraction.lossless import LosslessModel
 
     return LosslessModel(game)
 
 
+def load_abstraction(path: str | Path, game: GameDef | None = None):
+    """A BucketedModel from an abstraction file (``cfrlab abstract build``), checked against
+    ``game``; it remembers its file name (``source_file``) for strategy headers."""
+    from cfrlab.abstraction.bucketed import BucketedModel
+
+    p = Path(path)
+    if not p.exists():
+        raise CfrlabError(f"abstraction file {p} does not exist (make one with `cfrlab abstract build`)")
+    model = BucketedModel.load(p, game)
+    model.source_file = p.name
+    return model
+
+
 def model_kind(model) -> str:
-    return str(getattr(model, "kind", LOSSLESS))
+    kind = getattr(model, "kind", None)
+    if kind is None:
+        kind = "bucketed" if hasattr(model, "spec") else LOSSLESS
+    return str(kind)
 
 
 def row_offsets(tree, model) -> np.ndarray:
@@ -143,6 +161,7 @@ class Strategy:
             "game_value": None if game_value is None else float(game_value),
             "unit": unit_of(game),
             "rows": int(offsets[-1]),
+            "abstraction_file": getattr(model, "source_file", None),
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         }
         if extra:
@@ -184,8 +203,8 @@ class Strategy:
         if self._model is None:
             if self.header.get("model_kind", LOSSLESS) != LOSSLESS:
                 raise CfrlabError(
-                    f"this strategy was solved in an abstraction ({self.header.get('model_kind')}, "
-                    f"hash {_short(self.header.get('model_hash'))}); load it with that abstraction")
+                    f"this strategy was solved in abstraction {self.header.get('abstraction_file') or '?'} "
+                    f"(hash {_short(self.header.get('model_hash'))}); pass it with --abstraction FILE")
             self._model = model_for_game(self.game)
         return self._model
 
@@ -230,9 +249,14 @@ class Strategy:
             raise CfrlabError(f"{path}: corrupt strategy file (no float64 [rows, 3] policy)")
         if not np.all(np.isfinite(policy)):
             raise CfrlabError(f"{path}: corrupt strategy file (policy has non-finite entries)")
+        if model is not None and not hasattr(model, "num_states"):
+            model = model_for_game(file_game, model)  # an abstraction file name
         if model is not None and str(model.hash) != str(header.get("model_hash")):
-            raise FileMismatchError(f"{path} was solved with model {_short(header.get('model_hash'))}, "
-                                    f"not with model {_short(model.hash)}")
+            used = header.get("abstraction_file") or header.get("model_kind", "?")
+            given = getattr(model, "source_file", None) or model_kind(model)
+            raise FileMismatchError(
+                f"{path} was solved in abstraction {used} (hash {_short(header.get('model_hash'))}), "
+                f"not in {given} (hash {_short(model.hash)})")
         s = cls(file_game, np.ascontiguousarray(policy), header, None, model, None)
         lossless = header.get("model_kind", LOSSLESS) == LOSSLESS
         if model is None and lossless and str(s.model.hash) != str(header.get("model_hash")):

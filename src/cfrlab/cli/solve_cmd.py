@@ -141,6 +141,23 @@ class ProgressView:
                              it=f"{t.iterations:,} it", speed=speed, expl=expl)
 
 
+class LineProgress:
+    """One stderr line per exploitability measurement (logs of background runs)."""
+
+    def __init__(self, game: GameDef):
+        self.game = game
+        self.last: int | None = None
+        self.t0 = time.perf_counter()
+
+    def update(self, t: Tick) -> None:
+        if t.measured_at is None or t.measured_at == self.last or t.measured_at != t.iterations:
+            return
+        self.last = t.measured_at
+        speed = f"{t.iterations_per_second:,.2f} it/s" if t.iterations_per_second else "- it/s"
+        print(f"[{time.perf_counter() - self.t0:8.1f} s] it {t.iterations:,}  solver {t.solver_seconds:.1f} s  "
+              f"{speed}  expl {format_unit(self.game, t.exploitability)}", file=sys.stderr, flush=True)
+
+
 def prepare_output(out: Path | None, resume: bool, force: bool, checkpoint_every: int | None) -> Path | None:
     """Refuse to overwrite without --force; return the checkpoint path (None: no checkpoints)."""
     if out is None:
@@ -181,6 +198,8 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
         show: Annotated[int, typer.Option("--show", help="print the opening moves for the first N private states")] = 0,
         progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show the progress bar")] = True,
+        abstraction: Annotated[Path | None, typer.Option(
+            "--abstraction", help="card abstraction file (cfrlab abstract build) to solve in")] = None,
     ) -> None:
         """Solve a 2-player limit game; print exploitability and (with --out) save the strategy."""
         g = load_game(game)
@@ -194,7 +213,9 @@ def register(app: typer.Typer) -> None:
         label = game_label(g, game)
         stop = None if alg == "lp" else StopRule(iterations, seconds, None if target is None else from_unit(g, target))
         ckpt = prepare_output(out, resume, force, checkpoint_every)
-        tree, model = build_tree_for(g), model_for_game(g)
+        tree, model = build_tree_for(g), model_for_game(g, abstraction)
+        if abstraction is not None:
+            console.print(f"abstraction {abstraction}: {model.spec.label()} (hash {model.hash[:12]})")
         size_text, size_info = size_report(g, tree, model, alg)
         console.print(f"[bold]{label}[/]: {g.summary()}")
         console.print(size_text)
@@ -220,11 +241,13 @@ def register(app: typer.Typer) -> None:
     def exploit(
         file: Annotated[Path, typer.Argument(help="strategy file (.npz)")],
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
+        abstraction: Annotated[Path | None, typer.Option(
+            "--abstraction", help="the abstraction file the strategy was solved in")] = None,
     ) -> None:
         """Exact best response to a strategy: what each seat's best response wins, exploitability."""
         from cfrlab.evaluate.best_response import best_response_values
 
-        s = Strategy.load(file)
+        s = Strategy.load(file, model=abstraction)
         g = s.game
         b0, b1 = best_response_values(s.tree, s.model, s.policy)
         expl = 0.5 * (b0 + b1)
@@ -265,11 +288,16 @@ def _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every,
     console.print(f"solving with {alg} until {' or '.join(r for r in rule if r)} "
                   f"(exploitability measured every {every:,} iterations)")
     interactive = show_progress and Console(stderr=True).is_terminal
+    lines = LineProgress(g) if show_progress and not interactive else None
     try:
         with ProgressView(g, alg, stop, enabled=interactive) as view:
+            def on_tick(t: Tick) -> None:
+                view.update(t)
+                if lines is not None:
+                    lines.update(t)
             result = run_solve(solver, stop, lambda: exploitability(tree, model, solver.average_policy()),
                                eval_every=every, checkpoint=checkpointer, checkpoint_every=checkpoint_every,
-                               run=run, on_tick=view.update)
+                               run=run, on_tick=on_tick)
     except Interrupted as e:
         where = f"; checkpoint {e.checkpoint} saved: run the same command with --resume to continue" \
             if e.checkpoint else "; nothing saved (use --out FILE --checkpoint-every N to keep progress)"

@@ -95,9 +95,11 @@ def register(app: typer.Typer) -> None:
         cards: Annotated[str | None, typer.Option("--cards", "-c",
                                   help="the acting player's cards, e.g. 'Ks', 'Ks/Kh' or ACPC '|Ks/Kh'")] = None,
         rows: Annotated[int, typer.Option("--rows", help="private states listed per situation")] = MAX_ROWS,
+        abstraction: Annotated[Path | None, typer.Option(
+            "--abstraction", help="the abstraction file the strategy was solved in")] = None,
     ) -> None:
         """Print a strategy's header and its action probabilities in readable situations."""
-        s = Strategy.load(file)
+        s = Strategy.load(file, model=abstraction)
         console = Console(highlight=False, soft_wrap=True)
         if betting is None and cards is None:
             console.print(s.describe())

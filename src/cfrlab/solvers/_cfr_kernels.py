@@ -124,9 +124,14 @@ def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regr
 
 
 @njit(cache=NUMBA_CACHE)
-def _dense_group(Gm, Rm, Vm, util, sc):
+def _dense_group(Gm, Gm32, Rm, Vm, util, sc):
     """Vm[t] = util[t] * sc * (Rm[t] @ Gm) by BLAS; terminals the opponent never reaches
-    (all-zero rows, common once CFR+ strategies turn pure) are left out of the product."""
+    (all-zero rows, common once CFR+ strategies turn pure) are left out of the product.
+
+    With ``Gm32`` (a float32 copy of Gm, else an empty array) the product runs in float32
+    (single-precision GEMM: half the memory traffic, twice the SIMD width); the results
+    are scaled and stored as float64. Used by the solvers only: exact evaluation walks
+    pass no float32 tables."""
     T, H = Rm.shape
     live = np.zeros(T, dtype=np.int64)
     nlive = 0
@@ -136,7 +141,8 @@ def _dense_group(Gm, Rm, Vm, util, sc):
                 live[nlive] = t
                 nlive += 1
                 break
-    if nlive == T:
+    use32 = Gm32.shape[0] == H
+    if nlive == T and not use32:
         np.dot(Rm, Gm, Vm)  # in place
     else:
         for t in range(T):
@@ -144,12 +150,22 @@ def _dense_group(Gm, Rm, Vm, util, sc):
                 Vm[t, s] = 0.0
         if nlive == 0:
             return
-        packed = np.empty((nlive, H))
-        for j in range(nlive):
-            packed[j] = Rm[live[j]]
-        out = np.dot(packed, Gm)
-        for j in range(nlive):
-            Vm[live[j]] = out[j]
+        if use32:
+            packed32 = np.empty((nlive, H), dtype=np.float32)
+            for j in range(nlive):
+                for s in range(H):
+                    packed32[j, s] = Rm[live[j], s]
+            out32 = np.dot(packed32, Gm32)
+            for j in range(nlive):
+                for s in range(H):
+                    Vm[live[j], s] = out32[j, s]
+        else:
+            packed = np.empty((nlive, H))
+            for j in range(nlive):
+                packed[j] = Rm[live[j]]
+            out = np.dot(packed, Gm)
+            for j in range(nlive):
+                Vm[live[j]] = out[j]
     for t in range(T):
         u = util[t] * sc
         for s in range(H):
@@ -157,7 +173,8 @@ def _dense_group(Gm, Rm, Vm, util, sc):
 
 
 @njit(cache=NUMBA_CACHE)
-def terminals(groups, term_util, optab, opbuf, opint, opc, sbase, ns_eff, scale, i, reach, values):
+def terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, ns_eff, scale, i, reach,
+              values):
     """Player i's counterfactual values at every terminal, one operator product per group.
 
     The walk's slice of round r (``sbase``, ``ns_eff``) is a run of whole blocks, the same
@@ -165,6 +182,7 @@ def terminals(groups, term_util, optab, opbuf, opint, opc, sbase, ns_eff, scale,
     there is one wide block); ``c * (1 - I)`` (one hole card: every other hand is possible),
     O(H); ``c * sign(rank_x - rank_y)`` (showdown with one hole card), O(H) by prefix sums
     over the rank order kept in ``opint`` (order, tie-group end, tie-group start per block).
+    ``opbuf32``: a float32 copy of ``opbuf`` for single-precision GEMMs, or an empty array.
     """
     o_ = 1 - i
     for g in range(groups.shape[0]):
@@ -177,7 +195,9 @@ def terminals(groups, term_util, optab, opbuf, opint, opc, sbase, ns_eff, scale,
         nb = L // H
         sc = scale[r]
         if kind == OP_DENSE and B == 1 and L == H and stride == H and H >= GEMM_MIN:
-            _dense_group(opbuf[off:off + H * H].reshape(H, H), reach[o_, go:go + T * H].reshape(T, H),
+            g32 = opbuf32[off:off + H * H].reshape(H, H) if opbuf32.shape[0] == opbuf.shape[0] \
+                else opbuf32[:0].reshape(0, 1)
+            _dense_group(opbuf[off:off + H * H].reshape(H, H), g32, reach[o_, go:go + T * H].reshape(T, H),
                          values[i, go:go + T * H].reshape(T, H), term_util[i, ts:ts + T], sc)
             continue
         pref = np.empty(H + 1)
@@ -365,7 +385,7 @@ def _sample_pcs(u, cdf, bpar, bpar_off, bsize, bmass, R, sbase, ns_eff, scale):
 
 @njit(cache=NUMBA_CACHE)
 def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, groups, term_util,
-                   optab, opbuf, opint, opc, regret, avg, sigma, reach, values, cfgi, cfgf, t0, n_iter,
+                   optab, opbuf, opbuf32, opint, opc, regret, avg, sigma, reach, values, cfgi, cfgf, t0, n_iter,
                    sampling, uniforms, cdf, bpar, bpar_off, bsize, bmass, full_ns):
     """``n_iter`` iterations numbered t0+1 .. t0+n_iter, entirely in compiled code: full width
     (``sampling`` FULL) or one sampled board per iteration (PCS, from ``uniforms[it, 0]``)."""
@@ -385,7 +405,7 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
                 rm = 1 - i if (sampling == FULL and it + i > 0) else 2
                 forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret,
                         sigma, reach, rm)
-                terminals(groups, term_util, optab, opbuf, opint, opc, sbase, ns_eff, scale, i,
+                terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, ns_eff, scale, i,
                           reach, values)
                 trav[0] = i == 0
                 trav[1] = i == 1
@@ -395,7 +415,7 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
             forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, sigma,
                     reach, 2)
             for i in range(2):
-                terminals(groups, term_util, optab, opbuf, opint, opc, sbase, ns_eff, scale, i,
+                terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, ns_eff, scale, i,
                           reach, values)
             trav[0] = True
             trav[1] = True
@@ -414,7 +434,8 @@ def evaluate_fixed(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
     trav = np.zeros(2, dtype=np.bool_)
     trav[player] = True
     forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, sigma, reach, -1)
-    terminals(groups, term_util, optab, opbuf, opint, opc, sbase, num_states, scale, player, reach,
+    terminals(groups, term_util, optab, opbuf, opbuf[:0].astype(np.float32), opint, opc, sbase, num_states,
+              scale, player, reach,
               values)
     backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, reach,
              values, trav, mode, sigma, sigma, np.zeros(4, np.int64), np.zeros(3), 1, br_action)

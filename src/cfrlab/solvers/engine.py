@@ -202,6 +202,12 @@ class Engine:
     def num_blocks(self, r: int) -> int:
         return int(self.optab[self.fold_op[r], 2])
 
+    def opbuf32(self) -> np.ndarray:
+        """A float32 copy of ``opbuf`` (made once) for the solvers' single-precision GEMMs."""
+        if getattr(self, "_opbuf32", None) is None:
+            self._opbuf32 = self.opbuf.astype(np.float32)
+        return self._opbuf32
+
     # -- arena placement --------------------------------------------------------------
     def layout(self, cap=None) -> Layout:
         """Arena placement for ``cap[r]`` slots per round node (default: all states)."""

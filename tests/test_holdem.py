@@ -1,0 +1,202 @@
+"""Hold'em in a card abstraction: the vector engine on bucketed models (reduced decks).
+
+Oracles: the sequence-form LP (an independent exact solver on the same abstract game), and
+a plain tree walk over every deal (tests/naive.py) whose information sets are the abstract
+ones (player, bucket sequence, betting) and whose showdowns use its own hand evaluator, so it
+checks the abstraction's joint tables as well as the engine's walk.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import naive
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cfrlab.abstraction.bucketed import BucketedModel
+from cfrlab.abstraction.buckets import BucketSpec
+from cfrlab.cli.main import app
+from cfrlab.errors import CfrlabError, FileMismatchError
+from cfrlab.evaluate.best_response import best_response_values, expected_value, exploitability
+from cfrlab.experiments.synthetic import SyntheticBucketModel
+from cfrlab.games import parse_game
+from cfrlab.solvers import make_solver
+from cfrlab.solvers.lp import solve_lp
+from cfrlab.strategy import Strategy, load_abstraction, model_kind
+from cfrlab.tree import build_tree
+
+
+def small_holdem(ranks=4, suits=2, boards="0 2 1", raises="2 2 2"):
+    rounds = len(boards.split())
+    return parse_game(f"""GAMEDEF
+limit
+numPlayers = 2
+numRounds = {rounds}
+blind = 2 1
+raiseSize = {" ".join(["2"] * rounds)}
+firstPlayer = {" ".join(["2"] + ["1"] * (rounds - 1))}
+maxRaises = {raises}
+numSuits = {suits}
+numRanks = {ranks}
+numHoleCards = 2
+numBoardCards = {boards}
+END GAMEDEF
+""", name=f"holdem-{ranks}x{suits}")
+
+
+@lru_cache(maxsize=4)
+def case(buckets: int = 2, raises: str = "2 2 2"):
+    g = small_holdem(raises=raises)
+    model = BucketedModel.build(g, BucketSpec.make(g.num_rounds, buckets), use_cache=False)
+    return g, build_tree(g), model
+
+
+def abstract_naive(game, tree, model, policy, monkeypatch):
+    """Patch naive's information-set key to (player, bucket sequence, betting) and return the
+    engine policy as a dict over those keys."""
+    memo: dict = {}
+
+    def key(g, node, deal):
+        p = node.player
+        k = (p, deal[p], naive.visible_board(g, deal[2], node.round), node.round)
+        s = memo.get(k)
+        if s is None:
+            s = memo[k] = int(model.state_of(p, list(deal[p]), list(k[2]), node.round))
+        return (p, s, node.betting)
+
+    monkeypatch.setattr(naive, "infoset_key", key)
+    ro = make_solver(tree, model, "cfr+").row_offset
+    table = {}
+    for betting, node in tree.node_of_betting.items():
+        d = int(tree.decision[node])
+        if d < 0:
+            continue
+        p, r = int(tree.player[node]), int(tree.round[node])
+        for s in range(model.num_states[r]):
+            table[(p, s, betting)] = policy[int(ro[d]) + s]
+    return table
+
+
+def random_policy(tree, model, seed):
+    from cfrlab.evaluate.best_response import uniform_policy
+
+    rng = np.random.default_rng(seed)
+    pol = uniform_policy(tree, model)
+    pol = np.where(pol > 0, rng.random(pol.shape) + 0.05, 0.0)
+    return pol / pol.sum(axis=1, keepdims=True)
+
+
+def test_lp_value_and_exploitability_agree_with_the_engine():
+    _g, tree, model = case(3)
+    policy, value = solve_lp(tree, model)
+    assert abs(expected_value(tree, model, policy, policy) - value) < 1e-6
+    assert exploitability(tree, model, policy) < 1e-6
+    for alg in ("cfr+", "dcfr"):
+        s = make_solver(tree, model, alg)
+        s.iterate(300)
+        avg = s.average_policy()
+        e = exploitability(tree, model, avg)
+        assert e < 5e-3  # 300 iterations: near the LP solution (which is exact)
+        # the value of any profile is within its exploitability of the game value
+        assert abs(expected_value(tree, model, avg, avg) - value) <= 2 * e + 1e-9
+
+
+@pytest.mark.slow
+def test_vector_best_response_equals_a_brute_force_walk_over_every_deal(monkeypatch):
+    g, tree, model = case(2, "1 1 1")  # one raise per round keeps the plain walk quick
+    pol = random_policy(tree, model, 7)
+    table = abstract_naive(g, tree, model, pol, monkeypatch)
+    b0, b1 = best_response_values(tree, model, pol)
+    n0 = naive.best_response(g, table, 0)[0]
+    n1 = naive.best_response(g, table, 1)[0]
+    assert abs(b0 - n0) < 1e-9 and abs(b1 - n1) < 1e-9
+    assert abs(expected_value(tree, model, pol, pol) - naive.expected_value(g, table, table)) < 1e-9
+
+
+@pytest.mark.slow
+def test_solved_value_and_exploitability_by_a_walk_over_every_deal(monkeypatch):
+    g, tree, model = case(2, "1 1 1")
+    s = make_solver(tree, model, "cfr+")
+    s.iterate(50)
+    avg = s.average_policy()
+    table = abstract_naive(g, tree, model, avg, monkeypatch)
+    assert abs(exploitability(tree, model, avg) - naive.exploitability(g, table)) < 1e-6
+    assert abs(expected_value(tree, model, avg, avg) - naive.expected_value(g, table, table)) < 1e-6
+
+
+def test_float32_products_track_float64():
+    g = small_holdem(boards="0 2 1")
+    tree = build_tree(g)
+    model = SyntheticBucketModel(g, 4, seed=3)  # 64 last-round states: the GEMM path
+    a = make_solver(tree, model, "cfr+", float32=False)
+    b = make_solver(tree, model, "cfr+", float32=True)
+    a.iterate(30)
+    b.iterate(30)
+    assert np.abs(a.average_policy() - b.average_policy()).max() < 1e-3
+    ea, eb = exploitability(tree, model, a.average_policy()), exploitability(tree, model, b.average_policy())
+    assert abs(ea - eb) < 1e-4 * max(1.0, ea)
+
+
+def test_synthetic_model_tables_are_consistent():
+    g = small_holdem()
+    m = SyntheticBucketModel(g, 3, seed=1)
+    for r in range(g.num_rounds):
+        P = m.fold_matrix(r)
+        assert abs(P.sum() - 1) < 1e-12 and np.allclose(P, P.T)
+    W = m.showdown_matrix()
+    assert np.allclose(W, -W.T) and np.all(np.abs(W) <= m.fold_matrix(2) + 1e-15)
+
+
+def test_chance_sampling_runs_on_a_bucketed_model():
+    _g, tree, model = case(2)
+    s = make_solver(tree, model, "cs", seed=1)
+    s.iterate(20000)
+    assert exploitability(tree, model, s.average_policy()) < 0.5 * exploitability(
+        tree, model, make_solver(tree, model, "cfr").average_policy())
+
+
+def test_strategy_files_carry_the_abstraction_and_refuse_another(tmp_path):
+    g, tree, model = case(2)
+    other = case(3)[2]
+    f = tmp_path / "b2.npz"
+    model.save(f)
+    loaded = load_abstraction(f, g)
+    assert loaded.hash == model.hash and model_kind(loaded) == "bucketed"
+    s = make_solver(tree, loaded, "cfr+")
+    s.iterate(5)
+    st = Strategy.from_solver(s, g, tree=tree, model=loaded, algorithm="cfr+")
+    assert st.header["abstraction_file"] == "b2.npz" and st.header["model_hash"] == model.hash
+    st.save(tmp_path / "s.npz")
+    back = Strategy.load(tmp_path / "s.npz", model=f)
+    assert np.array_equal(back.policy, st.policy)
+    with pytest.raises(FileMismatchError, match="b2.npz"):
+        Strategy.load(tmp_path / "s.npz", model=other)
+    with pytest.raises(CfrlabError, match="--abstraction"):
+        Strategy.load(tmp_path / "s.npz").exploitability()
+
+
+def test_cli_solve_exploit_show_with_an_abstraction(tmp_path):
+    g, _tree, model = case(2)
+    gf = tmp_path / "g.game"
+    gf.write_text(g.to_text())
+    ab = tmp_path / "b2.npz"
+    model.save(ab)
+    ab3 = tmp_path / "b3.npz"
+    case(3)[2].save(ab3)
+    out = tmp_path / "s.npz"
+    r = CliRunner()
+    res = r.invoke(app, ["solve", str(gf), "-a", "cfr+", "-n", "40", "--abstraction", str(ab),
+                         "--out", str(out), "--checkpoint-every", "20", "--json", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    res = r.invoke(app, ["exploit", str(out), "--abstraction", str(ab)])
+    assert res.exit_code == 0 and "exploitability" in res.output
+    res = r.invoke(app, ["strategy", "show", str(out), "--abstraction", str(ab)])
+    assert res.exit_code == 0, res.output
+    res = r.invoke(app, ["exploit", str(out), "--abstraction", str(ab3)])
+    assert res.exit_code != 0 and "b2.npz" in str(res.exception or res.output)
+    # resume continues from the checkpoint to a larger budget
+    res = r.invoke(app, ["solve", str(gf), "-a", "cfr+", "-n", "60", "--abstraction", str(ab),
+                         "--out", str(out), "--resume", "--no-progress"])
+    assert res.exit_code == 0 and "resuming" in res.output and "60 iterations" in res.output
