@@ -200,3 +200,23 @@ def test_cli_solve_exploit_show_with_an_abstraction(tmp_path):
     res = r.invoke(app, ["solve", str(gf), "-a", "cfr+", "-n", "60", "--abstraction", str(ab),
                          "--out", str(out), "--resume", "--no-progress"])
     assert res.exit_code == 0 and "resuming" in res.output and "60 iterations" in res.output
+
+
+def test_experiment_convergence_from_a_checkpoint(tmp_path):
+    g, _tree, model = case(2)
+    gf = tmp_path / "g.game"
+    gf.write_text(g.to_text())
+    ab = tmp_path / "b2.npz"
+    model.save(ab)
+    out = tmp_path / "s.npz"
+    r = CliRunner()
+    res = r.invoke(app, ["solve", str(gf), "-a", "cfr+", "-n", "30", "--abstraction", str(ab),
+                         "--out", str(out), "--checkpoint-every", "10", "--eval-every", "10",
+                         "--no-progress"])
+    assert res.exit_code == 0, res.output
+    res = r.invoke(app, ["experiment", "convergence", "--abstraction", str(ab), "--checkpoint",
+                         str(tmp_path / "s.ckpt.npz"), "-o", str(tmp_path / "conv")])
+    assert res.exit_code == 0, res.output
+    rows = (tmp_path / "conv" / "convergence.csv").read_text().strip().splitlines()
+    assert len(rows) == 1 + 3 and rows[1].startswith("2,")
+    assert (tmp_path / "conv" / "convergence.png").stat().st_size > 1000
