@@ -173,6 +173,8 @@ def test_strategy_files_carry_the_abstraction_and_refuse_another(tmp_path):
     assert np.array_equal(back.policy, st.policy)
     with pytest.raises(FileMismatchError, match="b2.npz"):
         Strategy.load(tmp_path / "s.npz", model=other)
+    assert Strategy.load(tmp_path / "s.npz").model.hash == model.hash  # found beside it
+    f.rename(tmp_path / "moved.npz")
     with pytest.raises(CfrlabError, match="--abstraction"):
         Strategy.load(tmp_path / "s.npz").exploitability()
 
@@ -220,3 +222,28 @@ def test_experiment_convergence_from_a_checkpoint(tmp_path):
     rows = (tmp_path / "conv" / "convergence.csv").read_text().strip().splitlines()
     assert len(rows) == 1 + 3 and rows[1].startswith("2,")
     assert (tmp_path / "conv" / "convergence.png").stat().st_size > 1000
+
+
+def test_abstraction_strategy_plays_matches_as_an_agent(tmp_path):
+    """Real cards -> bucket sequence -> action: the sampled match mean of a bucketed strategy
+    against always-call agrees with the exact value computed in the abstract game."""
+    from cfrlab.agents.registry import make_agent
+    from cfrlab.evaluate.match import play_match
+
+    g, tree, model = case(2)
+    ab = tmp_path / "b2.npz"
+    model.save(ab)
+    s = make_solver(tree, model, "cfr+")
+    s.iterate(200)
+    st = Strategy.from_solver(s, g, tree=tree, model=load_abstraction(ab, g), algorithm="cfr+")
+    st.save(tmp_path / "s.npz")
+    named = make_agent(f"{tmp_path / 's.npz'}:abstraction={ab}", g, seed=1)
+    beside = make_agent(str(tmp_path / "s.npz"), g, seed=1)  # finds b2.npz next to it
+    assert named.model.hash == beside.model.hash == model.hash
+    res = play_match(g, named, "always-call", 100_000, seed=3, duplicate=True, exact=True)
+    assert res.exact_chips is not None and res.exact_chips > 0
+    summary = res.summary()
+    assert abs(summary["mean_chips"] - res.exact_chips) < summary["ci95_chips"] + 1e-9
+    (tmp_path / "b2.npz").rename(tmp_path / "elsewhere.npz")
+    with pytest.raises(CfrlabError, match="abstraction"):
+        make_agent(str(tmp_path / "s.npz"), g)

@@ -251,6 +251,8 @@ class Strategy:
             raise CfrlabError(f"{path}: corrupt strategy file (policy has non-finite entries)")
         if model is not None and not hasattr(model, "num_states"):
             model = model_for_game(file_game, model)  # an abstraction file name
+        if model is None and header.get("model_kind", LOSSLESS) != LOSSLESS:
+            model = _abstraction_beside(Path(path), header, file_game)
         if model is not None and str(model.hash) != str(header.get("model_hash")):
             used = header.get("abstraction_file") or header.get("model_kind", "?")
             given = getattr(model, "source_file", None) or model_kind(model)
@@ -401,6 +403,20 @@ def format_unit(game: GameDef, chips: float) -> str:
         return "n/a"
     v = to_unit(game, chips)
     return f"{v:.3g} {unit_of(game)}" if abs(v) < 1e-2 else f"{v:.4f} {unit_of(game)}"
+
+
+def _abstraction_beside(path: Path, header: dict, game: GameDef):
+    """The abstraction a bucketed strategy names, when that file sits next to the strategy
+    file (or in the working directory) with the recorded hash; else None (asked for later)."""
+    name = header.get("abstraction_file")
+    if not isinstance(name, str) or not name or Path(name).name != name:
+        return None
+    for where in (path.parent / name, Path(name)):
+        if where.is_file():
+            model = load_abstraction(where, game)
+            if str(model.hash) == str(header.get("model_hash")):
+                return model
+    return None
 
 
 def _game_label(game: GameDef) -> str:

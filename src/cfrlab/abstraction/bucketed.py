@@ -380,6 +380,8 @@ class BucketedModel:
     and ``BucketedModel.load(path)``.
     """
 
+    kind = "bucketed"
+
     def __init__(self, game: GameDef, maps: BucketMaps, fold: list[np.ndarray],
                  showdown: np.ndarray, hs_table: np.ndarray | None = None) -> None:
         check_holdem_style(game)

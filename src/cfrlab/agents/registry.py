@@ -67,10 +67,8 @@ def load_strategy_agent(path: str, game: GameDef, greedy: bool = False, abstract
 
 
 def _load_abstraction(path: str, game: GameDef):
-    try:
-        from cfrlab.abstraction import load_abstraction  # the HULHE work provides it
-    except ImportError:
-        raise CfrlabError("this build cannot load abstraction files yet") from None
+    from cfrlab.strategy import load_abstraction
+
     return load_abstraction(path, game)
 
 
