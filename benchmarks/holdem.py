@@ -3,6 +3,7 @@ seeds' exploitability, and chance-sampled CFR's iterations per second (the seeds
 
     python benchmarks/holdem.py --abstraction out/b5.npz --seconds 600 --target 3.4
     python benchmarks/holdem.py --abstraction out/b5.npz --abstraction out/b6.npz --json
+    python benchmarks/holdem.py --abstraction out/b5.npz --out-dir out   # keeps out/cfr5.npz
 
 Each abstraction is solved in its own process (its peak RSS is its own). JSON (last line):
 ``{"runs": [{buckets, infosets, states, iterations, seconds, exploitability_mbb,
@@ -41,12 +42,25 @@ def cs_rate(abstraction: Path, iterations: int = 200_000) -> float:
     return iterations / (time.perf_counter() - t)
 
 
-def child(abstraction: Path, algorithm: str, seconds: float, target: float | None, every: int) -> dict:
+def child(abstraction: Path, algorithm: str, seconds: float, target: float | None, every: int,
+          out_dir: Path | None = None) -> dict:
     from cfrlab.experiments.convergence import run_curve, seconds_to_target
 
-    c = run_curve(abstraction, algorithm, seconds, every, target,
+    stem = f"{algorithm.replace('+', 'p')}{abstraction.stem.rsplit('-', 1)[-1]}"
+    ck = None if out_dir is None else out_dir / f"{stem}.ckpt.npz"  # its curve: experiment convergence
+    c = run_curve(abstraction, algorithm, seconds, every, target, checkpoint=ck,
                   log=lambda m: print("   ", m, file=sys.stderr, flush=True))
-    c.pop("solver")
+    solver = c.pop("solver")
+    if out_dir is not None:  # the strategy, for matches (the abstraction file sits beside it)
+        from cfrlab.strategy import Strategy, from_unit
+
+        i, s, e = c["history"][-1]
+        g = solver.tree.game
+        path = out_dir / f"{stem}.npz"
+        Strategy.from_solver(solver, g, tree=solver.tree, model=solver.model, algorithm=algorithm,
+                             seconds=s, exploitability=from_unit(g, e)).save(path)
+        print(f"    saved {path}", file=sys.stderr, flush=True)
+    del solver
     tgt = target if target is not None else SEEDS_TARGET.get(c["buckets"])
     i, s, e = c["history"][-1]
     out = {"buckets": c["buckets"], "infosets": c["infosets"], "states": c["states"],
@@ -66,11 +80,14 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=600.0, help="solver budget per abstraction")
     ap.add_argument("--target", type=float, default=None, help="stop at this mbb/g (default: none)")
     ap.add_argument("--eval-every", type=int, default=25)
+    ap.add_argument("--out-dir", type=Path, default=None,
+                    help="save each strategy and checkpoint here (cfrp<B>.npz for holdem-limit-...-<B>.npz)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        print(json.dumps(child(a.abstraction[0], a.algorithm, a.seconds, a.target, a.eval_every)))
+        print(json.dumps(child(a.abstraction[0], a.algorithm, a.seconds, a.target, a.eval_every,
+                               a.out_dir)))
         return
     runs = []
     for ab in a.abstraction:
@@ -79,6 +96,8 @@ def main() -> None:
                "--seconds", str(a.seconds), "--eval-every", str(a.eval_every)]
         if a.target is not None:
             cmd += ["--target", str(a.target)]
+        if a.out_dir is not None:
+            cmd += ["--out-dir", str(a.out_dir)]
         res = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
         r = json.loads(res.stdout.strip().splitlines()[-1])
         r.pop("history")

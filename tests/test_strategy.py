@@ -164,6 +164,16 @@ def test_corrupt_and_foreign_files_are_refused(leduc, tmp_path):
     np.savez(foreign, policy=np.zeros((3, 3)))
     with pytest.raises(CfrlabError, match="not a cfrlab file"):
         Strategy.load(foreign)
+    pickled = tmp_path / "pickled.npz"  # a pickle is never loaded, whatever it holds
+    np.save(pickled.with_suffix(".npy"), np.array([{"kind": "strategy"}], dtype=object), allow_pickle=True)
+    pickled.with_suffix(".npy").rename(pickled)
+    with pytest.raises(CfrlabError, match="pickled Python objects"):
+        Strategy.load(pickled)
+    import pickle
+
+    pickled.write_bytes(pickle.dumps({"policy": [1, 2, 3]}))
+    with pytest.raises(CfrlabError, match="pickled Python objects"):
+        Strategy.load(pickled)
     other_kind = tmp_path / "ckpt.npz"
     save_npz(other_kind, {"kind": "checkpoint"}, {})
     with pytest.raises(CfrlabError, match="expected a strategy file"):

@@ -49,6 +49,13 @@ def save_npz(path: str | os.PathLike, header: dict[str, Any], arrays: dict[str, 
     atomic_write_bytes(path, buf.getvalue())
 
 
+def _looks_pickled(path: Path) -> bool:
+    """A pickle stream (protocol 2+) or a .npy file of Python objects."""
+    with open(path, "rb") as f:
+        head = f.read(128)
+    return head[:1] == b"\x80" or (head[:6] == b"\x93NUMPY" and b"'|O'" in head)
+
+
 def load_npz(path: str | os.PathLike, kind: str | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Load (header, arrays). Raises CfrlabError on a missing, corrupt or foreign file."""
     path = Path(path)
@@ -63,6 +70,9 @@ def load_npz(path: str | os.PathLike, kind: str | None = None) -> tuple[dict[str
     except CfrlabError:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as e:
+        if "pickle" in str(e) and _looks_pickled(path):  # numpy refused it; say so plainly
+            raise CfrlabError(f"{path}: not a cfrlab file (it holds pickled Python objects, "
+                              "which cfrlab never loads)") from None
         raise CfrlabError(f"{path}: not a readable cfrlab file ({type(e).__name__}: {e})") from None
     if kind is not None and header.get("kind") != kind:
         raise CfrlabError(f"{path}: expected a {kind} file, found {header.get('kind', 'unknown')!r}")
