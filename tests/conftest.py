@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+
 # Keep any cache a test creates inside the pytest temp area, never in the user's home.
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache(tmp_path_factory):

@@ -247,3 +247,36 @@ def test_abstraction_strategy_plays_matches_as_an_agent(tmp_path):
     (tmp_path / "b2.npz").rename(tmp_path / "elsewhere.npz")
     with pytest.raises(CfrlabError, match="abstraction"):
         make_agent(str(tmp_path / "s.npz"), g)
+
+
+@pytest.mark.parametrize("algorithm", ["cfr+", "dcfr", "cfr", "pcs", "cs"])
+def test_measuring_between_iterations_changes_nothing(algorithm):
+    """Exploitability is measured in the solver's current-strategy buffer (memory at 10
+    buckets): iterating after a measurement must give the same iterates as not measuring."""
+    if algorithm == "pcs":  # public chance sampling needs board blocks: a lossless model
+        from cfrlab.abstraction.lossless import LosslessModel
+
+        g = small_holdem()
+        tree, model = build_tree(g), LosslessModel(g)
+    else:
+        g, tree, model = case(2)
+    a = make_solver(tree, model, algorithm, seed=5)
+    b = make_solver(tree, model, algorithm, seed=5)
+    a.iterate(7)
+    e = a.exploitability()
+    assert e == pytest.approx(exploitability(tree, model, a.average_policy()), abs=1e-12)
+    a.iterate(6)
+    b.iterate(7)
+    b.iterate(6)
+    assert np.array_equal(a.regret, b.regret) and np.array_equal(a.avg, b.avg)
+
+
+def test_engine_shares_the_models_tables():
+    g = small_holdem()
+    model = BucketedModel.build(g, BucketSpec.make(g.num_rounds, 2), use_cache=False)
+    W = model.showdown_matrix().copy()
+    P = [model.fold_matrix(r).copy() for r in range(g.num_rounds)]
+    make_solver(build_tree(g), model, "cfr+")
+    assert model._showdown is None  # held once, as the engine's -W
+    assert np.array_equal(model.showdown_matrix(), W)
+    assert all(np.array_equal(model.fold_matrix(r), P[r]) for r in range(g.num_rounds))

@@ -268,7 +268,6 @@ def register(app: typer.Typer) -> None:
 
 def _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every, checkpoint_every,
                      ckpt, console, show_progress):
-    from cfrlab.evaluate.best_response import exploitability
     from cfrlab.solvers import make_solver
 
     solver = make_solver(tree, model, alg, seed=seed, **params)
@@ -295,7 +294,7 @@ def _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every,
                 view.update(t)
                 if lines is not None:
                     lines.update(t)
-            result = run_solve(solver, stop, lambda: exploitability(tree, model, solver.average_policy()),
+            result = run_solve(solver, stop, solver.exploitability,
                                eval_every=every, checkpoint=checkpointer, checkpoint_every=checkpoint_every,
                                run=run, on_tick=on_tick)
     except Interrupted as e:

@@ -30,7 +30,6 @@ def run_curve(abstraction: Path, algorithm: str = "cfr+", seconds: float = 600.0
               eval_every: int = 25, target_mbb: float | None = None, checkpoint: Path | None = None,
               log=None) -> dict:
     """Solve in ``abstraction`` for ``seconds`` (or to ``target_mbb``); the run's curve."""
-    from cfrlab.evaluate.best_response import exploitability
     from cfrlab.games import load_game
     from cfrlab.solvers import make_solver
     from cfrlab.solvers.driver import Checkpointer, StopRule, run_solve
@@ -53,7 +52,7 @@ def run_curve(abstraction: Path, algorithm: str = "cfr+", seconds: float = 600.0
                 f"{to_unit(g, t.exploitability):.3f} mbb/g")
 
     t0 = time.perf_counter()
-    res = run_solve(solver, stop, lambda: exploitability(tree, model, solver.average_policy()),
+    res = run_solve(solver, stop, solver.exploitability,
                     eval_every=eval_every, checkpoint=ck, checkpoint_every=eval_every if ck else None,
                     on_tick=tick)
     hist = [(i, s, to_unit(g, e)) for i, s, e in res.state.history]

@@ -186,6 +186,10 @@ class Engine:
         self.opint = np.concatenate(ints).astype(np.int64)
         self.opc = np.array(consts, dtype=np.float64)
         self.fold_op = np.array([p[0] for p in self.fold_ops], dtype=np.int64)
+        del bufs
+        share = getattr(model, "share_tables", None)
+        if share is not None:  # the model may keep views of opbuf instead of its own copies
+            share([self.op_blocks(i0) for i0, _ in self.fold_ops], self.op_blocks(self.showdown_ops[0]))
 
     def _check_blocks(self, blocks, B: int, r: int) -> None:
         if blocks.ndim != 3 or blocks.shape[1] != blocks.shape[2] or B * blocks.shape[1] != self.num_states[r]:
