@@ -1,15 +1,18 @@
 """Match engine benchmark: hands per second of duplicate matches on both cores.
 
-Usage: python benchmarks/match.py [--hands N] [--seed S] [--json]
+Usage: python benchmarks/match.py [--hands N] [--seed S] [--hulhe A B] [--json]
 
 Every case is a duplicate match of N deals (2N hands played) on the fast engine, timed after
 a warm-up match that pays numba's compile/cache load. "hands" counts hands played (both
 halves). Cases:
 
+* ``hulhe-strategies`` (with ``--hulhe A B``, two HULHE strategy specs such as
+  ``out/cfrp5.npz out/cfrp8.npz``, abstraction files beside them): solved abstraction
+  strategies, real cards -> bucket sequences through the canonical index, sampled actions.
+  The headline figure when given.
 * ``lossless-strategies``: two sampling strategy agents (random fixed policies) on a
   lossless reduced-deck hold'em (12 cards, 2 rounds, HULHE betting): real StrategyAgents,
-  private states from the lossless numbering kernel. This is the headline figure until
-  HULHE abstraction strategies exist.
+  private states from the lossless numbering kernel (the headline without ``--hulhe``).
 * ``hulhe-synthetic-buckets``: full HULHE, two random 8-bucket policies over the whole
   6,378-node tree, with buckets from a cheap hash of the cards. It measures deals,
   showdowns and the play kernel at HULHE size, but not an abstraction's bucket lookup.
@@ -136,6 +139,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=2_000_000, help="deals per duplicate match (2x hands played)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--hulhe", nargs=2, metavar=("A", "B"), default=None,
+                    help="two HULHE strategy specs (e.g. out/cfrp5.npz out/cfrp8.npz)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     n, seed = args.hands, args.seed
@@ -152,6 +157,15 @@ def main() -> None:
 
     hulhe = load_game("holdem-limit")
     tree_arrays(hulhe)
+    headline = "lossless-strategies"
+    if args.hulhe:
+        from cfrlab.agents.registry import make_agent
+
+        t0 = time.perf_counter()
+        a, b = (make_agent(x, hulhe, seed=seed + i) for i, x in enumerate(args.hulhe))
+        print(f"  HULHE strategies loaded in {time.perf_counter() - t0:.1f} s: {a.name}, {b.name}")
+        cases["hulhe-strategies"] = timed(hulhe, a, b, n, seed)
+        headline = "hulhe-strategies"
     cases["hulhe-synthetic-buckets"] = timed(hulhe, SyntheticBucketAgent(hulhe, 8, 1),
                                              SyntheticBucketAgent(hulhe, 8, 2), n, seed)
     cases["hulhe-bots"] = timed(hulhe, "probe", "random", n, seed)
@@ -168,10 +182,12 @@ def main() -> None:
     print(f"  peak RSS {rss:.0f} MB")
     if args.json:
         print(json.dumps({
-            "hands_per_second": cases["lossless-strategies"]["hands_per_second"],
+            "hands_per_second": cases[headline]["hands_per_second"],
             "peak_rss_mb": rss,
-            "measured": "duplicate match, two sampling lossless strategy agents, 12-card 2-round hold'em, "
-                        "hands played per second on all numba threads",
+            "measured": ("duplicate HULHE match between two solved abstraction strategies (sampling), "
+                         if headline == "hulhe-strategies" else
+                         "duplicate match, two sampling lossless strategy agents, 12-card 2-round hold'em, ")
+                        + "hands played per second on all numba threads",
             "threads": numba.get_num_threads(), "deals": n, "cases": cases, "peer": peer,
         }))
 
