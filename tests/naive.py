@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from game_texts import limit_text
 
 from cfrlab.cards import deck
 
@@ -433,20 +434,7 @@ def exact_fraction(x: float, limit: int = 10_000) -> Fraction:
     return Fraction(x).limit_denominator(limit)
 
 
-HOLDEM_LIKE = """GAMEDEF
-limit
-numPlayers = 2
-numRounds = 2
-blind = 2 1
-raiseSize = 2 4
-firstPlayer = 2 1
-maxRaises = 3 2
-numSuits = 2
-numRanks = 4
-numHoleCards = 2
-numBoardCards = 0 2
-END GAMEDEF
-"""
+HOLDEM_LIKE = limit_text(max_raises="3 2", ranks=4, hole=2)
 
 
 # --------------------------------------------------------------------------- glue

@@ -13,6 +13,7 @@ from functools import lru_cache
 import naive
 import numpy as np
 import pytest
+from game_texts import holdem_text
 from typer.testing import CliRunner
 
 from cfrlab.abstraction.bucketed import BucketedModel
@@ -29,21 +30,7 @@ from cfrlab.tree import build_tree
 
 
 def small_holdem(ranks=4, suits=2, boards="0 2 1", raises="2 2 2"):
-    rounds = len(boards.split())
-    return parse_game(f"""GAMEDEF
-limit
-numPlayers = 2
-numRounds = {rounds}
-blind = 2 1
-raiseSize = {" ".join(["2"] * rounds)}
-firstPlayer = {" ".join(["2"] + ["1"] * (rounds - 1))}
-maxRaises = {raises}
-numSuits = {suits}
-numRanks = {ranks}
-numHoleCards = 2
-numBoardCards = {boards}
-END GAMEDEF
-""", name=f"holdem-{ranks}x{suits}")
+    return parse_game(holdem_text(ranks, suits, boards, raises), name=f"holdem-{ranks}x{suits}")
 
 
 @lru_cache(maxsize=4)

@@ -6,26 +6,12 @@ import naive
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from game_texts import THREE_ROUNDS
 
 from cfrlab.abstraction import LosslessModel
 from cfrlab.errors import CfrlabError
 from cfrlab.games.builtins import load_game
 from cfrlab.games.gamedef import parse_game
-
-THREE_ROUNDS = """GAMEDEF
-limit
-numPlayers = 2
-numRounds = 3
-blind = 1 1
-raiseSize = 1 2 2
-firstPlayer = 1 1 1
-maxRaises = 1 1 1
-numSuits = 2
-numRanks = 4
-numHoleCards = 2
-numBoardCards = 0 2 1
-END GAMEDEF
-"""
 
 BOARD_FIRST = """GAMEDEF
 limit

@@ -3,6 +3,7 @@
 import naive
 import numpy as np
 import pytest
+from game_texts import TINY_HOLDEM
 
 from cfrlab.abstraction import LosslessModel
 from cfrlab.cards import parse_card
@@ -12,21 +13,6 @@ from cfrlab.known_values import KUHN_GAME_VALUE, LEDUC_GAME_VALUE
 from cfrlab.solvers.lp import build_sequence_form, solve_lp, solve_realization_plans
 from cfrlab.strategy import row_offsets
 from cfrlab.tree import build_tree
-
-TINY_HOLDEM = """GAMEDEF
-limit
-numPlayers = 2
-numRounds = 2
-blind = 2 1
-raiseSize = 2 4
-firstPlayer = 2 1
-maxRaises = 2 2
-numSuits = 2
-numRanks = 3
-numHoleCards = 1
-numBoardCards = 0 2
-END GAMEDEF
-"""
 
 
 def engine(game):

@@ -6,6 +6,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from game_texts import holdem_text
 from naive import hand_value
 
 from cfrlab.abstraction.metrics import direct_metrics, metric_tables
@@ -16,21 +17,7 @@ from cfrlab.games.gamedef import parse_game
 
 
 def holdem(ranks: int, suits: int, boards: str = "0 3 1 1") -> object:
-    rounds = len(boards.split())
-    return parse_game(f"""GAMEDEF
-limit
-numPlayers = 2
-numRounds = {rounds}
-blind = 2 1
-raiseSize = {" ".join(["2"] * rounds)}
-firstPlayer = {" ".join(["2"] + ["1"] * (rounds - 1))}
-maxRaises = {" ".join(["3"] * rounds)}
-numSuits = {suits}
-numRanks = {ranks}
-numHoleCards = 2
-numBoardCards = {boards}
-END GAMEDEF
-""", name=f"holdem-{ranks}x{suits}")
+    return parse_game(holdem_text(ranks, suits, boards), name=f"holdem-{ranks}x{suits}")
 
 
 @pytest.fixture(scope="module")

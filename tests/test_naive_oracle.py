@@ -10,6 +10,7 @@ import itertools
 import naive
 import numpy as np
 import pytest
+from game_texts import limit_text
 
 from cfrlab.abstraction import LosslessModel
 from cfrlab.cards import deck
@@ -22,20 +23,7 @@ from cfrlab.solvers.cfr import PRESETS, make_solver
 from cfrlab.strategy import row_offsets
 from cfrlab.tree import build_tree
 
-TINY_HOLDEM = """GAMEDEF
-limit
-numPlayers = 2
-numRounds = 2
-blind = 2 1
-raiseSize = 2 4
-firstPlayer = 2 1
-maxRaises = 3 2
-numSuits = 2
-numRanks = 3
-numHoleCards = 1
-numBoardCards = 0 2
-END GAMEDEF
-"""
+TINY_HOLDEM = limit_text(max_raises="3 2")
 
 GAMES = {
     "kuhn": lambda: load_game("kuhn"),

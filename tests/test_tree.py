@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from game_texts import THREE_ROUNDS
 
 from cfrlab import known_values
 from cfrlab.errors import CfrlabError
@@ -88,21 +89,7 @@ def test_hulhe_blinds_and_first_player(hulhe):
 
 
 def test_custom_game_and_refusals():
-    text = """GAMEDEF
-limit
-numPlayers = 2
-numRounds = 3
-blind = 1 1
-raiseSize = 1 2 2
-firstPlayer = 1 1 1
-maxRaises = 1 1 1
-numSuits = 2
-numRanks = 4
-numHoleCards = 2
-numBoardCards = 0 2 1
-END GAMEDEF
-"""
-    t = build_tree(parse_game(text))
+    t = build_tree(parse_game(THREE_ROUNDS))
     # per round: 4 decisions per continuing line; 3 lines continue each round (cc, crc, rc)
     assert t.decisions_by_round() == [4, 12, 36]
     with pytest.raises(CfrlabError):
