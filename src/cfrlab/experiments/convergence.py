@@ -112,6 +112,7 @@ def plot(curves: list[dict], path: Path) -> None:
     b.set_xlabel("solver seconds")
     for ax in (a, b):
         ax.set_yscale("log")
+        ax.set_xscale("log")  # the seeds plot over orders of magnitude; readable ticks
         ax.set_ylabel("exploitability in own abstraction (mbb/g)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
