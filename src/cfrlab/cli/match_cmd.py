@@ -17,7 +17,8 @@ from rich.table import Table
 from cfrlab.errors import CfrlabError
 
 AGENT_HELP = ("a built-in bot (always-fold, always-call, always-raise/teddy, probe, random, value) "
-              "or a strategy file (PATH, PATH:greedy)")
+              "or a strategy file (PATH, PATH:greedy; an abstraction strategy finds its abstraction "
+              "file beside it, or name it: PATH:abstraction=FILE), or py:FILE.py:Class")
 PROGRESS_MIN_GAMES = 200_000  # fast engine: show progress from this many games
 PROGRESS_MIN_PYTHON = 2_000  # python engine
 
