@@ -91,10 +91,11 @@ class CFRSolver:
             self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         if isinstance(seed, np.random.Generator):
             self.seed = None
+        self._holes = None  # public chance sampling over hole pairs (bucketed models)
         self._setup_sampling()
         if params.sampling == "full":  # scratch shared with evaluation walks: fully rewritten
             self._reach, self._values = self.engine.scratch()
-        elif params.sampling == "pcs":
+        elif params.sampling == "pcs" and self._holes is None:
             self._reach, self._values = self._layout.arenas()
         else:
             self._reach = self._values = None
@@ -130,8 +131,15 @@ class CFRSolver:
             self._cs_scratch = (np.zeros((2, N)), np.zeros((2, N)))
             return
         if e.block_parents is None:
+            if hasattr(self.model, "deal_states_batch"):  # a bucketed model: hole-pair slots
+                from cfrlab.solvers.pcs_holes import HolePairPCS
+
+                self._holes = HolePairPCS(self.tree, self.model, e)
+                self._layout = None
+                return
             raise CfrlabError("public chance sampling needs a chance model with board blocks "
-                              "(block_parent / fold_blocks), such as LosslessModel")
+                              "(block_parent / fold_blocks), such as LosslessModel, or a "
+                              "bucketed hold'em model")
         masses, pars = [], []
         for r in range(R):
             blocks, B = e.op_blocks(int(e.fold_op[r]))
@@ -158,6 +166,10 @@ class CFRSolver:
             n -= k
 
     def _run(self, n: int) -> None:
+        if self._holes is not None:
+            self._holes.run(self, n)
+            self.iterations += n
+            return
         self._run_uniforms(n, self._rng.random((n, 2)) if self._rng is not None else np.zeros((0, 2)))
 
     def _run_uniforms(self, n: int, uniforms: np.ndarray) -> None:

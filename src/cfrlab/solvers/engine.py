@@ -186,7 +186,7 @@ class Engine:
         self.opint = np.concatenate(ints).astype(np.int64)
         self.opc = np.array(consts, dtype=np.float64)
         self.fold_op = np.array([p[0] for p in self.fold_ops], dtype=np.int64)
-        del bufs
+        bufs.clear()  # the packed copy is all that is kept
         share = getattr(model, "share_tables", None)
         if share is not None:  # the model may keep views of opbuf instead of its own copies
             share([self.op_blocks(i0) for i0, _ in self.fold_ops], self.op_blocks(self.showdown_ops[0]))
