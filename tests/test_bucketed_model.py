@@ -194,8 +194,8 @@ def test_cli_build_info_sizes(tmp_path):
                                  enumerate(sz["decision_nodes_by_round"]))
 
 
-def test_interrupted_build_resumes(monkeypatch, tmp_path):
-    """A killed build resumes from its last checkpoint and gives the same tables."""
+def _interrupted_sweep(monkeypatch, tmp_path):
+    """A 4x3-deck build killed in its last round's sweep after 3 checkpoints (boards 600)."""
     from cfrlab.abstraction import _joint_kernels as JK
     from cfrlab.abstraction import bucketed
 
@@ -217,6 +217,12 @@ def test_interrupted_build_resumes(monkeypatch, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         BucketedModel.build(game, spec)
     monkeypatch.setattr(JK, "last_round_sweep", real)
+    return game, spec, clean
+
+
+def test_interrupted_build_resumes(monkeypatch, tmp_path):
+    """A killed build resumes from its last checkpoint and gives the same tables."""
+    game, spec, clean = _interrupted_sweep(monkeypatch, tmp_path)
     said = []
     resumed = BucketedModel.build(game, spec, progress=said.append)
     assert any("resuming the last round at board 600" in s for s in said), "\n".join(said)
@@ -225,6 +231,19 @@ def test_interrupted_build_resumes(monkeypatch, tmp_path):
         np.testing.assert_array_equal(resumed.fold_matrix(r), clean.fold_matrix(r))
     np.testing.assert_array_equal(resumed.showdown_matrix(), clean.showdown_matrix())
     assert not list(tmp_path.glob("abstraction-*-joint*"))  # only the bucket maps stay
+
+
+def test_partial_sums_resume_only_their_own_path(monkeypatch, tmp_path):
+    """The sweep numbers final boards, the tile path another way: after a switch of path
+    (SWEEP_MAX changed between runs) the old partial sums are dropped, not misread."""
+    from cfrlab.abstraction import bucketed
+
+    game, spec, clean = _interrupted_sweep(monkeypatch, tmp_path)
+    monkeypatch.setattr(bucketed, "SWEEP_MAX", 0)
+    said = []
+    other = BucketedModel.build(game, spec, progress=said.append)
+    assert not any("resuming" in s for s in said), "\n".join(said)
+    np.testing.assert_array_equal(other.showdown_matrix(), clean.showdown_matrix())
 
 
 def test_engine_values_equal_the_lifted_real_game():

@@ -55,7 +55,9 @@ FORMAT_VERSION = 1
 TILE = 100  # states per tile side: a task's accumulator is TILE^2 * 3 * 8 bytes = 240 kB
 SMALL_STATES = 160  # below this, one S x S accumulator per thread instead of tiles
 GEMM_MAX = 4096  # rounds before the last: inclusion-exclusion + GEMM up to this many states
-SWEEP_MAX = 1024  # last round: rank sweep with dense count vectors up to this many states
+# Last round: rank sweep with dense count vectors up to this many states (its cost grows
+# with S; the by-turn path's with hole pairs x B^2). 6 buckets (1,296 states) sweep.
+SWEEP_MAX = 1400
 BATCH_BYTES = 64 << 20
 CHECKPOINT_SECONDS = 180.0
 SWEEP_STEP = 20_000  # final boards per sweep call (progress, checkpoints)
@@ -79,10 +81,16 @@ def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = Non
     say = progress or (lambda s: None)
     if r < game.num_rounds - 1 and S <= GEMM_MAX:
         return _round_counts_gemm(game, maps, r)
-    if r == game.num_rounds - 1 and S <= SWEEP_MAX:
+    sweep = r == game.num_rounds - 1 and S <= SWEEP_MAX
+    by_turn = (not sweep and TURN_PATH and r == game.num_rounds - 1 and r > 0
+               and spec.recall == "perfect" and game.num_board_cards[r] == 1
+               and game.deck_size - board_totals(game)[r - 1] < 64)
+    if checkpoint is not None:  # a partial sum only resumes the path that wrote it
+        checkpoint.params = {**checkpoint.params,
+                             "path": "sweep" if sweep else "by-turn" if by_turn else "tiles"}
+    if sweep:
         win, tie, total = _last_counts_sweep(game, maps, say, checkpoint)
-    elif (TURN_PATH and r == game.num_rounds - 1 and r > 0 and spec.recall == "perfect"
-          and game.num_board_cards[r] == 1 and game.deck_size - board_totals(game)[r - 1] < 64):
+    elif by_turn:
         win, tie, total = _last_counts_by_turn(game, maps, say, checkpoint)
     else:
         win, tie, total = _counts_tiles(game, maps, r, say, checkpoint)
