@@ -258,13 +258,16 @@ def test_measuring_between_iterations_changes_nothing(algorithm):
     assert np.array_equal(a.regret, b.regret) and np.array_equal(a.avg, b.avg)
 
 
-def test_engine_shares_the_models_tables():
+@pytest.mark.parametrize("kind", ["abstraction", "synthetic"])
+def test_engine_shares_the_models_tables(kind):
     g = small_holdem()
-    model = BucketedModel.build(g, BucketSpec.make(g.num_rounds, 2), use_cache=False)
+    model = (BucketedModel.build(g, BucketSpec.make(g.num_rounds, 2), use_cache=False)
+             if kind == "abstraction" else SyntheticBucketModel(g, 3, seed=2))
     W = model.showdown_matrix().copy()
     P = [model.fold_matrix(r).copy() for r in range(g.num_rounds)]
     make_solver(build_tree(g), model, "cfr+")
-    assert model._showdown is None  # held once, as the engine's -W
+    held = model._showdown if kind == "abstraction" else model._W
+    assert held is None  # held once, as the engine's -W
     assert np.array_equal(model.showdown_matrix(), W)
     assert all(np.array_equal(model.fold_matrix(r), P[r]) for r in range(g.num_rounds))
 

@@ -53,7 +53,18 @@ class SyntheticBucketModel:
         return self._fold[r]
 
     def showdown_matrix(self) -> np.ndarray:
-        return self._W
+        return -self._neg_W if self._W is None else self._W
+
+    def share_tables(self, fold_ops: list, showdown_op: tuple) -> None:
+        """As ``BucketedModel.share_tables``: keep the engine's packed views (P_r, and -W for
+        W) instead of copies, so that memory figures match a real abstraction's."""
+        for r, (blocks, B) in enumerate(fold_ops):
+            if B == 1 and blocks.shape[0] == 1 and np.array_equal(blocks[0], self._fold[r]):
+                self._fold[r] = blocks[0]
+        blocks, B = showdown_op
+        if (B == 1 and blocks.shape[0] == 1 and self._W is not None
+                and np.array_equal(blocks[0], -self._W)):
+            self._neg_W, self._W = blocks[0], None
 
     def describe_state(self, r: int, s: int) -> str:
         return f"s{s}"
