@@ -43,12 +43,12 @@ def cs_rate(abstraction: Path, iterations: int = 200_000) -> float:
 
 
 def child(abstraction: Path, algorithm: str, seconds: float, target: float | None, every: int,
-          out_dir: Path | None = None) -> dict:
+          out_dir: Path | None = None, resume: bool = False) -> dict:
     from cfrlab.experiments.convergence import run_curve, seconds_to_target
 
     stem = f"{algorithm.replace('+', 'p')}{abstraction.stem.rsplit('-', 1)[-1]}"
     ck = None if out_dir is None else out_dir / f"{stem}.ckpt.npz"  # its curve: experiment convergence
-    c = run_curve(abstraction, algorithm, seconds, every, target, checkpoint=ck,
+    c = run_curve(abstraction, algorithm, seconds, every, target, checkpoint=ck, resume=resume,
                   log=lambda m: print("   ", m, file=sys.stderr, flush=True))
     solver = c.pop("solver")
     if out_dir is not None:  # the strategy, for matches (the abstraction file sits beside it)
@@ -82,12 +82,14 @@ def main() -> None:
     ap.add_argument("--eval-every", type=int, default=25)
     ap.add_argument("--out-dir", type=Path, default=None,
                     help="save each strategy and checkpoint here (cfrp<B>.npz for holdem-limit-...-<B>.npz)")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue from the checkpoint in --out-dir (--seconds counts the whole run)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         print(json.dumps(child(a.abstraction[0], a.algorithm, a.seconds, a.target, a.eval_every,
-                               a.out_dir)))
+                               a.out_dir, a.resume)))
         return
     runs = []
     for ab in a.abstraction:
@@ -98,6 +100,8 @@ def main() -> None:
             cmd += ["--target", str(a.target)]
         if a.out_dir is not None:
             cmd += ["--out-dir", str(a.out_dir)]
+        if a.resume:
+            cmd += ["--resume"]
         res = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
         r = json.loads(res.stdout.strip().splitlines()[-1])
         r.pop("history")

@@ -28,8 +28,12 @@ def abstraction_sizes(model) -> dict:
 
 def run_curve(abstraction: Path, algorithm: str = "cfr+", seconds: float = 600.0,
               eval_every: int = 25, target_mbb: float | None = None, checkpoint: Path | None = None,
-              log=None) -> dict:
-    """Solve in ``abstraction`` for ``seconds`` (or to ``target_mbb``); the run's curve."""
+              log=None, resume: bool = False) -> dict:
+    """Solve in ``abstraction`` for ``seconds`` (or to ``target_mbb``); the run's curve.
+
+    With ``resume`` the run continues from ``checkpoint`` when it exists (``seconds`` counts
+    the solver time of the whole run, before and after the resume).
+    """
     from cfrlab.games import load_game
     from cfrlab.solvers import make_solver
     from cfrlab.solvers.driver import Checkpointer, StopRule, run_solve
@@ -45,6 +49,9 @@ def run_curve(abstraction: Path, algorithm: str = "cfr+", seconds: float = 600.0
     if checkpoint is not None:
         ck = Checkpointer(checkpoint, {"game": g.to_text(), "game_name": g.name, "model_hash": model.hash,
                                        "algorithm": algorithm, "params": None, "seed": None})
+    run = ck.load(solver) if (resume and ck is not None and ck.exists()) else None
+    if run is not None and log is not None:
+        log(f"{abstraction.name}: resumed at iteration {solver.iterations} ({run.solver_seconds:.1f} s)")
 
     def tick(t):
         if log is not None and t.measured_at == t.iterations and t.exploitability is not None:
@@ -54,7 +61,7 @@ def run_curve(abstraction: Path, algorithm: str = "cfr+", seconds: float = 600.0
     t0 = time.perf_counter()
     res = run_solve(solver, stop, solver.exploitability,
                     eval_every=eval_every, checkpoint=ck, checkpoint_every=eval_every if ck else None,
-                    on_tick=tick)
+                    run=run, on_tick=tick)
     hist = [(i, s, to_unit(g, e)) for i, s, e in res.state.history]
     return {"abstraction": str(abstraction), **abstraction_sizes(model), "algorithm": algorithm,
             "history": hist, "wall_seconds": time.perf_counter() - t0, "solver": solver}
