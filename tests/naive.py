@@ -341,6 +341,7 @@ def cfr_tables(
     alpha: float | None = None,
     beta: float | None = None,
     gamma: float = 0.0,
+    predictive: bool = False,
     start_regret: dict | None = None,
     first_iteration: int = 1,
 ) -> tuple[dict, dict]:
@@ -359,16 +360,20 @@ def cfr_tables(
     ``alpha``/``beta``: before iteration t adds its regrets, positive (negative) accumulated
     regrets are multiplied by (t-1)^alpha / ((t-1)^alpha + 1) (same with beta; DCFR).
     ``gamma``: iteration t's contribution to the average is weighted by t^gamma.
+    ``predictive``: strategies come from regret matching on the accumulated regrets plus the
+    player's instantaneous regrets of its last update (PCFR+).
     """
     masks = infosets(game)
     regret = {k: np.array(start_regret[k] if start_regret else np.zeros(3), float) for k in masks}
     avg = {k: np.zeros(3) for k in masks}
+    last = {k: np.zeros(3) for k in masks}
     ds = deals(game)
     w = 1.0 / len(ds)
 
     def current(key):
         m = masks[key]
-        pos = np.where(m, np.maximum(regret[key], 0.0), 0.0)
+        r = regret[key] + last[key] if predictive else regret[key]
+        pos = np.where(m, np.maximum(r, 0.0), 0.0)
         s = pos.sum()
         return pos / s if s > 0 else m / m.sum()
 
@@ -423,6 +428,7 @@ def cfr_tables(
                 r += d_regret[k]
                 if regret_floor:
                     np.maximum(r, 0.0, out=r)
+                last[k] = d_regret[k].copy()
                 avg[k] += float(t) ** gamma * d_avg[k]
     return regret, avg
 

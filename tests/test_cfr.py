@@ -33,7 +33,7 @@ def leduc():
     return setup("leduc")
 
 
-FULL_WIDTH = {"cfr": 100_000, "cfr+": 2_000, "lcfr": 2_000, "dcfr": 2_000}
+FULL_WIDTH = {"cfr": 100_000, "cfr+": 2_000, "lcfr": 2_000, "dcfr": 2_000, "pcfr+": 2_000}
 
 
 @pytest.mark.parametrize("alg", list(FULL_WIDTH))
@@ -107,7 +107,7 @@ def test_vanilla_cfr_matches_naive_oracle(name, alternating):
 
 def test_leduc_cfr_plus_and_dcfr(leduc):
     _, tree, model = leduc
-    for alg, iters in (("cfr+", 1_500), ("dcfr", 1_000)):
+    for alg, iters in (("cfr+", 1_500), ("dcfr", 1_000), ("pcfr+", 1_000)):
         s = make_solver(tree, model, alg)
         s.iterate(iters)
         pol = s.average_policy()
@@ -139,7 +139,7 @@ def test_leduc_sampling_solvers(leduc, alg, iters, seed):
     assert exploitability(tree, model, s.average_policy()) < 0.05
 
 
-@pytest.mark.parametrize("alg", ["cfr", "cfr+", "dcfr", "lcfr", "cs", "pcs"])
+@pytest.mark.parametrize("alg", ["cfr", "cfr+", "dcfr", "lcfr", "pcfr+", "cs", "pcs"])
 def test_resume_is_bit_identical(leduc, alg):
     _, tree, model = leduc
     whole = make_solver(tree, model, alg, seed=11)

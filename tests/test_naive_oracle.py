@@ -101,6 +101,7 @@ def preset_params(algorithm: str) -> dict:
         "alpha": p.alpha,
         "beta": p.beta,
         "gamma": p.gamma,
+        "predictive": p.predictive,
     }
 
 
@@ -131,7 +132,7 @@ def test_cfr_family_update_steps_match_oracle(name, algorithm):
 # oracle's): regret matching then plays "call" where the oracle plays uniform and the runs
 # part. That is round-off, not a rule difference; the step test above covers that game.
 @pytest.mark.parametrize("name", ["kuhn", "leduc"])
-@pytest.mark.parametrize("algorithm", ["cfr", "cfr+", "lcfr", "dcfr"])
+@pytest.mark.parametrize("algorithm", ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+"])
 def test_cfr_family_runs_match_oracle(name, algorithm):
     game, tree, model, off = setup(name)
     avg, cur = naive.cfr(game, 4, **preset_params(algorithm))

@@ -30,7 +30,9 @@ Layouts:
   ``v_i = u * M_i @ reach_opponent`` (M_0 = P_r or W, M_1 = P_r^T or -W^T), so that a
   group's values are one product ``R @ G``.
 - update rule: ``cfgi`` int64[4] = alternating, regret_floor, use_alpha, use_beta;
-  ``cfgf`` float64[3] = alpha, beta, gamma (see ``cfrlab.solvers.cfr``).
+  ``cfgf`` float64[3] = alpha, beta, gamma (see ``cfrlab.solvers.cfr``). ``pred`` float64[rows, 3]
+  (predictive variants; else an empty array): the last instantaneous regrets, added to the
+  accumulated ones when the next strategy is chosen.
 """
 
 from __future__ import annotations
@@ -73,7 +75,32 @@ def _regret_match_rows(regret, legal, d, row, L, sigma):
 
 
 @njit(cache=NUMBA_CACHE)
-def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, sigma,
+def _predictive_match_rows(regret, pred, legal, d, row, L, sigma):
+    """Regret matching on accumulated plus predicted regrets (predictive CFR+)."""
+    l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
+    uni = 1.0 / (int(l0) + int(l1) + int(l2))
+    for s in range(L):
+        x = row + s
+        r0 = regret[x, 0] + pred[x, 0] if l0 else 0.0
+        r1 = regret[x, 1] + pred[x, 1] if l1 else 0.0
+        r2 = regret[x, 2] + pred[x, 2] if l2 else 0.0
+        r0 = r0 if r0 > 0.0 else 0.0
+        r1 = r1 if r1 > 0.0 else 0.0
+        r2 = r2 if r2 > 0.0 else 0.0
+        tot = r0 + r1 + r2
+        if tot > 0.0:
+            inv = 1.0 / tot
+            sigma[x, 0] = r0 * inv
+            sigma[x, 1] = r1 * inv
+            sigma[x, 2] = r2 * inv
+        else:
+            sigma[x, 0] = uni if l0 else 0.0
+            sigma[x, 1] = uni if l1 else 0.0
+            sigma[x, 2] = uni if l2 else 0.0
+
+
+@njit(cache=NUMBA_CACHE)
+def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, pred, sigma,
             reach, rm_player):
     """Reach vectors at every node (preorder).
 
@@ -94,7 +121,10 @@ def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regr
             q = nodes[n, COL_PLAYER]
             r = nodes[n, COL_ROUND]
             d = nodes[n, COL_DECISION]
-            _regret_match_rows(regret, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
+            if pred.shape[0] > 0:
+                _predictive_match_rows(regret, pred, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
+            else:
+                _regret_match_rows(regret, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
         if n == 0:
             continue
         p = nodes[n, COL_PARENT]
@@ -276,7 +306,7 @@ def _add_average(avg, sigma, row, w, avg_f):
 
 @njit(cache=NUMBA_CACHE)
 def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
-             reach, values, trav, mode, regret, avg, cfgi, cfgf, t, br_action):
+             reach, values, trav, mode, regret, pred, avg, cfgi, cfgf, t, br_action):
     """Values bottom-up for the players with ``trav[i]``; terminal values are already set.
 
     mode 0: expectation under sigma; 1: CFR regret and average updates at the travelling
@@ -347,6 +377,7 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
                     c2 = child[fc + 2]
                     oc2, a2 = node_off[c2], nodes[c2, COL_ACTION]
                 update = mode == MODE_CFR
+                predict = pred.shape[0] > 0
                 for s in range(L):
                     x = row + s
                     v0 = vi[oc0 + s]
@@ -364,6 +395,12 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
                             _add_regret(regret, x, a1, v1 - v, pos_f, neg_f, floor)
                         if nc > 2:
                             _add_regret(regret, x, a2, v2 - v, pos_f, neg_f, floor)
+                        if predict:
+                            pred[x, a0] = v0 - v
+                            if nc > 1:
+                                pred[x, a1] = v1 - v
+                            if nc > 2:
+                                pred[x, a2] = v2 - v
                         _add_average(avg, sigma, x, ri[o + s], avg_f)
 
 
@@ -385,7 +422,8 @@ def _sample_pcs(u, cdf, bpar, bpar_off, bsize, bmass, R, sbase, ns_eff, scale):
 
 @njit(cache=NUMBA_CACHE)
 def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, groups, term_util,
-                   optab, opbuf, opbuf32, opint, opc, regret, avg, sigma, reach, values, cfgi, cfgf, t0, n_iter,
+                   optab, opbuf, opbuf32, opint, opc, regret, pred, avg, sigma, reach, values, cfgi, cfgf, t0,
+                   n_iter,
                    sampling, uniforms, cdf, bpar, bpar_off, bsize, bmass, full_ns):
     """``n_iter`` iterations numbered t0+1 .. t0+n_iter, entirely in compiled code: full width
     (``sampling`` FULL) or one sampled board per iteration (PCS, from ``uniforms[it, 0]``)."""
@@ -404,23 +442,23 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
                 # full width: only the player updated by the previous pass has a new sigma
                 rm = 1 - i if (sampling == FULL and it + i > 0) else 2
                 forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret,
-                        sigma, reach, rm)
+                        pred, sigma, reach, rm)
                 terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, ns_eff, scale, i,
                           reach, values)
                 trav[0] = i == 0
                 trav[1] = i == 1
                 backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff,
-                         sigma, reach, values, trav, MODE_CFR, regret, avg, cfgi, cfgf, t, br_dummy)
+                         sigma, reach, values, trav, MODE_CFR, regret, pred, avg, cfgi, cfgf, t, br_dummy)
         else:
-            forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, sigma,
-                    reach, 2)
+            forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, pred,
+                    sigma, reach, 2)
             for i in range(2):
                 terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, ns_eff, scale, i,
                           reach, values)
             trav[0] = True
             trav[1] = True
             backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
-                     reach, values, trav, MODE_CFR, regret, avg, cfgi, cfgf, t, br_dummy)
+                     reach, values, trav, MODE_CFR, regret, pred, avg, cfgi, cfgf, t, br_dummy)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -433,12 +471,13 @@ def evaluate_fixed(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
     scale = np.ones(R)
     trav = np.zeros(2, dtype=np.bool_)
     trav[player] = True
-    forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, sigma, reach, -1)
+    none = np.zeros((0, 3))
+    forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, none, sigma, reach, -1)
     terminals(groups, term_util, optab, opbuf, opbuf[:0].astype(np.float32), opint, opc, sbase, num_states,
               scale, player, reach,
               values)
     backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, reach,
-             values, trav, mode, sigma, sigma, np.zeros(4, np.int64), np.zeros(3), 1, br_action)
+             values, trav, mode, sigma, none, sigma, np.zeros(4, np.int64), np.zeros(3), 1, br_action)
     o = node_off[0]
     tot = 0.0
     for s in range(num_states[0]):

@@ -8,7 +8,10 @@ Every variant is an update rule on the same walk (``_cfr_kernels``):
   regrets by (t-1)^alpha / ((t-1)^alpha + 1) and negative ones by the same in beta
   (DCFR, Brown & Sandholm 2019; None = no discount);
 - ``gamma``: the average strategy is sum_t t^gamma * reach * sigma_t (0 uniform as in
-  vanilla CFR, 1 linear as in CFR+, 2 as in DCFR), kept as a running discounted sum.
+  vanilla CFR, 1 linear as in CFR+, 2 as in DCFR), kept as a running discounted sum;
+- ``predictive``: choose the next strategy by regret matching on the accumulated regrets plus
+  the last iteration's instantaneous regrets, the prediction that the next ones will be alike
+  (PCFR+, Farina, Kroer & Sandholm 2021); full-width walks only.
 
 Sampling schemes change what one iteration visits: ``full`` (every deal), ``pcs`` (public
 chance sampling: one final board per iteration, vectors over all private states on it) and
@@ -48,6 +51,7 @@ class CFRParams:
     alpha: float | None = None
     beta: float | None = None
     gamma: float = 0.0
+    predictive: bool = False  # the next strategy also counts the last instantaneous regrets
     float32: bool | None = None  # single-precision terminal GEMMs; None = auto (FLOAT32_MIN_STATES)
 
 
@@ -56,10 +60,11 @@ PRESETS: dict[str, CFRParams] = {
     "cfr+": CFRParams(alternating=True, regret_floor=True, gamma=1.0),
     "lcfr": CFRParams(alternating=True, alpha=1.0, beta=1.0, gamma=1.0),
     "dcfr": CFRParams(alternating=True, alpha=1.5, beta=0.0, gamma=2.0),
+    "pcfr+": CFRParams(alternating=True, regret_floor=True, gamma=2.0, predictive=True),
     "cs": CFRParams(sampling="cs"),
     "pcs": CFRParams(sampling="pcs"),
 }
-ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "cs", "pcs", "es", "os")
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "cs", "pcs", "es", "os")
 
 
 class CFRSolver:
@@ -73,6 +78,8 @@ class CFRSolver:
                  seed: int | np.random.Generator | None = None, engine: Engine | None = None) -> None:
         if params.sampling not in SAMPLING:
             raise CfrlabError(f"unknown sampling {params.sampling!r}; use one of {', '.join(SAMPLING)}")
+        if params.predictive and params.sampling != "full":
+            raise CfrlabError("predictive regret matching needs full-width iterations (sampling 'full')")
         self.tree = tree
         self.model = model
         self.algorithm = algorithm
@@ -85,6 +92,7 @@ class CFRSolver:
         self.regret = np.zeros((e.num_rows, 3))
         self.avg = np.zeros((e.num_rows, 3))
         self._sigma = np.zeros((e.num_rows, 3))
+        self._pred = np.zeros((e.num_rows if params.predictive else 0, 3))
         # sampling solvers: a seed (int, None = fresh entropy) or a Generator used as given
         self._rng = None
         if params.sampling != "full":
@@ -185,8 +193,8 @@ class CFRSolver:
             return
         K.run_iterations(
             e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off, lay.groups,
-            lay.term_util, e.optab, e.opbuf, self._opbuf32, e.opint, e.opc, self.regret, self.avg, self._sigma,
-            self._reach, self._values, self._cfgi, self._cfgf, self.iterations, n, SAMPLING[self.params.sampling],
+            lay.term_util, e.optab, e.opbuf, self._opbuf32, e.opint, e.opc, self.regret, self._pred, self.avg,
+            self._sigma, self._reach, self._values, self._cfgi, self._cfgf, self.iterations, n, SAMPLING[self.params.sampling],
             uniforms, self._cdf, self._bpar, self._bpar_off, self._bsize, self._bmass, e.num_states)
         self.iterations += n
 
@@ -229,6 +237,7 @@ class CFRSolver:
             "num_rows": int(self.engine.num_rows),
             "regret": self.regret.copy(),
             "avg": self.avg.copy(),
+            **({"pred": self._pred.copy()} if self.params.predictive else {}),
         }
 
     def load_state_dict(self, d: dict) -> None:
@@ -244,6 +253,10 @@ class CFRSolver:
             raise CfrlabError("checkpoint was made with other solver parameters")
         self.regret[...] = regret
         self.avg[...] = avg
+        if self.params.predictive:
+            if "pred" not in d or np.shape(d["pred"]) != shape:
+                raise CfrlabError("checkpoint of a predictive solver lacks its predicted regrets")
+            self._pred[...] = d["pred"]
         self.iterations = int(d["iterations"])
         if self._rng is not None and d.get("rng_state"):
             self._rng.bit_generator.state = json.loads(d["rng_state"])
