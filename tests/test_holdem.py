@@ -80,7 +80,7 @@ def test_lp_value_and_exploitability_agree_with_the_engine():
     policy, value = solve_lp(tree, model)
     assert abs(expected_value(tree, model, policy, policy) - value) < 1e-6
     assert exploitability(tree, model, policy) < 1e-6
-    for alg in ("cfr+", "dcfr"):
+    for alg in ("cfr+", "dcfr", "pcfr+"):
         s = make_solver(tree, model, alg)
         s.iterate(300)
         avg = s.average_policy()
@@ -236,7 +236,7 @@ def test_abstraction_strategy_plays_matches_as_an_agent(tmp_path):
         make_agent(str(tmp_path / "s.npz"), g)
 
 
-@pytest.mark.parametrize("algorithm", ["cfr+", "dcfr", "cfr", "pcs", "cs"])
+@pytest.mark.parametrize("algorithm", ["cfr+", "dcfr", "pcfr+", "cfr", "pcs", "cs"])
 def test_measuring_between_iterations_changes_nothing(algorithm):
     """Exploitability is measured in the solver's current-strategy buffer (memory at 10
     buckets): iterating after a measurement must give the same iterates as not measuring."""

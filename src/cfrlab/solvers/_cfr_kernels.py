@@ -54,49 +54,40 @@ MODE_VALUE, MODE_CFR, MODE_BR = 0, 1, 2
 FULL, PCS, CS = 0, 1, 2
 
 
+@njit(cache=NUMBA_CACHE, inline="always")
+def _set_matched(sigma, x, r0, r1, r2, l0, l1, l2):
+    """sigma[x] proportional to the positive parts of (r0, r1, r2); uniform over the legal
+    actions when none is positive."""
+    r0 = max(0.0, r0) if l0 else 0.0
+    r1 = max(0.0, r1) if l1 else 0.0
+    r2 = max(0.0, r2) if l2 else 0.0
+    tot = r0 + r1 + r2
+    if tot > 0.0:
+        inv = 1.0 / tot
+        sigma[x, 0] = r0 * inv
+        sigma[x, 1] = r1 * inv
+        sigma[x, 2] = r2 * inv
+    else:
+        uni = 1.0 / (int(l0) + int(l1) + int(l2))
+        sigma[x, 0] = uni if l0 else 0.0
+        sigma[x, 1] = uni if l1 else 0.0
+        sigma[x, 2] = uni if l2 else 0.0
+
+
 @njit(cache=NUMBA_CACHE)
 def _regret_match_rows(regret, legal, d, row, L, sigma):
     l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
-    uni = 1.0 / (int(l0) + int(l1) + int(l2))
-    for s in range(L):
-        r0 = regret[row + s, 0] if l0 and regret[row + s, 0] > 0.0 else 0.0
-        r1 = regret[row + s, 1] if l1 and regret[row + s, 1] > 0.0 else 0.0
-        r2 = regret[row + s, 2] if l2 and regret[row + s, 2] > 0.0 else 0.0
-        tot = r0 + r1 + r2
-        if tot > 0.0:
-            inv = 1.0 / tot
-            sigma[row + s, 0] = r0 * inv
-            sigma[row + s, 1] = r1 * inv
-            sigma[row + s, 2] = r2 * inv
-        else:
-            sigma[row + s, 0] = uni if l0 else 0.0
-            sigma[row + s, 1] = uni if l1 else 0.0
-            sigma[row + s, 2] = uni if l2 else 0.0
+    for x in range(row, row + L):
+        _set_matched(sigma, x, regret[x, 0], regret[x, 1], regret[x, 2], l0, l1, l2)
 
 
 @njit(cache=NUMBA_CACHE)
 def _predictive_match_rows(regret, pred, legal, d, row, L, sigma):
     """Regret matching on accumulated plus predicted regrets (predictive CFR+)."""
     l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
-    uni = 1.0 / (int(l0) + int(l1) + int(l2))
-    for s in range(L):
-        x = row + s
-        r0 = regret[x, 0] + pred[x, 0] if l0 else 0.0
-        r1 = regret[x, 1] + pred[x, 1] if l1 else 0.0
-        r2 = regret[x, 2] + pred[x, 2] if l2 else 0.0
-        r0 = r0 if r0 > 0.0 else 0.0
-        r1 = r1 if r1 > 0.0 else 0.0
-        r2 = r2 if r2 > 0.0 else 0.0
-        tot = r0 + r1 + r2
-        if tot > 0.0:
-            inv = 1.0 / tot
-            sigma[x, 0] = r0 * inv
-            sigma[x, 1] = r1 * inv
-            sigma[x, 2] = r2 * inv
-        else:
-            sigma[x, 0] = uni if l0 else 0.0
-            sigma[x, 1] = uni if l1 else 0.0
-            sigma[x, 2] = uni if l2 else 0.0
+    for x in range(row, row + L):
+        _set_matched(sigma, x, regret[x, 0] + pred[x, 0], regret[x, 1] + pred[x, 1],
+                     regret[x, 2] + pred[x, 2], l0, l1, l2)
 
 
 @njit(cache=NUMBA_CACHE)

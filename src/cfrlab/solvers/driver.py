@@ -34,10 +34,10 @@ CHECKPOINT_FORMAT = 1
 CHUNK_SECONDS = 0.2
 MAX_HISTORY = 10_000  # exploitability points kept in a checkpoint header
 
-FULL_WIDTH = ("cfr", "cfr+", "lcfr", "dcfr")
+FULL_WIDTH = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
 SAMPLING = ("cs", "pcs", "es", "os")
 ALGORITHMS = FULL_WIDTH + SAMPLING + ("lp",)
-DEFAULT_EVAL_EVERY = {"cfr": 10, "cfr+": 10, "lcfr": 10, "dcfr": 10,
+DEFAULT_EVAL_EVERY = {"cfr": 10, "cfr+": 10, "lcfr": 10, "dcfr": 10, "pcfr+": 10,
                       "pcs": 100, "cs": 1000, "es": 1000, "os": 10000}
 
 
