@@ -7,7 +7,8 @@ seeds' exploitability, and chance-sampled CFR's iterations per second (the seeds
 
 Each abstraction is solved in its own process (its peak RSS is its own). JSON (last line):
 ``{"runs": [{buckets, infosets, states, iterations, seconds, exploitability_mbb,
-seconds_to_target, peak_rss_gb, target_mbb, algorithm, cs_iterations_per_second}], ...}``.
+seconds_to_target, peak_rss_gb (the solve), target_mbb, algorithm, cs_iterations_per_second,
+peak_rss_gb_with_cs}], ...}``.
 """
 
 from __future__ import annotations
@@ -68,8 +69,9 @@ def child(abstraction: Path, algorithm: str, seconds: float, target: float | Non
            "exploitability_mbb": round(e, 4), "target_mbb": tgt,
            "seconds_to_target": None if tgt is None else seconds_to_target(c["history"], tgt),
            "wall_seconds": round(c["wall_seconds"], 1), "history": c["history"]}
+    out["peak_rss_gb"] = round(peak_gb(), 2)  # the solve's: before cs builds a second solver
     out["cs_iterations_per_second"] = round(cs_rate(abstraction))
-    out["peak_rss_gb"] = round(peak_gb(), 2)
+    out["peak_rss_gb_with_cs"] = round(peak_gb(), 2)
     return out
 
 
