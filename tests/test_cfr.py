@@ -159,6 +159,22 @@ def test_resume_is_bit_identical(leduc, alg):
     assert np.array_equal(resumed.average_policy(), whole.average_policy())
 
 
+def test_predictive_checkpoint_needs_its_predictions(leduc):
+    _, tree, model = leduc
+    s = make_solver(tree, model, "pcfr+")
+    s.iterate(5)
+    state = s.state_dict()
+    assert state["pred"].any()  # the last regrets are state: without them a resume would differ
+    fresh = make_solver(tree, model, "pcfr+")
+    with pytest.raises(CfrlabError, match="predicted regrets"):
+        fresh.load_state_dict({k: v for k, v in state.items() if k != "pred"})
+    with pytest.raises(CfrlabError, match="predicted regrets"):
+        fresh.load_state_dict({**state, "pred": state["pred"][:-1]})
+    assert fresh.iterations == 0 and not fresh.regret.any()  # a refused load changes nothing
+    with pytest.raises(CfrlabError, match="full-width"):
+        make_solver(tree, model, "cs", predictive=True)
+
+
 def test_sampling_reproducible_and_seeded(leduc):
     _, tree, model = leduc
     a = make_solver(tree, model, "cs", seed=5)

@@ -251,11 +251,11 @@ class CFRSolver:
         params = d.get("params")
         if params is not None and CFRParams(**params) != self.params:
             raise CfrlabError("checkpoint was made with other solver parameters")
+        if self.params.predictive and ("pred" not in d or np.shape(d["pred"]) != shape):
+            raise CfrlabError(f"checkpoint of a predictive solver needs its predicted regrets, shape {shape}")
         self.regret[...] = regret
         self.avg[...] = avg
         if self.params.predictive:
-            if "pred" not in d or np.shape(d["pred"]) != shape:
-                raise CfrlabError("checkpoint of a predictive solver lacks its predicted regrets")
             self._pred[...] = d["pred"]
         self.iterations = int(d["iterations"])
         if self._rng is not None and d.get("rng_state"):
