@@ -28,13 +28,14 @@ import numpy as np
 
 from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.fileio import load_npz, save_npz
+from cfrlab.solvers.cfr import PRESETS
 
 CHECKPOINT_KIND = "checkpoint"
 CHECKPOINT_FORMAT = 1
 CHUNK_SECONDS = 0.2
 MAX_HISTORY = 10_000  # exploitability points kept in a checkpoint header
 
-FULL_WIDTH = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
+FULL_WIDTH = tuple(name for name, p in PRESETS.items() if p.sampling == "full")
 SAMPLING = ("cs", "pcs", "es", "os")
 ALGORITHMS = FULL_WIDTH + SAMPLING + ("lp",)
 DEFAULT_EVAL_EVERY = {"cfr": 10, "cfr+": 10, "lcfr": 10, "dcfr": 10, "pcfr+": 10,
