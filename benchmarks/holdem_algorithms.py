@@ -19,11 +19,18 @@ from pathlib import Path
 
 
 def parse_variant(text: str) -> tuple[str, dict]:
+    """``preset[:key=value,...]``; ValueError naming the bad part."""
     name, _, rest = text.partition(":")
     params = {}
     for item in filter(None, rest.split(",")):
         key, _, value = item.partition("=")
-        params[key] = value.lower() in ("1", "true", "yes") if key == "predictive" else float(value)
+        if key == "predictive":
+            params[key] = value.lower() in ("1", "true", "yes")
+            continue
+        try:
+            params[key] = float(value)
+        except ValueError:
+            raise ValueError(f"{text!r}: {item!r} is not key=number") from None
     return name, params
 
 
@@ -37,19 +44,33 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
+    from cfrlab.errors import CfrlabError
     from cfrlab.games import load_game
-    from cfrlab.solvers import make_solver
+    from cfrlab.solvers import PRESETS, make_solver
     from cfrlab.strategy import load_abstraction, to_unit
     from cfrlab.tree import build_tree
 
-    g = load_game("holdem-limit")
-    model = load_abstraction(args.abstraction, g)
+    texts = args.algorithm or ["cfr+", "dcfr", "pcfr+"]
+    try:
+        variants = [parse_variant(t) for t in texts]
+    except ValueError as e:
+        ap.error(str(e))
+    for name, _ in variants:
+        if PRESETS.get(name, PRESETS["cs"]).sampling != "full":
+            ap.error(f"{name!r} is not a full-width preset ({', '.join(k for k, p in PRESETS.items() if p.sampling == 'full')})")
+    try:
+        g = load_game("holdem-limit")
+        model = load_abstraction(args.abstraction, g)
+    except CfrlabError as e:
+        ap.error(str(e))
     tree = build_tree(g)
     make_solver(tree, model, "cfr+").iterate(1)  # compile once, outside every timing
     runs = []
-    for text in args.algorithm or ["cfr+", "dcfr", "pcfr+"]:
-        name, params = parse_variant(text)
-        s = make_solver(tree, model, name, **params)
+    for text, (name, params) in zip(texts, variants):
+        try:
+            s = make_solver(tree, model, name, **params)
+        except CfrlabError as e:
+            ap.error(str(e))
         curve, spent = [], 0.0
         while s.iterations < args.iterations:
             t = time.perf_counter()
