@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit, prange
 
 from cfrlab.cards._eval_kernels import rank5, rank6, rank7, rank_cards
+from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 
@@ -40,7 +41,7 @@ STREAM_DEAL = 0
 STREAM_ACTIONS = 1  # + half index
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _mix(x):
     z = x + _GOLDEN
     z = (z ^ (z >> np.uint64(30))) * _M1
@@ -48,7 +49,7 @@ def _mix(x):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def hand_key(seed, stream, hand):
     """Start state of the random stream `stream` for hand number `hand` (uint64)."""
     k = _mix(np.uint64(seed))
@@ -56,7 +57,7 @@ def hand_key(seed, stream, hand):
     return _mix(k ^ np.uint64(hand))
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def next_uniform(state):
     """(new state, uniform float in [0, 1))."""
     state = state + _GOLDEN
@@ -64,7 +65,7 @@ def next_uniform(state):
     return state, (z >> np.uint64(11)) * _TO_UNIT
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=NUMBA_CACHE, parallel=True)
 def deal_hands(deck, num_cards, seed, first_hand, n):
     """Deals of hands first_hand .. first_hand+n-1: int16[n, num_cards] (partial shuffle)."""
     out = np.empty((n, num_cards), dtype=np.int16)
@@ -93,7 +94,7 @@ def deal_hands(deck, num_cards, seed, first_hand, n):
     return out
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _choose(pol, row, legal_next, node, greedy, u):
     """Action index from one policy row: sampled with `u`, or the most likely one."""
     best = -1
@@ -118,7 +119,7 @@ def _choose(pol, row, legal_next, node, greedy, u):
     return best
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=NUMBA_CACHE, parallel=True)
 def play_hands(kind, player, rnd, decision, next_node, spent, root,
                pol_a, off_a, priv_a, pstep_a, greedy_a,
                pol_b, off_b, priv_b, pstep_b, greedy_b,
@@ -164,7 +165,7 @@ def play_hands(kind, player, rnd, decision, next_node, spent, root,
 # ----------------------------------------------------------------------------- showdowns
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=NUMBA_CACHE, parallel=True)
 def showdown_winners(deals, num_hole, num_board):
     """winner[i] for 2-player deals: +1 position 0 has the better hand (hole + whole board),
     -1 position 1, 0 a split. Seven-card hands use ``rank7``, other sizes ``rank_cards``."""
@@ -205,7 +206,7 @@ def showdown_winners(deals, num_hole, num_board):
 # function and the batch kernel give bit-identical floats.
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _overlaps(combo_row, cards, k):
     for a in range(combo_row.shape[0]):
         for b in range(k):
@@ -214,7 +215,7 @@ def _overlaps(combo_row, cards, k):
     return False
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def hand_strength(hole, board, combos):
     """HS in [0, 1] of `hole` (int array) with `board` (int array, may be empty)."""
     h = hole.shape[0]
@@ -244,7 +245,7 @@ def hand_strength(hole, board, combos):
     return wins2 / (2.0 * count)
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def strength_class(hs, raise_at, call_at):
     """0 weak (fold when facing a bet), 1 middling (call), 2 strong (raise)."""
     if hs >= raise_at:
@@ -254,7 +255,7 @@ def strength_class(hs, raise_at, call_at):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _rank_k(buf, k):
     """rank_cards(buf[:k]) with the unrolled 5/6/7-card evaluators (hold'em boards)."""
     if k == 7:
@@ -266,7 +267,7 @@ def _rank_k(buf, k):
     return rank_cards(buf[:k])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=NUMBA_CACHE, parallel=True)
 def value_bot_states(deals, num_hole, board_end, combos, combo_id, preflop_hs, raise_at, call_at):
     """Strength classes int32[n, 2, R] of both positions per round for 2-player deals.
 
@@ -338,7 +339,7 @@ def value_bot_states(deals, num_hole, board_end, combos, combo_id, preflop_hs, r
 # the lexicographic rank of round r's new board cards among the m_{r-1} positions left before.
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _lex_rank(idx, k, m, binom):
     """Rank of the sorted k-subset idx[:k] of range(m) in itertools.combinations order."""
     rank = 0
@@ -350,7 +351,7 @@ def _lex_rank(idx, k, m, binom):
     return rank
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _local_sorted(cards, start, k, pos_of_card, removed, out):
     """out[:k] = sorted indices, among the positions not yet removed, of cards[start:start+k]."""
     for j in range(k):
@@ -367,7 +368,7 @@ def _local_sorted(cards, start, k, pos_of_card, removed, out):
         out[t] = v
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=NUMBA_CACHE, parallel=True)
 def lossless_states(deals, pos_of_card, num_hole, num_board, deck_size, binom):
     """int32[n, 2, R]: lossless private state of both positions per round."""
     n = deals.shape[0]

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cfrlab.config import NUMBA_CACHE
+
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -26,7 +28,7 @@ _U30, _U27, _U31, _U11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _uniform(rng):
     """A double in [0, 1) from splitmix64."""
     rng[0] += _GOLDEN
@@ -37,7 +39,7 @@ def _uniform(rng):
     return float(z >> _U11) * _INV53
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _regret_matching(regret, row, legal_d, out):
     total = 0.0
     n_legal = 0
@@ -56,7 +58,7 @@ def _regret_matching(regret, row, legal_d, out):
             out[a] = 1.0 / n_legal if legal_d[a] else 0.0
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _sample(probs, u):
     """Index of the action drawn by u in [0, 1) from probs[3] (last positive on round-off)."""
     acc = 0.0
@@ -70,7 +72,7 @@ def _sample(probs, u):
     return last
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _terminal_value(kind, player, spent, n, traverser, showdown0):
     """Traverser's chips at terminal n (showdown0 = player 0's result per chip of stake)."""
     if kind[n] == FOLD:
@@ -81,7 +83,7 @@ def _terminal_value(kind, player, spent, n, traverser, showdown0):
     return v0 if traverser == 0 else -v0
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def _subtree_end(first_child, num_children, child, n_nodes):
     """end[n]: one past the last node of n's subtree (preorder numbering)."""
     end = np.empty(n_nodes, np.int64)
@@ -94,7 +96,7 @@ def _subtree_end(first_child, num_children, child, n_nodes):
     return end
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def es_iterations(
     kind,
     player,
@@ -188,7 +190,7 @@ def es_iterations(
                     value[n] = v
 
 
-@njit(cache=True)
+@njit(cache=NUMBA_CACHE)
 def os_iterations(
     kind,
     player,
