@@ -1,11 +1,13 @@
 """The solve loop: run a Solver until a stop rule holds, measuring and checkpointing.
 
-``run_solve`` calls ``solver.iterate(n)`` in chunks. A chunk never crosses a multiple of
-``eval_every`` or ``checkpoint_every`` (counted in absolute iterations), so a run resumed from
-a checkpoint measures and stops at exactly the iterations an uninterrupted run would; for a
-deterministic solver (whose ``iterate(a); iterate(b)`` equals ``iterate(a + b)``) the final
-policy is then bit-identical. Chunks are otherwise sized to about ``CHUNK_SECONDS`` so that the
-progress display, a ``--seconds`` budget and Ctrl-C are honoured promptly.
+``run_solve`` calls ``solver.iterate(n)`` in chunks. A chunk never crosses a measuring point
+(``eval_every``: a fixed interval, or a ``Growing`` schedule: 10, 20, ..., 100, 150, 200, ...)
+or a multiple of ``checkpoint_every``. Both are functions of the absolute iteration count, so
+a run resumed from a checkpoint measures and stops at exactly the iterations an uninterrupted
+run would; for a deterministic solver (whose ``iterate(a); iterate(b)`` equals
+``iterate(a + b)``) the final policy is then bit-identical. Chunks are otherwise sized to
+about ``CHUNK_SECONDS`` so that the progress display, a ``--seconds`` budget and Ctrl-C are
+honoured promptly.
 
 A checkpoint is ``solver.state_dict()`` in a ``kind="checkpoint"`` npz: ndarray entries become
 arrays (prefixed ``s.``), the rest goes into the JSON header with the run's identity (game
@@ -40,6 +42,74 @@ SAMPLING = ("cs", "pcs", "es", "os")
 ALGORITHMS = FULL_WIDTH + SAMPLING + ("lp",)
 DEFAULT_EVAL_EVERY = {"cfr": 10, "cfr+": 10, "lcfr": 10, "dcfr": 10, "pcfr+": 10,
                       "pcs": 100, "cs": 1000, "es": 1000, "os": 10000}
+
+
+class Every:
+    """Measure at every multiple of ``every`` iterations (``--eval-every N``)."""
+
+    def __init__(self, every: int):
+        if int(every) < 1:
+            raise CfrlabError("--eval-every must be at least 1")
+        self.every = int(every)
+
+    def next_after(self, it: int) -> int:
+        return (it // self.every + 1) * self.every
+
+    def describe(self) -> str:
+        return f"every {self.every:,} iterations"
+
+
+class Growing:
+    """Measure at base, 2 base, ..., 10 base, then in steps of half the current power of ten:
+    15 base, 20 base, ..., 100 base, 150 base, ... (18 points per tenfold). The measuring cost
+    grows with the logarithm of the iteration count, while a ``--target`` is still caught at
+    most 50% of the iterations late once past 10 base (the next point is at most 1.5 times
+    the last)."""
+
+    def __init__(self, base: int):
+        if int(base) < 1:
+            raise CfrlabError("the measuring base must be at least 1")
+        self.base = int(base)
+
+    def next_after(self, it: int) -> int:
+        if it < self.base:
+            return self.base
+        d = self.base
+        while d * 10 <= it:
+            d *= 10
+        step = self.base if d == self.base else d // 2
+        return (it // step + 1) * step
+
+    def describe(self) -> str:
+        b = self.base
+        return (f"at {b:,}, {2 * b:,}, ..., {10 * b:,}, {15 * b:,}, {20 * b:,}, ... iterations "
+                "(18 points per tenfold; --eval-every N for a fixed interval)")
+
+
+def schedule_of(eval_every) -> Every | Growing | None:
+    """``None``, an int (a fixed interval) or a schedule object (``next_after``)."""
+    if eval_every is None or eval_every is False:
+        return None
+    if isinstance(eval_every, (int, np.integer)):
+        return Every(int(eval_every))
+    return eval_every
+
+
+def default_schedule(algorithm: str) -> Growing:
+    """The measuring schedule of ``cfrlab solve`` without ``--eval-every``."""
+    return Growing(DEFAULT_EVAL_EVERY.get(algorithm, 10))
+
+
+def thin_history(history: list, limit: int = 100) -> list:
+    """At most ``limit`` points of an exploitability history, spread evenly on a log scale of
+    the iteration count; the first and the last point are always kept."""
+    if len(history) <= limit:
+        return list(history)
+    its = np.array([max(int(h[0]), 1) for h in history], dtype=np.float64)
+    grid = np.geomspace(its[0], its[-1], limit)
+    idx = np.unique(np.clip(np.searchsorted(its, grid, side="left"), 0, len(history) - 1))
+    keep = sorted(set(idx.tolist()) | {0, len(history) - 1})
+    return [history[i] for i in keep]
 
 
 @dataclass
@@ -213,20 +283,22 @@ class Interrupted(Exception):
 
 
 def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
-              eval_every: int | None = None, checkpoint: Checkpointer | None = None,
+              eval_every: int | Every | Growing | None = None, checkpoint: Checkpointer | None = None,
               checkpoint_every: int | None = None, run: RunState | None = None,
               on_tick: Callable[[Tick], None] | None = None,
               interrupt: Interrupt | None = None) -> RunResult:
     """Iterate ``solver`` until ``stop``; ``evaluate()`` returns the average policy's exploitability.
 
-    The exploitability is measured at every multiple of ``eval_every`` and at the end. A
+    The exploitability is measured at every multiple of ``eval_every`` (an int), or at the
+    points of a schedule (``Growing``: fewer and fewer as the run goes on), and at the end. A
     checkpoint is written at every multiple of ``checkpoint_every``, at the end, and after a
     SIGINT (then ``Interrupted`` is raised). ``run`` carries the clock of a resumed run.
     """
     run = run if run is not None else RunState()
     run.first_chunk_seconds = None
     run.run_seconds = 0.0
-    if stop.target is not None and not eval_every:
+    schedule = schedule_of(eval_every)
+    if stop.target is not None and schedule is None:
         raise CfrlabError("--target needs exploitability measurements (--eval-every N)")
     rate: float | None = None
     started = solver.iterations
@@ -271,7 +343,7 @@ def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
     with interrupt.installed():
         reason = done()
         while reason is None:
-            n = _chunk_size(solver.iterations, rate, stop, run, eval_every, checkpoint_every)
+            n = _chunk_size(solver.iterations, rate, stop, run, schedule, checkpoint_every)
             t = time.perf_counter()
             solver.iterate(n)
             dt = time.perf_counter() - t
@@ -282,7 +354,7 @@ def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
             elif dt > 0:
                 rate = n / dt if rate is None else 0.5 * rate + 0.5 * n / dt
             it = solver.iterations
-            if eval_every and it % eval_every == 0:
+            if schedule is not None and schedule.next_after(it - 1) == it:
                 measure()
             if checkpoint is not None and checkpoint_every and it % checkpoint_every == 0:
                 checkpoint.save(solver, run)
@@ -302,7 +374,7 @@ def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
 
 
 def _chunk_size(it: int, rate: float | None, stop: StopRule, run: RunState,
-                eval_every: int | None, checkpoint_every: int | None) -> int:
+                schedule: Every | Growing | None, checkpoint_every: int | None) -> int:
     if rate is None:
         n = 1
     else:
@@ -310,9 +382,10 @@ def _chunk_size(it: int, rate: float | None, stop: StopRule, run: RunState,
         if stop.seconds is not None:
             left = stop.seconds - run.solver_seconds
             n = max(1, min(n, int(rate * left) + 1))
-    for every in (eval_every, checkpoint_every):
-        if every:
-            n = min(n, every - it % every)
+    if schedule is not None:
+        n = min(n, schedule.next_after(it) - it)
+    if checkpoint_every:
+        n = min(n, checkpoint_every - it % checkpoint_every)
     if stop.iterations is not None:
         n = min(n, stop.iterations - it)
     return max(1, n)
