@@ -4,6 +4,12 @@ import os
 
 import pytest
 
+from cfrlab.config import numba_cache_dir
+
+# Compiled kernels stay in the machine's numba cache (warm across checkouts), also for the
+# subprocesses tests start after the fixture below points CFRLAB_CACHE at a temp folder.
+os.environ.setdefault("CFRLAB_NUMBA_CACHE", str(numba_cache_dir()))
+
 
 # Keep any cache a test creates inside the pytest temp area, never in the user's home.
 @pytest.fixture(autouse=True, scope="session")

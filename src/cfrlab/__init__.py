@@ -6,4 +6,5 @@ cards -> games -> tree -> abstraction -> solvers -> evaluate -> agents -> play /
 
 __version__ = "0.1.0"
 
+from cfrlab import _numba_cache  # noqa: F401  (first: numba caches kernels per machine)
 from cfrlab.errors import CfrlabError  # noqa: F401

@@ -7,6 +7,7 @@ import sys
 
 import typer
 
+from cfrlab._numba_cache import announce_compiles
 from cfrlab.errors import CfrlabError
 
 app = typer.Typer(
@@ -28,6 +29,7 @@ COMMAND_MODULES = (
     "cfrlab.cli.experiment_cmd",
 )
 
+announce_compiles()  # a terminal hears once that kernels compile (the first run on a machine)
 for _mod in COMMAND_MODULES:
     try:
         importlib.import_module(_mod).register(app)

@@ -1,0 +1,293 @@
+"""Numba's on-disk cache for cfrlab's kernels: outside the source tree, keyed by content.
+
+Numba's own locators key a kernel's cache by the absolute folder of its source file
+(``src/**/__pycache__`` or ``NUMBA_CACHE_DIR/<folder hash>``), so every fresh clone, and CI's
+clone at a new path, compiles every kernel again: minutes on two cores. ``install()`` (run by
+``import cfrlab``, before any kernel module) puts one more locator at the front of numba's list.
+For a source file inside the cfrlab package it keeps the compiled code in::
+
+    <numba_cache_dir()>/<numba version>-py<XY>/<module path in the package>/<source hash>/
+
+``numba_cache_dir()`` (cfrlab.config) is CFRLAB_NUMBA_CACHE, else NUMBA_CACHE_DIR/cfrlab, else
+``$CFRLAB_CACHE/numba`` (default ~/.cache/cfrlab/numba). The source hash covers the module's
+bytes and those of every cfrlab module it imports, transitively: numba compiles a callee from
+another module into its caller's machine code, so a caller whose own file did not change is
+stale when a kernel it calls did. Checkouts at different commits therefore share what they
+have in common and never each other's stale code; one folder per version of a module is kept
+(delete the folder to reclaim the space). The disambiguator within a folder is the function's
+first line, as numba's own locators use.
+
+Functions outside the package (tests, notebooks) go to numba's usual locators. If numba's
+private caching API is not what this expects, or the cache folder is not writable, nothing is
+changed and numba caches as it always does (``active()`` says which).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import sys
+from functools import cache
+from pathlib import Path
+
+from cfrlab import config
+
+PACKAGE = Path(__file__).resolve().parent
+_ROOT: Path | None = None  # set by install(): this process's cache root for the package
+_LOCATOR: type | None = None
+
+
+def cache_root() -> Path | None:
+    """The folder this process's kernels are cached in (None when the locator is not active)."""
+    return _ROOT if active() else None
+
+
+def _numba_api():
+    """(numba's CacheImpl, its _CacheLocator base, numba.core.event), or None if they moved."""
+    try:
+        from numba.core import caching, event
+
+        impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+        base = caching._CacheLocator
+        ok = isinstance(impl._locator_classes, list) and all(
+            hasattr(base, m) for m in ("ensure_cache_path", "get_cache_path", "from_function")
+        ) and hasattr(event, "Listener") and hasattr(event, "register")
+    except Exception:  # noqa: BLE001 - numba's private API is not as expected: keep its defaults
+        return None
+    return (impl, base, event) if ok else None
+
+
+def active() -> bool:
+    """True when numba will use this module's locator for cfrlab's kernels."""
+    api = _numba_api()
+    return _LOCATOR is not None and api is not None and api[0]._locator_classes[:1] == [_LOCATOR]
+
+
+def display_root() -> str:
+    """The cache root for messages, with the home folder shown as ~."""
+    root = cache_root() or config.numba_cache_dir()
+    home = str(Path.home())
+    s = str(root)
+    return "~" + s[len(home):] if home and s.startswith(home + os.sep) else s
+
+
+# ---- the source hash ------------------------------------------------------------------
+
+
+def _package_relative(py_file: str) -> Path | None:
+    try:
+        rel = Path(os.path.realpath(py_file)).relative_to(PACKAGE)
+    except (ValueError, OSError):
+        return None
+    return rel if rel.suffix == ".py" else None
+
+
+def _module_files(module: str) -> list[Path]:
+    """Files of ``cfrlab.a.b`` inside the package (its .py or its package's __init__.py)."""
+    parts = module.split(".")[1:]
+    base = PACKAGE.joinpath(*parts)
+    cands = ([base.with_suffix(".py")] if parts else []) + [base / "__init__.py"]
+    return [c for c in cands if c.is_file()]
+
+
+@cache
+def _file_info(path: Path, mtime_ns: int, size: int) -> tuple[str, tuple[Path, ...]]:
+    """(sha256 of the bytes, cfrlab files it imports): keyed by mtime and size like numba's."""
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        tree = ast.parse(data, filename=str(path))
+    except SyntaxError:
+        return digest, ()
+    rel = path.relative_to(PACKAGE)
+    package = ["cfrlab", *rel.parent.parts]
+    deps: list[Path] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names if a.name.split(".")[0] == "cfrlab"]
+            for name in names:
+                deps += _module_files(name)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "cfrlab":
+                continue
+            deps += _module_files(target)
+            for alias in node.names:  # ``from cfrlab.x import submodule``
+                deps += _module_files(f"{target}.{alias.name}")
+    return digest, tuple(dict.fromkeys(d for d in deps if d != path))
+
+
+def _info(path: Path) -> tuple[str, tuple[Path, ...]]:
+    st = path.stat()
+    return _file_info(path, st.st_mtime_ns, st.st_size)
+
+
+def source_hash(py_file: str | Path) -> str:
+    """Hex sha256 over a package module and every cfrlab module it imports, transitively."""
+    start = Path(os.path.realpath(py_file))
+    seen: dict[Path, str] = {}
+    todo = [start]
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        digest, deps = _info(p)
+        seen[p] = digest
+        todo.extend(deps)
+    h = hashlib.sha256()
+    for p in sorted(seen):
+        h.update(f"{p.relative_to(PACKAGE).as_posix()}\0{seen[p]}\n".encode())
+    return h.hexdigest()
+
+
+def module_cache_path(py_file: str | Path) -> Path | None:
+    """Where the kernels of a package module are (or would be) cached for its current source."""
+    rel = _package_relative(str(py_file))
+    if rel is None or _ROOT is None:
+        return None
+    return _ROOT / rel.with_suffix("") / source_hash(py_file)[:16]
+
+
+def kernel_modules() -> list[Path]:
+    """The package's kernel modules (``_*kernels.py``)."""
+    return sorted(PACKAGE.rglob("_*kernels.py"))
+
+
+def cold_modules() -> list[Path]:
+    """Kernel modules with nothing cached for their current source (all when inactive)."""
+    out = []
+    for f in kernel_modules():
+        d = module_cache_path(f) if active() else None
+        if d is None or not any(d.glob("*.nbi")):
+            out.append(f)
+    return out
+
+
+# ---- the locator -----------------------------------------------------------------------
+
+
+def _make_locator(base: type) -> type:
+    class CfrlabCacheLocator(base):
+        """cfrlab's kernels: cached by module path and source hash under the user cache."""
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._stamp = source_hash(py_file)
+            self._cache_path = str(module_cache_path(py_file))
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        def get_source_stamp(self):
+            return self._stamp
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if _ROOT is None or _package_relative(py_file) is None:
+                return None
+            try:
+                self = cls(py_func, py_file)
+                self.ensure_cache_path()
+            except (OSError, ValueError, SyntaxError):  # numba's own locators then
+                return None
+            return self
+
+    return CfrlabCacheLocator
+
+
+def install() -> bool:
+    """Put the locator first in numba's list (once). False, changing nothing, if it cannot."""
+    global _ROOT, _LOCATOR
+    if active():
+        return True
+    api = _numba_api()
+    if api is None:
+        return False
+    import numba
+
+    impl, base, _ = api
+    root = config.numba_cache_dir() / (
+        f"{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+    )
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError:  # no writable user cache: numba's in-tree cache as before
+        return False
+    locator = _make_locator(base)
+    _ROOT = root
+    classes = impl._locator_classes
+    classes[:] = [c for c in classes if c.__name__ != locator.__name__]
+    classes.insert(0, locator)
+    _LOCATOR = locator
+    return True
+
+
+# ---- telling the user ------------------------------------------------------------------
+
+
+def _is_package_kernel(ev) -> bool:
+    disp = (getattr(ev, "data", None) or {}).get("dispatcher")
+    code = getattr(getattr(disp, "py_func", None), "__code__", None)
+    return code is not None and _package_relative(code.co_filename) is not None
+
+
+def on_compile(callback) -> object | None:
+    """Call ``callback()`` whenever numba starts compiling a cfrlab kernel (a cache miss).
+
+    Returns a handle for ``stop_on_compile``, or None where numba has no event API.
+    """
+    api = _numba_api()
+    if api is None:
+        return None
+    event = api[2]
+
+    class _Listener(event.Listener):
+        def on_start(self, ev):
+            if _is_package_kernel(ev):
+                callback()
+
+        def on_end(self, ev):
+            pass
+
+    listener = _Listener()
+    event.register("numba:compile", listener)
+    return listener
+
+
+def stop_on_compile(handle) -> None:
+    api = _numba_api()
+    if handle is not None and api is not None:
+        api[2].unregister("numba:compile", handle)
+
+
+def announce_compiles(stream=None) -> None:
+    """From now on, the first time this process compiles a cfrlab kernel, say so on one line.
+
+    A compile only happens when nothing is cached for the kernel's current source: the first
+    run on a machine (or after an upgrade) otherwise sits a minute or more silent inside numba.
+    Without ``stream`` the line goes to stderr only when that is a terminal, so what scripts
+    and tests read there does not depend on the state of the cache.
+    """
+    said = []
+
+    def note():
+        out = stream or sys.stderr
+        if said or (stream is None and not (hasattr(out, "isatty") and out.isatty())):
+            return
+        said.append(True)
+        print(f"cfrlab: compiling kernels, once per machine (cached in {display_root()})",
+              file=out, flush=True)
+
+    on_compile(note)
+
+
+install()
