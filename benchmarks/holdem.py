@@ -29,9 +29,9 @@ def peak_gb() -> float:
 
 
 def cs_rate(abstraction: Path, iterations: int = 200_000) -> float:
+    from cfrlab.engine import load_abstraction
     from cfrlab.games import load_game
     from cfrlab.solvers import make_solver
-    from cfrlab.strategy import load_abstraction
     from cfrlab.tree import build_tree
 
     g = load_game("holdem-limit")
@@ -53,7 +53,8 @@ def child(abstraction: Path, algorithm: str, seconds: float, target: float | Non
                   log=lambda m: print("   ", m, file=sys.stderr, flush=True))
     solver = c.pop("solver")
     if out_dir is not None:  # the strategy, for matches (the abstraction file sits beside it)
-        from cfrlab.strategy import Strategy, from_unit
+        from cfrlab.games.units import from_unit
+        from cfrlab.strategy import Strategy
 
         i, s, e = c["history"][-1]
         g = solver.tree.game

@@ -44,10 +44,11 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
+    from cfrlab.engine import load_abstraction
     from cfrlab.errors import CfrlabError
     from cfrlab.games import load_game
+    from cfrlab.games.units import to_unit
     from cfrlab.solvers import PRESETS, make_solver
-    from cfrlab.strategy import load_abstraction, to_unit
     from cfrlab.tree import build_tree
 
     texts = args.algorithm or ["cfr+", "dcfr", "pcfr+"]

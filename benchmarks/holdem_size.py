@@ -19,7 +19,7 @@ import time
 
 from cfrlab.experiments.synthetic import SyntheticBucketModel
 from cfrlab.games import load_game
-from cfrlab.solvers.cfr import make_solver
+from cfrlab.solvers import make_solver
 from cfrlab.tree import build_tree
 
 

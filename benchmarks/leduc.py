@@ -89,10 +89,10 @@ def steady_rate(step, seconds: float = 0.5) -> float:
 
 
 def bench_cfrlab(name: str, cap: float) -> dict:
-    from cfrlab.evaluate.best_response import exploitability
+    from cfrlab.engine import build_tree_for, model_for_game
+    from cfrlab.engine.values import exploitability
     from cfrlab.games import load_game
     from cfrlab.solvers import make_solver
-    from cfrlab.strategy import build_tree_for, model_for_game
 
     g = load_game("leduc")
     tree, model = build_tree_for(g), model_for_game(g)
@@ -129,9 +129,9 @@ def bench_openspiel(name: str, cap: float) -> dict | None:
 
 
 def lp_seconds() -> dict:
+    from cfrlab.engine import build_tree_for, model_for_game
     from cfrlab.games import load_game
     from cfrlab.solvers.lp import solve_lp
-    from cfrlab.strategy import build_tree_for, model_for_game
 
     g = load_game("leduc")
     tree, model = build_tree_for(g), model_for_game(g)

@@ -38,10 +38,11 @@ import time
 import numba
 import numpy as np
 
-from cfrlab.agents.bots import FastPolicy
+from cfrlab.agents import play_match
 from cfrlab.agents.strategy_agent import StrategyAgent
-from cfrlab.evaluate.match import play_match, tree_arrays
+from cfrlab.evaluate.match import tree_arrays
 from cfrlab.games import load_game, parse_game
+from cfrlab.games.agent import FastPolicy
 from cfrlab.strategy import Strategy
 
 FLOP_HOLDEM = """GAMEDEF

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from cfrlab.agents.base import Agent
+from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import parse_match_state
 from cfrlab.play.dealer import Dealer, DealerConfig
 from cfrlab.play.protocol import ConnectionClosed, LineChannel, LineTimeout

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 from naive import hand_value
 
-from cfrlab.agents.base import Agent
 from cfrlab.agents.bots import AlwaysRaise, ValueBot, _holdings
 from cfrlab.agents.registry import BOT_NAMES, make_agent
 from cfrlab.agents.strategy_agent import StrategyAgent, batch_states
 from cfrlab.cards import parse_cards
+from cfrlab.cards._strength_kernels import hand_strength
 from cfrlab.errors import CfrlabError, FileMismatchError
-from cfrlab.evaluate._match_kernels import hand_strength
 from cfrlab.evaluate.match import deal_cards, tree_arrays
 from cfrlab.games import load_game, parse_game
+from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import parse_match_state
 from cfrlab.games.state import State
 from cfrlab.strategy import Strategy
@@ -189,7 +189,7 @@ def test_value_bot_batch_classes_equal_the_single_situation_path(game):
     fp = bot.fast_policy(tree_arrays(game).tree)
     deals = deal_cards(game, seed=2, n=60)
     got = fp.states(deals)
-    from cfrlab.evaluate._match_kernels import strength_class
+    from cfrlab.cards._strength_kernels import strength_class
 
     h = game.num_hole_cards
     for i, d in enumerate(deals):

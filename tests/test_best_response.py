@@ -8,6 +8,7 @@ import pytest
 
 from cfrlab import known_values
 from cfrlab.abstraction import LosslessModel
+from cfrlab.engine import tree_layout
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate import (
     best_response,
@@ -19,7 +20,6 @@ from cfrlab.evaluate import (
 )
 from cfrlab.games.builtins import load_game
 from cfrlab.games.gamedef import parse_game
-from cfrlab.solvers import tree_layout
 from cfrlab.tree import build_tree
 
 

@@ -250,9 +250,10 @@ def test_engine_values_equal_the_lifted_real_game():
     """A strategy over bucket sequences, played in the real (lossless) game, has exactly the
     value the engine computes with the abstraction's P_r and W; CFR+ runs on the model."""
     from cfrlab.abstraction import LosslessModel
-    from cfrlab.evaluate.best_response import expected_value, exploitability
+    from cfrlab.engine import tree_layout
+    from cfrlab.engine.values import expected_value, exploitability
     from cfrlab.games.gamedef import parse_game
-    from cfrlab.solvers import make_solver, tree_layout
+    from cfrlab.solvers import make_solver
     from cfrlab.tree import build_tree
 
     game = parse_game(holdem(4, 3, "0 3 1").to_text().replace("maxRaises = 3 3 3",

@@ -10,11 +10,12 @@ import pytest
 
 from cfrlab import known_values
 from cfrlab.abstraction import LosslessModel
+from cfrlab.engine import tree_layout
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate import exploitability, game_value
 from cfrlab.games.builtins import load_game
 from cfrlab.games.gamedef import parse_game
-from cfrlab.solvers import make_solver, tree_layout
+from cfrlab.solvers import make_solver
 from cfrlab.tree import build_tree
 
 
@@ -212,6 +213,8 @@ def test_pcs_on_single_board_game_equals_full_width(kuhn):
 
 class DenseView:
     """The same chance model offering only the contract's dense / CSR tables."""
+
+    kind = "dense"  # no block structure: the engine stores its tables dense
 
     def __init__(self, model):
         self.model = model

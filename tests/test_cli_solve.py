@@ -15,9 +15,10 @@ import pytest
 
 from cfrlab import known_values
 from cfrlab.cli.main import main
+from cfrlab.engine import build_tree_for, model_for_game
 from cfrlab.games import load_game
 from cfrlab.solvers import make_solver
-from cfrlab.strategy import Strategy, build_tree_for, model_for_game
+from cfrlab.strategy import Strategy
 
 BLIND_GAME = """GAMEDEF
 limit

@@ -23,7 +23,7 @@ from play_helpers import (
     connect_raw,
 )
 
-from cfrlab.agents import registry
+from cfrlab.agents import play_match, registry
 from cfrlab.cards import deck
 from cfrlab.evaluate import _match_kernels as match_kernels
 from cfrlab.evaluate import match
@@ -193,7 +193,7 @@ def test_dealer_equals_the_in_process_match_engine(tmp_path):
     g = load_game("leduc")
     # deterministic bots: identical hand by hand whatever the engine
     log_a, log_b = tmp_path / "engine.log", tmp_path / "dealer.log"
-    r = match.play_match(g, "always-raise", "always-call", 200, seed=9, log=log_a, names=("A", "B"))
+    r = play_match(g, "always-raise", "always-call", 200, seed=9, log=log_a, names=("A", "B"))
     _play("leduc", [registry.make_agent("always-raise", g), registry.make_agent("always-call", g)], 200, 9,
           log_path=log_b, names=["A", "B"])
 
@@ -209,7 +209,7 @@ def test_dealer_equals_the_python_engine_with_seeded_random_agents(tmp_path):
     agent_seed = match.agent_seed
     g = load_game("leduc")
     log_a, log_b = tmp_path / "engine.log", tmp_path / "dealer.log"
-    match.play_match(g, "random", "probe", 200, seed=21, log=log_a, names=("A", "B"), engine="python")
+    play_match(g, "random", "probe", 200, seed=21, log=log_a, names=("A", "B"), engine="python")
     d = DealerThread(g, 200, 21, log_path=log_b, names=["A", "B"])
     seats = [("random", agent_seed(21, 0, 0)), ("probe", agent_seed(21, 0, 1))]
     threads = [threading.Thread(target=run_client, args=(HOST, d.ports[i], g, registry.make_agent(spec, g)),

@@ -19,13 +19,14 @@ from typer.testing import CliRunner
 from cfrlab.abstraction.bucketed import BucketedModel
 from cfrlab.abstraction.buckets import BucketSpec
 from cfrlab.cli.main import app
+from cfrlab.engine import load_abstraction, model_kind
+from cfrlab.engine.values import best_response_values, expected_value, exploitability
 from cfrlab.errors import CfrlabError, FileMismatchError
-from cfrlab.evaluate.best_response import best_response_values, expected_value, exploitability
 from cfrlab.experiments.synthetic import SyntheticBucketModel
 from cfrlab.games import parse_game
 from cfrlab.solvers import make_solver
 from cfrlab.solvers.lp import solve_lp
-from cfrlab.strategy import Strategy, load_abstraction, model_kind
+from cfrlab.strategy import Strategy
 from cfrlab.tree import build_tree
 
 
@@ -67,7 +68,7 @@ def abstract_naive(game, tree, model, policy, monkeypatch):
 
 
 def random_policy(tree, model, seed):
-    from cfrlab.evaluate.best_response import uniform_policy
+    from cfrlab.engine.values import uniform_policy
 
     rng = np.random.default_rng(seed)
     pol = uniform_policy(tree, model)
@@ -214,8 +215,8 @@ def test_experiment_convergence_from_a_checkpoint(tmp_path):
 def test_abstraction_strategy_plays_matches_as_an_agent(tmp_path):
     """Real cards -> bucket sequence -> action: the sampled match mean of a bucketed strategy
     against always-call agrees with the exact value computed in the abstract game."""
+    from cfrlab.agents import play_match
     from cfrlab.agents.registry import make_agent
-    from cfrlab.evaluate.match import play_match
 
     g, tree, model = case(2)
     ab = tmp_path / "b2.npz"

@@ -7,11 +7,11 @@ from game_texts import TINY_HOLDEM
 
 from cfrlab.abstraction import LosslessModel
 from cfrlab.cards import parse_card
+from cfrlab.engine import row_offsets
 from cfrlab.games.builtins import load_game
 from cfrlab.games.gamedef import parse_game
 from cfrlab.known_values import KUHN_GAME_VALUE, LEDUC_GAME_VALUE
 from cfrlab.solvers.lp import build_sequence_form, solve_lp, solve_realization_plans
-from cfrlab.strategy import row_offsets
 from cfrlab.tree import build_tree
 
 

@@ -10,14 +10,15 @@ import pytest
 from test_agents import FLOP_HOLDEM, SMALL_HOLDEM, _random_strategy
 from typer.testing import CliRunner
 
-from cfrlab.agents.base import Agent
+from cfrlab.agents import crosstable, play_match
 from cfrlab.agents.registry import make_agent
 from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.errors import CfrlabError, IllegalActionError, ParseError
 from cfrlab.evaluate.histories import read_log
-from cfrlab.evaluate.match import crosstable, deal_cards, exact_value, play_match
+from cfrlab.evaluate.match import deal_cards, exact_value
 from cfrlab.evaluate.stats import estimate
 from cfrlab.games import load_game
+from cfrlab.games.agent import Agent
 from cfrlab.play.deal import deal_for_hand
 from cfrlab.strategy import Strategy
 
@@ -343,8 +344,7 @@ def test_a_score_line_that_does_not_add_up_is_refused(tmp_path):
 
 @pytest.mark.parametrize("game", ["leduc", "holdem-limit", "holdem-nolimit"])
 def test_seat_views_equal_parsed_match_states(game):
-    from cfrlab.evaluate.match import seat_view
-    from cfrlab.games.matchstate import parse_match_state
+    from cfrlab.games.matchstate import parse_match_state, seat_view
     from cfrlab.games.state import State
 
     g = load_game(game)

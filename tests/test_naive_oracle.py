@@ -15,12 +15,12 @@ from game_texts import limit_text
 from cfrlab.abstraction import LosslessModel
 from cfrlab.cards import deck
 from cfrlab.cards.evaluator import rank_hand
-from cfrlab.evaluate.best_response import best_response, expected_value, exploitability
+from cfrlab.engine import row_offsets
+from cfrlab.engine.values import best_response, expected_value, exploitability
 from cfrlab.games.builtins import load_game
 from cfrlab.games.gamedef import parse_game
 from cfrlab.known_values import KUHN_UNIFORM_EXPLOITABILITY, LEDUC_UNIFORM_EXPLOITABILITY
-from cfrlab.solvers.cfr import PRESETS, make_solver
-from cfrlab.strategy import row_offsets
+from cfrlab.solvers import PRESETS, make_solver
 from cfrlab.tree import build_tree
 
 TINY_HOLDEM = limit_text(max_raises="3 2")

@@ -13,6 +13,7 @@ from cfrlab import known_values
 from cfrlab.cards import deck, parse_cards
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.games import load_game, parse_game, parse_log_line
+from cfrlab.games.state import State
 
 # Extra games for the rules' corners: side pots, stacks, many players, no blinds,
 # a board card in round 0, a blind that is an all-in.
@@ -129,7 +130,7 @@ GAMES = {
 
 def play(game, deal, betting, hand_number=0):
     """A state after the actions in `betting` (ACPC text; '/' is skipped)."""
-    s = game.new_state(deal=deal, hand_number=hand_number)
+    s = State(game, deal=deal, hand_number=hand_number)
     i = 0
     while i < len(betting):
         if betting[i] == "/":
@@ -153,7 +154,7 @@ def limit_max_loss(game):
 
 def test_hulhe_preflop_cap_is_three_raises_after_the_big_blind():
     g = GAMES["holdem-limit"]
-    s = g.new_state(deal="5d5c9hQd8dAs8s4h6d")
+    s = State(g, deal="5d5c9hQd8dAs8s4h6d")
     assert s.current_player() == 1 and s.spent == (10, 5)
     assert s.legal_actions() == ["f", "c", "r"]
     for who, action in [(1, "r"), (0, "r"), (1, "r")]:
@@ -220,7 +221,7 @@ def test_split_pots():
     assert s.payoffs() == [0.0, 0.0]
     assert s.log_line(["A", "B"]).endswith(":0|0:A|B")
     g3 = GAMES["holdem-limit-3p"]
-    s = g3.new_state(deal="2c3dAhKdAdKh7s8s9c2h4d")
+    s = State(g3, deal="2c3dAhKdAdKh7s8s9c2h4d")
     assert s.current_player() == 2  # firstPlayer 3
     for who, action in [(2, "c"), (0, "f"), (1, "c")]:
         assert s.current_player() == who
@@ -252,7 +253,7 @@ def test_fractional_split_values_are_formatted_like_the_dealer():
 
 def test_nolimit_all_in_runs_the_board_out():
     g = GAMES["holdem-nolimit"]
-    s = g.new_state(deal="8d9h9s6dTsQh8cAh4d", hand_number=2)
+    s = State(g, deal="8d9h9s6dTsQh8cAh4d", hand_number=2)
     assert s.raise_range() == (200, 20000) and s.legal_actions() == ["f", "c", "r200", "r20000"]
     s.apply("c")
     assert s.legal_actions() == ["c", "r200", "r20000"]
@@ -271,7 +272,7 @@ def test_nolimit_all_in_runs_the_board_out():
 
 def test_nolimit_minimum_raise_rules():
     g = GAMES["holdem-nolimit"]
-    s = g.new_state(deal="8dJdTd4dAs9d6s3d6c")
+    s = State(g, deal="8dJdTd4dAs9d6s3d6c")
     s.apply("r300")
     assert s.raise_range() == (500, 20000)  # raise by at least the last raise (200)
     s.apply("r1000")
@@ -308,12 +309,12 @@ def test_nolimit_short_stacks():
 
 def test_blind_all_in_and_no_blind_games():
     g = GAMES["nolimit-blind-all-in"]
-    s = g.new_state(deal="AsAdKsKdQh7c2d3h9c")
+    s = State(g, deal="AsAdKsKdQh7c2d3h9c")
     assert s.current_player() == 1 and s.legal_actions() == ["f", "c"]
     s.apply("c")
     assert s.betting_string() == "c///" and s.payoffs() == [100.0, -100.0]
     g = GAMES["nolimit-no-blinds"]
-    s = g.new_state(deal=parse_cards("AhAs") + parse_cards("KhKs"))
+    s = State(g, deal=parse_cards("AhAs") + parse_cards("KhKs"))
     assert s.legal_actions() == ["c", "r1", "r7"] and s.raise_range() == (1, 7)
     s.apply("c").apply("r2")
     assert s.raise_range() == (4, 7)
@@ -327,7 +328,7 @@ def test_blind_all_in_and_no_blind_games():
 
 def test_kuhn_3p():
     g = GAMES["kuhn-3p"]
-    s = g.new_state(deal="JsQsKs")
+    s = State(g, deal="JsQsKs")
     assert s.legal_actions() == ["c", "r"]
     s.apply("c").apply("r")
     assert s.current_player() == 2 and s.legal_actions() == ["f", "c"]  # maxRaises 1
@@ -345,7 +346,7 @@ def test_kuhn_3p():
 
 def test_kuhn_3p_side_pots():
     g = GAMES["kuhn-3p-side"]  # stacks 2 3 3, two raises allowed
-    s = g.new_state(deal="AsQsKs")
+    s = State(g, deal="AsQsKs")
     s.apply("r")
     assert s.spent == (2, 1, 1) and s.legal_actions() == ["f", "c", "r"]
     s.apply("r")
@@ -377,7 +378,7 @@ def test_leduc_and_kuhn_captured_hands():
 
 def test_kuhn_100_uses_extended_ranks():
     g = load_game("kuhn-100")
-    s = g.new_state(seed=3)
+    s = State(g, seed=3)
     a, b = s.hole_cards(0)[0] // 4, s.hole_cards(1)[0] // 4
     s.apply("r").apply("c")
     assert s.payoffs() == ([2.0, -2.0] if a > b else [-2.0, 2.0])
@@ -389,20 +390,20 @@ def test_kuhn_100_uses_extended_ranks():
 def test_deals_validated_and_drawn():
     g = GAMES["leduc"]
     with pytest.raises(CfrlabError, match="needs 3 cards"):
-        g.new_state(deal=[44, 45])
+        State(g, deal=[44, 45])
     with pytest.raises(CfrlabError, match="twice"):
-        g.new_state(deal="KsKsQh")
+        State(g, deal="KsKsQh")
     with pytest.raises(CfrlabError, match="2c is not in the deck"):
-        g.new_state(deal=[0, 45, 46])
+        State(g, deal=[0, 45, 46])
     with pytest.raises(CfrlabError, match="not in the deck"):
-        g.new_state(deal=[-1, 45, 46])
+        State(g, deal=[-1, 45, 46])
     with pytest.raises(CfrlabError, match="sequence of card ids"):
-        g.new_state(deal=[None, 1, 2])
-    assert g.new_state(seed=7).deal == g.new_state(seed=7).deal
-    assert g.new_state(deal=np.array([42, 47, 50])).deal == (42, 47, 50)
+        State(g, deal=[None, 1, 2])
+    assert State(g, seed=7).deal == State(g, seed=7).deal
+    assert State(g, deal=np.array([42, 47, 50])).deal == (42, 47, 50)
     rng = np.random.default_rng(0)
     kuhn = GAMES["kuhn"]
-    counts = Counter(kuhn.new_state(seed=rng).deal for _ in range(6000))
+    counts = Counter(State(kuhn, seed=rng).deal for _ in range(6000))
     assert len(counts) == 6 and all(850 < c < 1150 for c in counts.values())  # 6 ordered deals, ~1000 each
     h = GAMES["holdem-nolimit"].new_state(seed=1)
     assert len(set(h.deal)) == 9 and set(h.deal) <= set(deck())
@@ -411,7 +412,7 @@ def test_deals_validated_and_drawn():
 
 def test_unfinished_and_finished_errors():
     g = GAMES["kuhn"]
-    s = g.new_state(deal="KsQs")
+    s = State(g, deal="KsQs")
     with pytest.raises(CfrlabError, match="unfinished"):
         s.payoffs()
     with pytest.raises(CfrlabError, match="2 names"):
@@ -419,7 +420,7 @@ def test_unfinished_and_finished_errors():
     with pytest.raises(IllegalActionError, match="'c'.*hand is over"):
         s.apply("c")
     with pytest.raises(IllegalActionError, match="'f'.*may play c, r"):
-        g.new_state(deal="KsQs").apply("f")
+        State(g, deal="KsQs").apply("f")
     with pytest.raises(CfrlabError):
         s.match_state(2)
 
@@ -448,7 +449,7 @@ def test_betting_agrees_with_the_naive_oracle(name):
         for a in legal:
             walk(naive.apply(g, node, a), state.clone().apply(letters[a]))
 
-    walk(naive.root(g), g.new_state(seed=0))
+    walk(naive.root(g), State(g, seed=0))
     if name == "holdem-limit":
         assert tuple(decisions_by_round[r] for r in range(4)) == known_values.HULHE_DECISION_NODES_BY_ROUND
     if name != "holdem-limit":  # payoffs at every terminal for every deal
@@ -463,7 +464,7 @@ def test_hulhe_showdowns_agree_with_the_naive_evaluator():
     g = GAMES["holdem-limit"]
     rng = np.random.default_rng(11)
     for _ in range(300):
-        s = g.new_state(seed=rng)
+        s = State(g, seed=rng)
         play_s = play(g, s.deal, "rc/cc/cc/cc")
         h0, h1, board = s.hole_cards(0), s.hole_cards(1), s.visible_board() + list(s.deal[4:])
         v0, v1 = naive.hand_value(h0 + board[:5]), naive.hand_value(h1 + board[:5])
@@ -476,7 +477,7 @@ def test_hulhe_showdowns_agree_with_the_naive_evaluator():
 
 def random_play(game, data, max_steps=400):
     """Play one hand with actions drawn by hypothesis; yields every state along the way."""
-    s = game.new_state(seed=data.draw(st.integers(0, 2**32 - 1), label="seed"))
+    s = State(game, seed=data.draw(st.integers(0, 2**32 - 1), label="seed"))
     yield s
     for _ in range(max_steps):
         if s.is_terminal():

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from cfrlab import known_values
+from cfrlab.engine import build_tree_for, model_for_game
 from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.fileio import save_npz
 from cfrlab.games import load_game
+from cfrlab.games.situation import parse_situation_cards
 from cfrlab.solvers import make_solver
 from cfrlab.solvers.driver import (
     Checkpointer,
@@ -22,7 +24,7 @@ from cfrlab.solvers.driver import (
     split_state,
 )
 from cfrlab.solvers.lp import solve_lp
-from cfrlab.strategy import Strategy, build_tree_for, model_for_game, parse_situation_cards
+from cfrlab.strategy import Strategy
 
 
 @pytest.fixture(scope="module")

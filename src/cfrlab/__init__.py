@@ -1,7 +1,8 @@
 """cfrlab: counterfactual regret minimization for poker.
 
 Layers (data flows downward, no import runs back up):
-cards -> games -> tree -> abstraction -> solvers -> evaluate -> agents -> play / cli
+cards -> games -> tree -> abstraction -> engine -> solvers -> strategy -> evaluate -> agents
+-> play / interop -> experiments -> cli (docs/ENGINE.md; tests/test_layers.py checks it)
 """
 
 __version__ = "0.1.0"

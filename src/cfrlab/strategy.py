@@ -24,101 +24,34 @@ Readable situations (``Strategy.action_probs``) use the ACPC match-state notatio
 from __future__ import annotations
 
 import datetime as _dt
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cfrlab.cards import card_text, deck, parse_cards
+from cfrlab.abstraction import LOSSLESS, ChanceModel
+from cfrlab.engine import (
+    build_tree_for,
+    describe_state,
+    expected_value,
+    exploitability,
+    load_abstraction,
+    model_for_game,
+    model_kind,
+    row_offsets,
+)
 from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
 from cfrlab.fileio import load_npz, save_npz
 from cfrlab.games import GameDef, load_game, parse_game
+from cfrlab.games.situation import parse_situation_cards
+from cfrlab.games.units import format_unit, unit_of
+from cfrlab.tree import CHANCE, DECISION
 
 STRATEGY_KIND = "strategy"
 FORMAT_VERSION = 1
 ACTION_LETTERS = ("f", "c", "r")
 ACTION_NAMES = ("fold", "call", "raise")
-LOSSLESS = "lossless"
-
-# tree node kinds (docs/ENGINE.md)
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
-
-
-# -- engine hooks: the one place that knows where the engine lives -------------------------
-
-def build_tree_for(game: GameDef):
-    from cfrlab.tree import build_tree
-
-    if not game.is_limit or game.num_players != 2:
-        raise CfrlabError(f"{game.name or 'this game'}: the solvers handle 2-player limit games only")
-    return build_tree(game)
-
-
-def model_for_game(game: GameDef, abstraction: Any = None):
-    """The chance model for ``game``: lossless unless a bucketed model is given.
-
-    ``abstraction`` may already be a ChanceModel (anything with ``num_states`` and ``hash``);
-    the HULHE work plugs the loading of abstraction files in here, so that the solve CLI's
-    ``--abstraction FILE`` and strategy loading share one path.
-    """
-    if abstraction is not None:
-        if hasattr(abstraction, "num_states") and hasattr(abstraction, "hash"):
-            return abstraction
-        if isinstance(abstraction, (str, Path)):
-            return load_abstraction(abstraction, game)
-        raise CfrlabError(f"not a chance model or abstraction file: {abstraction!r}")
-    from cfrlab.abstraction.lossless import LosslessModel
-
-    return LosslessModel(game)
-
-
-def load_abstraction(path: str | Path, game: GameDef | None = None):
-    """A BucketedModel from an abstraction file (``cfrlab abstract build``), checked against
-    ``game``; it remembers its file name (``source_file``) for strategy headers."""
-    from cfrlab.abstraction.bucketed import BucketedModel
-
-    p = Path(path)
-    if not p.exists():
-        raise CfrlabError(f"abstraction file {p} does not exist (make one with `cfrlab abstract build`)")
-    model = BucketedModel.load(p, game)
-    model.source_file = p.name
-    return model
-
-
-def model_kind(model) -> str:
-    kind = getattr(model, "kind", None)
-    if kind is None:
-        kind = "bucketed" if hasattr(model, "spec") else LOSSLESS
-    return str(kind)
-
-
-def row_offsets(tree, model) -> np.ndarray:
-    """``row_offset`` int64[D + 1] of the policy layout (ENGINE.md); the last entry is the row count."""
-    from cfrlab.solvers.engine import tree_layout
-
-    return tree_layout(tree, model)
-
-
-def is_ante_game(game: GameDef) -> bool:
-    """Kuhn and Leduc post equal antes (ACPC writes them as equal blinds)."""
-    blinds = game.blind[: game.num_players]
-    return len(set(blinds)) == 1
-
-
-def unit_of(game: GameDef) -> str:
-    return "chips" if is_ante_game(game) else "mbb/g"
-
-
-def to_unit(game: GameDef, chips: float) -> float:
-    """Chips per game in the game's reporting unit (chips, or milli-big-blinds per game)."""
-    return chips if is_ante_game(game) else chips * 1000.0 / game.big_blind
-
-
-def from_unit(game: GameDef, value: float) -> float:
-    return value if is_ante_game(game) else value * game.big_blind / 1000.0
-
 
 # -- the value object -------------------------------------------------------------------
 
@@ -249,7 +182,7 @@ class Strategy:
             raise CfrlabError(f"{path}: corrupt strategy file (no float64 [rows, 3] policy)")
         if not np.all(np.isfinite(policy)):
             raise CfrlabError(f"{path}: corrupt strategy file (policy has non-finite entries)")
-        if model is not None and not hasattr(model, "num_states"):
+        if model is not None and not isinstance(model, ChanceModel):
             model = model_for_game(file_game, model)  # an abstraction file name
         if model is None and header.get("model_kind", LOSSLESS) != LOSSLESS:
             model = _abstraction_beside(Path(path), header, file_game)
@@ -327,14 +260,12 @@ class Strategy:
 
     # evaluation ---------------------------------------------------------------------
     def exploitability(self) -> float:
-        """(u0(BR, s1) + u1(s0, BR)) / 2 in chips (DESIGN.md convention)."""
-        from cfrlab.evaluate.best_response import exploitability
-
+        """(u0(BR, s1) + u1(s0, BR)) / 2 in chips (docs/ENGINE.md convention)."""
         return float(exploitability(self.tree, self.model, self.policy))
 
     def game_value(self) -> float:
         """Player 0's expected chips when both seats play this strategy."""
-        return expected_value(self.tree, self.model, self.policy, self.policy)
+        return float(expected_value(self.tree, self.model, self.policy, self.policy))
 
     def describe(self) -> str:
         h = self.header
@@ -346,64 +277,6 @@ class Strategy:
 
 
 # -- helpers ----------------------------------------------------------------------------
-
-def expected_value(tree, model, policy_a, policy_b) -> float:
-    try:
-        from cfrlab.evaluate import expected_value as ev
-    except ImportError:
-        from cfrlab.evaluate.best_response import expected_value as ev
-    return float(ev(tree, model, policy_a, policy_b))
-
-
-def describe_state(model, rnd: int, s: int) -> str:
-    try:
-        return str(model.describe_state(rnd, s))
-    except (AttributeError, NotImplementedError):
-        return f"#{s}"
-
-
-def parse_situation_cards(game: GameDef, cards: str, actor: int, rnd: int = 0) -> tuple[list[int], list[int]]:
-    """(hole cards of ``actor``, board cards) from ``"Ks|/Kh"``, ``"|Qs/Kh"``, ``"Ks/Kh"``, or
-    (after round 0) the ``"Ks|Kh"`` labels of ``describe_state``."""
-    text = cards.strip()
-    hole_part, _, board_part = text.partition("/")
-    fields = hole_part.split("|")
-    if len(fields) == 2 and "/" not in text and rnd > 0 and game.num_players == 2:
-        # describe_state's "hole|board" (what `strategy show` prints), unambiguous after round 0
-        hole_txt, board_part = fields
-    elif len(fields) > 1:
-        if len(fields) != game.num_players:
-            raise CfrlabError(f"{cards!r}: expected {game.num_players} hole-card fields separated by '|'")
-        hole_txt = fields[actor]
-        if not hole_txt.strip():
-            shown = [i for i, f in enumerate(fields) if f.strip()]
-            who = f"position {shown[0]}'s" if shown else "no"
-            raise CfrlabError(f"{cards!r} shows {who} hole cards, but position {actor} acts here")
-    else:
-        hole_txt = hole_part
-    try:
-        hole = parse_cards(hole_txt)
-        board = parse_cards(board_part.replace("/", ""))
-    except ParseError as e:
-        raise CfrlabError(str(e)) from None
-    if len(hole) != game.num_hole_cards:
-        raise CfrlabError(f"{cards!r}: a player holds {game.num_hole_cards} card(s) in "
-                          f"{_game_label(game)}, got {len(hole)}")
-    in_deck = set(deck(game.num_ranks, game.num_suits))
-    for c in hole + board:
-        if c not in in_deck:
-            raise CfrlabError(f"{card_text(c)} is not in the deck of {_game_label(game)}")
-    if len(set(hole + board)) != len(hole + board):
-        raise CfrlabError(f"{cards!r}: a card appears twice")
-    return hole, board
-
-
-def format_unit(game: GameDef, chips: float) -> str:
-    if chips is None or (isinstance(chips, float) and math.isnan(chips)):
-        return "n/a"
-    v = to_unit(game, chips)
-    return f"{v:.3g} {unit_of(game)}" if abs(v) < 1e-2 else f"{v:.4f} {unit_of(game)}"
-
 
 def _abstraction_beside(path: Path, header: dict, game: GameDef):
     """The abstraction a bucketed strategy names, when that file sits next to the strategy

@@ -45,6 +45,7 @@ from cfrlab.abstraction.metrics import (
     metric_indexers,
     metric_tables,
 )
+from cfrlab.abstraction.model import BUCKETED
 from cfrlab.cards.isomorphism import DeckMap
 from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.fileio import load_npz, save_npz
@@ -388,7 +389,7 @@ class BucketedModel:
     and ``BucketedModel.load(path)``.
     """
 
-    kind = "bucketed"
+    kind = BUCKETED
 
     def __init__(self, game: GameDef, maps: BucketMaps, fold: list[np.ndarray],
                  showdown: np.ndarray, hs_table: np.ndarray | None = None) -> None:

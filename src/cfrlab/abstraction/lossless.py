@@ -24,6 +24,7 @@ from math import comb
 
 import numpy as np
 
+from cfrlab.abstraction.model import LOSSLESS
 from cfrlab.cards.cards import card_text, deck
 from cfrlab.cards.evaluator import rank_hand
 from cfrlab.errors import CfrlabError
@@ -63,6 +64,8 @@ class LosslessModel:
     public chance sampling: ``num_blocks[r]``, ``block_size[r]``, ``block_parent(r)``,
     ``fold_blocks(r)`` and ``showdown_blocks()``.
     """
+
+    kind = LOSSLESS
 
     def __init__(self, game: GameDef) -> None:
         if game.num_players != 2:

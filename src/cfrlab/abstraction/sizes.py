@@ -25,6 +25,7 @@ from math import comb
 from cfrlab.abstraction.metrics import board_totals, check_holdem_style
 from cfrlab.cards.isomorphism import HandIndexer
 from cfrlab.errors import CfrlabError
+from cfrlab.tree import build_tree
 
 ROOT_DEAL_NODES = 1  # one node deals both hands
 DEAL_NODES_PER_ROUND = 2  # one per player at each later round
@@ -49,8 +50,6 @@ def tree_counts(game) -> dict:
     """Per round: decision nodes and all nodes (with the deal nodes) of the betting tree."""
     if not game.is_limit:
         raise CfrlabError("sizes need a limit game (the betting tree is enumerated)")
-    from cfrlab.tree import build_tree
-
     t = build_tree(game)
     R = game.num_rounds
     decision = [int(((t.kind == 0) & (t.round == r)).sum()) for r in range(R)]

@@ -1,8 +1,10 @@
 """Agents: anything that acts from what one seat sees.
 
-``Agent`` is the interface; ``make_agent(spec, game)`` builds one from a bot name, a strategy
-file or ``py:FILE.py:Class`` (``cfrlab.agents.registry``).
+``Agent`` is the interface (``cfrlab.games.agent``); ``make_agent(spec, game)`` builds one from
+a bot name, a strategy file or ``py:FILE.py:Class`` (``cfrlab.agents.registry``);
+``play_match`` and ``crosstable`` take agents or specs.
 """
 
-from cfrlab.agents.base import Agent  # noqa: F401
+from cfrlab.agents.matches import crosstable, play_match  # noqa: F401
 from cfrlab.agents.registry import BOT_NAMES, make_agent  # noqa: F401
+from cfrlab.games.agent import Agent, FastPolicy  # noqa: F401

@@ -20,38 +20,17 @@ by hand.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cfrlab.agents.base import Agent
+from cfrlab.cards._strength_kernels import hand_strength, strength_class, value_bot_states
 from cfrlab.cards.cards import deck
 from cfrlab.errors import CfrlabError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from cfrlab.games import GameDef
-    from cfrlab.games.matchstate import MatchState
-
-
-@dataclass
-class FastPolicy:
-    """An agent as the fast kernel sees it (2-player limit games).
-
-    ``policy`` float64[rows, 3] (f, c, r); ``offsets`` int32[D] first row of each decision
-    node; ``states(deals) -> int32[n, 2, R]`` the private state of each position per round
-    (None for an agent whose rows do not depend on cards: then row = offsets[d]);
-    ``greedy`` plays each row's most likely action instead of sampling.
-    """
-
-    policy: np.ndarray
-    offsets: np.ndarray
-    states: Callable[[np.ndarray], np.ndarray] | None = None
-    greedy: bool = False
-
+from cfrlab.games import GameDef
+from cfrlab.games.agent import Agent, FastPolicy
+from cfrlab.games.matchstate import MatchState
 
 # -- the generic (slow-path) bots -----------------------------------------------------------
 
@@ -165,8 +144,6 @@ def _holdings(num_ranks: int, num_suits: int, num_hole: int):
 
 @lru_cache(maxsize=16)
 def _preflop_hs(num_ranks: int, num_suits: int, num_hole: int) -> np.ndarray:
-    from cfrlab.evaluate._match_kernels import hand_strength
-
     combos, _ = _holdings(num_ranks, num_suits, num_hole)
     empty = np.zeros(0, dtype=np.int64)
     hs = np.array([hand_strength(row.astype(np.int64), empty, combos) for row in combos])
@@ -188,8 +165,6 @@ class ValueBot(Agent):
             self.name = f"value:{self.raise_at:g},{self.call_at:g}"
 
     def strength(self, game: GameDef, hole, board) -> float:
-        from cfrlab.evaluate._match_kernels import hand_strength
-
         if not board:
             combos, combo_id = _holdings(game.num_ranks, game.num_suits, game.num_hole_cards)
             m = combo_id[hole[0], hole[-1]]
@@ -198,8 +173,6 @@ class ValueBot(Agent):
         return float(hand_strength(np.asarray(hole, np.int64), np.asarray(board, np.int64), combos))
 
     def act(self, view: MatchState) -> str:
-        from cfrlab.evaluate._match_kernels import strength_class
-
         hs = self.strength(view.game, view.my_cards, view.visible_board())
         cls = strength_class(hs, self.raise_at, self.call_at)
         legal = view.legal_actions()
@@ -210,8 +183,6 @@ class ValueBot(Agent):
         return "f"
 
     def fast_policy(self, tree) -> FastPolicy:
-        from cfrlab.evaluate._match_kernels import value_bot_states
-
         game = tree.game
         legal = np.asarray(tree.legal, dtype=bool)
         rows = [np.stack([_row(lg, 0), _row(lg, 1), _row(lg, 2)]) for lg in legal]
@@ -224,7 +195,11 @@ class ValueBot(Agent):
         def states(deals: np.ndarray) -> np.ndarray:
             return value_bot_states(deals, hole, board_end, combos, combo_id, pre, raise_at, call_at)
 
-        return FastPolicy(pol, (3 * np.arange(len(legal))).astype(np.int32), states)
+        def card_class(hole_cards, board) -> int:
+            return int(strength_class(self.strength(game, hole_cards, board), raise_at, call_at))
+
+        return FastPolicy(pol, (3 * np.arange(len(legal))).astype(np.int32), states,
+                          card_class=card_class)
 
 
 BOTS: dict[str, type[Agent]] = {

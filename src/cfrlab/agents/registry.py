@@ -15,12 +15,17 @@ Specs:
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from pathlib import Path
 
-from cfrlab.agents.base import Agent
 from cfrlab.agents.bots import BOTS, ValueBot
+from cfrlab.agents.strategy_agent import StrategyAgent
+from cfrlab.engine import load_abstraction
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
+from cfrlab.games.agent import Agent
+from cfrlab.strategy import Strategy
 
 BOT_NAMES = tuple(BOTS)
 
@@ -53,30 +58,18 @@ def _split_options(spec: str) -> tuple[str, dict[str, str]]:
 
 def load_strategy_agent(path: str, game: GameDef, greedy: bool = False, abstraction: str | None = None) -> Agent:
     """A StrategyAgent for a strategy file; refuses a file made for another game."""
-    from cfrlab.agents.strategy_agent import StrategyAgent
-    from cfrlab.strategy import Strategy, model_for_game
-
     model = None
     if abstraction:
         if not Path(abstraction).is_file():
             raise CfrlabError(f"{path}: no such abstraction file {abstraction}")
-        model = model_for_game(game, _load_abstraction(abstraction, game))
+        model = load_abstraction(abstraction, game)
     strategy = Strategy.load(path, game=game, model=model)
     name = Path(path).stem + (":greedy" if greedy else "")
     return StrategyAgent(strategy, greedy=greedy, name=name)
 
 
-def _load_abstraction(path: str, game: GameDef):
-    from cfrlab.strategy import load_abstraction
-
-    return load_abstraction(path, game)
-
-
 def load_python_agent(target: str) -> Agent:
     """``FILE.py:ClassName`` or ``package.module:ClassName`` -> an instance (no arguments)."""
-    import importlib
-    import importlib.util
-
     where, _, cls_name = target.rpartition(":")
     if not where or not cls_name:
         raise CfrlabError(f"a Python agent is 'py:FILE.py:ClassName' or 'py:module:ClassName', got 'py:{target}'")

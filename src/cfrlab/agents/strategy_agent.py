@@ -12,18 +12,14 @@ function that maps a batch of deals to every position's private state per round
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from cfrlab.agents.base import Agent
-from cfrlab.agents.bots import FastPolicy
+from cfrlab.abstraction import ChanceModel, maps_deals
 from cfrlab.errors import CfrlabError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from cfrlab.games import GameDef
-    from cfrlab.games.matchstate import MatchState
-    from cfrlab.strategy import Strategy
+from cfrlab.games import GameDef
+from cfrlab.games.agent import Agent, FastPolicy
+from cfrlab.games.matchstate import MatchState
+from cfrlab.strategy import Strategy
 
 ACTIONS = "fcr"
 
@@ -78,42 +74,11 @@ class StrategyAgent(Agent):
             return batch_states(model, deals)
 
         offsets = self.offsets[: tree.num_decisions].astype(np.int32)
-        return FastPolicy(self.strategy.policy, offsets, states, self.greedy)
+        return FastPolicy(self.strategy.policy, offsets, states, self.greedy, model=model)
 
 
-def batch_states(model, deals: np.ndarray) -> np.ndarray:
-    """int32[n, 2, R]: private state of each position per round for ACPC-ordered deals.
-
-    Uses the model's own ``deal_states_batch`` when it has one, the lossless numbering
-    kernel for lossless models, and else calls ``deal_states`` deal by deal (slow).
-    """
-    fn = getattr(model, "deal_states_batch", None)
-    if fn is not None:
-        return np.asarray(fn(deals), dtype=np.int32)
-    if type(model).__name__ == "LosslessModel":
-        return _lossless_batch(model, deals)
-    out = np.empty((len(deals), 2, model.game.num_rounds), dtype=np.int32)
-    for i, deal in enumerate(deals):
-        out[i] = model.deal_states([int(c) for c in deal])
-    return out
-
-
-def _lossless_batch(model, deals: np.ndarray) -> np.ndarray:
-    """The lossless numbering kernel; checked against ``model.deal_states`` on the first deal."""
-    from math import comb
-
-    from cfrlab.cards.cards import deck
-    from cfrlab.evaluate._match_kernels import lossless_states
-
-    game = model.game
-    cards = deck(game.num_ranks, game.num_suits)
-    pos_of_card = np.full(max(cards) + 1, -1, dtype=np.int64)
-    pos_of_card[cards] = np.arange(len(cards))
-    size = len(cards)
-    binom = np.array([[comb(a, b) for b in range(8)] for a in range(size + 1)], dtype=np.int64)
-    nb = np.array(game.num_board_cards[: game.num_rounds], dtype=np.int64)
-    out = lossless_states(deals, pos_of_card, game.num_hole_cards, nb, size, binom)
-    if len(deals) and not np.array_equal(out[0], model.deal_states([int(c) for c in deals[0]])):
-        raise CfrlabError("internal error: the lossless state numbering changed; "
-                          "update cfrlab.evaluate._match_kernels.lossless_states")
-    return out
+def batch_states(model: ChanceModel, deals: np.ndarray) -> np.ndarray:
+    """int32[n, 2, R]: private state of each position per round for ACPC-ordered deals."""
+    if not maps_deals(model):
+        raise CfrlabError(f"a {model.kind} chance model cannot map real deals to its states")
+    return np.asarray(model.deal_states_batch(deals), dtype=np.int32)

@@ -5,6 +5,8 @@ imported on first use: the evaluator builds its tables with numba at import, and
 of card ids and text (the rules engine, the CLI) never evaluate a hand.
 """
 
+import importlib
+
 from cfrlab.cards.cards import (  # noqa: F401
     RANKS,
     SUITS,
@@ -22,10 +24,8 @@ _EVALUATOR_NAMES = ("rank_hand", "hand_category", "category_name", "CATEGORY_NAM
 
 
 def __getattr__(name: str):
-    if name in _EVALUATOR_NAMES:
-        from cfrlab.cards import evaluator
-
-        return getattr(evaluator, name)
+    if name in _EVALUATOR_NAMES:  # loaded on first use: its tables are built at import
+        return getattr(importlib.import_module("cfrlab.cards.evaluator"), name)
     raise AttributeError(f"module 'cfrlab.cards' has no attribute {name!r}")
 
 

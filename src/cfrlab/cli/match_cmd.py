@@ -245,7 +245,8 @@ def _write_csv(table: dict, path: Path) -> None:
 
 def log_summary(log, path: str) -> dict:
     """Per player (by name): hands, total chips, mean chips per hand with its 95% CI (JSON-ready)."""
-    from cfrlab.evaluate.stats import display_factor, estimate, json_ready, mbb_factor, unit_name
+    from cfrlab.evaluate.stats import estimate, json_ready
+    from cfrlab.games.units import display_factor, mbb_factor, rate_unit
 
     g = log.game
     per_name: dict[str, list[float]] = {}
@@ -259,7 +260,7 @@ def log_summary(log, path: str) -> dict:
         players[name] = {"hands": e.n, "total_chips": float(sum(values)), "mean_chips": e.mean, "ci95_chips": e.ci95,
                          "mean_mbb": e.mean * mbb, "ci95_mbb": e.ci95 * mbb,
                          "mean": e.mean * display_factor(g), "ci95": e.ci95 * display_factor(g)}
-    return json_ready({"file": path, "game": g.name or "custom", "hands": len(log.hands), "unit": unit_name(g),
+    return json_ready({"file": path, "game": g.name or "custom", "hands": len(log.hands), "unit": rate_unit(g),
                        "players": players, "scores": [{"totals": t, "names": n} for t, n in log.scores]})
 
 

@@ -15,30 +15,28 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cfrlab import known_values
+from cfrlab.cli.common import check_output, writing
+from cfrlab.engine import build_tree_for, game_value, model_for_game
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.builtins import builtin_text
+from cfrlab.games.units import format_unit, from_unit, to_unit, unit_of
 from cfrlab.solvers.driver import (
     ALGORITHMS,
-    DEFAULT_EVAL_EVERY,
+    FULL_WIDTH,
     Checkpointer,
+    Every,
     Interrupted,
     RunResult,
     StopRule,
     Tick,
+    default_schedule,
     run_solve,
+    thin_history,
 )
-from cfrlab.strategy import (
-    Strategy,
-    build_tree_for,
-    expected_value,
-    format_unit,
-    from_unit,
-    model_for_game,
-    to_unit,
-    unit_of,
-)
+from cfrlab.strategy import Strategy
 
+HISTORY_POINTS = 100  # --json: at most this many (iteration, solver s, exploitability) points
 KNOWN_VALUES = {"kuhn": known_values.KUHN_GAME_VALUE, "leduc": known_values.LEDUC_GAME_VALUE}
 
 
@@ -95,7 +93,7 @@ def game_label(game: GameDef, given: str) -> str:
 
 
 def size_report(game: GameDef, tree, model, algorithm: str) -> tuple[str, dict[str, Any]]:
-    from cfrlab.solvers.engine import get_engine
+    from cfrlab.engine.core import get_engine
 
     states = [int(s) for s in model.num_states]
     rows = sum(states[int(tree.round[n])] for n in tree.decision_node)
@@ -142,20 +140,52 @@ class ProgressView:
 
 
 class LineProgress:
-    """One stderr line per exploitability measurement (logs of background runs)."""
+    """Progress lines on stderr when it is not a terminal (logs of background runs), throttled
+    by time: a new measurement is printed when at least ``max(2 s, 5% of the time so far)``
+    (at most a minute) passed since the last line, a line without a new measurement after a
+    minute of silence, and ``finish`` prints the last measurement if it was not printed."""
 
-    def __init__(self, game: GameDef):
+    MIN_INTERVAL = 2.0
+    MAX_INTERVAL = 60.0
+    FRACTION = 0.05
+
+    def __init__(self, game: GameDef, clock=time.perf_counter, out=None):
         self.game = game
-        self.last: int | None = None
-        self.t0 = time.perf_counter()
+        self.clock = clock
+        self.out = out
+        self.last: int | None = None       # iteration of the last measurement printed
+        self.t0 = clock()
+        self.printed_at: float | None = None
+        self.pending: Tick | None = None   # the newest tick not printed
+
+    def _interval(self, now: float) -> float:
+        return min(self.MAX_INTERVAL, max(self.MIN_INTERVAL, self.FRACTION * (now - self.t0)))
 
     def update(self, t: Tick) -> None:
-        if t.measured_at is None or t.measured_at == self.last or t.measured_at != t.iterations:
-            return
-        self.last = t.measured_at
+        now = self.clock()
+        since = None if self.printed_at is None else now - self.printed_at
+        fresh = t.measured_at is not None and t.measured_at == t.iterations and t.measured_at != self.last
+        if fresh and (since is None or since >= self._interval(now)) or since is not None and since >= self.MAX_INTERVAL:
+            self._print(t, now)
+        else:
+            self.pending = t
+
+    def finish(self) -> None:
+        t = self.pending
+        if t is not None and t.measured_at is not None and t.measured_at != self.last:
+            self._print(t, self.clock())
+
+    def _print(self, t: Tick, now: float) -> None:
+        self.printed_at, self.pending = now, None
         speed = f"{t.iterations_per_second:,.2f} it/s" if t.iterations_per_second else "- it/s"
-        print(f"[{time.perf_counter() - self.t0:8.1f} s] it {t.iterations:,}  solver {t.solver_seconds:.1f} s  "
-              f"{speed}  expl {format_unit(self.game, t.exploitability)}", file=sys.stderr, flush=True)
+        if t.measured_at is None:
+            expl = "expl not measured yet"
+        else:
+            at = "" if t.measured_at == t.iterations else f" (at {t.measured_at:,})"
+            expl = f"expl {format_unit(self.game, t.exploitability)}{at}"
+            self.last = t.measured_at if t.measured_at == t.iterations else self.last
+        print(f"[{now - self.t0:8.1f} s] it {t.iterations:,}  solver {t.solver_seconds:.1f} s  {speed}  {expl}",
+              file=self.out or sys.stderr, flush=True)
 
 
 def prepare_output(out: Path | None, resume: bool, force: bool, checkpoint_every: int | None) -> Path | None:
@@ -182,24 +212,33 @@ def prepare_output(out: Path | None, resume: bool, force: bool, checkpoint_every
 def register(app: typer.Typer) -> None:
     @app.command("solve")
     def solve(
-        game: Annotated[str, typer.Argument(help="built-in game name (kuhn, leduc, ...) or .game file")],
-        algorithm: Annotated[str, typer.Option("--algorithm", "-a", help=f"one of {', '.join(ALGORITHMS)}")],
-        iterations: Annotated[int | None, typer.Option("--iterations", "-n", help="stop after N iterations in all")] = None,
-        seconds: Annotated[float | None, typer.Option("--seconds", "-s", help="stop after S seconds of solving")] = None,
-        target: Annotated[float | None, typer.Option("--target", "-t",
+        game: Annotated[str, typer.Argument(metavar="GAME", help="built-in game name (kuhn, leduc, ...) or .game file")],
+        algorithm: Annotated[str, typer.Option("--algorithm", "-a", metavar="ALG",
+                                               help=f"one of {', '.join(ALGORITHMS)}")],
+        iterations: Annotated[int | None, typer.Option("--iterations", "-n", metavar="N",
+                                                       help="stop after N iterations in all")] = None,
+        seconds: Annotated[float | None, typer.Option("--seconds", metavar="S",
+                                                      help="stop after S seconds of solving")] = None,
+        target: Annotated[float | None, typer.Option("--target", "-t", metavar="T",
                                      help="stop once exploitability <= T (chips for ante games, mbb/g for blinds)")] = None,
-        seed: Annotated[int | None, typer.Option("--seed", help="seed of the sampling solvers (reproducible runs)")] = None,
-        param: Annotated[list[str] | None, typer.Option("--param", "-p", help="solver parameter KEY=VALUE (e.g. alpha=1.5)")] = None,
-        eval_every: Annotated[int | None, typer.Option("--eval-every", help="measure exploitability every N iterations")] = None,
-        checkpoint_every: Annotated[int | None, typer.Option("--checkpoint-every", help="checkpoint every N iterations")] = None,
-        out: Annotated[Path | None, typer.Option("--out", "-o", help="strategy file (.npz) to write")] = None,
+        seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED",
+                                                 help="seed of the sampling solvers (default: drawn and printed)")] = None,
+        param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE",
+                                                        help="solver parameter (e.g. alpha=1.5); repeatable")] = None,
+        eval_every: Annotated[int | None, typer.Option("--eval-every", metavar="N", help=(
+            "measure exploitability every N iterations (default: at 10, 20, ..., 100, 150, 200, ...: "
+            "fewer as the run goes on)"))] = None,
+        checkpoint_every: Annotated[int | None, typer.Option("--checkpoint-every", metavar="N",
+                                                             help="checkpoint every N iterations")] = None,
+        out: Annotated[Path | None, typer.Option("--out", "-o", metavar="FILE", help="strategy file (.npz) to write")] = None,
         resume: Annotated[bool, typer.Option("--resume", help="continue from the checkpoint next to --out")] = False,
         force: Annotated[bool, typer.Option("--force", help="overwrite --out and discard its checkpoint")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
-        show: Annotated[int, typer.Option("--show", help="print the opening moves for the first N private states")] = 0,
+        show: Annotated[int, typer.Option("--show", metavar="N",
+                                          help="print the opening moves for the first N private states")] = 0,
         progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show the progress bar")] = True,
         abstraction: Annotated[Path | None, typer.Option(
-            "--abstraction", help="card abstraction file (cfrlab abstract build) to solve in")] = None,
+            "--abstraction", metavar="FILE", help="card abstraction file (cfrlab abstract build) to solve in")] = None,
     ) -> None:
         """Solve a 2-player limit game; print exploitability and (with --out) save the strategy."""
         g = load_game(game)
@@ -213,6 +252,9 @@ def register(app: typer.Typer) -> None:
         label = game_label(g, game)
         stop = None if alg == "lp" else StopRule(iterations, seconds, None if target is None else from_unit(g, target))
         ckpt = prepare_output(out, resume, force, checkpoint_every)
+        check_output(out, "strategy")
+        if ckpt is not None:
+            check_output(ckpt, "checkpoint")
         tree, model = build_tree_for(g), model_for_game(g, abstraction)
         if abstraction is not None:
             console.print(f"abstraction {abstraction}: {model.spec.label()} (hash {model.hash[:12]})")
@@ -225,7 +267,8 @@ def register(app: typer.Typer) -> None:
             strategy, result = _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every,
                                                 checkpoint_every, ckpt, console, progress)
         if out is not None:
-            strategy.save(out)
+            with writing(out, "strategy"):
+                strategy.save(out)
         _report(g, label, strategy, result, out, ckpt, console)
         if show:
             from cfrlab.cli.strategy_cmd import print_opening
@@ -245,7 +288,7 @@ def register(app: typer.Typer) -> None:
             "--abstraction", help="the abstraction file the strategy was solved in")] = None,
     ) -> None:
         """Exact best response to a strategy: what each seat's best response wins, exploitability."""
-        from cfrlab.evaluate.best_response import best_response_values
+        from cfrlab.engine.values import best_response_values
 
         s = Strategy.load(file, model=abstraction)
         g = s.game
@@ -270,7 +313,10 @@ def _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every,
                      ckpt, console, show_progress):
     from cfrlab.solvers import make_solver
 
+    seed, drawn = _solve_seed(alg, seed, ckpt)
     solver = make_solver(tree, model, alg, seed=seed, **params)
+    if drawn:
+        console.print(f"seed {seed} (drawn at random; --seed {seed} repeats this run)")
     run = None
     identity = {"game": g.to_text(), "game_name": label, "model_hash": str(model.hash),
                 "algorithm": alg, "params": effective_params(solver), "seed": seed}
@@ -280,12 +326,12 @@ def _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every,
         console.print(f"resuming from {ckpt} at iteration {solver.iterations:,}")
     elif checkpointer is not None and checkpoint_every is None:
         console.print(f"no checkpoint {ckpt} yet: starting at iteration 0")
-    every = eval_every or DEFAULT_EVAL_EVERY.get(alg, 10)
+    schedule = Every(eval_every) if eval_every else default_schedule(alg)
     rule = [f"{stop.iterations:,} iterations" if stop.iterations else None,
             f"{stop.seconds:g} s" if stop.seconds else None,
             f"exploitability <= {format_unit(g, stop.target)}" if stop.target else None]
     console.print(f"solving with {alg} until {' or '.join(r for r in rule if r)} "
-                  f"(exploitability measured every {every:,} iterations)")
+                  f"(exploitability measured {schedule.describe()})")
     interactive = show_progress and Console(stderr=True).is_terminal
     lines = LineProgress(g) if show_progress and not interactive else None
     try:
@@ -295,20 +341,54 @@ def _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every,
                 if lines is not None:
                     lines.update(t)
             result = run_solve(solver, stop, solver.exploitability,
-                               eval_every=every, checkpoint=checkpointer, checkpoint_every=checkpoint_every,
+                               eval_every=schedule, checkpoint=checkpointer, checkpoint_every=checkpoint_every,
                                run=run, on_tick=on_tick)
+        if lines is not None:
+            lines.finish()
+    except OSError as e:
+        raise CfrlabError(f"{ckpt}: cannot write the checkpoint ({e.strerror or e})") from None
     except Interrupted as e:
         where = f"; checkpoint {e.checkpoint} saved: run the same command with --resume to continue" \
             if e.checkpoint else "; nothing saved (use --out FILE --checkpoint-every N to keep progress)"
         print(f"cfrlab: interrupted at iteration {e.iterations:,}{where}", file=sys.stderr)
         raise SystemExit(130) from None
     expl = result.exploitability
-    strategy = Strategy.from_solver(
-        solver, g, tree=tree, model=model, algorithm=alg, params=effective_params(solver),
-        seed=getattr(solver, "seed", seed), seconds=result.state.solver_seconds, exploitability=expl,
-        game_value=expected_value(tree, model, solver.average_policy(), solver.average_policy()),
-        extra={"stopped_by": result.stopped_by})
+    avg = solver.average_policy()  # once: at 10 buckets each copy is 1.4 GB
+    strategy = Strategy.from_policy(
+        g, avg, tree=tree, model=model, algorithm=alg, params=effective_params(solver),
+        seed=getattr(solver, "seed", seed), iterations=int(solver.iterations),
+        seconds=result.state.solver_seconds, exploitability=expl,
+        game_value=game_value(tree, model, avg), extra={"stopped_by": result.stopped_by})
     return strategy, result
+
+
+def _solve_seed(alg: str, seed: int | None, ckpt: Path | None) -> tuple[int | None, bool]:
+    """The seed of a sampling solver: the given one, the one of the run being resumed, or a
+    fresh one (then printed). Deterministic solvers take none."""
+    from cfrlab.cli.common import seed_or_random
+
+    if alg in FULL_WIDTH:
+        if seed is not None:
+            print(f"cfrlab: note: {alg} is deterministic; --seed changes nothing (a time budget is --seconds)",
+                  file=sys.stderr)
+        return seed, False
+    if seed is None and ckpt is not None and ckpt.exists():
+        return _checkpoint_seed(ckpt), False
+    return seed_or_random(seed, bits=31)
+
+
+def _checkpoint_seed(ckpt: Path) -> int | None:
+    """The seed recorded in a checkpoint's header (read alone, not the solver arrays)."""
+    import numpy as np
+
+    from cfrlab.fileio import HEADER_KEY
+
+    try:
+        with np.load(ckpt, allow_pickle=False) as z:
+            seed = json.loads(bytes(z[HEADER_KEY]).decode()).get("seed")
+    except Exception:  # noqa: BLE001 - a bad checkpoint is reported, with its reason, when it is loaded
+        return None
+    return None if seed is None else int(seed)
 
 
 def _solve_lp(g, tree, model, console):
@@ -338,7 +418,7 @@ def _summary(g: GameDef, strategy: Strategy, result: RunResult | None) -> dict[s
         out.update({"stopped_by": result.stopped_by, "eval_seconds": st.eval_seconds,
                     "first_iteration_seconds": first, "resumed_from": st.resumed_from,
                     "iterations_per_second": _rate(done_here, steady),
-                    "history": [list(x) for x in st.history[-200:]]})
+                    "history": [list(x) for x in thin_history(st.history, HISTORY_POINTS)]})
     return out
 
 

@@ -12,7 +12,8 @@ from rich.table import Table
 
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
-from cfrlab.strategy import DECISION, Strategy
+from cfrlab.strategy import Strategy
+from cfrlab.tree import DECISION
 
 MAX_ROWS = 60  # private states listed per node by default (kuhn-100 has 100, HULHE buckets fewer)
 

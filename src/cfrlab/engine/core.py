@@ -1,10 +1,10 @@
 """The compiled walk: public tree x chance model as the plain arrays the kernels take.
 
-``Engine(tree, model)`` packs everything the kernels of ``_cfr_kernels`` need once:
+``Engine(tree, model)`` packs everything the kernels of ``_kernels`` need once:
 
 - ``row_offset`` int64[D + 1] (``tree_layout``): decision d's rows are
   ``row_offset[d] : row_offset[d] + num_states[round(d)]``; the last entry is the row count.
-- ``nodes`` int64[N, 8], ``child`` int64[E]: the tree (columns in ``_cfr_kernels``).
+- ``nodes`` int64[N, 8], ``child`` int64[E]: the tree (columns in ``_kernels``).
 - ``pmap`` / ``pmap_off``: every round's parent map end to end.
 - terminal operators ``optab`` / ``opbuf``: per round the fold table P_r and on the last round
   the showdown table W, as transposed blocks for each player (shared when the tables are
@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from cfrlab.abstraction.model import has_blocks
+from cfrlab.engine._kernels import OP_ALL_BUT_SELF, OP_DENSE, OP_RANKED
 from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
@@ -41,7 +43,7 @@ def tree_layout(tree, model) -> np.ndarray:
 
 @dataclass
 class Layout:
-    """Arena placement for vectors of ``cap[r]`` slots (see ``_cfr_kernels``)."""
+    """Arena placement for vectors of ``cap[r]`` slots (see ``_kernels``)."""
 
     cap: np.ndarray  # int64[R]
     node_off: np.ndarray  # int64[N]
@@ -69,8 +71,6 @@ def _structure(blocks: np.ndarray) -> tuple[int, float, np.ndarray]:
     ``c * (1 - I)`` in every block -> OP_ALL_BUT_SELF; ``G[y, x] = c * sign(rank_x - rank_y)``
     in every block -> OP_RANKED with, per block, the states in rank order and each position's
     tie group [start, end); anything else stays dense."""
-    from cfrlab.solvers._cfr_kernels import OP_ALL_BUT_SELF, OP_DENSE, OP_RANKED
-
     K, H, _ = blocks.shape
     none = np.zeros(0, dtype=np.int64)
     # structured kinds only come from one-hole-card decks; skip the checks (and their
@@ -133,7 +133,7 @@ class Engine:
         self.pmap = np.concatenate([np.asarray(model.parent[r], dtype=np.int64) for r in range(R)])
         self._build_ops(model)
         self.block_parents = None  # per round int64[B_r]: board blocks, for public chance sampling
-        if hasattr(model, "block_parent"):
+        if has_blocks(model):
             self.block_parents = [np.asarray(model.block_parent(r), dtype=np.int64) for r in range(R)]
         self._layouts: dict[tuple, Layout] = {}
         self._scratch: tuple[np.ndarray, np.ndarray] | None = None
@@ -169,13 +169,13 @@ class Engine:
 
         self.fold_ops = []
         for r in range(R):
-            if hasattr(model, "fold_blocks"):
+            if has_blocks(model):
                 blocks, B = model.fold_blocks(r)
             else:
                 blocks, B = _dense(model.fold_matrix(r))[None], 1
             self._check_blocks(blocks, B, r)
             self.fold_ops.append(pair(np.asarray(blocks, np.float64), B, False))
-        if hasattr(model, "showdown_blocks"):
+        if has_blocks(model):
             blocks, B = model.showdown_blocks()
         else:
             blocks, B = _dense(model.showdown_matrix())[None], 1

@@ -1,6 +1,6 @@
 """Exact best response, exploitability and expected value with the vector walk.
 
-The walk is the solver's (``cfrlab.solvers._cfr_kernels``) with the policy fixed: reach
+The walk is the solver's (``cfrlab.engine._kernels``) with the policy fixed: reach
 vectors forward, terminal values through the chance tables, then bottom-up values that take
 the maximum over actions at the responder's nodes (best response) or the expectation under
 the policy (expected value). Values at the root are counterfactual, so a player's value is
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from cfrlab.engine import _kernels as K
+from cfrlab.engine.core import Engine, get_engine
 from cfrlab.errors import CfrlabError
-from cfrlab.solvers import _cfr_kernels as K
-from cfrlab.solvers.engine import Engine, get_engine
 
 
 def _check_policy(engine: Engine, policy) -> np.ndarray:
@@ -72,6 +72,8 @@ def expected_value(tree, model, policy_a, policy_b) -> float:
     """Player 0's expected winnings (chips) when 0 follows policy_a and 1 follows policy_b."""
     e = get_engine(tree, model)
     a = _check_policy(e, policy_a)
+    if policy_b is policy_a:  # self-play: no merged copy (a policy-sized array)
+        return _walk(e, a, 0, K.MODE_VALUE)
     b = _check_policy(e, policy_b)
     sigma = np.where((e.player_of_row == 0)[:, None], a, b)
     return _walk(e, np.ascontiguousarray(sigma), 0, K.MODE_VALUE)

@@ -1,6 +1,6 @@
 """Evaluation: exact best response, exploitability, expected value; matches and statistics."""
 
-from cfrlab.evaluate.best_response import (  # noqa: F401
+from cfrlab.engine.values import (  # noqa: F401
     best_response,
     best_response_values,
     expected_value,

@@ -26,6 +26,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -33,20 +34,18 @@ from pathlib import Path
 
 import numpy as np
 
-from cfrlab.agents.base import Agent
 from cfrlab.cards.cards import deck
+from cfrlab.engine import expected_value, is_lossless, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.evaluate import _match_kernels as K
 from cfrlab.evaluate.histories import DUPLICATE_MARK, LogWriter, format_log_line, safe_name
-from cfrlab.evaluate.stats import (
-    Estimate,
-    display_factor,
-    estimate,
-    is_ante_game,
-    json_ready,
-    unit_name,
-)
+from cfrlab.evaluate.stats import Estimate, estimate, json_ready
 from cfrlab.games import GameDef, load_game
+from cfrlab.games.agent import Agent
+from cfrlab.games.matchstate import seat_view
+from cfrlab.games.state import State
+from cfrlab.games.units import display_factor, is_ante_game, rate_unit
+from cfrlab.tree import build_tree
 
 BATCH = 1 << 16  # hands per kernel call: big enough to amortise, small enough for progress
 Progress = Callable[[int, int], None]
@@ -134,7 +133,7 @@ class MatchResult:
         bb = g.big_blind
         est = self.overall()
         mbb = 1000.0 / bb if bb > 0 else float("nan")
-        unit = unit_name(g)
+        unit = rate_unit(g)
         labels = position_labels(g)
         per_seat = []
         for p, e in enumerate(self.per_position()):
@@ -191,19 +190,25 @@ def fast_reason(game: GameDef, a: Agent, b: Agent) -> str | None:
     return None
 
 
-def play_match(game: GameDef | str, a: Agent | str, b: Agent | str, hands: int, *, seed: int | None = None,
+def _check_agents(*agents) -> None:
+    for ag in agents:
+        if not isinstance(ag, Agent):
+            raise CfrlabError(f"{ag!r} is not an Agent (cfrlab.agents.make_agent builds one from a bot "
+                              "name or a strategy file; cfrlab.agents.play_match takes those directly)")
+
+
+def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int | None = None,
                duplicate: bool = False, log: str | Path | None = None, names: tuple[str, str] | None = None,
                engine: str = "auto", progress: Progress | None = None, exact: bool = False,
                batch: int = BATCH) -> MatchResult:
     """Play a match of ``hands`` deals (twice each in duplicate mode); see the module docstring.
 
-    ``a``/``b`` are Agents or specs for ``make_agent``. ``engine``: ``auto`` (fast when
+    ``a``/``b`` are Agents (``cfrlab.agents.play_match`` also takes bot names and strategy
+    files). ``engine``: ``auto`` (fast when
     possible), ``fast`` or ``python``. ``progress(done, total)`` is called after each batch
     (games played). ``exact`` also computes the exact expected value when the game's deals
     can be enumerated and both agents are policies (``exact_value``).
     """
-    from cfrlab.agents.registry import make_agent
-
     game = load_game(game)
     if game.num_players != 2:
         raise CfrlabError(f"matches are between 2 players; {game.name or 'this game'} has {game.num_players}")
@@ -212,10 +217,7 @@ def play_match(game: GameDef | str, a: Agent | str, b: Agent | str, hands: int, 
     seed = int.from_bytes(os.urandom(4), "little") if seed is None else int(seed)
     if not 0 <= seed < 2**64:
         raise CfrlabError("the seed must be an integer from 0 to 2**64 - 1")
-    if isinstance(a, str):
-        a = make_agent(a, game, seed)
-    if isinstance(b, str):
-        b = make_agent(b, game, seed + 1)
+    _check_agents(a, b)
     names = _unique_names(names or (getattr(a, "name", "A"), getattr(b, "name", "B")))
     reason = fast_reason(game, a, b)
     if engine == "auto":
@@ -262,14 +264,7 @@ def agent_seed(seed: int, half: int, which: int) -> int:
 # -- the python engine ------------------------------------------------------------------------
 
 
-def seat_view(state, position: int):
-    """The ``MatchState`` the dealer would send ``position``: ``state.view(position)``."""
-    return state.view(position)
-
-
 def _play_python(game, a, b, hands, seed, halves, values, writer, names, progress) -> None:
-    from cfrlab.games.state import State
-
     total = halves * hands
     step = max(1, min(1000, hands // 100))
     for half in range(halves):
@@ -289,7 +284,7 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
                 while not state.is_terminal():
                     p = state.current_player()
                     agent = seats[(p + h) % 2]
-                    view = state.view(p)
+                    view = seat_view(state, p)
                     action = agent.act(view)
                     if not isinstance(action, str) or not state.is_legal(action):
                         raise IllegalActionError(
@@ -300,7 +295,7 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
                 values[half, h] = pay[(half - h) % 2]
                 for s in (0, 1):
                     totals[s] += pay[(s - h) % 2]
-                    seats[s].end_hand(state.view((s - h) % 2))
+                    seats[s].end_hand(seat_view(state, (s - h) % 2))
                 if writer is not None:
                     lines.append(state.log_line([seat_names[(p + h) % 2] for p in (0, 1)]))
                     if len(lines) >= 4096:
@@ -330,27 +325,30 @@ class _TreeArrays:
     tree: object
 
 
-_TREES: dict[str, _TreeArrays] = {}
+_TREES: OrderedDict[str, _TreeArrays] = OrderedDict()  # the last few games' trees
+_TREES_KEPT = 8
 
 
 def tree_arrays(game: GameDef) -> _TreeArrays:
     """The public tree with ``next_node[n, a]`` (child by action; a chance node's child in
-    column 1), cached per game."""
+    column 1), cached for the last few games."""
     key = game.to_text()
-    if key not in _TREES:
-        from cfrlab.tree import build_tree
-
-        t = build_tree(game)
-        n = t.num_nodes
-        nxt = np.full((n, 3), -1, dtype=np.int32)
-        for node in range(n):
-            for c in t.child[t.first_child[node]: t.first_child[node] + t.num_children[node]]:
-                a = int(t.action[c])
-                nxt[node, 1 if a < 0 else a] = c
-        _TREES[key] = _TreeArrays(
-            np.ascontiguousarray(t.kind, np.int8), np.ascontiguousarray(t.player, np.int8),
-            np.ascontiguousarray(t.round, np.int8), np.ascontiguousarray(t.decision, np.int32), nxt,
-            np.ascontiguousarray(t.spent, np.int32), list(t.betting), t)
+    if key in _TREES:
+        _TREES.move_to_end(key)
+        return _TREES[key]
+    t = build_tree(game)
+    n = t.num_nodes
+    nxt = np.full((n, 3), -1, dtype=np.int32)
+    for node in range(n):
+        for c in t.child[t.first_child[node]: t.first_child[node] + t.num_children[node]]:
+            a = int(t.action[c])
+            nxt[node, 1 if a < 0 else a] = c
+    _TREES[key] = _TreeArrays(
+        np.ascontiguousarray(t.kind, np.int8), np.ascontiguousarray(t.player, np.int8),
+        np.ascontiguousarray(t.round, np.int8), np.ascontiguousarray(t.decision, np.int32), nxt,
+        np.ascontiguousarray(t.spent, np.int32), list(t.betting), t)
+    while len(_TREES) > _TREES_KEPT:
+        _TREES.popitem(last=False)
     return _TREES[key]
 
 
@@ -427,7 +425,7 @@ def _log_lines(game, ta, deals, vals, term, start, half, names, totals) -> list[
 # -- crosstables ------------------------------------------------------------------------------
 
 
-def crosstable(game: GameDef | str, agents: list, hands: int, *, labels: list[str] | None = None,
+def crosstable(game: GameDef | str, agents: list[Agent], hands: int, *, labels: list[str] | None = None,
                seed: int | None = None, duplicate: bool = True, engine: str = "auto",
                progress: Progress | None = None) -> dict:
     """Every pair plays one match on the same deals (one seed for all).
@@ -436,11 +434,10 @@ def crosstable(game: GameDef | str, agents: list, hands: int, *, labels: list[st
     i's winnings against column j in the game's unit; ``mean[j][i] = -mean[i][j]``),
     ``row_mean`` (row i's average over its opponents) and ``matches`` (every summary).
     """
-    from cfrlab.agents.registry import make_agent
-
     game = load_game(game)
     seed = int.from_bytes(os.urandom(4), "little") if seed is None else int(seed)
-    built = [make_agent(a, game, seed) if isinstance(a, str) else a for a in agents]
+    built = list(agents)
+    _check_agents(*built)
     labels = list(labels or [getattr(a, "name", f"agent{i}") for i, a in enumerate(built)])
     if len(set(labels)) != len(labels):
         labels = [f"{lab}#{i + 1}" for i, lab in enumerate(labels)]
@@ -464,7 +461,7 @@ def crosstable(game: GameDef | str, agents: list, hands: int, *, labels: list[st
             matches.append(res.summary())
             done += per_match
     row_mean = [sum(mean[i][j] for j in range(k) if j != i) / max(k - 1, 1) for i in range(k)]
-    return json_ready({"game": game.name or "custom", "players": labels, "unit": unit_name(game), "hands": hands,
+    return json_ready({"game": game.name or "custom", "players": labels, "unit": rate_unit(game), "hands": hands,
                        "duplicate": duplicate, "seed": seed, "mean": mean, "ci95": ci, "row_mean": row_mean,
                        "matches": matches})
 
@@ -485,9 +482,8 @@ def exact_value(game: GameDef, a: Agent, b: Agent) -> tuple[float, tuple[float, 
     """
     if fast_reason(game, a, b) is not None:
         return None
-    from cfrlab.strategy import expected_value, model_for_game
-
-    ma, mb = getattr(a, "model", None), getattr(b, "model", None)
+    ta = tree_arrays(game)
+    ma, mb = a.fast_policy(ta.tree).model, b.fast_policy(ta.tree).model
     if ma is not None and mb is not None and str(ma.hash) != str(mb.hash):
         return None
     model = ma if ma is not None else mb
@@ -496,7 +492,6 @@ def exact_value(game: GameDef, a: Agent, b: Agent) -> tuple[float, tuple[float, 
             model = model_for_game(game)
         except CfrlabError:  # too many deals to enumerate
             return None
-    ta = tree_arrays(game)
     pa = policy_in_model(a, ta.tree, model)
     pb = policy_in_model(b, ta.tree, model)
     if pa is None or pb is None:
@@ -508,22 +503,19 @@ def exact_value(game: GameDef, a: Agent, b: Agent) -> tuple[float, tuple[float, 
 
 def policy_in_model(agent: Agent, tree, model) -> np.ndarray | None:
     """The agent's play as a policy in ``model``'s row layout, or None when it cannot be."""
-    from cfrlab.strategy import row_offsets
-
     off = row_offsets(tree, model)
     rounds = tree.round[tree.decision_node]
     fp = agent.fast_policy(tree)
-    hash_ = getattr(getattr(agent, "model", None), "hash", None)
-    if hash_ is not None:
-        if str(hash_) != str(model.hash):
+    if fp.model is not None:
+        if str(fp.model.hash) != str(model.hash):
             return None
         pol = np.asarray(fp.policy, dtype=np.float64)
     elif fp.states is None:
         pol = np.repeat(np.asarray(fp.policy)[fp.offsets], np.diff(off), axis=0)
-    elif hasattr(agent, "strength") and hasattr(model, "state_cards"):
+    elif fp.card_class is not None and is_lossless(model):
         rows = []
         for d, r in enumerate(rounds):
-            classes = _value_classes(agent, tree.game, model, int(r))
+            classes = _card_classes(fp.card_class, model, int(r))
             rows.append(fp.policy[fp.offsets[d] + classes])
         pol = np.concatenate(rows)
     else:
@@ -533,13 +525,12 @@ def policy_in_model(agent: Agent, tree, model) -> np.ndarray | None:
     return pol
 
 
-def _value_classes(agent, game, model, r: int) -> np.ndarray:
-    from cfrlab.evaluate._match_kernels import strength_class
-
+def _card_classes(card_class, model, r: int) -> np.ndarray:
+    """Each round-r state's class (the row within a decision) from its cards."""
     out = np.empty(model.num_states[r], dtype=np.int64)
     for s in range(model.num_states[r]):
         hole, board = model.state_cards(r, s)
-        out[s] = strength_class(agent.strength(game, hole, board), agent.raise_at, agent.call_at)
+        out[s] = card_class(hole, board)
     return out
 
 

@@ -44,25 +44,6 @@ def estimate(samples: np.ndarray) -> Estimate:
     return Estimate(mean, ci, n, std)
 
 
-def is_ante_game(game) -> bool:
-    """Every position posts the same forced bet (an ante): report chips per game."""
-    return len(set(game.blind[: game.num_players])) == 1
-
-
-def mbb_factor(game) -> float | None:
-    """Multiply chips/game by this to get mbb/g (1000 / big blind); None without blinds."""
-    return 1000.0 / game.big_blind if game.big_blind > 0 else None
-
-
-def unit_name(game) -> str:
-    return "chips/g" if is_ante_game(game) else "mbb/g"
-
-
-def display_factor(game) -> float:
-    """Chips/game -> the game's display unit (chips for ante games, mbb for blind games)."""
-    return 1.0 if is_ante_game(game) else mbb_factor(game)
-
-
 def json_ready(obj):
     """``obj`` with every non-finite float (a CI over one sample, a mean over none) replaced
     by None, so that ``json.dumps`` writes strict JSON (no ``NaN`` / ``Infinity``)."""

@@ -13,14 +13,19 @@ import csv
 import time
 from pathlib import Path
 
+from cfrlab.abstraction.sizes import sizes
+from cfrlab.engine import load_abstraction
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import load_npz
+from cfrlab.games import load_game
+from cfrlab.games.units import from_unit, to_unit
+from cfrlab.solvers import make_solver
+from cfrlab.solvers.driver import Checkpointer, StopRule, run_solve
+from cfrlab.tree import build_tree
 
 
 def abstraction_sizes(model) -> dict:
     """Buckets, information sets and game states (seeds' counting) of a bucketed model."""
-    from cfrlab.abstraction.sizes import sizes
-
     sz = sizes(model.game, list(model.spec.counts), model.spec.recall)
     return {"buckets": int(model.spec.counts[0]), "infosets": int(sz["infosets"]),
             "states": int(sz["states"])}
@@ -34,12 +39,6 @@ def run_curve(abstraction: Path, algorithm: str = "cfr+", seconds: float = 600.0
     With ``resume`` the run continues from ``checkpoint`` when it exists (``seconds`` counts
     the solver time of the whole run, before and after the resume).
     """
-    from cfrlab.games import load_game
-    from cfrlab.solvers import make_solver
-    from cfrlab.solvers.driver import Checkpointer, StopRule, run_solve
-    from cfrlab.strategy import from_unit, load_abstraction, to_unit
-    from cfrlab.tree import build_tree
-
     g = load_game("holdem-limit")
     model = load_abstraction(abstraction, g)
     tree = build_tree(g)
@@ -69,8 +68,6 @@ def run_curve(abstraction: Path, algorithm: str = "cfr+", seconds: float = 600.0
 
 def curve_from_checkpoint(path: Path, abstraction: Path) -> dict:
     """The curve stored in a ``cfrlab solve`` checkpoint (mbb/g)."""
-    from cfrlab.strategy import load_abstraction, to_unit
-
     header, _ = load_npz(path, kind="checkpoint")
     model = load_abstraction(abstraction)
     if header.get("model_hash") != model.hash:

@@ -14,11 +14,13 @@ import hashlib
 
 import numpy as np
 
+from cfrlab.abstraction.model import SYNTHETIC
+
 
 class SyntheticBucketModel:
     """ChanceModel contract (docs/ENGINE.md) for ``game`` with ``counts[r]`` buckets per round."""
 
-    kind = "synthetic"
+    kind = SYNTHETIC
 
     def __init__(self, game, counts, seed: int = 0, sparsity: float = 0.0) -> None:
         R = game.num_rounds

@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass, field
 from math import comb
 
+from cfrlab.cards import cards_text, deck
 from cfrlab.errors import ParseError
 
 INT32_MAX = 2**31 - 1
@@ -82,16 +83,7 @@ class GameDef:
     def to_text(self) -> str:
         return write_game(self)
 
-    def new_state(self, deal=None, seed=None, hand_number: int = 0):
-        """A fresh hand (``cfrlab.games.state.State``): the given deal (card ids, hole cards
-        by position then the board by round) or one drawn with ``numpy.random.default_rng(seed)``."""
-        from cfrlab.games.state import State
-
-        return State(self, deal=deal, seed=seed, hand_number=hand_number)
-
     def summary(self) -> str:
-        from cfrlab.cards import cards_text, deck
-
         d = deck(self.num_ranks, self.num_suits)
         deck_s = cards_text(d) if len(d) <= 16 else f"{len(d)} cards ({self.num_ranks} ranks x {self.num_suits} suits)"
         if self.is_limit:

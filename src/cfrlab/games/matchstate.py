@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from cfrlab.cards.cards import card_text, parse_card
-from cfrlab.errors import ParseError
+from cfrlab.errors import CfrlabError, ParseError
 from cfrlab.games.gamedef import GameDef
 from cfrlab.games.state import UNKNOWN, State, _deck_of, deal_length, format_value
 
@@ -310,3 +310,28 @@ def parse_log_line(game: GameDef, line: str) -> LogLine:
 
 
 __all__ = ["LogLine", "MatchState", "parse_log_line", "parse_match_state"]
+def seat_view(state: State, position: int) -> MatchState:
+    """What ``position`` sees now, as a ``MatchState``: equal to
+    ``parse_match_state(game, state.match_state(position))`` but built without the text round
+    trip (the match engine calls this for every decision). In ``view.state()`` the cards
+    the seat cannot see are ``UNKNOWN``."""
+    g = state.game
+    n, k = g.num_players, g.num_hole_cards
+    if not 0 <= position < n:
+        raise CfrlabError(f"position {position} is not 0..{n - 1}")
+    showdown = state.is_showdown()
+    hole = [state.hole_cards(p) if p == position or (showdown and not state._folded[p]) else None
+            for p in range(n)]
+    board = [state.board_cards(r) for r in range(state._round + 1)]
+    deal = [UNKNOWN] * len(state._deal)
+    for p, cards in enumerate(hole):
+        if cards:
+            deal[p * k:(p + 1) * k] = cards
+    flat = [c for b in board for c in b]
+    deal[n * k:n * k + len(flat)] = flat
+    if UNKNOWN in flat or any(h is not None and UNKNOWN in h for h in hole):
+        raise CfrlabError(f"hand {state.hand_number}: a card position {position} sees is unknown")
+    hidden = state.clone()
+    hidden._deal = tuple(deal)
+    return MatchState(g, position, state.hand_number, state.round_actions(), hole, board, hidden)
+

@@ -32,15 +32,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cfrlab import cards as _cards
 from cfrlab.cards.cards import card_rank, card_text, deck, parse_cards
 from cfrlab.errors import CfrlabError, IllegalActionError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from cfrlab.games.gamedef import GameDef
+from cfrlab.games.gamedef import GameDef
 
 UNKNOWN = -1
 MAX_NUM_ACTIONS = 64  # per round, game.h
@@ -119,9 +117,7 @@ def format_value(value: float) -> str:
 def _hand_strength(cards: Sequence[int]) -> int:
     if len(cards) == 1:  # Kuhn: the rank (also for decks past 13 ranks)
         return card_rank(cards[0])
-    from cfrlab.cards.evaluator import rank_hand
-
-    return rank_hand(cards)
+    return _cards.rank_hand(cards)  # the evaluator loads on first use (cfrlab.cards)
 
 
 class State:
@@ -490,33 +486,6 @@ class State:
         return (f"MATCHSTATE:{position}:{self.hand_number}:{self.betting_string()}:"
                 f"{'|'.join(fields)}{self._board_text()}")
 
-    def view(self, position: int):
-        """What ``position`` sees now, as a ``MatchState``: equal to
-        ``parse_match_state(game, self.match_state(position))`` but built without the text round
-        trip (the match engine calls this for every decision). In ``view.state()`` the cards
-        the seat cannot see are ``UNKNOWN``."""
-        from cfrlab.games.matchstate import MatchState
-
-        g = self.game
-        n, k = g.num_players, g.num_hole_cards
-        if not 0 <= position < n:
-            raise CfrlabError(f"position {position} is not 0..{n - 1}")
-        showdown = self.is_showdown()
-        hole = [self.hole_cards(p) if p == position or (showdown and not self._folded[p]) else None
-                for p in range(n)]
-        board = [self.board_cards(r) for r in range(self._round + 1)]
-        deal = [UNKNOWN] * len(self._deal)
-        for p, cards in enumerate(hole):
-            if cards:
-                deal[p * k:(p + 1) * k] = cards
-        flat = [c for b in board for c in b]
-        deal[n * k:n * k + len(flat)] = flat
-        if UNKNOWN in flat or any(h is not None and UNKNOWN in h for h in hole):
-            raise CfrlabError(f"hand {self.hand_number}: a card position {position} sees is unknown")
-        hidden = self.clone()
-        hidden._deal = tuple(deal)
-        return MatchState(g, position, self.hand_number, self.round_actions(), hole, board, hidden)
-
     def log_line(self, names: Sequence[str]) -> str:
         """The dealer log's ``STATE:`` line of this finished hand (names by position)."""
         n = self.game.num_players
@@ -549,12 +518,3 @@ class State:
         name = self.game.name or "game"
         who = "over" if self._finished else f"position {self._current} to act"
         return f"<State {name} hand {self.hand_number} '{self.betting_string()}' {who}>"
-
-
-def __getattr__(name: str):
-    # ``MatchState`` lives in matchstate.py (which imports this module); keep the old path working
-    if name in ("MatchState", "parse_match_state", "parse_log_line", "LogLine"):
-        from cfrlab.games import matchstate
-
-        return getattr(matchstate, name)
-    raise AttributeError(name)

@@ -27,7 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
+from cfrlab.cards import deck
+from cfrlab.engine import build_tree_for, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError
+from cfrlab.fileio import atomic_write_text
+from cfrlab.games import load_game
+from cfrlab.strategy import Strategy
 
 OPENSPIEL_GAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
 LEDUC_STARTING_MONEY = 100  # OpenSpiel leduc_poker's default stack
@@ -38,8 +43,6 @@ DECISION, CHANCE = 0, 1
 
 def openspiel_game_name(game) -> str:
     """``"kuhn_poker"`` or ``"leduc_poker"`` for cfrlab's kuhn / leduc (compared by rules)."""
-    from cfrlab.games import load_game
-
     for ours, theirs in OPENSPIEL_GAMES.items():
         if load_game(ours).to_text() == game.to_text():
             return theirs
@@ -89,8 +92,6 @@ def _our_actions(tree, node: int, os_name: str) -> dict[int, int]:
 
 def openspiel_infostates(game, tree) -> Iterator[InfoState]:
     """Every OpenSpiel information state of the game (one per decision node and cards)."""
-    from cfrlab.cards import deck
-
     name = openspiel_game_name(game)
     cards = deck(game.num_ranks, game.num_suits)
     for n in tree.decision_node:
@@ -145,8 +146,6 @@ def import_openspiel(
     Every information state must be present, with a distribution over its legal actions;
     anything else is refused with a message naming the state.
     """
-    from cfrlab.strategy import Strategy, build_tree_for, model_for_game, row_offsets
-
     name = openspiel_game_name(game)
     tree = tree if tree is not None else build_tree_for(game)
     model = model if model is not None else model_for_game(game)
@@ -216,8 +215,6 @@ def _distribution(key: str, entry, actions: dict[int, int]) -> np.ndarray:
 
 def save_openspiel_json(path: str | Path, strategy) -> int:
     """Write ``export_openspiel(strategy)`` as JSON (atomic); returns the number of states."""
-    from cfrlab.fileio import atomic_write_text
-
     mapping = export_openspiel(strategy)
     text = json.dumps({k: {str(a): p for a, p in v.items()} for k, v in mapping.items()}, indent=1)
     atomic_write_text(path, text + "\n")

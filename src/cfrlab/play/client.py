@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from cfrlab.agents.base import Agent
 from cfrlab.errors import CfrlabError
+from cfrlab.games.agent import Agent
 from cfrlab.games.gamedef import GameDef
 from cfrlab.games.matchstate import MatchState, parse_match_state
 from cfrlab.play.protocol import (

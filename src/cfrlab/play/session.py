@@ -15,11 +15,13 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from cfrlab.agents.base import Agent
-from cfrlab.cards import card_text
+from cfrlab.cards import card_text, category_name, rank_hand
 from cfrlab.errors import CfrlabError, IllegalActionError
+from cfrlab.games.agent import Agent
 from cfrlab.games.gamedef import GameDef
+from cfrlab.games.matchstate import seat_view
 from cfrlab.games.state import State
+from cfrlab.games.units import MBB, is_ante_game, rate_unit, to_unit
 from cfrlab.play.client import safe_action
 from cfrlab.play.deal import deal_for_hand
 from cfrlab.play.dealer import seat_position
@@ -28,22 +30,14 @@ HUMAN_SEAT = 0
 MAX_HISTORY = 50
 
 
-def is_ante_game(game: GameDef) -> bool:
-    """All blinds equal (Kuhn, Leduc): results are quoted in chips per game, not mbb/g."""
-    blinds = game.blind[: game.num_players]
-    return len(set(blinds)) == 1
-
-
 def score_text(game: GameDef, total: float, hands: int) -> tuple[float, str, str]:
     """(per-game value, unit, display text) of a running total over ``hands`` hands."""
     if hands == 0:
         per = 0.0
-    elif is_ante_game(game):
-        per = total / hands
     else:
-        per = 1000.0 * total / (hands * game.big_blind)
-    unit = "chips/g" if is_ante_game(game) else "mbb/g"
-    return per, unit, f"{per:+.1f} {unit}" if unit == "mbb/g" else f"{per:+.3f} {unit}"
+        per = to_unit(game, total / hands)
+    unit = rate_unit(game)
+    return per, unit, f"{per:+.1f} {unit}" if unit == MBB else f"{per:+.3f} {unit}"
 
 
 def position_name(game: GameDef, position: int) -> str:
@@ -111,8 +105,6 @@ def hand_name(state: State, position: int) -> str | None:
     cards = state.hole_cards(position) + state.visible_board()
     if len(cards) < 2:
         return None
-    from cfrlab.cards import category_name, rank_hand
-
     return category_name(rank_hand(cards)).replace("_", " ")
 
 
@@ -267,7 +259,7 @@ class HumanTable:
         while not s.is_terminal() and s.current_player() != self.human_position:
             p = s.current_player()
             seat = self.seat_of(p)
-            view = s.view(p)
+            view = seat_view(s, p)
             action, warning = safe_action(self.agents[seat - 1], view)
             if warning:
                 self.warnings.append(f"hand {self.hand_number}, {self.names[seat]}: {warning}")
@@ -282,7 +274,7 @@ class HumanTable:
         self.hands_played += 1
         for seat in range(1, self.game.num_players):
             try:
-                self.agents[seat - 1].end_hand(s.view(self.positions[seat]))
+                self.agents[seat - 1].end_hand(seat_view(s, self.positions[seat]))
             except Exception as e:  # noqa: BLE001 (a buggy agent hook must not end the session)
                 self.warnings.append(f"{self.names[seat]}.end_hand raised {type(e).__name__}: {e}")
         rec = HandRecord(

@@ -22,8 +22,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from cfrlab.agents.base import Agent
 from cfrlab.errors import CfrlabError
+from cfrlab.games.agent import Agent
 from cfrlab.games.gamedef import GameDef
 from cfrlab.play.session import HumanTable
 

@@ -1,5 +1,5 @@
-"""Solvers: the CFR family on the vector engine (``cfr``), MCCFR (``mccfr``), the
-sequence-form LP (``lp``), matrix games (``matrix``). See docs/ENGINE.md."""
+"""Solvers: the CFR family on the engine's vector walk (``cfr``), MCCFR (``mccfr``), the
+sequence-form LP (``lp``), matrix games (``matrix``); ``make_solver`` picks one by name."""
 
-from cfrlab.solvers.cfr import ALGORITHMS, PRESETS, CFRParams, CFRSolver, make_solver  # noqa: F401
-from cfrlab.solvers.engine import Engine, get_engine, tree_layout  # noqa: F401
+from cfrlab.solvers.cfr import PRESETS, CFRParams, CFRSolver  # noqa: F401
+from cfrlab.solvers.registry import ALGORITHMS, make_solver  # noqa: F401

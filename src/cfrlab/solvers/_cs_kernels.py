@@ -5,7 +5,7 @@ the sampled deal is a pair of private-state sequences ``st[p, r]`` drawn from th
 round's joint table P (any chance model: lossless, or bucketed with dense tables). A fold is
 worth the fold winnings times the opponent's reach; a showdown the stake times W / P of the
 pair (+-1 or 0 for lossless models, the expected result of the bucket pair otherwise).
-Layouts as in ``_cfr_kernels``; ``node_u`` float64[N] holds player 0's winnings at a fold
+Layouts as in ``cfrlab.engine._kernels``; ``node_u`` float64[N] holds player 0's winnings at a fold
 and the stake at a showdown; ``subtree_end`` int64[N] ends each node's preorder subtree.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.solvers._cfr_kernels import (
+from cfrlab.engine._kernels import (
     CHANCE,
     COL_ACTION,
     COL_DECISION,

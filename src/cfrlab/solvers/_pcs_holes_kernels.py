@@ -11,7 +11,7 @@ card removal included, in O(H + deck) per terminal:
 - showdown: the same sums restricted to weaker (stronger) pairs, by one sweep over the
   pairs in rank order with per-card running sums.
 
-Arrays: ``nodes``/``child``/``row_off``/``legal`` as in ``_cfr_kernels``; ``node_u``
+Arrays: ``nodes``/``child``/``row_off``/``legal`` as in ``cfrlab.engine._kernels``; ``node_u``
 float64[N] (player 0's winnings at a fold, the stake at a showdown); ``reach``/``values``
 float64[2, N, H]; ``order`` int64[H] (slots by river rank, ascending), ``gend`` int64[H]
 (end of the tie group of each sorted position); ``c0``/``c1`` int64[H] the pair's
@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.solvers._cfr_kernels import (
+from cfrlab.engine._kernels import (
     CHANCE,
     COL_ACTION,
     COL_DECISION,

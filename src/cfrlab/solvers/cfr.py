@@ -1,6 +1,6 @@
 """The CFR family on the vector engine: one configurable solver, named presets.
 
-Every variant is an update rule on the same walk (``_cfr_kernels``):
+Every variant is an update rule on the same walk (``cfrlab.engine._kernels``):
 
 - ``alternating``: update player 0, then player 1 against 0's new strategy (else both at once);
 - ``regret_floor``: clip accumulated regrets at 0 after each update (CFR+);
@@ -27,10 +27,13 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from cfrlab.abstraction import BUCKETED
+from cfrlab.engine import _kernels as K
+from cfrlab.engine import exploitability
+from cfrlab.engine.core import Engine, get_engine
 from cfrlab.errors import CfrlabError
-from cfrlab.solvers import _cfr_kernels as K
 from cfrlab.solvers import _cs_kernels as CS
-from cfrlab.solvers.engine import Engine, get_engine
+from cfrlab.solvers.pcs_holes import HolePairPCS
 
 SAMPLING = {"full": K.FULL, "pcs": K.PCS, "cs": K.CS}
 MAX_UNIFORMS = 1 << 20
@@ -64,7 +67,6 @@ PRESETS: dict[str, CFRParams] = {
     "cs": CFRParams(sampling="cs"),
     "pcs": CFRParams(sampling="pcs"),
 }
-ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "cs", "pcs", "es", "os")
 
 
 class CFRSolver:
@@ -139,9 +141,7 @@ class CFRSolver:
             self._cs_scratch = (np.zeros((2, N)), np.zeros((2, N)))
             return
         if e.block_parents is None:
-            if hasattr(self.model, "deal_states_batch"):  # a bucketed model: hole-pair slots
-                from cfrlab.solvers.pcs_holes import HolePairPCS
-
+            if self.model.kind == BUCKETED:  # deals map to bucket sequences: hole-pair slots
                 self._holes = HolePairPCS(self.tree, self.model, e)
                 self._layout = None
                 return
@@ -212,8 +212,6 @@ class CFRSolver:
         return out
 
     def exploitability(self, average: bool = True) -> float:
-        from cfrlab.evaluate.best_response import exploitability
-
         # The full-width kernels recompute every sigma row when an iterate() call starts, so
         # between calls that buffer is free: measuring there saves a policy-sized array
         # (1.4 GB at 10 buckets). The chance-sampled walk keeps its sigma: no reuse there.
@@ -269,17 +267,3 @@ def make_cfr_solver(tree, model, algorithm: str, seed: int | None = None, **para
     if unknown:
         raise CfrlabError(f"unknown parameter(s) for {algorithm}: {', '.join(sorted(unknown))}")
     return CFRSolver(tree, model, algorithm, replace(base, **params), seed=seed)
-
-
-def make_solver(tree, model, algorithm: str, seed: int | None = None, **params):
-    """Solver by name: cfr, cfr+, lcfr, dcfr, cs, pcs (this module), es, os (``mccfr``)."""
-    name = algorithm.lower()
-    if name in PRESETS:
-        return make_cfr_solver(tree, model, name, seed=seed, **params)
-    if name in ("es", "os"):
-        from cfrlab.solvers import mccfr
-
-        return mccfr.make_mccfr_solver(tree, model, name, seed=seed, **params)
-    if name == "lp":
-        raise CfrlabError("lp is an exact solver, not an iterative one: use cfrlab.solvers.lp")
-    raise CfrlabError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)} (or lp)")

@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
@@ -61,8 +62,6 @@ class SequenceForm:
 
 
 def _offsets(tree, model) -> np.ndarray:
-    from cfrlab.strategy import row_offsets
-
     return np.asarray(row_offsets(tree, model), dtype=np.int64)
 
 

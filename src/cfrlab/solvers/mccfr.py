@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from cfrlab.cards import deck
+from cfrlab.engine import exploitability, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import _mccfr_kernels as K
 
@@ -30,8 +32,6 @@ MAX_DEALS = 3_000_000  # deal tables above this would not fit a test machine's p
 def enumerate_deals(game) -> np.ndarray:
     """int64[K, 2h + board]: every ordered deal (hole cards by position, then the board round
     by round), each player's hole cards and each round's board cards in ascending order."""
-    from cfrlab.cards import deck
-
     if game.num_deals > MAX_DEALS:
         raise CfrlabError(
             f"{game.name or 'this game'} has {game.num_deals:,} deals; es/os sample from an "
@@ -80,8 +80,6 @@ def _entries(matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
 
 
 def _row_offsets(tree, model) -> np.ndarray:
-    from cfrlab.strategy import row_offsets
-
     return np.ascontiguousarray(row_offsets(tree, model), dtype=np.int64)
 
 
@@ -173,8 +171,6 @@ class MCCFRSolver:
         return normalize_rows(self.avg, self._legal_rows, positive_only=False)
 
     def exploitability(self, average: bool = True) -> float:
-        from cfrlab.evaluate.best_response import exploitability
-
         pol = self.average_policy() if average else self.current_policy()
         return float(exploitability(self.tree, self.model, pol))
 

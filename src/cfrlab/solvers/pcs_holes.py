@@ -20,8 +20,8 @@ import numpy as np
 
 from cfrlab.cards.cards import deck
 from cfrlab.cards.evaluator import rank_batch
+from cfrlab.engine._kernels import _discounts
 from cfrlab.errors import CfrlabError
-from cfrlab.solvers._cfr_kernels import _discounts
 from cfrlab.solvers._pcs_holes_kernels import holes_iteration
 
 

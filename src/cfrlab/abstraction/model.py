@@ -1,0 +1,51 @@
+"""The chance-model contract every solver, the engine and evaluation rely on.
+
+A chance model says what each player privately knows in each round (``num_states[r]``
+private states), how round r's states descend from round r-1's (``parent``), and how the two
+players' states are jointly distributed (the fold tables P_r and the showdown table W of
+docs/ENGINE.md). ``kind`` says which family it is, so callers branch on a declared name, never
+on which attributes happen to exist:
+
+* ``"lossless"`` (``LosslessModel``): hole cards + board of a small deck; block-structured
+  tables (``BLOCK_STRUCTURED``), public chance sampling over boards.
+* ``"bucketed"`` (``BucketedModel``): bucket sequences of a card abstraction; deals map to
+  states (``DEALS_TO_STATES``), so chance sampling draws hole-pair slots.
+* ``"synthetic"``: made-up tables of a bucketed model's sizes (memory and speed probes).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+LOSSLESS = "lossless"
+BUCKETED = "bucketed"
+SYNTHETIC = "synthetic"
+
+BLOCK_STRUCTURED = frozenset({LOSSLESS})  # block_parent / fold_blocks / showdown_blocks
+DEALS_TO_STATES = frozenset({LOSSLESS, BUCKETED})  # deal_states_batch(deals)
+
+
+@runtime_checkable
+class ChanceModel(Protocol):
+    """What the engine reads of a chance model (docs/ENGINE.md has the table layouts)."""
+
+    kind: str
+    num_states: tuple[int, ...]
+    parent: list  # round r's int array: state -> its state in round r - 1 (r >= 1)
+
+    @property
+    def hash(self) -> str: ...
+
+    def fold_matrix(self, r: int): ...
+
+    def showdown_matrix(self): ...
+
+
+def has_blocks(model: ChanceModel) -> bool:
+    """Whether the model offers its tables block by block (``fold_blocks`` and friends)."""
+    return model.kind in BLOCK_STRUCTURED
+
+
+def maps_deals(model: ChanceModel) -> bool:
+    """Whether the model maps whole deals to both players' states (``deal_states_batch``)."""
+    return model.kind in DEALS_TO_STATES

@@ -1,0 +1,191 @@
+"""Helpers every command shares: output paths checked before any work, the game as the first
+positional argument, seeds drawn and printed, and the memory a job would need.
+
+The conventions they implement are listed in docs/cli.md."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from cfrlab.errors import CfrlabError
+
+
+def say(text: str) -> None:
+    """One ``cfrlab: ...`` note on stderr (never on stdout, which may carry --json)."""
+    print(f"cfrlab: {text}", file=sys.stderr, flush=True)
+
+
+# -- output paths ----------------------------------------------------------------------------
+
+
+def check_output(path: Path | None, what: str, *, atomic: bool = True) -> Path | None:
+    """Check, before any work, that ``path`` can be written; refuse with one line naming it.
+
+    ``what`` names the output in messages ("strategy", "log", ...). A missing parent folder
+    is created, and said so on stderr. ``atomic`` outputs are written to a temporary file
+    beside them and renamed over them, so they must be (or become) regular files; direct
+    writes (logs) may go to a device such as /dev/null.
+    """
+    if path is None:
+        return None
+    path = Path(path)
+
+    def refuse(reason: str) -> CfrlabError:
+        return CfrlabError(f"{path}: cannot write the {what} ({reason})")
+
+    if path.is_dir():
+        raise refuse("it is a directory; give a file name")
+    if path.exists() or path.is_symlink():
+        if atomic and not path.is_file():
+            raise refuse("it exists and is not a regular file")
+        if not atomic and not os.access(path, os.W_OK):
+            raise refuse("the file is not writable")
+    folder = path.parent
+    missing: list[Path] = []
+    q = folder
+    while not q.exists():
+        if q.is_symlink():
+            raise refuse(f"{q} is a broken link")
+        missing.append(q)
+        q = q.parent
+    if not q.is_dir():
+        raise refuse(f"{q} is not a folder")
+    _probe(q, refuse)
+    if missing:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise refuse(f"cannot create the folder {folder}: {e.strerror or e}") from None
+        say(f"created the folder {folder} for the {what}")
+    return path
+
+
+def check_output_dir(path: Path, what: str) -> Path:
+    """A folder outputs go into: made if missing (said so), refused when it cannot hold files."""
+    path = Path(path)
+
+    def refuse(reason: str) -> CfrlabError:
+        return CfrlabError(f"{path}: cannot write the {what} ({reason})")
+
+    if path.exists() and not path.is_dir():
+        raise refuse("it is a file, not a folder")
+    if not path.exists():
+        q = path.parent
+        while not q.exists():
+            q = q.parent
+        if not q.is_dir():
+            raise refuse(f"{q} is not a folder")
+        _probe(q, refuse)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise refuse(f"cannot create it: {e.strerror or e}") from None
+        say(f"created the folder {path} for the {what}")
+    _probe(path, refuse)
+    return path
+
+
+def _probe(folder: Path, refuse) -> None:
+    """Create and remove a file in ``folder``: the one test that read-only mounts, /proc and
+    permissions (even for root) all answer truthfully."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".cfrlab-probe.")
+    except OSError as e:
+        raise refuse(f"no file can be created in {folder}: {e.strerror or e}") from None
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+@contextmanager
+def writing(path: Path, what: str) -> Iterator[None]:
+    """Turn an OSError while writing ``path`` into one line naming ``path`` (not a temp file)."""
+    try:
+        yield
+    except OSError as e:
+        raise CfrlabError(f"{path}: cannot write the {what} ({e.strerror or e})") from None
+
+
+def check_existing(path: Path, force: bool, what: str = "file") -> None:
+    """Refuse to overwrite without --force."""
+    if path.exists() and not force:
+        raise CfrlabError(f"{path} exists; pass --force to overwrite it")
+
+
+# -- the game as the first positional argument -----------------------------------------------
+
+
+def split_game(args: Sequence[str], game_option: str | None, names: Sequence[str], command: str,
+               *, at_least: int | None = None) -> tuple[str, list[str]]:
+    """``GAME ARG...`` (the convention) or ``ARG... --game GAME`` (the older spelling).
+
+    ``names`` are the metavars of the arguments after the game (for messages); a command with a
+    variable number of them passes ``at_least``."""
+    args = list(args)
+    if game_option is not None:
+        game, rest = game_option, args
+    elif args:
+        game, rest = args[0], args[1:]
+    else:
+        raise CfrlabError(f"give the game first: cfrlab {command} GAME {' '.join(names)}")
+    want = " ".join(["GAME", *names])
+    if at_least is None:
+        if len(rest) != len(names):
+            got = "too many arguments" if len(rest) > len(names) else f"missing {names[len(rest)]}"
+            raise CfrlabError(f"{got}: cfrlab {command} {want}")
+    elif len(rest) < at_least:
+        raise CfrlabError(f"give at least {at_least} {names[0]}: cfrlab {command} {want}")
+    return game, rest
+
+
+# -- seeds -----------------------------------------------------------------------------------
+
+
+def seed_or_random(seed: int | None, *, bits: int = 32) -> tuple[int, bool]:
+    """The seed to use and whether it was drawn (then the command prints it)."""
+    if seed is not None:
+        if seed < 0:
+            raise CfrlabError("--seed must be a non-negative integer")
+        return int(seed), False
+    return secrets.randbits(bits), True
+
+
+# -- memory ----------------------------------------------------------------------------------
+
+
+def available_memory() -> int | None:
+    """Bytes the kernel says can be allocated without swapping (MemAvailable), or None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def human_bytes(n: float) -> str:
+    for unit, size in (("TB", 2**40), ("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n:.0f} bytes"
+
+
+def is_regular_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False

@@ -1,0 +1,70 @@
+"""Which tree and chance model a game is solved on: the one place that picks them.
+
+A chance model (``cfrlab.abstraction.ChanceModel``) says what each player privately knows per
+round; it is lossless (hole cards and board, for small decks) unless an abstraction file or
+object is given. ``row_offsets`` is the policy layout both select (docs/ENGINE.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cfrlab.abstraction import LOSSLESS, BucketedModel, ChanceModel, LosslessModel
+from cfrlab.engine.core import tree_layout
+from cfrlab.errors import CfrlabError
+from cfrlab.games import GameDef
+from cfrlab.tree import PublicTree, build_tree
+
+
+def build_tree_for(game: GameDef) -> PublicTree:
+    """The public betting tree the solvers and the engine walk for ``game``."""
+    if not game.is_limit or game.num_players != 2:
+        raise CfrlabError(f"{game.name or 'this game'}: the solvers handle 2-player limit games only")
+    return build_tree(game)
+
+
+def model_for_game(game: GameDef, abstraction: Any = None) -> ChanceModel:
+    """The chance model for ``game``: lossless unless ``abstraction`` (a chance model or an
+    abstraction file made by ``cfrlab abstract build``) is given."""
+    if abstraction is None:
+        return LosslessModel(game)
+    if isinstance(abstraction, ChanceModel):
+        return abstraction
+    if isinstance(abstraction, (str, Path)):
+        return load_abstraction(abstraction, game)
+    raise CfrlabError(f"not a chance model or abstraction file: {abstraction!r}")
+
+
+def load_abstraction(path: str | Path, game: GameDef | None = None) -> BucketedModel:
+    """A BucketedModel from an abstraction file, checked against ``game``; it remembers its
+    file name (``source_file``) for strategy headers."""
+    p = Path(path)
+    if not p.exists():
+        raise CfrlabError(f"abstraction file {p} does not exist (make one with `cfrlab abstract build`)")
+    model = BucketedModel.load(p, game)
+    model.source_file = p.name
+    return model
+
+
+def model_kind(model: ChanceModel) -> str:
+    return str(model.kind)
+
+
+def is_lossless(model: ChanceModel) -> bool:
+    return model.kind == LOSSLESS
+
+
+def row_offsets(tree: PublicTree, model: ChanceModel) -> np.ndarray:
+    """``row_offset`` int64[D + 1] of the policy layout; the last entry is the row count."""
+    return tree_layout(tree, model)
+
+
+def describe_state(model: ChanceModel, rnd: int, s: int) -> str:
+    """A readable label of private state ``s`` in round ``rnd`` ("#s" where the model has none)."""
+    try:
+        return str(model.describe_state(rnd, s))
+    except (AttributeError, NotImplementedError):
+        return f"#{s}"

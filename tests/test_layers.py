@@ -1,0 +1,115 @@
+"""The layer order of docs/ENGINE.md holds: no import runs back up, none hides in a function.
+
+cards -> games -> tree -> abstraction -> engine -> solvers -> strategy -> evaluate -> agents
+-> play / interop -> experiments -> cli; the modules beside the package root (errors, config,
+fileio, ...) sit below everything, and the warm-up script above everything.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "cfrlab"
+
+LAYERS = [
+    {"errors", "config", "fileio", "_numba_cache", "known_values"},
+    {"cards"},
+    {"games"},
+    {"tree"},
+    {"abstraction"},
+    {"engine"},
+    {"solvers"},
+    {"strategy"},
+    {"evaluate"},
+    {"agents"},
+    {"play", "interop"},
+    {"experiments"},
+    {"cli", "warmup", "__main__"},
+]
+RANK = {name: i for i, names in enumerate(LAYERS) for name in names}
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    assert parts[0] == "cfrlab", module
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _modules():
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC.parent).with_suffix("")
+        name = ".".join(rel.parts)
+        name = name.removesuffix(".__init__")
+        yield name, path
+
+
+def _imports(path: Path, module: str):
+    """(imported cfrlab module, line, inside a function?) for every import in ``path``."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            nested = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    if alias.name.split(".")[0] == "cfrlab":
+                        yield alias.name, child.lineno, in_function
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")
+                    base = base[: len(base) - child.level + 1]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    target = child.module or ""
+                if target.split(".")[0] == "cfrlab":
+                    if target == "cfrlab":  # from cfrlab import cards
+                        for alias in child.names:
+                            yield f"cfrlab.{alias.name}", child.lineno, in_function
+                    else:
+                        yield target, child.lineno, in_function
+            yield from visit(child, nested)
+
+    yield from visit(tree, False)
+
+
+def _violations():
+    hidden, upward = [], []
+    for module, path in _modules():
+        room = _room(module)
+        if room == "__init__":
+            continue
+        for target, line, in_function in _imports(path, module):
+            where = f"{path.relative_to(SRC.parent)}:{line} imports {target}"
+            if in_function and room != "cli":
+                hidden.append(where)
+            t_room = _room(target)
+            if t_room == "__init__":
+                continue
+            if RANK[t_room] > RANK[room]:
+                upward.append(where)
+    return hidden, upward
+
+
+def test_every_room_has_a_layer():
+    rooms = {_room(m) for m, _ in _modules()} - {"__init__"}
+    assert rooms <= set(RANK), sorted(rooms - set(RANK))
+
+
+def test_no_import_inside_a_function_outside_the_cli():
+    hidden, _ = _violations()
+    assert hidden == [], "\n".join(hidden)
+
+
+def test_no_import_runs_back_up_the_layers():
+    _, upward = _violations()
+    assert upward == [], "\n".join(upward)
+
+
+@pytest.mark.parametrize("room", sorted(RANK))
+def test_layer_names_are_real(room):
+    assert (SRC / room).is_dir() or (SRC / f"{room}.py").is_file() or room in {
+        "_numba_cache", "warmup", "__main__", "engine", "known_values"}
