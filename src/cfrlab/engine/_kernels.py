@@ -29,13 +29,19 @@ Layouts:
   ``G_i = M_i^T`` for player i, where player i's terminal value is
   ``v_i = u * M_i @ reach_opponent`` (M_0 = P_r or W, M_1 = P_r^T or -W^T), so that a
   group's values are one product ``R @ G``.
-- update rule: ``cfgi`` int64[4] = alternating, regret_floor, use_alpha, use_beta;
-  ``cfgf`` float64[3] = alpha, beta, gamma (see ``cfrlab.solvers.cfr``). ``pred`` float64[rows, 3]
+- update rule: ``UpdateRule`` (alternating, regret_floor, discount_pos, discount_neg, alpha,
+  beta, gamma; see ``cfrlab.solvers.cfr``). ``pred`` float64[rows, 3]
   (predictive variants; else an empty array): the last instantaneous regrets, added to the
   accumulated ones when the next strategy is chosen.
+
+Entry points take their arrays in named groups (namedtuples, which numba passes as typed
+tuples): ``WalkTree``, ``TerminalOps``, ``SolverTables``, ``UpdateRule``, ``PcsBlocks``. A call
+site names every array once, so two of thirty positional arrays cannot be swapped silently.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -52,6 +58,14 @@ OP_DENSE, OP_ALL_BUT_SELF, OP_RANKED = 0, 1, 2
 MODE_VALUE, MODE_CFR, MODE_BR = 0, 1, 2
 # sampling schemes (CS runs in _cs_kernels)
 FULL, PCS, CS = 0, 1, 2
+
+WalkTree = namedtuple("WalkTree", "nodes child row_off legal node_off pmap pmap_off")
+TerminalOps = namedtuple("TerminalOps", "groups term_util optab opbuf opbuf32 opint opc")
+SolverTables = namedtuple("SolverTables", "regret pred avg sigma")
+UpdateRule = namedtuple("UpdateRule", "alternating regret_floor discount_pos discount_neg alpha beta gamma")
+PcsBlocks = namedtuple("PcsBlocks", "cdf bpar bpar_off bsize bmass")
+
+FIXED_POLICY = UpdateRule(False, False, False, False, 0.0, 0.0, 0.0)  # walks that update nothing
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
@@ -264,18 +278,18 @@ def terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, ns_ef
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
-def _discounts(cfgi, cfgf, t):
+def _discounts(rule, t):
     """(positive-regret, negative-regret, average) multipliers applied at iteration t."""
     pos_f = 1.0
     neg_f = 1.0
     tp = float(t - 1)
-    if cfgi[2]:
-        x = tp ** cfgf[0]
+    if rule.discount_pos:
+        x = tp ** rule.alpha
         pos_f = x / (x + 1.0)
-    if cfgi[3]:
-        x = tp ** cfgf[1]
+    if rule.discount_neg:
+        x = tp ** rule.beta
         neg_f = x / (x + 1.0)
-    avg_f = (tp / t) ** cfgf[2]
+    avg_f = (tp / t) ** rule.gamma
     return pos_f, neg_f, avg_f
 
 
@@ -297,14 +311,14 @@ def _add_average(avg, sigma, row, w, avg_f):
 
 @njit(cache=NUMBA_CACHE)
 def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
-             reach, values, trav, mode, regret, pred, avg, cfgi, cfgf, t, br_action):
+             reach, values, trav, mode, regret, pred, avg, rule, t, br_action):
     """Values bottom-up for the players with ``trav[i]``; terminal values are already set.
 
     mode 0: expectation under sigma; 1: CFR regret and average updates at the travelling
-    player's rows (iteration t, rule in cfgi/cfgf); 2: best response (max, ``br_action``).
+    player's rows (iteration t, ``rule``); 2: best response (max, ``br_action``).
     """
-    pos_f, neg_f, avg_f = _discounts(cfgi, cfgf, t)
-    floor = cfgi[1]
+    pos_f, neg_f, avg_f = _discounts(rule, t)
+    floor = rule.regret_floor
     N = nodes.shape[0]
     for n in range(N - 1, -1, -1):
         kind = nodes[n, COL_KIND]
@@ -412,12 +426,16 @@ def _sample_pcs(u, cdf, bpar, bpar_off, bsize, bmass, R, sbase, ns_eff, scale):
 
 
 @njit(cache=NUMBA_CACHE)
-def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, groups, term_util,
-                   optab, opbuf, opbuf32, opint, opc, regret, pred, avg, sigma, reach, values, cfgi, cfgf, t0,
-                   n_iter,
-                   sampling, uniforms, cdf, bpar, bpar_off, bsize, bmass, full_ns):
+def run_iterations(walk, ops, tables, reach, values, rule, t0, n_iter, sampling, uniforms, pcs, full_ns):
     """``n_iter`` iterations numbered t0+1 .. t0+n_iter, entirely in compiled code: full width
-    (``sampling`` FULL) or one sampled board per iteration (PCS, from ``uniforms[it, 0]``)."""
+    (``sampling`` FULL) or one sampled board per iteration (PCS, from ``uniforms[it, 0]``).
+
+    ``walk`` WalkTree, ``ops`` TerminalOps, ``tables`` SolverTables (updated in place),
+    ``rule`` UpdateRule, ``pcs`` PcsBlocks (PCS only), ``full_ns`` int64[R] states per round."""
+    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
+    groups, term_util, optab, opbuf, opbuf32, opint, opc = ops
+    regret, pred, avg, sigma = tables
+    cdf, bpar, bpar_off, bsize, bmass = pcs
     R = full_ns.shape[0]
     sbase = np.zeros((2, R), dtype=np.int64)
     ns_eff = full_ns.copy()
@@ -428,7 +446,7 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
         t = t0 + it + 1
         if sampling == PCS:
             _sample_pcs(uniforms[it, 0], cdf, bpar, bpar_off, bsize, bmass, R, sbase, ns_eff, scale)
-        if cfgi[0]:  # alternating updates: player 0 then player 1 sees 0's new strategy
+        if rule.alternating:  # alternating updates: player 0 then player 1 sees 0's new strategy
             for i in range(2):
                 # full width: only the player updated by the previous pass has a new sigma
                 rm = 1 - i if (sampling == FULL and it + i > 0) else 2
@@ -439,7 +457,7 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
                 trav[0] = i == 0
                 trav[1] = i == 1
                 backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff,
-                         sigma, reach, values, trav, MODE_CFR, regret, pred, avg, cfgi, cfgf, t, br_dummy)
+                         sigma, reach, values, trav, MODE_CFR, regret, pred, avg, rule, t, br_dummy)
         else:
             forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, pred,
                     sigma, reach, 2)
@@ -449,14 +467,15 @@ def run_iterations(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
             trav[0] = True
             trav[1] = True
             backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
-                     reach, values, trav, MODE_CFR, regret, pred, avg, cfgi, cfgf, t, br_dummy)
+                     reach, values, trav, MODE_CFR, regret, pred, avg, rule, t, br_dummy)
 
 
 @njit(cache=NUMBA_CACHE)
-def evaluate_fixed(nodes, child, row_off, legal, node_off, pmap, pmap_off, groups, term_util, optab,
-                   opbuf, opint, opc, num_states, sigma, player, mode, reach, values, br_action):
+def evaluate_fixed(walk, ops, num_states, sigma, player, mode, reach, values, br_action):
     """Full-width walk under the fixed policy ``sigma``; returns ``player``'s value (the sum
     of its root vector). mode 0: expected value; 2: best response (``br_action`` filled)."""
+    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
+    groups, term_util, optab, opbuf, _opbuf32, opint, opc = ops
     R = num_states.shape[0]
     sbase = np.zeros((2, R), dtype=np.int64)
     scale = np.ones(R)
@@ -468,7 +487,7 @@ def evaluate_fixed(nodes, child, row_off, legal, node_off, pmap, pmap_off, group
               scale, player, reach,
               values)
     backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, reach,
-             values, trav, mode, sigma, none, sigma, np.zeros(4, np.int64), np.zeros(3), 1, br_action)
+             values, trav, mode, sigma, none, sigma, FIXED_POLICY, 1, br_action)
     o = node_off[0]
     tot = 0.0
     for s in range(num_states[0]):

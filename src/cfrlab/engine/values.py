@@ -16,6 +16,8 @@ from cfrlab.engine import _kernels as K
 from cfrlab.engine.core import Engine, get_engine
 from cfrlab.errors import CfrlabError
 
+_NO_F32 = np.zeros(0, dtype=np.float32)  # exact walks run in float64
+
 
 def _check_policy(engine: Engine, policy) -> np.ndarray:
     pol = np.ascontiguousarray(policy, dtype=np.float64)
@@ -31,9 +33,9 @@ def _walk(engine: Engine, sigma: np.ndarray, player: int, mode: int, br_action=N
     if br_action is None:
         br_action = np.zeros(engine.num_rows, dtype=np.int8)
     e = engine
-    return K.evaluate_fixed(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off,
-                            lay.groups, lay.term_util, e.optab, e.opbuf, e.opint, e.opc, e.num_states,
-                            sigma, player, mode, reach, values, br_action)
+    walk = K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off)
+    ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, _NO_F32, e.opint, e.opc)
+    return K.evaluate_fixed(walk, ops, e.num_states, sigma, player, mode, reach, values, br_action)
 
 
 def best_response(tree, model, policy, responder: int) -> tuple[float, np.ndarray]:

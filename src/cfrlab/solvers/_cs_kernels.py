@@ -11,6 +11,8 @@ and the stake at a showdown; ``subtree_end`` int64[N] ends each node's preorder 
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -33,6 +35,9 @@ from cfrlab.engine._kernels import (
     _discounts,
     _regret_match_rows,
 )
+
+CsTree = namedtuple("CsTree", "nodes child row_off legal node_u subtree_end pmap pmap_off")
+CsChance = namedtuple("CsChance", "optab opbuf fold_op sd_op cdf")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -149,20 +154,22 @@ def _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, 
 
 
 @njit(cache=NUMBA_CACHE)
-def run_cs_iterations(nodes, child, row_off, legal, node_u, subtree_end, pmap, pmap_off, optab, opbuf,
-                      fold_op, sd_op, regret, avg, sigma, reach, val, cfgi, cfgf, t0, n_iter, uniforms,
-                      cdf):
+def run_cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms):
     """Chance-sampled CFR (Zinkevich 2007): one joint deal per iteration, scalar walks.
 
-    ``node_u`` float64[N]: player 0's winnings at a fold, the stake at a showdown;
+    ``tree`` CsTree, ``chance`` CsChance, ``tables`` SolverTables (``pred`` unused), ``rule``
+    UpdateRule. ``node_u`` float64[N]: player 0's winnings at a fold, the stake at a showdown;
     ``reach`` and ``val`` float64[2, N] scratch."""
+    nodes, child, row_off, legal, node_u, subtree_end, pmap, pmap_off = tree
+    optab, opbuf, fold_op, sd_op, cdf = chance
+    regret, _pred, avg, sigma = tables
     R = fold_op.shape[0]
     st = np.zeros((2, R), dtype=np.int64)
     scale = np.ones(R)
     trav = np.zeros(2, dtype=np.bool_)
     off, K, H = optab[sd_op, 0], optab[sd_op, 1], optab[sd_op, 3]
     skip_to = np.full(nodes.shape[0], -1, dtype=np.int64)
-    prune = not cfgi[2] and not cfgi[3] and cfgf[2] == 0.0
+    prune = not rule.discount_pos and not rule.discount_neg and rule.gamma == 0.0
     for it in range(n_iter):
         t = t0 + it + 1
         _sample_cs(uniforms[it, 0], uniforms[it, 1], cdf, optab, opbuf, fold_op, pmap, pmap_off,
@@ -171,15 +178,15 @@ def run_cs_iterations(nodes, child, row_off, legal, node_u, subtree_end, pmap, p
         s1 = st[1, R - 1]
         b = s0 // H
         sd = opbuf[off + (b % K) * H * H + (s1 - b * H) * H + (s0 - b * H)] * scale[R - 1]
-        pos_f, neg_f, avg_f = _discounts(cfgi, cfgf, t)
-        if cfgi[0]:
+        pos_f, neg_f, avg_f = _discounts(rule, t)
+        if rule.alternating:
             for i in range(2):
                 trav[0] = i == 0
                 trav[1] = i == 1
                 _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg,
-                         sigma, reach, val, skip_to, trav, pos_f, neg_f, avg_f, cfgi[1], prune)
+                         sigma, reach, val, skip_to, trav, pos_f, neg_f, avg_f, rule.regret_floor, prune)
         else:
             trav[0] = True
             trav[1] = True
             _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg, sigma,
-                     reach, val, skip_to, trav, pos_f, neg_f, avg_f, cfgi[1], prune)
+                     reach, val, skip_to, trav, pos_f, neg_f, avg_f, rule.regret_floor, prune)

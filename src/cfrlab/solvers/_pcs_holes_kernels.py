@@ -20,6 +20,8 @@ cards (deck positions < D); ``trav`` bool[2]: players whose regrets/averages are
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -39,6 +41,9 @@ from cfrlab.engine._kernels import (
     SHOWDOWN,
     _regret_match_rows,
 )
+
+HoleTree = namedtuple("HoleTree", "nodes child row_off legal node_u")
+BoardTables = namedtuple("BoardTables", "smap c0 c1 D order gend")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -95,11 +100,14 @@ def _showdown_values(R, c0, c1, D, order, gend, f, out):
 
 
 @njit(cache=NUMBA_CACHE)
-def holes_iteration(nodes, child, row_off, legal, node_u, smap, c0, c1, D, order, gend,
-                    scale, regret, avg, sigma, reach, values, trav):
+def holes_iteration(tree, board, scale, regret, avg, sigma, reach, values, trav):
     """One walk on one board: regret matching, reach, terminal values, then values bottom-up
     with the CFR regret and average sums (plain adds: discounts and floors are applied to
-    whole tables by the caller) at the rows of the players in ``trav``."""
+    whole tables by the caller) at the rows of the players in ``trav``.
+
+    ``tree`` HoleTree, ``board`` BoardTables (``HolePairPCS.board_tables``)."""
+    nodes, child, row_off, legal, node_u = tree
+    smap, c0, c1, D, order, gend = board
     N = nodes.shape[0]
     H = smap.shape[2]
     for n in range(N):

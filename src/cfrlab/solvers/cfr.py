@@ -113,9 +113,9 @@ class CFRSolver:
         if use32 is None:
             use32 = params.sampling == "full" and int(self.engine.num_states[-1]) >= FLOAT32_MIN_STATES
         self._opbuf32 = self.engine.opbuf32() if use32 else np.zeros(0, dtype=np.float32)
-        self._cfgi = np.array([params.alternating, params.regret_floor, params.alpha is not None,
-                               params.beta is not None], dtype=np.int64)
-        self._cfgf = np.array([params.alpha or 0.0, params.beta or 0.0, params.gamma], dtype=np.float64)
+        self.rule = K.UpdateRule(bool(params.alternating), bool(params.regret_floor),
+                                 params.alpha is not None, params.beta is not None,
+                                 float(params.alpha or 0.0), float(params.beta or 0.0), float(params.gamma))
 
     # -- sampling tables ----------------------------------------------------------------
     def _setup_sampling(self) -> None:
@@ -186,16 +186,20 @@ class CFRSolver:
         if self.params.sampling == "cs":
             reach, val = self._cs_scratch
             CS.run_cs_iterations(
-                e.nodes, e.child, e.row_offset, e.legal, e.node_u, e.subtree_end, e.pmap, e.pmap_off,
-                e.optab, e.opbuf, e.fold_op, e.showdown_ops[0], self.regret, self.avg, self._sigma,
-                reach, val, self._cfgi, self._cfgf, self.iterations, n, uniforms, self._cdf)
+                CS.CsTree(e.nodes, e.child, e.row_offset, e.legal, e.node_u, e.subtree_end, e.pmap,
+                          e.pmap_off),
+                CS.CsChance(e.optab, e.opbuf, e.fold_op, e.showdown_ops[0], self._cdf),
+                K.SolverTables(self.regret, self._pred, self.avg, self._sigma),
+                reach, val, self.rule, self.iterations, n, uniforms)
             self.iterations += n
             return
         K.run_iterations(
-            e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off, lay.groups,
-            lay.term_util, e.optab, e.opbuf, self._opbuf32, e.opint, e.opc, self.regret, self._pred, self.avg,
-            self._sigma, self._reach, self._values, self._cfgi, self._cfgf, self.iterations, n, SAMPLING[self.params.sampling],
-            uniforms, self._cdf, self._bpar, self._bpar_off, self._bsize, self._bmass, e.num_states)
+            K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off),
+            K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, self._opbuf32, e.opint, e.opc),
+            K.SolverTables(self.regret, self._pred, self.avg, self._sigma),
+            self._reach, self._values, self.rule, self.iterations, n, SAMPLING[self.params.sampling],
+            uniforms, K.PcsBlocks(self._cdf, self._bpar, self._bpar_off, self._bsize, self._bmass),
+            e.num_states)
         self.iterations += n
 
     # -- policies -----------------------------------------------------------------------

@@ -22,7 +22,7 @@ from cfrlab.cards.cards import deck
 from cfrlab.cards.evaluator import rank_batch
 from cfrlab.engine._kernels import _discounts
 from cfrlab.errors import CfrlabError
-from cfrlab.solvers._pcs_holes_kernels import holes_iteration
+from cfrlab.solvers._pcs_holes_kernels import BoardTables, HoleTree, holes_iteration
 
 
 class HolePairPCS:
@@ -73,20 +73,21 @@ class HolePairPCS:
     def iterate(self, solver, board: np.ndarray, t: int) -> None:
         """Iteration t of ``solver``'s update rule on one board."""
         e = self.engine
-        cfgi, cfgf = solver._cfgi, solver._cfgf
-        pos_f, neg_f, avg_f = _discounts(cfgi, cfgf, t)
+        rule = solver.rule
+        pos_f, neg_f, avg_f = _discounts(rule, t)
         reg = solver.regret
         if pos_f != 1.0 or neg_f != 1.0:
             reg *= np.where(reg > 0.0, pos_f, neg_f)
         if avg_f != 1.0:
             solver.avg *= avg_f
         smap, c0, c1, order, gend = self.board_tables(board)
-        passes = ((True, False), (False, True)) if cfgi[0] else ((True, True),)
+        tree = HoleTree(e.nodes, e.child, e.row_offset, e.legal, self.node_u)
+        tables = BoardTables(smap, c0, c1, self.D, order, gend)
+        passes = ((True, False), (False, True)) if rule.alternating else ((True, True),)
         for trav in passes:
-            holes_iteration(e.nodes, e.child, e.row_offset, e.legal, self.node_u, smap, c0, c1,
-                            self.D, order, gend, self.scale, reg, solver.avg, solver._sigma,
+            holes_iteration(tree, tables, self.scale, reg, solver.avg, solver._sigma,
                             self.reach, self.values, np.array(trav))
-            if cfgi[1]:
+            if rule.regret_floor:
                 np.maximum(reg, 0.0, out=reg)
 
     def run(self, solver, n: int) -> None:
