@@ -405,7 +405,7 @@ def test_deals_validated_and_drawn():
     kuhn = GAMES["kuhn"]
     counts = Counter(State(kuhn, seed=rng).deal for _ in range(6000))
     assert len(counts) == 6 and all(850 < c < 1150 for c in counts.values())  # 6 ordered deals, ~1000 each
-    h = GAMES["holdem-nolimit"].new_state(seed=1)
+    h = State(GAMES["holdem-nolimit"], seed=1)
     assert len(set(h.deal)) == 9 and set(h.deal) <= set(deck())
     assert h.hole_cards(1) == list(h.deal[2:4]) and h.board_cards(1) == list(h.deal[4:7])
 
@@ -522,7 +522,7 @@ def test_random_play_ends_and_payoffs_balance(name, data):
 
 
 def test_dealer_action_fixes_like_the_acpc_dealer():
-    s = GAMES["holdem-nolimit"].new_state(seed=0)
+    s = State(GAMES["holdem-nolimit"], seed=0)
     assert s.dealer_action("x") == ("c", "invalid action, changed to call")  # ACPC.md 2.5 case 7
     assert s.dealer_action("") == ("c", "bad action format in response, changed to call")
     assert s.dealer_action("r") == ("c", "bad action format in response, changed to call")
@@ -530,7 +530,7 @@ def test_dealer_action_fixes_like_the_acpc_dealer():
     assert s.dealer_action("b1") == ("r200", "raise of 1 increased to 200")
     assert s.dealer_action("r999999") == ("r20000", "raise of 999999 decreased to 20000")
     assert s.dealer_action("R500\r\n") == ("r500", None)
-    leduc = GAMES["leduc"].new_state(seed=0)
+    leduc = State(GAMES["leduc"], seed=0)
     assert leduc.dealer_action("f") == ("c", "invalid action, changed to call")
     assert leduc.dealer_action("r5") == ("r", None)
     leduc.apply("r").apply("r")
@@ -538,4 +538,4 @@ def test_dealer_action_fixes_like_the_acpc_dealer():
     with pytest.raises(CfrlabError, match="hand is over"):
         leduc.apply("f").dealer_action("c")
     with pytest.raises(CfrlabError, match="hand number"):
-        GAMES["leduc"].new_state(hand_number=-1)
+        State(GAMES["leduc"], hand_number=-1)

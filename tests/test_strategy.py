@@ -150,8 +150,16 @@ def test_loading_with_another_model_is_refused(leduc, tmp_path):
     leduc.save(path)
 
     class OtherModel:
+        kind = "other"
         hash = "0123456789abcdef"
         num_states = leduc.model.num_states
+        parent = leduc.model.parent
+
+        def fold_matrix(self, r):
+            return leduc.model.fold_matrix(r)
+
+        def showdown_matrix(self):
+            return leduc.model.showdown_matrix()
 
     with pytest.raises(FileMismatchError, match="not in .*0123456789ab"):
         Strategy.load(path, model=OtherModel())

@@ -9,19 +9,20 @@ Array layouts (shared with ``match.py``):
 * ``deck``: int16[D] card ids of the game's deck (ascending id order).
 * ``deals``: int16[n, C] with C = num_players * num_hole_cards + total board cards; the
   hole cards of position p are columns ``p*H : (p+1)*H``, then the board in dealing order.
-* tree arrays (``cfrlab.tree.PublicTree``): ``kind`` int8[N] (0 decision, 1 chance,
-  2 fold, 3 showdown), ``player`` int8[N], ``rnd`` int8[N], ``decision`` int32[N],
-  ``next_node`` int32[N, 3] (child reached by fold/call/raise, -1 if illegal), ``spent``
-  int32[N, 2].
-* an agent is a policy table ``pol`` float64[rows, 3] (columns f, c, r), ``off`` int32[D]
-  (first row of each decision node) and private states ``priv`` int32[n or 1, 2, R] (state
-  of position p in round r for hand i; a stateless agent passes one row and ``pstep=0``).
+* the tree: ``cfrlab.tree.TreeArrays`` (``kind``, ``player``, ``rnd``, ``decision``,
+  ``next_node`` int32[N, 3]: child reached by fold/call/raise, -1 if illegal, ``spent``).
+* an agent is a ``Seat``: a policy table ``pol`` float64[rows, 3] (columns f, c, r), ``off``
+  int32[D] (first row of each decision node), private states ``priv`` int32[n or 1, 2, R]
+  (state of position p in round r for hand i; a stateless agent passes one row and
+  ``pstep=0``) and ``greedy`` (play each row's most likely action).
 * ``winner``: int8[n], +1 position 0 wins the showdown, -1 position 1 wins, 0 split.
 * ``a_pos``: int8[n], agent A's position in each hand.
 * outputs: ``values`` float32[n] (agent A's net chips), ``terminal`` int32[n] (final node).
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
@@ -30,6 +31,8 @@ from cfrlab.cards._eval_kernels import rank7, rank_cards
 from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+
+Seat = namedtuple("Seat", "pol off priv pstep greedy")
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -120,11 +123,14 @@ def _choose(pol, row, legal_next, node, greedy, u):
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def play_hands(kind, player, rnd, decision, next_node, spent, root,
-               pol_a, off_a, priv_a, pstep_a, greedy_a,
-               pol_b, off_b, priv_b, pstep_b, greedy_b,
-               winner, a_pos, seed, stream, first_hand, values, terminal):
-    """Play n hands of a 2-player limit game; fill values[i] (A's chips) and terminal[i]."""
+def play_hands(tree, root, seat_a, seat_b, winner, a_pos, seed, stream, first_hand, values, terminal):
+    """Play n hands of a 2-player limit game; fill values[i] (A's chips) and terminal[i].
+
+    ``tree`` is a ``cfrlab.tree.TreeArrays``; ``seat_a`` / ``seat_b`` are ``Seat`` tuples."""
+    kind, player, rnd = tree.kind, tree.player, tree.rnd
+    decision, next_node, spent = tree.decision, tree.next_node, tree.spent
+    pol_a, off_a, priv_a, pstep_a, greedy_a = seat_a
+    pol_b, off_b, priv_b, pstep_b, greedy_b = seat_b
     n = winner.shape[0]
     for i in prange(n):
         state = hand_key(seed, stream, first_hand + i)

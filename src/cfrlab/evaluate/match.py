@@ -46,6 +46,7 @@ from cfrlab.games.matchstate import seat_view
 from cfrlab.games.state import State
 from cfrlab.games.units import display_factor, is_ante_game, rate_unit
 from cfrlab.tree import build_tree
+from cfrlab.tree.arrays import TreeArrays, compile_tree
 
 BATCH = 1 << 16  # hands per kernel call: big enough to amortise, small enough for progress
 Progress = Callable[[int, int], None]
@@ -315,12 +316,9 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
 
 @dataclass(frozen=True)
 class _TreeArrays:
-    kind: np.ndarray
-    player: np.ndarray
-    rnd: np.ndarray
-    decision: np.ndarray
-    next_node: np.ndarray
-    spent: np.ndarray
+    """A game's public tree, its compiled arrays and each node's betting string."""
+
+    arrays: TreeArrays
     betting: list
     tree: object
 
@@ -337,16 +335,7 @@ def tree_arrays(game: GameDef) -> _TreeArrays:
         _TREES.move_to_end(key)
         return _TREES[key]
     t = build_tree(game)
-    n = t.num_nodes
-    nxt = np.full((n, 3), -1, dtype=np.int32)
-    for node in range(n):
-        for c in t.child[t.first_child[node]: t.first_child[node] + t.num_children[node]]:
-            a = int(t.action[c])
-            nxt[node, 1 if a < 0 else a] = c
-    _TREES[key] = _TreeArrays(
-        np.ascontiguousarray(t.kind, np.int8), np.ascontiguousarray(t.player, np.int8),
-        np.ascontiguousarray(t.round, np.int8), np.ascontiguousarray(t.decision, np.int32), nxt,
-        np.ascontiguousarray(t.spent, np.int32), list(t.betting), t)
+    _TREES[key] = _TreeArrays(compile_tree(t), list(t.betting), t)
     while len(_TREES) > _TREES_KEPT:
         _TREES.popitem(last=False)
     return _TREES[key]
@@ -376,9 +365,9 @@ def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress,
             pb = fb.states(deals) if fb.states is not None else dummy
             for half in range(halves):
                 out = values[half, start:start + m]
-                K.play_hands(ta.kind, ta.player, ta.rnd, ta.decision, ta.next_node, ta.spent, 0,
-                             pol_a, off_a, pa, 0 if fa.states is None else 1, fa.greedy,
-                             pol_b, off_b, pb, 0 if fb.states is None else 1, fb.greedy,
+                K.play_hands(ta.arrays, 0,
+                             K.Seat(pol_a, off_a, pa, 0 if fa.states is None else 1, fa.greedy),
+                             K.Seat(pol_b, off_b, pb, 0 if fb.states is None else 1, fb.greedy),
                              winner, a_positions(start, m, half), np.uint64(seed),
                              K.STREAM_ACTIONS + half, start, out, term[:m])
                 if writer is not None:
@@ -415,7 +404,7 @@ def _log_lines(game, ta, deals, vals, term, start, half, names, totals) -> list[
             pos_vals, pos_names = (-v, v), (names[1], names[0])
         node = int(term[i])
         d = deals[i]
-        board = [d[cuts[r]:cuts[r + 1]] for r in range(int(ta.rnd[node]) + 1)]
+        board = [d[cuts[r]:cuts[r + 1]] for r in range(int(ta.arrays.rnd[node]) + 1)]
         out.append(format_log_line(hand, ta.betting[node], [d[:h], d[h:2 * h]], board, pos_vals, pos_names))
         totals[0] += pos_vals[hand & 1]  # seat s has position (s - hand) mod 2
         totals[1] += pos_vals[(1 - hand) & 1]

@@ -98,16 +98,7 @@ def _subtree_end(first_child, num_children, child, n_nodes):
 
 @njit(cache=NUMBA_CACHE)
 def es_iterations(
-    kind,
-    player,
-    rnd,
-    first_child,
-    num_children,
-    child,
-    action,
-    spent,
-    decision,
-    legal,
+    tree,
     row_offset,
     deal_states,
     deal_value,
@@ -121,6 +112,8 @@ def es_iterations(
     traverser's all explored. Regrets: r(I, a) += v(a) - v(sigma) (the sampling probabilities
     of chance and the opponent cancel their reach). Average: at the opponent's information
     sets, avg += sigma (an unbiased estimate of reach-weighted averaging)."""
+    (kind, player, rnd, first_child, num_children, child, action, spent, decision, legal,
+     _next_node) = tree
     n_nodes = kind.shape[0]
     end = _subtree_end(first_child, num_children, child, n_nodes)
     n_deals = deal_states.shape[0]
@@ -192,16 +185,7 @@ def es_iterations(
 
 @njit(cache=NUMBA_CACHE)
 def os_iterations(
-    kind,
-    player,
-    rnd,
-    first_child,
-    num_children,
-    child,
-    action,
-    spent,
-    decision,
-    legal,
+    tree,
     row_offset,
     deal_states,
     deal_value,
@@ -220,6 +204,8 @@ def os_iterations(
     sigma(sampled) * x. Average (at the traverser's nodes): avg += own reach * sigma /
     sampling reach. Chance is sampled at its own probabilities, which cancel.
     """
+    (kind, player, rnd, first_child, num_children, child, action, spent, decision, legal,
+     _next_node) = tree
     n_deals = deal_states.shape[0]
     max_depth = kind.shape[0]
     path = np.empty(max_depth, np.int64)

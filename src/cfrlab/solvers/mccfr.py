@@ -23,6 +23,7 @@ from cfrlab.cards import deck
 from cfrlab.engine import exploitability, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import _mccfr_kernels as K
+from cfrlab.tree.arrays import compile_tree
 
 ALGORITHMS = ("es", "os")
 DEFAULT_EPSILON = 0.6  # outcome sampling's exploration (OpenSpiel's default as well)
@@ -127,20 +128,7 @@ class MCCFRSolver:
         self.regret = np.zeros((rows, 3))
         self.avg = np.zeros((rows, 3))
         self.iterations = 0
-        t = tree
-        self._tree_arrays = (
-            np.ascontiguousarray(t.kind, np.int8),
-            np.ascontiguousarray(t.player, np.int8),
-            np.ascontiguousarray(t.round, np.int8),
-            np.ascontiguousarray(t.first_child, np.int32),
-            np.ascontiguousarray(t.num_children, np.int8),
-            np.ascontiguousarray(t.child, np.int32),
-            np.ascontiguousarray(t.action, np.int8),
-            np.ascontiguousarray(t.spent, np.int32),
-            np.ascontiguousarray(t.decision, np.int32),
-            np.ascontiguousarray(t.legal, np.bool_),
-            self.row_offset,
-        )
+        self._tree_arrays = compile_tree(tree)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -150,7 +138,8 @@ class MCCFRSolver:
         if n <= 0:
             return
         args = (
-            *self._tree_arrays,
+            self._tree_arrays,
+            self.row_offset,
             self.deal_states,
             self.deal_value,
             self.regret,
