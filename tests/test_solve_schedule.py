@@ -4,6 +4,7 @@ much of it reaches --json, and how often progress lines are written to a non-ter
 from __future__ import annotations
 
 import io
+import itertools
 import json
 
 import numpy as np
@@ -58,7 +59,7 @@ def test_growing_schedule_points():
     assert len(points(Growing(10), 175_000)) == 65
     # never more than 1.5x apart after the first tenfold, so a --target is caught promptly
     p = points(Growing(10), 10**7)
-    assert all(b / a <= 1.5 for a, b in zip(p, p[1:]) if a >= 100)
+    assert all(b / a <= 1.5 for a, b in itertools.pairwise(p) if a >= 100)
     # next_after is a function of the iteration alone (resume-safe) and strictly increasing
     for it in (0, 9, 10, 99, 100, 101, 149, 150, 999, 1000, 123_456):
         nxt = Growing(10).next_after(it)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import stat
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -115,12 +114,6 @@ def writing(path: Path, what: str) -> Iterator[None]:
         raise CfrlabError(f"{path}: cannot write the {what} ({e.strerror or e})") from None
 
 
-def check_existing(path: Path, force: bool, what: str = "file") -> None:
-    """Refuse to overwrite without --force."""
-    if path.exists() and not force:
-        raise CfrlabError(f"{path} exists; pass --force to overwrite it")
-
-
 # -- the game as the first positional argument -----------------------------------------------
 
 
@@ -131,19 +124,20 @@ def split_game(args: Sequence[str], game_option: str | None, names: Sequence[str
     ``names`` are the metavars of the arguments after the game (for messages); a command with a
     variable number of them passes ``at_least``."""
     args = list(args)
+    want = " ".join(["GAME", *names])
+    see = f"(see cfrlab {command} --help)"
     if game_option is not None:
         game, rest = game_option, args
     elif args:
         game, rest = args[0], args[1:]
     else:
-        raise CfrlabError(f"give the game first: cfrlab {command} GAME {' '.join(names)}")
-    want = " ".join(["GAME", *names])
+        raise CfrlabError(f"missing the game: cfrlab {command} {want} {see}")
     if at_least is None:
         if len(rest) != len(names):
             got = "too many arguments" if len(rest) > len(names) else f"missing {names[len(rest)]}"
-            raise CfrlabError(f"{got}: cfrlab {command} {want}")
+            raise CfrlabError(f"{got}: cfrlab {command} {want} {see}")
     elif len(rest) < at_least:
-        raise CfrlabError(f"give at least {at_least} {names[0]}: cfrlab {command} {want}")
+        raise CfrlabError(f"give at least {at_least} agents: cfrlab {command} {want} {see}")
     return game, rest
 
 
@@ -182,10 +176,3 @@ def human_bytes(n: float) -> str:
         if n >= size:
             return f"{n / size:,.1f} {unit}"
     return f"{n:.0f} bytes"
-
-
-def is_regular_file(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False

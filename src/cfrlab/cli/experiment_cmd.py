@@ -1,4 +1,6 @@
-"""``cfrlab experiment convergence``: the seeds' Figure 1 for HULHE bucket abstractions."""
+"""``cfrlab experiment convergence``: Figure 1 of Zinkevich, Johanson, Bowling and Piccione,
+"Regret Minimization in Games with Incomplete Information" (NIPS 2007), for HULHE bucket
+abstractions: exploitability against iterations and against time."""
 
 from __future__ import annotations
 
@@ -9,25 +11,29 @@ from typing import Annotated
 
 import typer
 
+from cfrlab.cli.common import check_output, check_output_dir
 from cfrlab.errors import CfrlabError
 
 
 def register(app: typer.Typer) -> None:
-    ex = typer.Typer(help="Reproduce the seeds' experiments.", no_args_is_help=True)
+    ex = typer.Typer(help="Reproduce published experiments (Zinkevich et al. 2007, Figure 1).",
+                     no_args_is_help=True)
     app.add_typer(ex, name="experiment")
 
     @ex.command("convergence")
     def convergence(
         abstraction: Annotated[list[Path], typer.Option(
-            "--abstraction", help="abstraction file (repeat for several bucket counts)")],
+            "--abstraction", metavar="FILE", help="abstraction file (repeat for several bucket counts)")],
         checkpoint: Annotated[list[Path] | None, typer.Option(
-            "--checkpoint", help="read the curve of a finished `cfrlab solve` run instead of "
-                                 "solving (one per --abstraction, same order)")] = None,
-        algorithm: Annotated[str, typer.Option("--algorithm", "-a")] = "cfr+",
-        seconds: Annotated[float, typer.Option("--seconds", "-s", help="budget per abstraction")] = 600.0,
-        eval_every: Annotated[int, typer.Option("--eval-every")] = 25,
-        out_dir: Annotated[Path, typer.Option("--out-dir", "-o")] = Path("out/convergence"),
-        as_json: Annotated[bool, typer.Option("--json")] = False,
+            "--checkpoint", metavar="FILE", help="read the curve of a finished `cfrlab solve` run instead of "
+                                                 "solving (one per --abstraction, same order)")] = None,
+        algorithm: Annotated[str, typer.Option("--algorithm", "-a", metavar="ALG", help="CFR variant")] = "cfr+",
+        seconds: Annotated[float, typer.Option("--seconds", metavar="S", help="budget per abstraction")] = 600.0,
+        eval_every: Annotated[int, typer.Option("--eval-every", metavar="N",
+                                                help="measure exploitability every N iterations")] = 25,
+        out_dir: Annotated[Path, typer.Option("--out-dir", "-o", metavar="DIR",
+                                              help="folder for the CSV, PNG and table")] = Path("out/convergence"),
+        as_json: Annotated[bool, typer.Option("--json", help="last stdout line: the curves' summaries as JSON")] = False,
     ) -> None:
         """Exploitability vs iterations/infosets and vs seconds: CSV, PNG and a markdown table."""
         from cfrlab.experiments.convergence import (
@@ -40,6 +46,9 @@ def register(app: typer.Typer) -> None:
 
         if checkpoint and len(checkpoint) != len(abstraction):
             raise CfrlabError("give one --checkpoint per --abstraction")
+        check_output_dir(out_dir, "convergence results")
+        for name in ("convergence.csv", "convergence.png", "table.md"):
+            check_output(out_dir / name, "convergence results")
         curves = []
         for k, ab in enumerate(abstraction):
             if checkpoint:

@@ -17,15 +17,24 @@ def register(app: typer.Typer) -> None:
     @app.command("games")
     def games() -> None:
         """List the built-in games."""
+        from cfrlab.cli.matrix_cmd import builtin_matrix_help
+
         t = Table(title="built-in games (a .game file works wherever a name does)")
         t.add_column("name")
         t.add_column("description")
         for name, desc in BUILTIN_HELP.items():
             t.add_row(name, desc)
-        Console().print(t)
+        console = Console()
+        console.print(t)
+        m = Table(title="matrix games for cfrlab matrix (a CSV or text file of payoffs works too)")
+        m.add_column("name")
+        m.add_column("description")
+        for name, desc in builtin_matrix_help().items():
+            m.add_row(name, desc)
+        console.print(m)
 
     @game_app.command("show")
-    def show(game: str = typer.Argument(..., help="built-in name or .game file")) -> None:
+    def show(game: str = typer.Argument(..., metavar="GAME", help="built-in name or .game file")) -> None:
         """Print a game's ACPC definition and a summary."""
         g = load_game(game)
         print(g.to_text(), end="")

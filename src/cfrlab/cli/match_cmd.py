@@ -14,6 +14,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cfrlab.cli.common import (
+    available_memory,
+    check_output,
+    human_bytes,
+    split_game,
+)
 from cfrlab.errors import CfrlabError
 
 AGENT_HELP = ("a built-in bot (always-fold, always-call, always-raise/teddy, probe, random, value) "
@@ -21,6 +27,47 @@ AGENT_HELP = ("a built-in bot (always-fold, always-call, always-raise/teddy, pro
               "file beside it, or name it: PATH:abstraction=FILE), or py:FILE.py:Class")
 PROGRESS_MIN_GAMES = 200_000  # fast engine: show progress from this many games
 PROGRESS_MIN_PYTHON = 2_000  # python engine
+BYTES_PER_GAME = 24  # a match keeps 4 bytes per game; its statistics briefly need about 20 more
+GAME_HELP = "built-in game name or .game file (first argument; --game GAME also works)"
+
+
+def check_match_memory(hands: int, duplicate: bool, what: str = "a match") -> None:
+    """Refuse, before dealing a card, a match whose per-game results would not fit in memory:
+    a match keeps every game's result (for its confidence interval), ``BYTES_PER_GAME`` in all."""
+    games = hands * (2 if duplicate else 1)
+    need = games * BYTES_PER_GAME
+    free = available_memory()
+    if free is not None and need > 0.8 * free:
+        most = int(0.8 * free / BYTES_PER_GAME) // (2 if duplicate else 1)
+        raise CfrlabError(f"{what} of {hands:,} hands ({games:,} games) would need about {human_bytes(need)} "
+                          f"of memory ({BYTES_PER_GAME} bytes per game) and {human_bytes(free)} is available: "
+                          f"give --hands {most:,} or fewer here")
+
+
+def _counting(cb):
+    """A progress callback that remembers how many games were played (for Ctrl-C)."""
+    done = [0]
+
+    def call(d: int, total: int) -> None:
+        done[0] = d
+        if cb is not None:
+            cb(d, total)
+    return call, done
+
+
+def _interrupted(done: int, total: int, log: Path | None) -> None:
+    where = ""
+    if log is not None and log.exists():
+        where = f"; log kept in {log}"
+        try:
+            if log.stat().st_size < 200 * 2**20:
+                with open(log, encoding="utf-8", errors="replace") as f:
+                    kept = sum(1 for line in f if line.startswith("STATE:"))
+                where += f" ({kept:,} hands, no SCORE line)"
+        except OSError:
+            pass
+    print(f"cfrlab: interrupted (about {done:,} of {total:,} games played{where})", file=sys.stderr, flush=True)
+    raise SystemExit(130)
 
 
 @contextmanager
@@ -88,13 +135,16 @@ def _print_match(summary: dict, console: Console) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("match")
     def match(
-        agent_a: Annotated[str, typer.Argument(metavar="A", help=AGENT_HELP)],
-        agent_b: Annotated[str, typer.Argument(metavar="B", help=AGENT_HELP)],
-        game: Annotated[str, typer.Option("--game", "-g", help="built-in game name or .game file")],
-        hands: Annotated[int, typer.Option("--hands", "-n", help="number of deals (each played twice with --duplicate)")] = 10_000,
+        args: Annotated[list[str] | None, typer.Argument(metavar="GAME A B", show_default=False, help=(
+            f"the game ({GAME_HELP.split(' (')[0]}), then the two agents: {AGENT_HELP}"))] = None,
+        game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True, help=GAME_HELP)] = None,
+        hands: Annotated[int, typer.Option("--hands", "-n", metavar="N",
+                                           help="number of deals (each played twice with --duplicate)")] = 10_000,
         duplicate: Annotated[bool, typer.Option("--duplicate", "-d", help="play every deal again with the seats swapped")] = False,
-        seed: Annotated[int | None, typer.Option("--seed", "-s", help="deal seed (default: random, printed)")] = None,
-        log: Annotated[Path | None, typer.Option("--log", help="write the hands as an ACPC log (STATE lines, SCORE)")] = None,
+        seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED",
+                                                 help="deal seed (default: drawn and printed)")] = None,
+        log: Annotated[Path | None, typer.Option("--log", metavar="FILE",
+                                                 help="write the hands as an ACPC log (STATE lines, SCORE)")] = None,
         json_out: Annotated[bool, typer.Option("--json", help="print the summary as one JSON object on the last line")] = False,
         exact: Annotated[bool, typer.Option("--exact", help="also compute the exact expected value (enumerable games)")] = False,
         engine: Annotated[str, typer.Option("--engine", help="auto, fast (numba, limit games) or python")] = "auto",
@@ -104,18 +154,27 @@ def register(app: typer.Typer) -> None:
         from cfrlab.evaluate.match import fast_reason, play_match
         from cfrlab.games import load_game
 
+        game, (agent_a, agent_b) = split_game(args or [], game_opt, ("A", "B"), "match")
         if hands < 1:
             raise CfrlabError("--hands must be at least 1")
+        if seed is not None and seed < 0:
+            raise CfrlabError("--seed must be a non-negative integer")
+        games = hands * (2 if duplicate else 1)
+        check_match_memory(hands, duplicate)
+        check_output(log, "log", atomic=False)
         g = load_game(game)
         a = make_agent(agent_a, g)
         b = make_agent(agent_b, g)
-        games = hands * (2 if duplicate else 1)
         slow = engine == "python" or (engine == "auto" and fast_reason(g, a, b) is not None)
         show = games >= (PROGRESS_MIN_PYTHON if slow else PROGRESS_MIN_GAMES)
-        with _progress(f"{a.name} vs {b.name}", games, show) as cb:
-            res = play_match(g, a, b, hands, seed=seed, duplicate=duplicate, log=log,
-                             names=(_label(agent_a, a), _label(agent_b, b)), engine=engine,
-                             progress=cb, exact=exact)
+        try:
+            with _progress(f"{a.name} vs {b.name}", games, show) as cb:
+                counter, done = _counting(cb)
+                res = play_match(g, a, b, hands, seed=seed, duplicate=duplicate, log=log,
+                                 names=(_label(agent_a, a), _label(agent_b, b)), engine=engine,
+                                 progress=counter, exact=exact)
+        except KeyboardInterrupt:
+            _interrupted(done[0], games, log)
         summary = res.summary()
         if exact and "exact_chips" not in summary:
             Console(stderr=True).print("note: no exact value (needs an enumerable game and policy agents)")
@@ -128,13 +187,18 @@ def register(app: typer.Typer) -> None:
 
     @app.command("crosstable")
     def crosstable_cmd(
-        agents: Annotated[list[str], typer.Argument(metavar="AGENT...", help=AGENT_HELP)],
-        game: Annotated[str, typer.Option("--game", "-g", help="built-in game name or .game file")],
-        hands: Annotated[int, typer.Option("--hands", "-n", help="deals per match")] = 10_000,
-        duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", help="duplicate matches (default)")] = True,
-        seed: Annotated[int | None, typer.Option("--seed", "-s", help="deal seed, the same for every match (default: random)")] = None,
-        csv_path: Annotated[Path | None, typer.Option("--csv", help="write one row per ordered pair as CSV")] = None,
-        json_path: Annotated[Path | None, typer.Option("--json-out", help="write the table and every match summary as JSON")] = None,
+        args: Annotated[list[str] | None, typer.Argument(metavar="GAME AGENT...", show_default=False, help=(
+            f"the game, then two or more agents: {AGENT_HELP}"))] = None,
+        game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True, help=GAME_HELP)] = None,
+        hands: Annotated[int, typer.Option("--hands", "-n", metavar="N", help="deals per match")] = 10_000,
+        duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", "-d",
+                                                help="duplicate matches (default)")] = True,
+        seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED",
+                                                 help="deal seed, the same for every match (default: drawn and printed)")] = None,
+        csv_path: Annotated[Path | None, typer.Option("--csv", metavar="FILE",
+                                                      help="write one row per ordered pair as CSV")] = None,
+        json_path: Annotated[Path | None, typer.Option("--json-out", metavar="FILE",
+                                                       help="write the table and every match summary as JSON")] = None,
         engine: Annotated[str, typer.Option("--engine", help="auto, fast or python")] = "auto",
     ) -> None:
         """Every pair of agents plays a match; prints the row player's winnings ± 95% CI."""
@@ -142,11 +206,14 @@ def register(app: typer.Typer) -> None:
         from cfrlab.evaluate.match import crosstable, fast_reason
         from cfrlab.games import load_game
 
-        if len(agents) < 2:
-            raise CfrlabError("a crosstable needs at least two agents")
-        for out_path in (csv_path, json_path):  # refuse now, not after every match has been played
-            if out_path is not None and out_path.is_dir():
-                raise CfrlabError(f"{out_path} is a directory; give a file name")
+        game, agents = split_game(args or [], game_opt, ("AGENT", "AGENT..."), "crosstable", at_least=2)
+        if hands < 1:
+            raise CfrlabError("--hands must be at least 1")
+        if seed is not None and seed < 0:
+            raise CfrlabError("--seed must be a non-negative integer")
+        check_match_memory(hands, duplicate, "each match")
+        check_output(csv_path, "CSV")  # refuse now, not after every match has been played
+        check_output(json_path, "JSON")
         g = load_game(game)
         built = [make_agent(s, g) for s in agents]
         labels = [_label(s, a) for s, a in zip(agents, built)]
@@ -154,9 +221,13 @@ def register(app: typer.Typer) -> None:
         total = pairs * hands * (2 if duplicate else 1)
         slow = engine == "python" or (engine == "auto" and any(
             fast_reason(g, a, b) is not None for i, a in enumerate(built) for b in built[i + 1:]))
-        with _progress("crosstable", total, total >= (PROGRESS_MIN_PYTHON if slow else PROGRESS_MIN_GAMES)) as cb:
-            table = crosstable(g, built, hands, labels=labels, seed=seed, duplicate=duplicate,
-                               engine=engine, progress=cb)
+        try:
+            with _progress("crosstable", total, total >= (PROGRESS_MIN_PYTHON if slow else PROGRESS_MIN_GAMES)) as cb:
+                counter, done = _counting(cb)
+                table = crosstable(g, built, hands, labels=labels, seed=seed, duplicate=duplicate,
+                                   engine=engine, progress=counter)
+        except KeyboardInterrupt:
+            _interrupted(done[0], total, None)
         _print_crosstable(table, Console())
         if csv_path:
             _write_csv(table, csv_path)
@@ -166,14 +237,18 @@ def register(app: typer.Typer) -> None:
 
     @app.command("log")
     def log_cmd(
-        path: Annotated[Path, typer.Argument(metavar="FILE", help="an ACPC match log (cfrlab match/dealer --log, or the ACPC dealer's)")],
-        game: Annotated[str, typer.Option("--game", "-g", help="the game the log was played in (built-in name or .game file)")],
+        args: Annotated[list[str] | None, typer.Argument(metavar="GAME FILE", show_default=False, help=(
+            "the game the log was played in (built-in name or .game file), then an ACPC match log "
+            "(cfrlab match/dealer --log, or the ACPC dealer's)"))] = None,
+        game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True, help=GAME_HELP)] = None,
         json_out: Annotated[bool, typer.Option("--json", help="print the summary as one JSON object on the last line")] = False,
     ) -> None:
         """Read a match log back: check every hand, print each player's winnings ± 95% CI."""
         from cfrlab.evaluate.histories import read_log
         from cfrlab.games import load_game
 
+        game, (file,) = split_game(args or [], game_opt, ("FILE",), "log")
+        path = Path(file)
         g = load_game(game)
         summary = log_summary(read_log(path, g), str(path))
         console = Console(stderr=json_out)

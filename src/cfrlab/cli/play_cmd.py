@@ -8,9 +8,12 @@ from typing import Annotated
 
 import typer
 
+from cfrlab.cli.common import check_output, say, seed_or_random, split_game
 from cfrlab.errors import CfrlabError
 
 AGENT_HELP = "a built-in bot (always-call, always-raise, probe, random, value, ...) or a strategy file"
+GAME_HELP = "built-in game name or .game file (first argument; --game GAME also works)"
+DEFAULT_SERVE_GAME = "leduc"  # `cfrlab serve --vs A` without a game (the older spelling)
 
 
 def _make_agent(spec: str, game, seed: int | None):
@@ -19,9 +22,23 @@ def _make_agent(spec: str, game, seed: int | None):
     return make_agent(spec, game, seed)
 
 
+def agent_copier(prototype, game):
+    """A per-session agent factory that never reads the agent's file again: each call returns a
+    shallow copy of ``prototype`` (its strategy tables shared, read-only) with its own random
+    generator, seeded by ``begin_match``."""
+    import copy
+
+    def make(seed: int | None):
+        agent = copy.copy(prototype)
+        agent.begin_match(game, seed)
+        return agent
+    return make
+
+
 def _open_log(path: Path | None):
     if path is None:
         return None
+    check_output(path, "log", atomic=False)
     try:
         return open(path, "w", encoding="utf-8")
     except OSError as e:
@@ -31,27 +48,50 @@ def _open_log(path: Path | None):
 def register(app: typer.Typer) -> None:
     @app.command("connect")
     def connect(
-        host: Annotated[str, typer.Argument(help="the dealer's host (e.g. 127.0.0.1)")],
-        port: Annotated[int, typer.Argument(help="the port the dealer opened for this seat")],
-        agent: Annotated[str, typer.Option("--agent", "-a", help=AGENT_HELP)],
-        game: Annotated[str, typer.Option("--game", "-g", help="built-in game name or .game file (the dealer's game)")],
-        log: Annotated[Path | None, typer.Option("--log", help="write a transcript (lines in and out, warnings, hand values)")] = None,
-        seed: Annotated[int | None, typer.Option("--seed", help="seed of the agent's random choices")] = None,
-        timeout: Annotated[float | None, typer.Option("--timeout", help="give up after this many seconds without a message")] = None,
+        args: Annotated[list[str] | None, typer.Argument(metavar="GAME HOST PORT", show_default=False, help=(
+            "the dealer's game (built-in name or .game file), its host (e.g. 127.0.0.1) and the port "
+            "it opened for this seat"))] = None,
+        agent: Annotated[str | None, typer.Option("--agent", metavar="AGENT", help=AGENT_HELP)] = None,
+        game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True, help=GAME_HELP)] = None,
+        log: Annotated[Path | None, typer.Option("--log", metavar="FILE", help=(
+            "write a transcript (lines in and out, warnings, hand values)"))] = None,
+        seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED", help=(
+            "seed of the agent's random choices (default: drawn and printed)"))] = None,
+        timeout: Annotated[float | None, typer.Option("--timeout", metavar="S", help=(
+            "give up after S seconds without a message"))] = None,
     ) -> None:
         """Play an agent in a match run by an ACPC dealer (protocol 2.0.0)."""
         from cfrlab.games import load_game
         from cfrlab.play.client import run_client
         from cfrlab.play.protocol import format_chips
 
+        game, (host, port_text) = split_game(args or [], game_opt, ("HOST", "PORT"), "connect")
+        if agent is None:
+            raise CfrlabError("missing option --agent AGENT: the bot or strategy file that plays "
+                              "(see cfrlab connect --help)")
+        try:
+            port = int(port_text)
+        except ValueError:
+            raise CfrlabError(f"PORT must be a number, got {port_text!r} (see cfrlab connect --help)") from None
+        seed, drawn = seed_or_random(seed)
         g = load_game(game)
         a = _make_agent(agent, g, seed)
         fh = _open_log(log)
+        if drawn:
+            say(f"agent seed {seed} (drawn at random; --seed {seed} repeats the agent's choices)")
         try:
             res = run_client(host, port, g, a, seed=seed, log=fh, idle_timeout=timeout)
+        except KeyboardInterrupt:  # before the match started (connecting)
+            where = f"; log kept in {log}" if log is not None else ""
+            print(f"cfrlab: interrupted (no hand played{where})", file=sys.stderr, flush=True)
+            raise SystemExit(130) from None
         finally:
             if fh is not None:
                 fh.close()
+        if res.interrupted:
+            where = f"; log kept in {log}" if log is not None else ""
+            print(f"cfrlab: interrupted ({res.hands:,} hands played{where})", file=sys.stderr, flush=True)
+            raise SystemExit(130)
         per = res.total / res.hands if res.hands else 0.0
         print(f"{a.name}: {res.hands} hands, {format_chips(res.total)} chips ({per:+.4f} per hand), "
               f"{res.actions} actions, {res.fallbacks} replaced by call, {res.ignored_lines} bad lines ignored",
@@ -61,43 +101,62 @@ def register(app: typer.Typer) -> None:
 
     @app.command("dealer")
     def dealer(
-        game: Annotated[str, typer.Argument(help="built-in game name or .game file")],
-        hands: Annotated[int, typer.Option("--hands", "-n", help="number of hands")] = 1000,
-        seed: Annotated[int, typer.Option("--seed", "-s", help="deck seed: cards depend only on it and the hand number")] = 0,
-        port: Annotated[list[int] | None, typer.Option("--port", "-p", help="port per seat, in seat order (0 or absent: any free port)")] = None,
-        host: Annotated[str, typer.Option("--host", help="address to listen on")] = "127.0.0.1",
-        log: Annotated[Path | None, typer.Option("--log", help="write the ACPC log (STATE lines, then SCORE)")] = None,
-        names: Annotated[str | None, typer.Option("--names", help="comma-separated player names in seat order")] = None,
-        t_response: Annotated[int, typer.Option("--t-response", help="ms allowed for one response")] = 600_000,
-        t_hand: Annotated[int, typer.Option("--t-hand", help="ms a seat may use within one hand")] = 600_000,
-        t_per_hand: Annotated[int, typer.Option("--t-per-hand", help="average ms per hand a seat may use over the match")] = 7_000,
-        t_start: Annotated[int, typer.Option("--t-start", help="ms to wait for every seat to connect and send its version (-1: forever)")] = -1,
+        game: Annotated[str, typer.Argument(metavar="GAME", help="built-in game name or .game file")],
+        hands: Annotated[int, typer.Option("--hands", "-n", metavar="N", help="number of hands")] = 1000,
+        seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED", help=(
+            "deck seed: cards depend only on it and the hand number (default: drawn and printed)"))] = None,
+        port: Annotated[list[int] | None, typer.Option("--port", metavar="PORT", help=(
+            "port per seat, in seat order (0 or absent: any free port); repeatable"))] = None,
+        host: Annotated[str, typer.Option("--host", metavar="ADDRESS", help="address to listen on")] = "127.0.0.1",
+        log: Annotated[Path | None, typer.Option("--log", metavar="FILE",
+                                                 help="write the ACPC log (STATE lines, then SCORE)")] = None,
+        names: Annotated[str | None, typer.Option("--names", metavar="A,B",
+                                                  help="comma-separated player names in seat order")] = None,
+        t_response: Annotated[int, typer.Option("--t-response", metavar="MS", help="ms allowed for one response")] = 600_000,
+        t_hand: Annotated[int, typer.Option("--t-hand", metavar="MS", help="ms a seat may use within one hand")] = 600_000,
+        t_per_hand: Annotated[int, typer.Option("--t-per-hand", metavar="MS",
+                                                help="average ms per hand a seat may use over the match")] = 7_000,
+        t_start: Annotated[int, typer.Option("--t-start", metavar="MS", help=(
+            "ms to wait for every seat to connect and send its version (-1: forever)"))] = -1,
         fixed_seats: Annotated[bool, typer.Option("--fixed-seats", help="no button rotation: seat = position")] = False,
-        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="stderr gets only warnings, errors and the score")] = False,
-        match_name: Annotated[str, typer.Option("--name", help="match name written in the log header")] = "match",
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help=(
+            "stderr gets only a drawn seed, warnings, errors and the score"))] = False,
+        match_name: Annotated[str, typer.Option("--name", metavar="NAME", help="match name written in the log header")] = "match",
     ) -> None:
         """Run an ACPC-compatible match: prints the ports, then SCORE:<seat totals>:<names>."""
         from cfrlab.games import load_game
         from cfrlab.play.dealer import Dealer, DealerConfig
 
+        seed, drawn = seed_or_random(seed)
         g = load_game(game)
+        check_output(log, "log", atomic=False)
         ports = list(port) if port else [0] * g.num_players
         name_list = [x.strip() for x in names.split(",")] if names else []
         cfg = DealerConfig(g, hands, seed, ports, names=name_list, host=host, log_path=log,
                            match_name=match_name, t_response_ms=t_response, t_hand_ms=t_hand,
                            t_per_hand_ms=t_per_hand, t_start_ms=t_start, fixed_seats=fixed_seats, quiet=quiet)
         d = Dealer(cfg)
-        print(" ".join(str(p) for p in d.listen()), flush=True)
-        result = d.run()
+        try:
+            print(" ".join(str(p) for p in d.listen()), flush=True)
+            if drawn:
+                say(f"deck seed {seed} (drawn at random; --seed {seed} deals the same cards)")
+            result = d.run()
+        except KeyboardInterrupt:
+            where = f"; log kept in {log}" if log is not None else ""
+            print(f"cfrlab: interrupted ({d.hands_played:,} of {hands:,} hands played{where})",
+                  file=sys.stderr, flush=True)
+            raise SystemExit(130) from None
         if not result.completed:
             raise typer.Exit(1)
 
     @app.command("play")
     def play(
-        game: Annotated[str, typer.Argument(help="built-in game name or .game file")],
-        vs: Annotated[str, typer.Option("--vs", help=AGENT_HELP)],
-        hands: Annotated[int | None, typer.Option("--hands", "-n", help="stop after this many hands (default: until you quit)")] = None,
-        seed: Annotated[int | None, typer.Option("--seed", "-s", help="deck seed (default: random)")] = None,
+        game: Annotated[str, typer.Argument(metavar="GAME", help="built-in game name or .game file")],
+        vs: Annotated[str, typer.Option("--vs", metavar="AGENT", help=AGENT_HELP)],
+        hands: Annotated[int | None, typer.Option("--hands", "-n", metavar="N",
+                                                  help="stop after N hands (default: until you quit)")] = None,
+        seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED",
+                                                 help="deck seed (default: drawn and printed)")] = None,
     ) -> None:
         """Play against an agent in the terminal (f = fold, c = check/call, r = bet/raise)."""
         from cfrlab.games import load_game
@@ -106,34 +165,46 @@ def register(app: typer.Typer) -> None:
 
         if hands is not None and hands < 1:
             raise CfrlabError("--hands must be at least 1 (leave it out to play until you quit)")
-        if seed is not None and seed < 0:
-            raise CfrlabError("--seed must be a non-negative integer")
+        seed, drawn = seed_or_random(seed)
         g = load_game(game)
-        agents = [_make_agent(vs, g, None if seed is None else seed + i) for i in range(g.num_players - 1)]
+        agents = [_make_agent(vs, g, seed + i) for i in range(g.num_players - 1)]
+        if drawn:
+            print(f"deck seed {seed} (drawn at random; --seed {seed} deals the same cards)")
         table = HumanTable(g, agents, seed=seed, agent_seed=seed)
         TerminalPlay(table).play(hands)
 
     @app.command("serve")
     def serve(
-        vs: Annotated[str, typer.Option("--vs", help=AGENT_HELP)],
-        game: Annotated[str, typer.Option("--game", "-g", help="built-in game name or .game file")] = "leduc",
-        port: Annotated[int, typer.Option("--port", "-p", help="port to serve on")] = 8000,
-        host: Annotated[str, typer.Option("--host", help="address to serve on (127.0.0.1: this machine only)")] = "127.0.0.1",
-        seed: Annotated[int | None, typer.Option("--seed", "-s", help="deck seed for every session (default: random per session)")] = None,
+        args: Annotated[list[str] | None, typer.Argument(metavar="GAME", show_default=False,
+                                                         help="built-in game name or .game file")] = None,
+        vs: Annotated[str | None, typer.Option("--vs", metavar="AGENT", help=AGENT_HELP)] = None,
+        game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True, help=GAME_HELP)] = None,
+        port: Annotated[int, typer.Option("--port", metavar="PORT", help="port to serve on")] = 8000,
+        host: Annotated[str, typer.Option("--host", metavar="ADDRESS",
+                                          help="address to serve on (127.0.0.1: this machine only)")] = "127.0.0.1",
+        seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED", help=(
+            "deck seed for every session (default: each visitor gets random deals)"))] = None,
     ) -> None:
         """Play against an agent in the browser: open http://HOST:PORT/ (one session per visitor)."""
         from cfrlab.games import load_game
         from cfrlab.play.web import bind_socket, create_app
         from cfrlab.play.web import serve as run_server
 
+        if len(args or []) > 1 or (args and game_opt is not None):
+            raise CfrlabError("too many arguments: cfrlab serve GAME --vs AGENT (see cfrlab serve --help)")
+        game = game_opt or (args[0] if args else None)
+        if vs is None:
+            raise CfrlabError("missing option --vs AGENT: the bot or strategy file to play against "
+                              "(see cfrlab serve --help)")
         if seed is not None and seed < 0:
             raise CfrlabError("--seed must be a non-negative integer")
-        g = load_game(game)
-        _make_agent(vs, g, None)  # fail now, with one line, if the agent spec is bad
-        app_ = create_app(g, lambda s: _make_agent(vs, g, s), seed=seed, title=f"cfrlab: you vs {vs}")
+        g = load_game(game or DEFAULT_SERVE_GAME)
+        prototype = _make_agent(vs, g, None)  # loaded once: a moved or replaced file changes nothing
+        app_ = create_app(g, agent_copier(prototype, g), seed=seed, title=f"cfrlab: you vs {vs}")
         sock = bind_socket(host, port)  # a port in use is one line, before anything starts
         port = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
-        print(f"cfrlab: playing {g.name or game} against {vs} at http://{shown}:{port}/ (Ctrl-C to stop)",
+        default = "" if game else f" (no game given: the default; name it with cfrlab serve GAME --vs {vs})"
+        print(f"cfrlab: playing {g.name or game}{default} against {vs} at http://{shown}:{port}/ (Ctrl-C to stop)",
               file=sys.stderr, flush=True)
         run_server(app_, sock=sock)

@@ -251,8 +251,8 @@ def register(app: typer.Typer) -> None:
         console = Console(highlight=False, soft_wrap=True)
         label = game_label(g, game)
         stop = None if alg == "lp" else StopRule(iterations, seconds, None if target is None else from_unit(g, target))
+        check_output(out, "strategy")  # a directory, /proc, a read-only folder: refused before any work
         ckpt = prepare_output(out, resume, force, checkpoint_every)
-        check_output(out, "strategy")
         if ckpt is not None:
             check_output(ckpt, "checkpoint")
         tree, model = build_tree_for(g), model_for_game(g, abstraction)

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cfrlab.cli.common import check_output, split_game, writing
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
 from cfrlab.strategy import Strategy
@@ -90,14 +91,14 @@ def register(app: typer.Typer) -> None:
 
     @strategy_app.command("show")
     def show(
-        file: Annotated[Path, typer.Argument(help="strategy file (.npz) written by `cfrlab solve`")],
+        file: Annotated[Path, typer.Argument(metavar="FILE", help="strategy file (.npz) written by `cfrlab solve`")],
         betting: Annotated[str | None, typer.Option("--betting", "-b",
                                     help="ACPC betting string of the situation, e.g. 'rc/r' ('' = root)")] = None,
         cards: Annotated[str | None, typer.Option("--cards", "-c",
                                   help="the acting player's cards, e.g. 'Ks', 'Ks/Kh' or ACPC '|Ks/Kh'")] = None,
-        rows: Annotated[int, typer.Option("--rows", help="private states listed per situation")] = MAX_ROWS,
+        rows: Annotated[int, typer.Option("--rows", metavar="N", help="private states listed per situation")] = MAX_ROWS,
         abstraction: Annotated[Path | None, typer.Option(
-            "--abstraction", help="the abstraction file the strategy was solved in")] = None,
+            "--abstraction", metavar="FILE", help="the abstraction file the strategy was solved in")] = None,
     ) -> None:
         """Print a strategy's header and its action probabilities in readable situations."""
         s = Strategy.load(file, model=abstraction)
@@ -119,35 +120,44 @@ def register(app: typer.Typer) -> None:
 
     @strategy_app.command("export")
     def export(
-        file: Annotated[Path, typer.Argument(help="strategy file (.npz)")],
-        out: Annotated[Path, typer.Option("--out", "-o", help="where to write the exported file")],
-        fmt: Annotated[str, typer.Option("--format", help="export format (openspiel)")] = "openspiel",
+        file: Annotated[Path, typer.Argument(metavar="FILE", help="strategy file (.npz)")],
+        out: Annotated[Path, typer.Option("--out", "-o", metavar="FILE", help="where to write the exported file")],
+        fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="export format (openspiel)")] = "openspiel",
         force: Annotated[bool, typer.Option("--force", help="overwrite an existing --out")] = False,
     ) -> None:
         """Write a strategy in another program's format (OpenSpiel info-state JSON)."""
         _check_format(fmt)
-        _check_out(out, force)
+        _check_out(out, force, "exported strategy")
         from cfrlab.interop.openspiel import save_openspiel_json
 
-        count = save_openspiel_json(out, Strategy.load(file))
+        strategy = Strategy.load(file)
+        with writing(out, "exported strategy"):
+            count = save_openspiel_json(out, strategy)
         print(f"wrote {count} OpenSpiel information states to {out}")
 
     @strategy_app.command("import")
     def import_(
-        file: Annotated[Path, typer.Argument(help="file to import (OpenSpiel info-state JSON)")],
-        game: Annotated[str, typer.Option("--game", "-g", help="game of the policy: kuhn or leduc")],
-        out: Annotated[Path, typer.Option("--out", "-o", help="strategy file (.npz) to write")],
-        fmt: Annotated[str, typer.Option("--format", help="import format (openspiel)")] = "openspiel",
+        args: Annotated[list[str] | None, typer.Argument(metavar="GAME FILE", show_default=False, help=(
+            "the policy's game (kuhn or leduc), then the file to import (OpenSpiel info-state JSON)"))] = None,
+        out: Annotated[Path | None, typer.Option("--out", "-o", metavar="FILE", help="strategy file (.npz) to write")] = None,
+        game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True,
+                                                     help="the game (first argument; --game GAME also works)")] = None,
+        fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="import format (openspiel)")] = "openspiel",
         force: Annotated[bool, typer.Option("--force", help="overwrite an existing --out")] = False,
     ) -> None:
         """Read another program's strategy into a cfrlab strategy file."""
+        game, (name,) = split_game(args or [], game_opt, ("FILE",), "strategy import")
+        file = Path(name)
+        if out is None:
+            raise CfrlabError("missing option --out FILE: the strategy file to write (see cfrlab strategy import --help)")
         _check_format(fmt)
-        _check_out(out, force)
+        _check_out(out, force, "strategy")
         from cfrlab.interop.openspiel import load_openspiel_json
 
         s = load_openspiel_json(file, load_game(game))
         s.header["exploitability"] = s.exploitability()
-        s.save(out)
+        with writing(out, "strategy"):
+            s.save(out)
         print(f"imported {file} as {out}: exploitability {s.header['exploitability']:.6g} chips")
 
 
@@ -156,6 +166,7 @@ def _check_format(fmt: str) -> None:
         raise CfrlabError(f"unknown format {fmt!r}; supported: openspiel")
 
 
-def _check_out(out: Path, force: bool) -> None:
-    if out.exists() and not force:
+def _check_out(out: Path, force: bool, what: str) -> None:
+    if out.exists() and not force and not out.is_dir():
         raise CfrlabError(f"{out} exists; pass --force to overwrite it")
+    check_output(out, what)

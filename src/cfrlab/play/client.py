@@ -42,6 +42,7 @@ class ClientResult:
     ignored_lines: int = 0         # lines from the dealer that were not valid match states
     warnings: list[str] = field(default_factory=list)
     error: str | None = None       # None when the match ended normally
+    interrupted: bool = False      # Ctrl-C (SIGINT) ended the match
 
     @property
     def ok(self) -> bool:
@@ -108,6 +109,9 @@ class ACPCClient:
                 self._on_line(line, channel)
         except ConnectionClosed as e:  # a send failed
             self.result.error = f"connection lost while sending ({e}) during hand {self._hand}"
+        except KeyboardInterrupt:  # Ctrl-C: the transcript says so, the caller reports it
+            self.result.interrupted = True
+            self.result.error = f"interrupted after {self.result.hands} finished hands"
         if self.result.error:
             self._log(f"# ERROR: {self.result.error}")
         return self.result

@@ -261,6 +261,14 @@ class Dealer:
                         self._say(f"Seconds cumulatively spent in match for seat {seat}: {int(used)}")
         except _Abort as e:
             error = str(e)
+        except KeyboardInterrupt:  # Ctrl-C: the log keeps the hands played, says so, and is closed
+            self._close_all()
+            self._write_log([f"# interrupted after {self.hands_played} of {self.cfg.hands} hands",
+                             format_score(self.totals, self.cfg.names)])
+            if self._log is not None:
+                self._log.close()
+                self._log = None
+            raise
         finally:
             self._close_all()
         score = format_score(self.totals, self.cfg.names)

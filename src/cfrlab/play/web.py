@@ -11,6 +11,9 @@ API (JSON; every answer is ``HumanTable.view()`` of the caller's session):
   400 when it is not legal, not the caller's turn, or ``hand_number`` is not the current hand
 * ``POST /api/next``   deal the next hand (400 while the current hand is still being played)
 * ``POST /api/reset``  a new match for this session (score back to zero)
+
+A request body over ``MAX_BODY`` bytes (64 KiB) is refused with HTTP 413 before it is read
+in full; a malformed one gets 422 with what is wrong, never the body echoed back.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from cfrlab.play.session import HumanTable
 
 try:
     from fastapi import FastAPI, HTTPException, Request, Response
-    from fastapi.responses import FileResponse
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import FileResponse, JSONResponse
     from fastapi.staticfiles import StaticFiles
     from pydantic import BaseModel, Field
 except ImportError as e:  # pragma: no cover - the web extra is not installed
@@ -37,6 +41,7 @@ except ImportError as e:  # pragma: no cover - the web extra is not installed
 
 STATIC_DIR = Path(__file__).parent / "static"
 COOKIE = "cfrlab_session"
+MAX_BODY = 64 * 1024  # bytes: the API's bodies are a few dozen
 AgentFactory = Callable[[int | None], Agent]
 
 
@@ -103,6 +108,16 @@ def create_app(game: GameDef, agent_factory: AgentFactory, *, seed: int | None =
     store = SessionStore(game, agent_factory, seed, max_sessions)
     app.state.sessions = store
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
+
+    @app.exception_handler(RequestValidationError)
+    def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        """422 saying which field is wrong and why, without the request's content."""
+        parts = []
+        for err in exc.errors()[:5]:
+            where = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
+            parts.append(f"{where}: {err.get('msg', 'invalid')}")
+        return JSONResponse({"detail": "invalid request: " + "; ".join(parts)}, status_code=422)
 
     def existing(request: Request) -> _Session:
         session = store.get(request.cookies.get(COOKIE))
@@ -157,6 +172,63 @@ def create_app(game: GameDef, agent_factory: AgentFactory, *, seed: int | None =
             return session.table.view()
 
     return app
+
+
+class BodyLimit:
+    """ASGI middleware: a request whose body is over ``limit`` bytes gets 413, whether it says
+    so in Content-Length or streams (chunked) past the limit; the app never sees it."""
+
+    def __init__(self, app, limit: int = MAX_BODY):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    too_big = int(value) > self.limit
+                except ValueError:
+                    too_big = True
+                if too_big:
+                    await self._refuse(send)
+                    return
+        seen = 0
+        started = refused = False
+
+        async def counted_receive():
+            nonlocal seen, refused
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit and not started:
+                    refused = True
+                    await self._refuse(send)
+                    return {"type": "http.disconnect"}  # the app stops reading; its answer is dropped
+            return message
+
+        async def tracked_send(message):
+            nonlocal started
+            if refused:
+                return
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, tracked_send)
+        except Exception:
+            if not refused:
+                raise
+
+    async def _refuse(self, send) -> None:
+        body = f'{{"detail": "request body too large (the limit is {self.limit // 1024} KiB)"}}'.encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode()), (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
 
 
 def bind_socket(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
