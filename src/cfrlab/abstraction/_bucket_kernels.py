@@ -7,6 +7,8 @@ Cards are deck-local ids (``cfrlab.cards.isomorphism``). Suit permutations are r
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -19,6 +21,11 @@ from cfrlab.abstraction._metrics_kernels import (
 )
 from cfrlab.cards._iso_kernels import _index_one, _unindex_one
 from cfrlab.config import NUMBA_CACHE
+
+# Everything the state-lookup kernels read (``BucketedModel.lookup``): every round's ordered
+# indexer and state table packed end to end, the last round's metric indexer, the hsnum table
+# and the bucket table, with the deck and bucket shapes.
+StateLookup = namedtuple("StateLookup", "R totals num_ranks num_suits colex g_all g_off k_all k_off o_all o_off t_all t_off m_gsz m_key m_off hs last B history perfect")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -319,10 +326,11 @@ def _player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all, g_
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def deal_states_rows(local, R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all, k_off,
-                     o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs, last, B, history,
-                     perfect, out):
-    """out[i, p, r] for deals local int64[N, 4 + board] (holes by position, then board)."""
+def deal_states_rows(local, lookup, out):
+    """out[i, p, r] for deals local int64[N, 4 + board] (holes by position, then board);
+    ``lookup`` is a ``StateLookup``."""
+    (R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all, k_off, o_all, o_off, t_all,
+     t_off, m_gsz, m_key, m_off, hs, last, B, history, perfect) = lookup
     N = local.shape[0]
     nbf = totals[R - 1]
     nchunks = 32
@@ -347,10 +355,10 @@ def deal_states_rows(local, R, totals, num_ranks, num_suits, colex, g_all, g_off
 
 
 @njit(cache=NUMBA_CACHE)
-def one_player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all,
-                      k_off, o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs, last, B,
-                      history, perfect):
+def one_player_states(hand, upto, lookup):
     """States of one player up to round `upto` (int64[R]; entries past upto unset)."""
+    (R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all, k_off, o_all, o_off, t_all,
+     t_off, m_gsz, m_key, m_off, hs, last, B, history, perfect) = lookup
     masks = np.zeros((num_suits, 8), np.int64)
     codes = np.zeros(num_suits, np.int64)
     sidx = np.zeros(num_suits, np.int64)

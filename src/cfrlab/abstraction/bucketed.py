@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from functools import cached_property
 from math import comb
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -397,6 +398,7 @@ class BucketedModel:
         self.game = game
         self.maps = maps
         self.spec = maps.spec
+        self.source_file: str | None = None  # the file it was loaded from (strategy headers)
         self.num_states = tuple(int(s) for s in self.spec.num_states)
         self._fold = fold
         self._showdown = showdown
@@ -491,9 +493,8 @@ class BucketedModel:
         return h.hexdigest()
 
     @cached_property
-    def _lookup_pack(self) -> tuple:
-        """Arguments of the lookup kernels: every round's ordered indexer and state table
-        packed end to end, the last round's metric indexer, hsnum table and bucket table."""
+    def _lookup(self) -> BK.StateLookup:
+        """What the state-lookup kernels read (``_bucket_kernels.StateLookup``)."""
         g = self.game
         R = g.num_rounds
         seq = seq_indexers(g)[:R - 1]
@@ -512,10 +513,10 @@ class BucketedModel:
         t_all, t_off = pack(list(self.maps.state), np.int32)
         m = met.index_args
         totals = np.array(board_totals(g), dtype=np.int64)
-        return (R, totals, g.num_ranks, g.num_suits, m[5], g_all, g_off, k_all, k_off, o_all,
-                o_off, t_all, t_off, m[2], m[3], m[4], self.hs_table,
-                self.maps.last.astype(np.int32), self.spec.counts[-1], self.spec.history,
-                self.spec.recall == "perfect")
+        return BK.StateLookup(
+            R, totals, g.num_ranks, g.num_suits, m[5], g_all, g_off, k_all, k_off, o_all, o_off,
+            t_all, t_off, m[2], m[3], m[4], self.hs_table, self.maps.last.astype(np.int32),
+            self.spec.counts[-1], self.spec.history, self.spec.recall == "perfect")
 
     @cached_property
     def _deck(self) -> DeckMap:
@@ -546,7 +547,7 @@ class BucketedModel:
             raise CfrlabError("repeated card")
         hand = np.zeros(2 + g.total_board_cards(), dtype=np.int64)
         hand[:len(local)] = local
-        return int(BK.one_player_states(hand, round, *self._lookup_pack)[round])
+        return int(BK.one_player_states(hand, round, self._lookup)[round])
 
     def deal_states(self, deal) -> np.ndarray:
         """int32[2, R]: each player's state per round for an ACPC-ordered deal."""
@@ -564,7 +565,7 @@ class BucketedModel:
         if (srt[:, 1:] == srt[:, :-1]).any():
             raise CfrlabError("a deal repeats a card")
         out = np.empty((len(arr), 2, g.num_rounds), dtype=np.int32)
-        BK.deal_states_rows(local, *self._lookup_pack, out)
+        BK.deal_states_rows(local, self._lookup, out)
         return out
 
     def describe_state(self, r: int, s: int) -> str:
@@ -619,6 +620,7 @@ class BucketedModel:
         if model.hash != header.get("hash"):
             raise CfrlabError(f"{path}: abstraction contents do not match its hash (corrupt?)")
         model._hs_digest = header.get("hs_digest")
+        model.source_file = Path(path).name
         return model
 
     def summary(self) -> dict:

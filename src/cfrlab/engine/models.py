@@ -44,9 +44,7 @@ def load_abstraction(path: str | Path, game: GameDef | None = None) -> BucketedM
     p = Path(path)
     if not p.exists():
         raise CfrlabError(f"abstraction file {p} does not exist (make one with `cfrlab abstract build`)")
-    model = BucketedModel.load(p, game)
-    model.source_file = p.name
-    return model
+    return BucketedModel.load(p, game)
 
 
 def model_kind(model: ChanceModel) -> str:
