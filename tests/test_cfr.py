@@ -185,9 +185,11 @@ def test_sampling_reproducible_and_seeded(leduc):
         s.iterate(500)
     assert np.array_equal(a.avg, b.avg)
     assert not np.array_equal(a.avg, c.avg)
-    d = make_solver(tree, model, "cs", seed=np.random.default_rng(5))  # a Generator is used as given
-    d.iterate(500)
-    assert np.array_equal(a.avg, d.avg)
+    drawn = make_solver(tree, model, "cs")  # no seed: one is drawn and recorded
+    again = make_solver(tree, model, "cs", seed=drawn.seed)
+    drawn.iterate(500)
+    again.iterate(500)
+    assert isinstance(drawn.seed, int) and np.array_equal(drawn.avg, again.avg)
 
 
 def test_chance_sampling_pruning_is_exact(leduc):

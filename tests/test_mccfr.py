@@ -1,5 +1,7 @@
 """External- and outcome-sampling MCCFR: convergence on Kuhn/Leduc, reproducibility, resume."""
 
+import dataclasses
+
 import naive
 import numpy as np
 import pytest
@@ -10,7 +12,13 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games.builtins import load_game
 from cfrlab.games.gamedef import parse_game
 from cfrlab.known_values import KUHN_GAME_VALUE
-from cfrlab.solvers.mccfr import MCCFRSolver, deal_tables, enumerate_deals, make_mccfr_solver
+from cfrlab.solvers.mccfr import (
+    MCCFRSolver,
+    OSParams,
+    deal_tables,
+    enumerate_deals,
+    make_mccfr_solver,
+)
 from cfrlab.tree import build_tree
 
 
@@ -164,7 +172,7 @@ def test_policies_are_distributions_over_legal_actions(leduc):
 
 def test_factory_and_errors(kuhn):
     s = make_mccfr_solver(kuhn.tree, kuhn.model, "os", seed=1, epsilon=0.5)
-    assert s.algorithm == "os" and s.epsilon == 0.5 and s.params == {"epsilon": 0.5}
+    assert s.algorithm == "os" and s.epsilon == 0.5 and s.params == OSParams(0.5)
     with pytest.raises(CfrlabError):
         make_mccfr_solver(kuhn.tree, kuhn.model, "es", seed=1, alpha=1.0)
     with pytest.raises(CfrlabError):
@@ -191,7 +199,7 @@ def test_checkpoint_file_resumes_bit_for_bit(kuhn, tmp_path):
             "game": kuhn.game.to_text(),
             "model_hash": kuhn.model.hash,
             "algorithm": algorithm,
-            "params": first.params,
+            "params": dataclasses.asdict(first.params),
             "seed": 5,
         }
         ck = Checkpointer(tmp_path / f"{algorithm}.npz", identity)

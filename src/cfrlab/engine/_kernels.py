@@ -47,8 +47,8 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD
 
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 COL_KIND, COL_PLAYER, COL_ROUND, COL_PARENT, COL_ACTION, COL_DECISION, COL_FCHILD, COL_NCHILD = range(8)
 GEMM_MIN = 48  # dense blocks at least this wide use BLAS; smaller ones loop (no call overhead)
 

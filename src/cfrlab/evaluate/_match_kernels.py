@@ -29,8 +29,7 @@ from numba import njit, prange
 
 from cfrlab.cards._eval_kernels import rank7, rank_cards
 from cfrlab.config import NUMBA_CACHE
-
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+from cfrlab.tree.betting_tree import CHANCE, FOLD
 
 Seat = namedtuple("Seat", "pol off priv pstep greedy")
 

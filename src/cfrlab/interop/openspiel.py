@@ -33,12 +33,13 @@ from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_write_text
 from cfrlab.games import load_game
 from cfrlab.strategy import Strategy
+from cfrlab.tree import DECISION
 
 OPENSPIEL_GAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
 LEDUC_STARTING_MONEY = 100  # OpenSpiel leduc_poker's default stack
 PROB_TOLERANCE = 1e-6  # how far an imported distribution may sum from 1 before it is refused
 
-DECISION, CHANCE = 0, 1
+
 
 
 def openspiel_game_name(game) -> str:

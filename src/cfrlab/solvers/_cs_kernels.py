@@ -18,7 +18,6 @@ from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine._kernels import (
-    CHANCE,
     COL_ACTION,
     COL_DECISION,
     COL_FCHILD,
@@ -27,14 +26,12 @@ from cfrlab.engine._kernels import (
     COL_PARENT,
     COL_PLAYER,
     COL_ROUND,
-    DECISION,
-    FOLD,
-    SHOWDOWN,
     _add_average,
     _add_regret,
     _discounts,
     _regret_match_rows,
 )
+from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 CsTree = namedtuple("CsTree", "nodes child row_off legal node_u subtree_end pmap pmap_off")
 CsChance = namedtuple("CsChance", "optab opbuf fold_op sd_op cdf")

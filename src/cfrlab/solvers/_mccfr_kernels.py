@@ -18,8 +18,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

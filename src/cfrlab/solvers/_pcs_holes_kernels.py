@@ -27,7 +27,6 @@ from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine._kernels import (
-    CHANCE,
     COL_ACTION,
     COL_DECISION,
     COL_FCHILD,
@@ -36,11 +35,9 @@ from cfrlab.engine._kernels import (
     COL_PARENT,
     COL_PLAYER,
     COL_ROUND,
-    DECISION,
-    FOLD,
-    SHOWDOWN,
     _regret_match_rows,
 )
+from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 HoleTree = namedtuple("HoleTree", "nodes child row_off legal node_u")
 BoardTables = namedtuple("BoardTables", "smap c0 c1 D order gend")

@@ -34,6 +34,7 @@ from cfrlab.engine.core import Engine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import _cs_kernels as CS
 from cfrlab.solvers.pcs_holes import HolePairPCS
+from cfrlab.solvers.protocol import CFR_KIND, resolve_seed
 
 SAMPLING = {"full": K.FULL, "pcs": K.PCS, "cs": K.CS}
 MAX_UNIFORMS = 1 << 20
@@ -76,8 +77,10 @@ class CFRSolver:
     ``row_offset[d] + state``; ``avg`` holds the (discounted) sums of reach * sigma.
     """
 
+    kind = CFR_KIND
+
     def __init__(self, tree, model, algorithm: str, params: CFRParams,
-                 seed: int | np.random.Generator | None = None, engine: Engine | None = None) -> None:
+                 seed: int | None = None, engine: Engine | None = None) -> None:
         if params.sampling not in SAMPLING:
             raise CfrlabError(f"unknown sampling {params.sampling!r}; use one of {', '.join(SAMPLING)}")
         if params.predictive and params.sampling != "full":
@@ -86,7 +89,8 @@ class CFRSolver:
         self.model = model
         self.algorithm = algorithm
         self.params = params
-        self.seed = seed
+        # sampling solvers draw from a Generator seeded by an int (drawn when None, recorded)
+        self.seed = resolve_seed(seed) if params.sampling != "full" else seed
         self.engine = engine or get_engine(tree, model)
         e = self.engine
         self.row_offset = e.row_offset
@@ -95,12 +99,7 @@ class CFRSolver:
         self.avg = np.zeros((e.num_rows, 3))
         self._sigma = np.zeros((e.num_rows, 3))
         self._pred = np.zeros((e.num_rows if params.predictive else 0, 3))
-        # sampling solvers: a seed (int, None = fresh entropy) or a Generator used as given
-        self._rng = None
-        if params.sampling != "full":
-            self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        if isinstance(seed, np.random.Generator):
-            self.seed = None
+        self._rng = np.random.default_rng(self.seed) if params.sampling != "full" else None
         self._holes = None  # public chance sampling over hole pairs (bucketed models)
         self._setup_sampling()
         if params.sampling == "full":  # scratch shared with evaluation walks: fully rewritten

@@ -31,8 +31,8 @@ from scipy.optimize import linprog
 
 from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
+from cfrlab.tree.betting_tree import DECISION, FOLD, SHOWDOWN
 
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 # HiGHS tolerances: the defaults (1e-7) leave ~1e-8 errors in the value; Kuhn and Leduc
 # are small enough to ask for 1e-10 and still solve in well under a second.
 _HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}

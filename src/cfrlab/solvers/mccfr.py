@@ -15,6 +15,7 @@ the kernels and saved by ``state_dict``, so ``iterate(a); iterate(b)`` equals
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from cfrlab.cards import deck
 from cfrlab.engine import exploitability, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import _mccfr_kernels as K
+from cfrlab.solvers.protocol import MCCFR_KIND, resolve_seed
 from cfrlab.tree.arrays import compile_tree
 
 ALGORITHMS = ("es", "os")
@@ -92,6 +94,18 @@ def normalize_rows(table: np.ndarray, legal_rows: np.ndarray, positive_only: boo
     return np.where(total > 0, t / np.where(total > 0, total, 1.0), uniform)
 
 
+@dataclass(frozen=True)
+class ESParams:
+    """External sampling has no parameters of its own."""
+
+
+@dataclass(frozen=True)
+class OSParams:
+    """Outcome sampling's exploration: the traverser samples epsilon * uniform + (1 - epsilon) * sigma."""
+
+    epsilon: float = DEFAULT_EPSILON
+
+
 class MCCFRSolver:
     """External- or outcome-sampling MCCFR with the Solver interface of ENGINE.md.
 
@@ -99,6 +113,8 @@ class MCCFRSolver:
     and ``current_policy()`` return float64[rows, 3]; ``state_dict()`` /
     ``load_state_dict(d)`` save and restore everything, the random stream included.
     """
+
+    kind = MCCFR_KIND
 
     def __init__(
         self,
@@ -121,9 +137,7 @@ class MCCFRSolver:
         rows = int(self.row_offset[-1])
         self._legal_rows = np.repeat(np.asarray(tree.legal, bool), np.diff(self.row_offset), axis=0)
         self.deal_states, self.deal_value = deals if deals is not None else deal_tables(tree, model)
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy % (2**63))
-        self.seed = int(seed)
+        self.seed = resolve_seed(seed)
         self.rng = np.random.SeedSequence(self.seed).generate_state(1, dtype=np.uint64)
         self.regret = np.zeros((rows, 3))
         self.avg = np.zeros((rows, 3))
@@ -131,8 +145,8 @@ class MCCFRSolver:
         self._tree_arrays = compile_tree(tree)
 
     @property
-    def params(self) -> dict[str, Any]:
-        return {"epsilon": self.epsilon} if self.algorithm == "os" else {}
+    def params(self) -> ESParams | OSParams:
+        return OSParams(self.epsilon) if self.algorithm == "os" else ESParams()
 
     def iterate(self, n: int = 1) -> None:
         if n <= 0:

@@ -1,0 +1,53 @@
+"""What every iterative solver offers (the CLI, the driver and checkpoints rely on it).
+
+``kind`` says which family a solver belongs to, so callers branch on a declared name:
+``"cfr"`` (the vector CFR family on the engine, full width or chance-sampled) or ``"mccfr"``
+(external / outcome sampling on enumerated deals). ``params`` is a dataclass of the update
+rule's parameters (``CFRParams``, ``MCCFRParams``). Sampling solvers take an integer seed; with
+``None`` they draw one and record it in ``seed``, so every run can be repeated.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from cfrlab.errors import CfrlabError
+
+CFR_KIND = "cfr"
+MCCFR_KIND = "mccfr"
+
+
+@runtime_checkable
+class Solver(Protocol):
+    kind: str
+    algorithm: str
+    iterations: int
+    seed: int | None
+    tree: Any
+    model: Any
+
+    @property
+    def params(self) -> Any: ...
+
+    def iterate(self, n: int = 1) -> None: ...
+
+    def average_policy(self) -> np.ndarray: ...
+
+    def current_policy(self) -> np.ndarray: ...
+
+    def exploitability(self, average: bool = True) -> float: ...
+
+    def state_dict(self) -> dict[str, Any]: ...
+
+    def load_state_dict(self, d: dict[str, Any]) -> None: ...
+
+
+def resolve_seed(seed: int | None) -> int:
+    """``seed`` as an int in [0, 2**63); None draws a fresh one from the OS's entropy."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (2**63))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**63:
+        raise CfrlabError(f"a seed is an integer from 0 to 2**63 - 1, got {seed!r}")
+    return int(seed)
