@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -75,7 +74,9 @@ def test_help_shows_no_bool_placeholder_after_flags(capsys):
         assert code == 0
         assert "<bool>" not in out, cmd
     code, out, _ = run(capsys, "solve", "--help")
-    assert "KEY=VALUE" in out and "<list[str]>" not in out
+    assert "KEY=VALUE" in out and "<list[str]>" not in out and "cfrlab solve [OPTIONS] GAME" in out
+    code, out, _ = run(capsys, "match", "--help")
+    assert "cfrlab match [OPTIONS] GAME A B" in out and "<list[str]>" not in out
 
 
 def test_one_meaning_per_short_option():
@@ -195,7 +196,7 @@ def test_unwritable_outputs_are_refused_first_naming_the_path(capsys, tmp_path, 
 
 def test_missing_output_folders_are_created_and_said(capsys, tmp_path):
     out = tmp_path / "new" / "deeper" / "k.npz"
-    code, stdout, err = run(capsys, "solve", "kuhn", "-a", "cfr+", "-n", "10", "--out", str(out), "--no-progress")
+    code, _stdout, err = run(capsys, "solve", "kuhn", "-a", "cfr+", "-n", "10", "--out", str(out), "--no-progress")
     assert code == 0 and out.is_file()
     assert f"cfrlab: created the folder {out.parent} for the strategy" in err
 
@@ -306,7 +307,7 @@ def test_ctrl_c_in_a_match_is_one_line_and_keeps_the_log(tmp_path):
     log = tmp_path / "m.log"
     p = subprocess.Popen([*CFRLAB, "match", "kuhn", "random", "probe", "-n", "5000000", "--engine", "python",
                           "--log", str(log), "-s", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = _interrupt_after(p, lambda: log.exists() and log.stat().st_size > 100_000)
+    _out, err = _interrupt_after(p, lambda: log.exists() and log.stat().st_size > 100_000)
     assert p.returncode == 130
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("cfrlab: interrupted (about "), err
@@ -329,8 +330,8 @@ def test_ctrl_c_in_the_dealer_and_a_client_is_one_line_each(tmp_path):
             assert time.monotonic() < end and dealer.poll() is None
             time.sleep(0.1)
         clients[0].send_signal(signal.SIGINT)
-        cout, cerr = clients[0].communicate(timeout=60)
-        dout, derr = dealer.communicate(timeout=60)
+        _cout, cerr = clients[0].communicate(timeout=60)
+        dealer.communicate(timeout=60)
     finally:
         for p in [dealer, *clients]:
             if p.poll() is None:
@@ -348,7 +349,7 @@ def test_ctrl_c_in_the_dealer_and_a_client_is_one_line_each(tmp_path):
     try:
         dealer.stdout.readline()  # the ports: it is waiting for its players
         dealer.send_signal(signal.SIGINT)
-        dout, derr = dealer.communicate(timeout=60)
+        _dout, derr = dealer.communicate(timeout=60)
     finally:
         if dealer.poll() is None:
             dealer.kill()

@@ -53,6 +53,24 @@ _option_type = typer.core.TyperOption.display_type_rich
 typer.core.TyperOption.display_type_rich = _flag_type
 
 
+def _argument_type(self, ctx):
+    """An argument with a metavar (GAME, FILE, GAME A B) needs no ``<str>`` after it."""
+    return None if self.metavar is not None else _plain_argument_type(self, ctx)
+
+
+def _argument_usage(self):
+    """Usage shows ``GAME A B`` as written, not ``{GAME A B}...``; optional ones in brackets."""
+    if self.metavar is None:
+        return _plain_argument_usage(self)
+    return self.metavar if self.required or " " in self.metavar else f"[{self.metavar}]"
+
+
+_plain_argument_type = typer.core.TyperArgument.display_type_rich
+_plain_argument_usage = typer.core.TyperArgument._usage_display_name
+typer.core.TyperArgument.display_type_rich = _argument_type
+typer.core.TyperArgument._usage_display_name = _argument_usage
+
+
 def version() -> str:
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as dist_version

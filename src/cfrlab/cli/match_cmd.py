@@ -147,7 +147,7 @@ def register(app: typer.Typer) -> None:
                                                  help="write the hands as an ACPC log (STATE lines, SCORE)")] = None,
         json_out: Annotated[bool, typer.Option("--json", help="print the summary as one JSON object on the last line")] = False,
         exact: Annotated[bool, typer.Option("--exact", help="also compute the exact expected value (enumerable games)")] = False,
-        engine: Annotated[str, typer.Option("--engine", help="auto, fast (numba, limit games) or python")] = "auto",
+        engine: Annotated[str, typer.Option("--engine", metavar="ENGINE", help="auto, fast (numba, limit games) or python")] = "auto",
     ) -> None:
         """Play A against B; report A's winnings (mbb/g, or chips/g in ante games) with a 95% CI."""
         from cfrlab.agents.registry import make_agent
@@ -199,7 +199,7 @@ def register(app: typer.Typer) -> None:
                                                       help="write one row per ordered pair as CSV")] = None,
         json_path: Annotated[Path | None, typer.Option("--json-out", metavar="FILE",
                                                        help="write the table and every match summary as JSON")] = None,
-        engine: Annotated[str, typer.Option("--engine", help="auto, fast or python")] = "auto",
+        engine: Annotated[str, typer.Option("--engine", metavar="ENGINE", help="auto, fast or python")] = "auto",
     ) -> None:
         """Every pair of agents plays a match; prints the row player's winnings ± 95% CI."""
         from cfrlab.agents.registry import make_agent
