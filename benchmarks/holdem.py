@@ -1,5 +1,6 @@
 """HULHE in E[HS^2] percentile perfect-recall bucket abstractions: full-width CFR+ to the
-seeds' exploitability, and chance-sampled CFR's iterations per second (the seeds: 750/s).
+exploitability Zinkevich et al. reached ("Regret Minimization in Games with Incomplete
+Information", NIPS 2007), and chance-sampled CFR's iterations per second (theirs: 750/s).
 
     python benchmarks/holdem.py --abstraction out/b5.npz --seconds 600 --target 3.4
     python benchmarks/holdem.py --abstraction out/b5.npz --abstraction out/b6.npz --json
@@ -21,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-SEEDS_TARGET = {5: 3.4, 6: 3.1, 8: 2.7, 10: 2.2}
+PAPER_TARGET = {5: 3.4, 6: 3.1, 8: 2.7, 10: 2.2}
 
 
 def peak_gb() -> float:
@@ -63,7 +64,7 @@ def child(abstraction: Path, algorithm: str, seconds: float, target: float | Non
                              seconds=s, exploitability=from_unit(g, e)).save(path)
         print(f"    saved {path}", file=sys.stderr, flush=True)
     del solver
-    tgt = target if target is not None else SEEDS_TARGET.get(c["buckets"])
+    tgt = target if target is not None else PAPER_TARGET.get(c["buckets"])
     i, s, e = c["history"][-1]
     out = {"buckets": c["buckets"], "infosets": c["infosets"], "states": c["states"],
            "algorithm": algorithm, "iterations": i, "seconds": round(s, 1),
@@ -112,8 +113,8 @@ def main() -> None:
         tt = r["seconds_to_target"]
         print(f"  {r['buckets']} buckets, {r['infosets']:,} infosets, {r['states']:.3g} states: "
               f"{r['iterations']:,} iterations in {r['seconds']:,.0f} s -> {r['exploitability_mbb']:.3f} mbb/g; "
-              f"seeds' {r['target_mbb']} mbb/g after {'-' if tt is None else f'{tt:,.0f} s'}; "
-              f"cs {r['cs_iterations_per_second']:,} it/s (seeds 750/s); peak {r['peak_rss_gb']} GB", flush=True)
+              f"the paper's {r['target_mbb']} mbb/g after {'-' if tt is None else f'{tt:,.0f} s'}; "
+              f"cs {r['cs_iterations_per_second']:,} it/s (paper 750/s); peak {r['peak_rss_gb']} GB", flush=True)
     if a.json:
         print(json.dumps({"runs": runs, "note": "2 cores shared with other jobs"}))
 

@@ -97,7 +97,7 @@ class SyntheticBucketAgent(StrategyAgent):
         pol /= pol.sum(axis=1, keepdims=True)
         board_end = np.array([self._game.total_board_cards(r) for r in range(4)], dtype=np.int64)
         b = self.buckets
-        offsets = (np.arange(tree.num_decisions) * b).astype(np.int32)
+        offsets = np.arange(tree.num_decisions, dtype=np.int64) * b
         return FastPolicy(pol, offsets, lambda deals: _hash_buckets(deals, b, board_end))
 
 

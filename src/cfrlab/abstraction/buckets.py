@@ -1,4 +1,4 @@
-"""Bucketing of card sequences, as the seeds describe (Johanson 2007, section 2.5.5;
+"""Bucketing of card sequences, as Johanson describes them ("Robust Strategies and Counter-Strategies", MSc thesis, 2007, section 2.5.5;
 Zinkevich 2007, section 4.1): per round a metric (E[HS] or E[HS^2]), uniform ranges or
 percentiles (equal probability mass), optional nesting (E[HS^2] sets each split by E[HS]),
 history bucketing (each round's buckets formed separately within every previous bucket

@@ -11,9 +11,9 @@ Counting convention (the one that reproduces Zinkevich et al. 2007, section 4.1)
   players at that node (bucket-sequence pairs, or ordered hole-card pairs times boards),
   where the tree holds, besides decision, fold, showdown and end-of-round chance nodes, a
   deal node at the root and two deal nodes (one per player) at the start of every later
-  round. With those 1,275 deal nodes the HULHE tree has 18,496 nodes, exactly the seeds'
+  round. With those 1,275 deal nodes the HULHE tree has 18,496 nodes, exactly Zinkevich et al.'s (NIPS 2007)
   "18,496 reachable states" per joint bucket sequence, and the formula gives 1.646e12
-  (B = 10), 6.452e9 (B = 5) and 9.170e17 for the real game, the seeds' 1.65e12, 6.45e9
+  (B = 10), 6.452e9 (B = 5) and 9.170e17 for the real game, Zinkevich et al.'s 1.65e12, 6.45e9
   and 9.17e17. Without the deal nodes it gives
   1.53e12 and 8.5e17.
 """

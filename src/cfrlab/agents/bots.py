@@ -58,7 +58,7 @@ class _TableBot(Agent):
     def fast_policy(self, tree) -> FastPolicy:
         legal = np.asarray(tree.legal, dtype=bool)
         pol = np.array([self.rows(row) for row in legal], dtype=np.float64).reshape(-1, 3)
-        return FastPolicy(pol, np.arange(len(legal), dtype=np.int32))
+        return FastPolicy(pol, np.arange(len(legal), dtype=np.int64))
 
 
 class AlwaysFold(_TableBot):
@@ -198,7 +198,7 @@ class ValueBot(Agent):
         def card_class(hole_cards, board) -> int:
             return int(strength_class(self.strength(game, hole_cards, board), raise_at, call_at))
 
-        return FastPolicy(pol, (3 * np.arange(len(legal))).astype(np.int32), states,
+        return FastPolicy(pol, 3 * np.arange(len(legal), dtype=np.int64), states,
                           card_class=card_class)
 
 

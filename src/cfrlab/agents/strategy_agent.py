@@ -73,7 +73,7 @@ class StrategyAgent(Agent):
         def states(deals: np.ndarray) -> np.ndarray:
             return batch_states(model, deals)
 
-        offsets = self.offsets[: tree.num_decisions].astype(np.int32)
+        offsets = self.offsets[: tree.num_decisions]  # the strategy's own row layout (int64)
         return FastPolicy(self.strategy.policy, offsets, states, self.greedy, model=model)
 
 

@@ -12,7 +12,7 @@ Array layouts (shared with ``match.py``):
 * the tree: ``cfrlab.tree.TreeArrays`` (``kind``, ``player``, ``rnd``, ``decision``,
   ``next_node`` int32[N, 3]: child reached by fold/call/raise, -1 if illegal, ``spent``).
 * an agent is a ``Seat``: a policy table ``pol`` float64[rows, 3] (columns f, c, r), ``off``
-  int32[D] (first row of each decision node), private states ``priv`` int32[n or 1, 2, R]
+  int64[D] (first row of each decision node, the strategy layout), private states ``priv`` int32[n or 1, 2, R]
   (state of position p in round r for hand i; a stateless agent passes one row and
   ``pstep=0``) and ``greedy`` (play each row's most likely action).
 * ``winner``: int8[n], +1 position 0 wins the showdown, -1 position 1 wins, 0 split.

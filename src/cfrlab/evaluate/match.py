@@ -349,8 +349,8 @@ def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress,
     dummy = np.zeros((1, 2, nr), dtype=np.int32)
     pol_a = np.ascontiguousarray(fa.policy, np.float64)
     pol_b = np.ascontiguousarray(fb.policy, np.float64)
-    off_a = np.ascontiguousarray(fa.offsets, np.int32)
-    off_b = np.ascontiguousarray(fb.offsets, np.int32)
+    off_a = np.ascontiguousarray(fa.offsets, np.int64)
+    off_b = np.ascontiguousarray(fb.offsets, np.int64)
     total = halves * hands
     term = np.empty(min(batch, hands), dtype=np.int32)
     totals = np.zeros((halves, 2))

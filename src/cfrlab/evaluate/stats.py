@@ -1,4 +1,4 @@
-"""Match statistics: means and 95% confidence intervals in the units the seeds use.
+"""Match statistics: means and 95% confidence intervals in the units the poker literature uses.
 
 Units (DESIGN.md): blind games report milli-big-blinds per game, ``mbb/g = 1000 * chips /
 big blind``; ante games (every blind equal, e.g. Kuhn, Leduc) report chips per game.

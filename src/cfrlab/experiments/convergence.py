@@ -1,4 +1,4 @@
-"""Exploitability against iterations and seconds for several abstractions (the seeds'
+"""Exploitability against iterations and seconds for several abstractions (Zinkevich et al. 2007's
 Figure 1(b)) and the Figure 1(a)-style table.
 
 A run's curve is the ``history`` a solve keeps in its checkpoint header: (iteration, solver
@@ -25,7 +25,7 @@ from cfrlab.tree import build_tree
 
 
 def abstraction_sizes(model) -> dict:
-    """Buckets, information sets and game states (seeds' counting) of a bucketed model."""
+    """Buckets, information sets and game states (counted as Zinkevich et al. 2007 count them) of a bucketed model."""
     sz = sizes(model.game, list(model.spec.counts), model.spec.recall)
     return {"buckets": int(model.spec.counts[0]), "infosets": int(sz["infosets"]),
             "states": int(sz["states"])}
@@ -117,7 +117,7 @@ def plot(curves: list[dict], path: Path) -> None:
     b.set_xlabel("solver seconds")
     for ax in (a, b):
         ax.set_yscale("log")
-        ax.set_xscale("log")  # the seeds plot over orders of magnitude
+        ax.set_xscale("log")  # the paper plots over orders of magnitude
         for axis in (ax.xaxis, ax.yaxis):  # labels on decades only: short ranges overlap
             axis.set_minor_formatter(NullFormatter())
         ax.set_ylabel("exploitability in own abstraction (mbb/g)")
@@ -130,17 +130,17 @@ def plot(curves: list[dict], path: Path) -> None:
 
 
 def table(curves: list[dict], targets: dict[int, float] | None = None) -> str:
-    """Markdown, the seeds' Figure 1(a) columns plus time to the seeds' exploitability."""
-    seeds = {5: (6.45e9, 100e6, 33, 3.4), 6: (27.7e9, 200e6, 75, 3.1),
+    """Markdown, Zinkevich et al. 2007's Figure 1(a) columns plus the time to the paper's exploitability."""
+    paper = {5: (6.45e9, 100e6, 33, 3.4), 6: (27.7e9, 200e6, 75, 3.1),
              8: (276e9, 750e6, 261, 2.7), 10: (1646e9, 2000e6, 326, 2.2)}
     rows = [("| buckets | infosets | states | iterations | solver time | exploitability (mbb/g) "
-            "| time to the seeds' figure | seeds: iterations, time, mb/h |"),
+            "| time to the paper's figure | paper: iterations, time, mb/h |"),
             "|---|---|---|---|---|---|---|---|"]
     for c in curves:
         if not c["history"]:
             continue
         i, s, e = c["history"][-1]
-        sd = seeds.get(c["buckets"])
+        sd = paper.get(c["buckets"])
         tt = seconds_to_target(c["history"], sd[3]) if sd else None
         rows.append(f"| {c['buckets']} | {c['infosets']:,} | {c['states']:.3g} | {i:,} | {s:,.0f} s | "
                     f"{e:.3f} | {'-' if tt is None else f'{tt:,.0f} s'} | "

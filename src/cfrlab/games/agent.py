@@ -39,7 +39,7 @@ class Agent:
 class FastPolicy:
     """An agent as the fast kernel sees it (2-player limit games).
 
-    ``policy`` float64[rows, 3] (f, c, r); ``offsets`` int32[D] first row of each decision
+    ``policy`` float64[rows, 3] (f, c, r); ``offsets`` int64[D] first row of each decision
     node; ``states(deals) -> int32[n, 2, R]`` the private state of each position per round
     (None for an agent whose rows do not depend on cards: then row = offsets[d]);
     ``greedy`` plays each row's most likely action instead of sampling.

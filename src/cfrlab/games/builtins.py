@@ -1,4 +1,4 @@
-"""Built-in games (ACPC texts from ../shared/ACPC.md) and ``load_game``."""
+"""Built-in games (the ACPC game definitions of the competition's games) and ``load_game``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """ACPC network client: plays a cfrlab ``Agent`` in a match run by an ACPC dealer.
 
-Protocol 2.0.0 (``../shared/ACPC.md`` section 2): send ``VERSION:2.0.0``; then for every
+Protocol 2.0.0 (the ACPC match-state protocol; docs/playing.md): send ``VERSION:2.0.0``; then for every
 ``MATCHSTATE`` line, answer only when it is this seat's turn, with the exact line received,
 ``:`` and one action. Lines starting with ``#`` or ``;`` are ignored; a line that is not a
 valid match state is logged and ignored. The agent's action is checked before it is sent: an

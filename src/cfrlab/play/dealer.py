@@ -1,4 +1,4 @@
-"""An ACPC-compatible dealer (protocol 2.0.0, ``../shared/ACPC.md`` sections 2 and 3).
+"""An ACPC-compatible dealer (ACPC protocol 2.0.0 and the ACPC dealer's log format; docs/playing.md).
 
 ``Dealer(config).listen()`` opens one port per seat; ``run()`` accepts one client per seat in
 seat order, reads the version lines, deals ``hands`` seeded hands (cards from

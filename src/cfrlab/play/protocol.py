@@ -1,4 +1,4 @@
-"""ACPC protocol plumbing shared by the client and the dealer (see ../shared/ACPC.md, section 2).
+"""ACPC protocol plumbing shared by the client and the dealer (the ACPC protocol 2.0.0; docs/playing.md).
 
 Lines: the dealer ends every line with ``\\r\\n``; either side accepts ``\\n`` or ``\\r\\n``. A line
 is at most ``MAX_LINE`` characters; a longer one arrives in pieces (as ``fgets`` reads it),

@@ -5,7 +5,7 @@ A two-player game is given by payoff matrices with the row player's strategies a
 need only ``A`` (column gets ``-A``); general-sum helpers take ``(A, B)`` with ``B`` the
 column player's payoffs. Mixed strategies are float64 vectors summing to 1.
 
-The examples are the tutorial's (seeds/001): rock-paper-scissors, the 3x3 game solved by
+The examples are those of Neller and Lanctot's tutorial ("An Introduction to Counterfactual Regret Minimization"): rock-paper-scissors, the 3x3 game solved by
 removing dominated strategies, and the "tennis or Power Rangers" coordination game
 (battle of the sexes), plus the normal form of its small perfect-information tree.
 """
