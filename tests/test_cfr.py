@@ -342,3 +342,17 @@ def test_samplers_are_unbiased(name):
             cs_draws.append(((((lo + cdf0[s0]) / 2) / cdf0[-1], u1), row[s1]))
     cr = _weighted_sum_of_sampled_iterations(tree, model, "cs", cs_draws)
     np.testing.assert_allclose(cr, full.regret, rtol=1e-9, atol=1e-14)
+
+
+@pytest.mark.parametrize("bad", [{"alpha": "2"}, {"alternating": 1}, {"gamma": -1.0},
+                                 {"beta": float("nan")}, {"float32": "yes"}, {"sampling": "all"}])
+def test_bad_parameters_are_one_line_errors(leduc, bad):
+    _, tree, model = leduc
+    with pytest.raises(CfrlabError) as e:
+        make_solver(tree, model, "dcfr", **bad)
+    assert "\n" not in str(e.value) and next(iter(bad)) in str(e.value)
+
+
+def test_integer_parameters_become_floats(leduc):
+    _, tree, model = leduc
+    assert make_solver(tree, model, "dcfr", alpha=2).params.alpha == 2.0

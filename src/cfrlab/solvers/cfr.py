@@ -23,6 +23,7 @@ run is reproducible and ``iterate(a); iterate(b)`` equals ``iterate(a + b)``.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -57,6 +58,26 @@ class CFRParams:
     gamma: float = 0.0
     predictive: bool = False  # the next strategy also counts the last instantaneous regrets
     float32: bool | None = None  # single-precision terminal GEMMs; None = auto (FLOAT32_MIN_STATES)
+
+    def __post_init__(self) -> None:
+        """Refuse wrong types and values (``alpha="2"``) with one line, not a kernel error."""
+        if self.sampling not in SAMPLING:
+            raise CfrlabError(f"sampling is one of {', '.join(SAMPLING)}, got {self.sampling!r}")
+        for name in ("alternating", "regret_floor", "predictive"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise CfrlabError(f"{name} is true or false, got {getattr(self, name)!r}")
+        if self.float32 is not None and not isinstance(self.float32, (bool, np.bool_)):
+            raise CfrlabError(f"float32 is true, false or None, got {self.float32!r}")
+        for name, optional in (("alpha", True), ("beta", True), ("gamma", False)):
+            v = getattr(self, name)
+            if v is None and optional:
+                continue
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(v):
+                raise CfrlabError(f"{name} is a finite number{' or None' if optional else ''}, got {v!r}")
+            object.__setattr__(self, name, float(v))
+        if self.gamma < 0:
+            raise CfrlabError(f"gamma (the averaging exponent) is at least 0, got {self.gamma}")
 
 
 PRESETS: dict[str, CFRParams] = {
