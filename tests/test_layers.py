@@ -1,7 +1,7 @@
 """The layer order of docs/ENGINE.md holds: no import runs back up, none hides in a function.
 
 cards -> games -> tree -> abstraction -> engine -> solvers -> strategy -> evaluate -> agents
--> play / interop -> experiments -> cli; the modules beside the package root (errors, config,
+-> play / interop -> experiments -> api -> cli; the modules beside the package root (errors, config,
 fileio, ...) sit below everything, and the warm-up script above everything.
 """
 
@@ -27,6 +27,7 @@ LAYERS = [
     {"agents"},
     {"play", "interop"},
     {"experiments"},
+    {"api"},
     {"cli", "warmup", "__main__"},
 ]
 RANK = {name: i for i, names in enumerate(LAYERS) for name in names}
@@ -112,4 +113,4 @@ def test_no_import_runs_back_up_the_layers():
 @pytest.mark.parametrize("room", sorted(RANK))
 def test_layer_names_are_real(room):
     assert (SRC / room).is_dir() or (SRC / f"{room}.py").is_file() or room in {
-        "_numba_cache", "warmup", "__main__", "engine", "known_values"}
+        "_numba_cache", "warmup", "__main__", "engine", "known_values", "api"}

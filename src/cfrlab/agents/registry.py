@@ -96,13 +96,28 @@ def load_python_agent(target: str) -> Agent:
         raise CfrlabError(f"py:{target}: {cls_name}() failed ({type(e).__name__}: {e})") from None
 
 
-def make_agent(spec: str, game: GameDef | str, seed: int | None = None) -> Agent:
-    """An agent from a bot name or a strategy file path (see the module docstring).
+def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
+               seed: int | None = None) -> Agent:
+    """An agent from a bot name, a strategy file path (see the module docstring) or a Strategy
+    object; an Agent is returned as it is.
 
     ``seed`` seeds the agent's random choices (``begin_match`` may re-seed it).
     Unknown names raise a one-line CfrlabError listing the bot names.
     """
+    if game is None:
+        if not isinstance(spec, Strategy):
+            raise CfrlabError(f"make_agent({spec!r}) needs the game it plays")
+        game = spec.game
     game = load_game(game)
+    if isinstance(spec, Agent):
+        return spec
+    if isinstance(spec, Strategy):  # no file round trip
+        if spec.game.to_text() != game.to_text():
+            raise CfrlabError(f"the strategy is for {spec.game.name or 'another game'}, "
+                              f"not for {game.name or 'this game'}")
+        agent = StrategyAgent(spec, name=str(spec.header.get("name") or spec.algorithm))
+        agent.begin_match(game, seed)
+        return agent
     text = str(spec).strip()
     key = text.lower()
     if key in BOTS:

@@ -121,10 +121,13 @@ def builtin_game(name: str) -> GameDef:
 
 
 def load_game(name_or_path: str | Path | GameDef) -> GameDef:
-    """A built-in name (``kuhn``, ``kuhn-100``, ``leduc``, ``holdem-limit`` ...) or a ``.game`` path."""
+    """A built-in name (``kuhn``, ``kuhn-100``, ``leduc``, ``holdem-limit`` ...), a ``.game``
+    path, or the text of an ACPC game definition (``GAMEDEF ... END GAMEDEF``)."""
     if isinstance(name_or_path, GameDef):
         return name_or_path
     s = str(name_or_path)
+    if isinstance(name_or_path, str) and s.lstrip().upper().startswith("GAMEDEF"):
+        return parse_game(s)
     if builtin_text(s) is not None:
         return builtin_game(s)
     p = Path(s)

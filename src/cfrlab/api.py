@@ -1,0 +1,190 @@
+"""cfrlab from Python: solve, measure and inspect strategies in a few calls.
+
+The CLI is a layer over these functions; they take a game by name (``"kuhn"``, ``"leduc"``,
+``"holdem-limit"``), by ``.game`` path or as ACPC game-definition text, and report in the
+game's unit (chips per game for ante games such as Kuhn and Leduc, mbb/g for limit hold'em),
+the unit ``cfrlab solve`` prints.
+
+    >>> import cfrlab
+    >>> result = cfrlab.solve("kuhn", "cfr+", iterations=2000)
+    >>> abs(result.game_value - (-1 / 18)) < 1e-3
+    True
+    >>> result.exploitability < 1e-3
+    True
+
+Bad input raises ``cfrlab.CfrlabError`` (a subclass for each kind) with the one-line message
+the CLI prints.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from cfrlab.engine import best_response as _best_response
+from cfrlab.engine import best_response_values as _best_response_values
+from cfrlab.engine import build_tree_for, game_value, model_for_game
+from cfrlab.errors import CfrlabError
+from cfrlab.games import GameDef, load_game
+from cfrlab.games.units import from_unit, to_unit, unit_of
+from cfrlab.solvers import ALGORITHMS, make_solver
+from cfrlab.solvers.driver import Every, Tick, default_schedule, run_solve, thin_history
+from cfrlab.solvers.driver import StopRule as _StopRule
+from cfrlab.solvers.lp import solve_lp
+from cfrlab.strategy import Strategy
+
+__all__ = ["BestResponse", "SolveResult", "best_response", "exploit", "load_game", "solve"]
+
+VERSION = "0.1.0"  # written into strategy headers (cfrlab.__version__)
+
+
+@dataclass
+class SolveResult:
+    """What ``solve`` returns. Values in ``unit`` (the game's: ``"chips"`` or ``"mbb/g"``).
+
+    ``curve`` is the measured exploitability: ``(iteration, solver seconds, exploitability)``
+    triples, in measuring order; ``strategy`` is the average strategy with a header that
+    records the run (algorithm, parameters, seed, iterations, seconds, exploitability, game
+    value, curve, cfrlab version).
+    """
+
+    strategy: Strategy
+    algorithm: str
+    iterations: int
+    seconds: float
+    exploitability: float | None
+    game_value: float
+    unit: str
+    stopped_by: str
+    curve: list[tuple[int, float, float]] = field(default_factory=list)
+
+    def plot(self, ax=None, label: str | None = None, x: str = "iterations"):
+        """Exploitability against ``x`` (``"iterations"`` or ``"seconds"``) on log-log axes;
+        returns the matplotlib Axes (a new figure's when ``ax`` is None)."""
+        import matplotlib.pyplot as plt
+
+        if x not in ("iterations", "seconds"):
+            raise CfrlabError(f"x is 'iterations' or 'seconds', got {x!r}")
+        if ax is None:
+            _, ax = plt.subplots()
+        pts = [(i if x == "iterations" else s, e) for i, s, e in self.curve if e > 0 and (i if x == "iterations" else s) > 0]
+        ax.loglog([p[0] for p in pts], [p[1] for p in pts], label=label or self.algorithm)
+        ax.set_xlabel(x)
+        ax.set_ylabel(f"exploitability ({self.unit})")
+        return ax
+
+
+@dataclass
+class BestResponse:
+    """The best responses to a strategy: each seat's value in ``unit`` and, for a two-seat
+    game, the exploitability (their mean: 0 at an equilibrium)."""
+
+    values: tuple[float, float]
+    exploitability: float
+    unit: str
+
+
+def _game_of(game: GameDef | str | Path) -> GameDef:
+    return load_game(game)
+
+
+def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: int | None = None,
+          seconds: float | None = None, target: float | None = None, eval_every: int | None = None,
+          abstraction: Any = None, seed: int | None = None,
+          progress: Callable[[Tick], None] | None = None, **params: Any) -> SolveResult:
+    """Solve ``game`` with ``algorithm`` until ``iterations``, ``seconds`` of solver time or an
+    exploitability of ``target`` (in the game's unit), whichever comes first.
+
+    ``algorithm``: one of ``cfrlab.solvers.ALGORITHMS`` (cfr, cfr+, lcfr, dcfr, pcfr+, cs, pcs,
+    es, os) or ``"lp"`` (the exact sequence-form LP; no stop rule needed). ``params`` override
+    the algorithm's preset (``alpha=1.5``, ``gamma=2.0``, ``epsilon=0.6`` for os).
+    ``eval_every``: measure the exploitability every N iterations (default: a growing schedule,
+    10, 20, ..., 100, 150, ...). ``abstraction``: an abstraction file or chance model for
+    hold'em (default: lossless). ``seed``: sampling algorithms' seed (drawn and recorded when
+    None). ``progress(tick)`` is called after every chunk of iterations.
+
+        >>> r = solve("leduc", "dcfr", target=1e-3)
+        >>> r.stopped_by, r.exploitability <= 1e-3
+        ('target', True)
+    """
+    g = _game_of(game)
+    name = str(algorithm).lower()
+    if name != "lp" and name not in ALGORITHMS:
+        raise CfrlabError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)} or lp")
+    tree = build_tree_for(g)
+    model = model_for_game(g, abstraction)
+    if name == "lp":
+        return _solve_lp(g, tree, model, params)
+    if iterations is None and seconds is None and target is None:
+        raise CfrlabError("say when to stop: iterations=N, seconds=S or target=EXPLOITABILITY")
+    if eval_every is not None and (isinstance(eval_every, bool) or not isinstance(eval_every, int)
+                                   or eval_every < 1):
+        raise CfrlabError(f"eval_every is a positive number of iterations, got {eval_every!r}")
+    stop = _StopRule(iterations, seconds, None if target is None else from_unit(g, float(target)))
+    solver = make_solver(tree, model, name, seed=seed, **params)
+    schedule = Every(eval_every) if eval_every else default_schedule(name)
+    run = run_solve(solver, stop, solver.exploitability, eval_every=schedule, on_tick=progress)
+    avg = solver.average_policy()
+    value = game_value(tree, model, avg)
+    curve = [(int(i), float(s), to_unit(g, e)) for i, s, e in run.state.history]
+    solver_params = asdict(solver.params) if is_dataclass(solver.params) else dict(solver.params)
+    strategy = Strategy.from_policy(
+        g, avg, tree=tree, model=model, algorithm=name, params=solver_params, seed=solver.seed,
+        iterations=int(solver.iterations), seconds=run.state.solver_seconds,
+        exploitability=run.exploitability, game_value=value,
+        extra={"stopped_by": run.stopped_by, "cfrlab_version": VERSION,
+               "curve": [list(c) for c in thin_history(run.state.history)]})
+    expl = run.exploitability
+    return SolveResult(strategy, name, int(solver.iterations), run.state.solver_seconds,
+                       None if expl is None else to_unit(g, expl), to_unit(g, value), unit_of(g),
+                       run.stopped_by, curve)
+
+
+def _solve_lp(g: GameDef, tree, model, params: dict) -> SolveResult:
+    if params:
+        raise CfrlabError(f"lp takes no parameters, got {', '.join(sorted(params))}")
+    t = time.perf_counter()
+    policy, value = solve_lp(tree, model)
+    seconds = time.perf_counter() - t
+    strategy = Strategy.from_policy(g, policy, tree=tree, model=model, algorithm="lp", seconds=seconds,
+                                    game_value=value, extra={"cfrlab_version": VERSION})
+    expl = strategy.exploitability()
+    strategy.header["exploitability"] = expl
+    return SolveResult(strategy, "lp", 0, seconds, to_unit(g, expl), to_unit(g, value), unit_of(g),
+                       "exact", [(0, seconds, to_unit(g, expl))])
+
+
+def exploit(strategy: Strategy | str | Path, *, game: GameDef | str | None = None,
+            abstraction: Any = None) -> BestResponse:
+    """Exact best-response values against ``strategy`` (a Strategy or a strategy file) and its
+    exploitability, in the game's unit, inside the strategy's own abstraction.
+
+        >>> round(exploit(Strategy.uniform("kuhn")).exploitability * 24, 9)  # 11/24
+        11.0
+    """
+    s = _strategy_of(strategy, game, abstraction)
+    b0, b1 = _best_response_values(s.tree, s.model, s.policy)
+    g = s.game
+    return BestResponse((to_unit(g, b0), to_unit(g, b1)), to_unit(g, 0.5 * (b0 + b1)), unit_of(g))
+
+
+def best_response(strategy: Strategy | str | Path, responder: int, *, game: GameDef | str | None = None,
+                  abstraction: Any = None) -> tuple[float, Strategy]:
+    """(the responder's best-response value in the game's unit, a Strategy in which
+    ``responder`` plays that pure best response and the other seat plays ``strategy``)."""
+    s = _strategy_of(strategy, game, abstraction)
+    value, policy = _best_response(s.tree, s.model, s.policy, responder)
+    br = Strategy.from_policy(s.game, policy, tree=s.tree, model=s.model, algorithm="best-response",
+                              extra={"responder": int(responder), "cfrlab_version": VERSION})
+    return to_unit(s.game, value), br
+
+
+def _strategy_of(strategy, game, abstraction) -> Strategy:
+    if isinstance(strategy, Strategy):
+        return strategy
+    if isinstance(strategy, (str, Path)):
+        return Strategy.load(strategy, game=game, model=abstraction)
+    raise CfrlabError(f"not a Strategy or a strategy file: {strategy!r}")

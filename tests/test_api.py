@@ -1,0 +1,98 @@
+"""The Python API (cfrlab.solve, exploit, best_response, make_agent, play_match) against
+known values and the engine it wraps."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cfrlab
+from cfrlab.known_values import KUHN_GAME_VALUE, LEDUC_GAME_VALUE
+
+
+def test_solve_kuhn_reaches_the_game_value():
+    r = cfrlab.solve("kuhn", "cfr+", iterations=2000)
+    assert r.unit == "chips" and r.iterations == 2000 and r.stopped_by == "iterations"
+    assert abs(r.game_value - KUHN_GAME_VALUE) < 1e-3
+    assert r.exploitability < 1e-3
+    assert r.curve[-1][0] == 2000 and r.curve[-1][2] == pytest.approx(r.exploitability)
+    h = r.strategy.header
+    assert h["algorithm"] == "cfr+" and h["params"]["regret_floor"] is True
+    assert h["iterations"] == 2000 and h["seconds"] > 0 and h["exploitability"] is not None
+    assert h["game_value"] == pytest.approx(r.game_value) and h["cfrlab_version"] == cfrlab.__version__
+
+
+def test_solve_to_a_target_and_exploit_agree():
+    r = cfrlab.solve("leduc", "dcfr", target=1e-3)
+    assert r.stopped_by == "target" and r.exploitability <= 1e-3
+    br = cfrlab.exploit(r.strategy)
+    assert br.exploitability == pytest.approx(r.exploitability, abs=1e-12)
+    assert br.exploitability == pytest.approx(sum(br.values) / 2)
+    assert abs(r.game_value - LEDUC_GAME_VALUE) < 5e-3
+
+
+def test_lp_is_exact_and_exploit_takes_files(tmp_path):
+    r = cfrlab.solve("kuhn", "lp")
+    assert r.game_value == pytest.approx(KUHN_GAME_VALUE, abs=1e-9)
+    assert r.exploitability < 1e-9
+    path = tmp_path / "kuhn.npz"
+    r.strategy.save(path)
+    assert cfrlab.exploit(path).exploitability < 1e-9
+
+
+def test_uniform_kuhn_and_the_best_response_strategy():
+    uniform = cfrlab.Strategy.uniform("kuhn")
+    assert cfrlab.exploit(uniform).exploitability == pytest.approx(11 / 24)
+    value, br = cfrlab.best_response(uniform, 0)
+    assert value == pytest.approx(cfrlab.exploit(uniform).values[0])
+    rows = br.policy[br.tree.player[br.tree.decision_node][np.repeat(
+        np.arange(br.tree.num_decisions), np.diff(br.row_offset))] == 0]
+    assert set(np.unique(rows)) <= {0.0, 1.0}  # the responder's rows are pure
+
+
+def test_a_game_from_its_text():
+    text = cfrlab.load_game("kuhn").to_text()
+    assert cfrlab.load_game(text).to_text() == text
+    r = cfrlab.solve(text, "cfr+", iterations=500)
+    assert abs(r.game_value - KUHN_GAME_VALUE) < 5e-3
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: cfrlab.solve("kuhn", "cfr++", iterations=10), "unknown algorithm"),
+    (lambda: cfrlab.solve("kuhn", "cfr+"), "say when to stop"),
+    (lambda: cfrlab.solve("kuhn", "dcfr", iterations=10, alpha="2"), "alpha"),
+    (lambda: cfrlab.solve("kuhn", "cfr+", iterations=10, eval_every=0), "eval_every"),
+    (lambda: cfrlab.solve("nonesuch", "cfr+", iterations=10), "unknown game"),
+    (lambda: cfrlab.make_agent("always-call"), "needs the game"),
+])
+def test_bad_input_is_one_cfrlab_error(call, message):
+    with pytest.raises(cfrlab.CfrlabError, match=message) as e:
+        call()
+    assert "\n" not in str(e.value)
+
+
+def test_a_strategy_plays_without_a_file():
+    r = cfrlab.solve("kuhn", "cfr+", iterations=1000)
+    res = cfrlab.play_match("kuhn", r.strategy, "always-call", 20_000, seed=3, duplicate=True, exact=True)
+    assert res.exact_chips is not None
+    assert res.overall().mean == pytest.approx(res.exact_chips, abs=4 * res.overall().ci95)
+    with pytest.raises(cfrlab.CfrlabError, match="not for"):
+        cfrlab.make_agent(r.strategy, "leduc")
+
+
+def test_import_is_light():
+    """``import cfrlab`` loads neither the engine nor the hand evaluator."""
+    code = ("import sys, cfrlab; print(any(m.startswith(('cfrlab.engine', 'cfrlab.cards._eval'))"
+            " for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    import cfrlab.api
+
+    failures, tried = doctest.testmod(cfrlab.api, optionflags=doctest.ELLIPSIS)
+    assert tried >= 4 and failures == 0
