@@ -1,9 +1,11 @@
-# Two entry points: `make demo` and `make test`. Each creates .venv when missing.
+# Entry points: `make demo`, `make test` (everything) and `make check` (the fast subset, no `slow`
+# tests). Each creates .venv when missing. Compiled numba kernels are cached per machine
+# (~/.cache/cfrlab/numba, or $CFRLAB_CACHE/numba): `make warmup` compiles them once, both cores.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-dev browser lint bench clean
+.PHONY: demo test check warmup install install-dev browser lint bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -29,8 +31,14 @@ browser:
 	  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
 	  echo "note: chromium not installed; the browser test will be skipped")
 
-test: $(VENV)/.installed-dev browser
+warmup: $(VENV)/.installed-dev
+	$(BIN)/python -m cfrlab.warmup
+
+test: $(VENV)/.installed-dev browser warmup
 	$(BIN)/python -m pytest -n 2 -q
+
+check: $(VENV)/.installed-dev warmup
+	$(BIN)/python -m pytest -n 2 -q -m "not slow"
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks

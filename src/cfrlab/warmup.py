@@ -1,0 +1,348 @@
+"""Compile cfrlab's numba kernels once per machine: ``python -m cfrlab.warmup`` (``make warmup``).
+
+Numba compiles a kernel the first time it is called with a given signature and keeps the
+machine code in the per-machine cache (``cfrlab._numba_cache``: ~/.cache/cfrlab/numba). Cold,
+that is several minutes of compiling spread over whichever commands or tests come first; this
+does it in one visible step, on two processes (one core each): the card, abstraction and match
+kernels in one, the engine and solver kernels in the other. Each task runs a real code path
+on a tiny input (reduced decks, a couple of iterations) so the signatures compiled are those
+the CLI and the test suite use.
+
+When a run completes, a stamp for the current sources is left in the cache folder; while the
+sources are unchanged, later runs only check the stamp (well under a second). A task that
+fails is reported on one line and skipped (the code it covers then compiles on first use);
+``tests/test_numba_cache.py`` runs every task so that none rots unnoticed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import numpy as np
+
+from cfrlab import _numba_cache, config
+from cfrlab.abstraction import LosslessModel
+from cfrlab.abstraction import bucketed as _bucketed
+from cfrlab.abstraction.bucketed import BucketedModel
+from cfrlab.abstraction.buckets import BucketSpec
+from cfrlab.abstraction.metrics import metric_tables
+from cfrlab.agents import make_agent, play_match
+from cfrlab.agents.strategy_agent import StrategyAgent
+from cfrlab.cards.evaluator import random_hands, rank7_batch, rank_batch
+from cfrlab.cards.isomorphism import game_indexers
+from cfrlab.cli.main import main as cli_main
+from cfrlab.engine import best_response_values, expected_value, exploitability
+from cfrlab.errors import CfrlabError
+from cfrlab.evaluate.match import deal_cards, exact_value
+from cfrlab.experiments.synthetic import SyntheticBucketModel
+from cfrlab.games import load_game, parse_game
+from cfrlab.solvers import ALGORITHMS, make_solver
+from cfrlab.strategy import Strategy
+from cfrlab.tree import build_tree
+
+# ---- tiny games --------------------------------------------------------------------------
+
+
+def holdem(ranks: int, suits: int, boards: str = "0 3 1 1", raises: str | None = None,
+           max_raises: int = 3):
+    """Limit hold'em betting (blinds 2/1, raise 2) on a reduced deck, as the tests build it."""
+    n = len(boards.split())
+    text = f"""GAMEDEF
+limit
+numPlayers = 2
+numRounds = {n}
+blind = 2 1
+raiseSize = {" ".join(["2"] * n)}
+firstPlayer = {" ".join(["2"] + ["1"] * (n - 1))}
+maxRaises = {raises or " ".join([str(max_raises)] * n)}
+numSuits = {suits}
+numRanks = {ranks}
+numHoleCards = 2
+numBoardCards = {boards}
+END GAMEDEF
+"""
+    return parse_game(text, name=f"holdem-{ranks}x{suits}")
+
+
+def _setattrs(module, **values):
+    """Set module constants that exist; return the old values (to restore)."""
+    old = {k: getattr(module, k) for k in values if hasattr(module, k)}
+    for k in old:
+        setattr(module, k, values[k])
+    return old
+
+
+def _cli(*argv: str) -> None:
+    with open(os.devnull, "w") as null, redirect_stdout(null):
+        try:
+            cli_main(list(argv))
+        except SystemExit as e:
+            if e.code not in (0, None):
+                raise RuntimeError(f"cfrlab {' '.join(argv)} exited {e.code}") from None
+
+
+def _solve_all(tree, model, algorithms=ALGORITHMS, iterations=2) -> None:
+    for alg in algorithms:
+        try:
+            s = make_solver(tree, model, alg, seed=1)
+        except CfrlabError:  # not for this model (public chance sampling needs board blocks)
+            continue
+        s.iterate(iterations)
+        pol = s.average_policy()
+        exploitability(tree, model, pol)
+        expected_value(tree, model, pol, pol)
+        best_response_values(tree, model, pol)
+
+
+# ---- tasks: cards, abstraction, matches (process 1) ------------------------------------
+
+
+def cards_evaluator(work: Path) -> None:
+    for n in (5, 6, 7):
+        rank_batch(random_hands(64, n, seed=n))
+    rank7_batch(random_hands(64, 7), parallel=True)
+    for ix in game_indexers(holdem(4, 3)):
+        hands = ix.unindex_local(np.arange(8))
+        ix.index_local(hands)
+        ix.multiplicity_local(hands)
+        ix.index(ix.unindex(3))
+
+
+def abstraction_tables(work: Path) -> None:
+    """The joint tables of the tests' spec variants, on 12- and 10-card decks."""
+    specs = [
+        (holdem(4, 3), BucketSpec.make(4, 3)),
+        (holdem(5, 2), BucketSpec.make(4, None, nested="2x2", history=False)),
+        (holdem(5, 2), BucketSpec.make(4, "2-3-2-4", history=False, recall="imperfect")),
+        (holdem(4, 3, "0 3"), BucketSpec.make(2, "3-5", metric="ehs", method="uniform")),
+        (holdem(4, 2, "0 2 1", raises="2 2 2"), BucketSpec.make(3, 2)),
+    ]
+    for game, spec in specs:
+        m = BucketedModel.build(game, spec, use_cache=False)
+        deals = deal_cards(game, seed=1, n=16)
+        m.deal_states_batch(deals)
+        for r in range(game.num_rounds):
+            m.fold_matrix(r)
+        m.showdown_matrix()
+
+
+def abstraction_paths(work: Path) -> None:
+    """The other accumulation paths of the joint tables (turn tiles, hole-pair tiles)."""
+    game, spec = holdem(4, 3), BucketSpec.make(4, "2-3-3-5")
+    old = _setattrs(_bucketed, GEMM_MAX=0, SWEEP_MAX=0, TURN_TILE_STATES=7,
+                    TURN_BATCH_BYTES=100_000)
+    try:
+        BucketedModel.build(game, spec, use_cache=False)
+        old.update({k: v for k, v in _setattrs(_bucketed, TURN_PATH=False, TILE=7,
+                                               SMALL_STATES=0).items() if k not in old})
+        BucketedModel.build(game, spec, use_cache=False)
+    finally:
+        _setattrs(_bucketed, **old)
+
+
+def abstraction_cli(work: Path) -> None:
+    game_file = work / "small.game"
+    game_file.write_text(holdem(4, 3).to_text())
+    out = work / "cli-abs.npz"
+    _cli("abstract", "build", str(game_file), "--buckets", "2-2-3-3", "--out", str(out), "--quiet")
+    _cli("abstract", "info", str(out), "--json")
+    metric_tables(holdem(6, 4), use_cache=False)
+
+
+def matches(work: Path) -> None:
+    for name in ("kuhn", "leduc", "holdem-limit"):
+        g = load_game(name)
+        for bot in ("always-call", "random", "probe", "value"):
+            play_match(g, "always-raise", bot, 200, seed=2, duplicate=True).summary()
+            exact_value(g, make_agent("always-raise", g), make_agent(bot, g)) if name != \
+                "holdem-limit" else None
+    _cli("match", "probe", "always-call", "-g", "holdem-limit", "-n", "200", "--duplicate",
+         "--seed", "1")
+
+
+# ---- tasks: engine and solvers (process 2) ----------------------------------------------
+
+
+def solvers_lossless(work: Path) -> None:
+    for name in ("kuhn", "leduc"):
+        g = load_game(name)
+        tree = build_tree(g)
+        _solve_all(tree, LosslessModel(g))
+    g = holdem(3, 2, "0 2", raises="2 2")  # dense lossless hold'em
+    tree = build_tree(g)
+    _solve_all(tree, LosslessModel(g))
+
+
+def solvers_bucketed(work: Path) -> None:
+    g = holdem(4, 2, "0 2 1", raises="2 2 2")
+    tree = build_tree(g)
+    for model in (SyntheticBucketModel(g, 4, seed=3), _wait_abstraction(work, g)):
+        if model is not None:
+            _solve_all(tree, model)
+            for f32 in (False, True):
+                make_solver(tree, model, "cfr+", float32=f32).iterate(2)
+            for alternating in (False, True):
+                make_solver(tree, model, "pcs", seed=1, alternating=alternating).iterate(2)
+
+
+def strategies_and_agents(work: Path) -> None:
+    g = holdem(3, 4, "0 3", max_raises=3)
+    s = Strategy.uniform(g)
+    solver = make_solver(s.tree, s.model, "cfr+")
+    solver.iterate(2)
+    strat = Strategy.from_policy(g, solver.average_policy(), tree=s.tree, model=s.model)
+    strat.exploitability()
+    a = StrategyAgent(strat)
+    for bot in ("always-call", "value"):
+        exact_value(g, a, make_agent(bot, g))
+        play_match(g, a, bot, 200, seed=2, duplicate=True).summary()
+    out = work / "kuhn.npz"
+    _cli("solve", "kuhn", "-a", "cfr+", "-n", "5", "--out", str(out))
+    _cli("exploit", str(out))
+    _cli("solve", "leduc", "-a", "cs", "-n", "100", "--seed", "1")
+
+
+ABSTRACTION_FILE = "solve-abs.npz"
+
+
+def _save_abstraction(work: Path) -> None:
+    """Process 1 builds the abstraction process 2 solves on, first thing."""
+    g = holdem(4, 2, "0 2 1", raises="2 2 2")
+    m = BucketedModel.build(g, BucketSpec.make(3, 2), use_cache=False)
+    tmp = work / (ABSTRACTION_FILE + ".tmp.npz")
+    m.save(tmp)
+    os.replace(tmp, work / ABSTRACTION_FILE)
+
+
+def _wait_abstraction(work: Path, game, timeout: float = 1800.0):
+    path = work / ABSTRACTION_FILE
+    failed = work / (ABSTRACTION_FILE + ".failed")
+    if not (work / ".two-processes").exists():  # run alone (tests): build it here
+        _save_abstraction(work)
+    t0 = time.monotonic()
+    while not path.exists():
+        if failed.exists() or time.monotonic() - t0 > timeout:
+            return None
+        time.sleep(0.2)
+    return BucketedModel.load(path, game)
+
+
+GROUPS: dict[str, list] = {
+    "cards": [_save_abstraction, cards_evaluator, abstraction_tables, abstraction_paths,
+              abstraction_cli, matches],
+    "engine": [solvers_lossless, solvers_bucketed, strategies_and_agents],
+}
+
+
+# ---- running ----------------------------------------------------------------------------
+
+
+def sources_stamp() -> str:
+    """Hash of every module in the package: what the warm-up compiles depends on all of them."""
+    h = hashlib.sha256()
+    for p in sorted(_numba_cache.PACKAGE.rglob("*.py")):
+        h.update(p.relative_to(_numba_cache.PACKAGE).as_posix().encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _stamp_path() -> Path | None:
+    root = _numba_cache.cache_root()
+    return None if root is None else root / f"warmup-{sources_stamp()}.ok"
+
+
+def run_group(name: str, work: Path) -> tuple[int, list[str]]:
+    """Run one group's tasks; (kernels compiled, one line per failed task)."""
+    count = [0]
+    handle = _numba_cache.on_compile(lambda: count.__setitem__(0, count[0] + 1))
+    failures = []
+    try:
+        for task in GROUPS[name]:
+            try:
+                task(work)
+            except Exception as e:  # noqa: BLE001 - reported, then the tests compile it instead
+                failures.append(f"{task.__name__}: {type(e).__name__}: {e}".splitlines()[0])
+                if task is _save_abstraction:
+                    (work / (ABSTRACTION_FILE + ".failed")).touch()
+                if os.environ.get("CFRLAB_WARMUP_TRACEBACK"):
+                    traceback.print_exc()
+    finally:
+        _numba_cache.stop_on_compile(handle)
+    return count[0], failures
+
+
+def _child_env(work: Path) -> dict:
+    env = dict(os.environ)
+    env["CFRLAB_NUMBA_CACHE"] = str(config.numba_cache_dir())  # the machine's kernels...
+    env["CFRLAB_CACHE"] = str(work / "cache")  # ...but no tables left in the user's cache
+    return env
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cfrlab.warmup", description=__doc__.split("\n")[0])
+    ap.add_argument("--force", action="store_true", help="run the tasks even if the stamp is there")
+    ap.add_argument("--jobs", type=int, default=2, help="processes (1 or 2; default 2)")
+    ap.add_argument("--group", choices=sorted(GROUPS), help=argparse.SUPPRESS)
+    ap.add_argument("--work", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.group:  # one worker process: its compile count and failures on stdout
+        n, failures = run_group(args.group, Path(args.work))
+        for f in failures:
+            print(f"failed {f}")
+        print(f"compiled {n}")
+        return 0
+
+    where = _numba_cache.display_root()
+    stamp = _stamp_path()
+    if stamp is not None and stamp.exists() and not args.force:
+        print(f"numba kernels: compiled and cached in {where} (warm-up skipped)", flush=True)
+        return 0
+    cold = len(_numba_cache.cold_modules())
+    t0 = time.monotonic()
+    if cold:
+        print(f"compiling numba kernels (once per machine; cached in {where}) ...", flush=True)
+    else:
+        print(f"checking numba kernels (cached in {where}) ...", flush=True)
+    compiled, failures = 0, []
+    with tempfile.TemporaryDirectory(prefix="cfrlab-warmup-") as tmp:
+        work = Path(tmp)
+        if args.jobs >= 2:
+            (work / ".two-processes").touch()
+            procs = [subprocess.Popen([sys.executable, "-m", "cfrlab.warmup", "--group", g,
+                                       "--work", str(work)], env=_child_env(work),
+                                      stdout=subprocess.PIPE, text=True) for g in GROUPS]
+            for p in procs:
+                out, _ = p.communicate()
+                for line in out.splitlines():
+                    if line.startswith("compiled "):
+                        compiled += int(line.split()[1])
+                    elif line.startswith("failed "):
+                        failures.append(line[len("failed "):])
+                if p.returncode:
+                    failures.append(f"worker exited with status {p.returncode}")
+        else:
+            os.environ.update(_child_env(work))
+            for g in GROUPS:
+                n, f = run_group(g, work)
+                compiled, failures = compiled + n, failures + f
+    dt = time.monotonic() - t0
+    for f in failures:
+        print(f"warm-up: {f} (compiled on first use instead)", file=sys.stderr)
+    print(f"numba kernels ready: {compiled} compiled in {dt:.0f} s", flush=True)
+    if stamp is not None and not failures:
+        for old in stamp.parent.glob("warmup-*.ok"):
+            old.unlink(missing_ok=True)
+        stamp.touch()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
