@@ -24,6 +24,7 @@ Readable situations (``Strategy.action_probs``) use the ACPC match-state notatio
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ from cfrlab.engine import (
     row_offsets,
 )
 from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
-from cfrlab.fileio import load_npz, save_npz
+from cfrlab.fileio import NpzReader, one_line, save_npz
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.situation import parse_situation_cards
 from cfrlab.games.units import format_unit, unit_of
@@ -52,6 +53,9 @@ STRATEGY_KIND = "strategy"
 FORMAT_VERSION = 1
 ACTION_LETTERS = ("f", "c", "r")
 ACTION_NAMES = ("fold", "call", "raise")
+SUM_TOLERANCE = 1e-6  # a row may sum to 1 +- this
+PROB_TOLERANCE = 1e-9  # an entry may be this far below 0, and this much on an illegal action
+CHECK_CHUNK_ROWS = 1 << 20  # rows checked per numpy pass (HULHE 10 buckets: 57M rows)
 
 # -- the value object -------------------------------------------------------------------
 
@@ -78,6 +82,7 @@ class Strategy:
         offsets = row_offsets(tree, model)
         if policy.shape != (int(offsets[-1]), 3):
             raise CfrlabError(f"policy has shape {policy.shape}, the game needs ({int(offsets[-1])}, 3)")
+        check_policy(policy, tree, model, offsets, where="policy")
         header = {
             "kind": STRATEGY_KIND,
             "format": FORMAT_VERSION,
@@ -161,45 +166,55 @@ class Strategy:
 
     @classmethod
     def load(cls, path: str | Path, game: GameDef | str | None = None, model=None) -> Strategy:
-        """Read a strategy file; refuse one made for another ``game`` or ``model``."""
-        header, arrays = load_npz(path, kind=STRATEGY_KIND)
-        fmt = header.get("format")
-        if not isinstance(fmt, int) or fmt > FORMAT_VERSION:
-            raise CfrlabError(f"{path}: strategy format {fmt!r} is not readable by this cfrlab "
-                              f"(reads format <= {FORMAT_VERSION})")
-        try:
-            file_game = parse_game(header["game"], name=header.get("game_name") or "")
-        except (KeyError, TypeError, ParseError) as e:
-            raise CfrlabError(f"{path}: corrupt strategy header (game definition: {e})") from None
-        if game is not None:
-            want = load_game(game)
-            if want.to_text() != file_game.to_text():
-                raise FileMismatchError(f"{path} is a strategy for {_game_label(file_game)}, "
-                                        f"not for {_game_label(want)}")
-            file_game = want if not file_game.name else file_game
-        policy = arrays.get("policy")
-        if policy is None or policy.ndim != 2 or policy.shape[1] != 3 or policy.dtype != np.float64:
-            raise CfrlabError(f"{path}: corrupt strategy file (no float64 [rows, 3] policy)")
-        if not np.all(np.isfinite(policy)):
-            raise CfrlabError(f"{path}: corrupt strategy file (policy has non-finite entries)")
-        if model is not None and not isinstance(model, ChanceModel):
-            model = model_for_game(file_game, model)  # an abstraction file name
-        if model is None and header.get("model_kind", LOSSLESS) != LOSSLESS:
-            model = _abstraction_beside(Path(path), header, file_game)
-        if model is not None and str(model.hash) != str(header.get("model_hash")):
-            used = header.get("abstraction_file") or header.get("model_kind", "?")
-            given = getattr(model, "source_file", None) or model_kind(model)
-            raise FileMismatchError(
-                f"{path} was solved in abstraction {used} (hash {_short(header.get('model_hash'))}), "
-                f"not in {given} (hash {_short(model.hash)})")
-        s = cls(file_game, np.ascontiguousarray(policy), header, None, model, None)
-        lossless = header.get("model_kind", LOSSLESS) == LOSSLESS
-        if model is None and lossless and str(s.model.hash) != str(header.get("model_hash")):
-            raise FileMismatchError(f"{path} was solved with lossless model {_short(header.get('model_hash'))}, "
-                                    f"this cfrlab builds {_short(s.model.hash)} for that game")
-        if (model is not None or lossless) and int(s.row_offset[-1]) != policy.shape[0]:
-            raise CfrlabError(f"{path}: corrupt strategy file ({policy.shape[0]} rows, the game "
-                              f"has {int(s.row_offset[-1])})")
+        """Read a strategy file; refuse one made for another ``game`` or ``model``, one whose
+        header fields have the wrong types, whose policy has another shape than the game
+        needs (checked before it is read), or whose rows are not distributions over the
+        legal actions (``check_policy``)."""
+        with NpzReader(path, kind=STRATEGY_KIND) as z:
+            header = z.header
+            check_header(path, header)
+            try:
+                file_game = parse_game(header["game"], name=header.get("game_name") or "")
+            except ParseError as e:
+                raise CfrlabError(one_line(f"{path}: corrupt strategy header (game definition: {e})")) from None
+            if game is not None:
+                want = load_game(game)
+                if want.to_text() != file_game.to_text():
+                    raise FileMismatchError(f"{path} is a strategy for {_game_label(file_game)}, "
+                                            f"not for {_game_label(want)}")
+                file_game = want if not file_game.name else file_game
+            if model is not None and not isinstance(model, ChanceModel):
+                model = model_for_game(file_game, model)  # an abstraction file name
+            lossless = header.get("model_kind", LOSSLESS) == LOSSLESS
+            if model is None and not lossless:
+                model = _abstraction_beside(Path(path), header, file_game)
+            if model is not None and str(model.hash) != str(header.get("model_hash")):
+                used = header.get("abstraction_file") or header.get("model_kind", "?")
+                given = getattr(model, "source_file", None) or model_kind(model)
+                raise FileMismatchError(
+                    f"{path} was solved in abstraction {used} (hash {_short(header.get('model_hash'))}), "
+                    f"not in {given} (hash {_short(model.hash)})")
+            s = cls(file_game, np.zeros((0, 3)), header, None, model, None)
+            if model is None and lossless and str(s.model.hash) != str(header.get("model_hash")):
+                raise FileMismatchError(f"{path} was solved with lossless model {_short(header.get('model_hash'))}, "
+                                        f"this cfrlab builds {_short(s.model.hash)} for that game")
+            known = model is not None or lossless  # the row layout is known: check against it
+            rows = int(s.row_offset[-1]) if known else header.get("rows")
+            if "policy" not in z.names:
+                raise CfrlabError(f"{path}: corrupt strategy file (no policy array)")
+            shape, dtype = z.declared("policy")
+            if len(shape) != 2 or shape[1] != 3 or dtype != np.float64:
+                raise CfrlabError(f"{path}: corrupt strategy file (no float64 [rows, 3] policy; "
+                                  f"found {dtype} {shape})")
+            if rows is not None and shape[0] != rows:
+                whose = "the game has" if known else "its header says"
+                raise CfrlabError(f"{path}: corrupt strategy file ({shape[0]} rows, {whose} {rows})")
+            policy = z.read("policy", shape=(rows, 3), dtype=np.float64)
+        s.policy = np.ascontiguousarray(policy)
+        if known:
+            check_policy(s.policy, s.tree, s.model, s.row_offset, where=str(path))
+        else:  # the layout needs the abstraction: check what does not depend on it
+            check_policy(s.policy, where=str(path))
         return s
 
     # queries ------------------------------------------------------------------------
@@ -274,6 +289,132 @@ class Strategy:
         return (f"{_game_label(self.game)}: {h.get('algorithm')} after {h.get('iterations', 0):,} iterations "
                 f"({h.get('seconds', 0.0):.2f} s); exploitability {expl_s}; {self.policy.shape[0]:,} rows; "
                 f"model {h.get('model_kind')} {_short(h.get('model_hash'))}")
+
+
+# -- validation -------------------------------------------------------------------------
+
+_TEXT, _INT, _NUMBER, _DICT = "text", "an integer", "a number", "an object"
+# every header field the code reads: (expected kind, may be null, required)
+HEADER_FIELDS: dict[str, tuple[str, bool, bool]] = {
+    "kind": (_TEXT, False, True),
+    "format": (_INT, False, True),
+    "game": (_TEXT, False, True),
+    "game_name": (_TEXT, True, False),
+    "model_kind": (_TEXT, False, False),
+    "model_hash": (_TEXT, True, False),
+    "algorithm": (_TEXT, True, False),
+    "params": (_DICT, True, False),
+    "seed": (_INT, True, False),
+    "iterations": (_INT, False, False),
+    "seconds": (_NUMBER, False, False),
+    "exploitability": (_NUMBER, True, False),
+    "game_value": (_NUMBER, True, False),
+    "unit": (_TEXT, True, False),
+    "rows": (_INT, False, False),
+    "abstraction_file": (_TEXT, True, False),
+    "created": (_TEXT, True, False),
+    "name": (_TEXT, True, False),
+}
+
+
+def _is(kind: str, v: Any) -> bool:
+    if kind == _TEXT:
+        return isinstance(v, str)
+    if kind == _INT:
+        return isinstance(v, int) and not isinstance(v, bool)
+    if kind == _NUMBER:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    return isinstance(v, dict)
+
+
+def _shown(v: Any) -> str:
+    text = one_line(repr(v))
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_header(path: Any, header: dict) -> None:
+    """Refuse (one line naming ``path`` and the field) a strategy header whose fields have
+    the wrong types or values: what ``Strategy`` and the CLI read must be what they expect."""
+    for key, (kind, nullable, required) in HEADER_FIELDS.items():
+        if key not in header:
+            if required:
+                raise CfrlabError(f"{path}: corrupt strategy header (no {key!r} field)")
+            continue
+        v = header[key]
+        if (v is None and nullable) or _is(kind, v):
+            continue
+        raise CfrlabError(f"{path}: corrupt strategy header ({key!r} is {_shown(v)}, expected {kind}"
+                          f"{' or null' if nullable else ''})")
+    fmt = header["format"]
+    if not 1 <= fmt <= FORMAT_VERSION:
+        raise CfrlabError(f"{path}: strategy format {fmt!r} is not readable by this cfrlab "
+                          f"(reads formats 1 to {FORMAT_VERSION})")
+    for key in ("iterations", "seconds", "rows"):
+        if key in header and header[key] < 0:
+            raise CfrlabError(f"{path}: corrupt strategy header ({key!r} is {header[key]!r}, below 0)")
+
+
+def check_policy(policy: np.ndarray, tree=None, model=None, row_offset=None, *,
+                 where: str = "policy") -> None:
+    """Refuse a policy whose rows are not probability distributions: every entry finite and
+    >= 0 (down to -PROB_TOLERANCE), each row summing to 1 within SUM_TOLERANCE and, when the
+    tree and row layout are given, at most PROB_TOLERANCE on an illegal action. The message
+    names the first bad row with its betting and private state. Vectorized, in chunks of
+    CHECK_CHUNK_ROWS rows (no policy-sized temporaries)."""
+    n = policy.shape[0]
+    legal = None
+    if tree is not None and row_offset is not None:
+        legal = np.asarray(tree.legal, dtype=bool)
+        offsets = np.asarray(row_offset, dtype=np.int64)
+    for lo in range(0, n, CHECK_CHUNK_ROWS):
+        hi = min(n, lo + CHECK_CHUNK_ROWS)
+        blk = policy[lo:hi]
+        finite = np.isfinite(blk).all(axis=1)
+        bad = ~finite
+        bad |= (blk < -PROB_TOLERANCE).any(axis=1)
+        bad |= np.abs(blk.sum(axis=1) - 1.0) > SUM_TOLERANCE
+        lg = None
+        if legal is not None:
+            dec = np.searchsorted(offsets, np.arange(lo, hi, dtype=np.int64), side="right") - 1
+            lg = legal[dec]
+            bad |= ((blk > PROB_TOLERANCE) & ~lg).any(axis=1)
+        if bad.any():
+            i = int(np.argmax(bad))
+            row = blk[i]
+            raise CfrlabError(f"{where}: row {lo + i}{_row_place(lo + i, tree, model, row_offset)} "
+                              f"{_row_problem(row, None if lg is None else lg[i])}")
+
+
+def _row_problem(row: np.ndarray, legal: np.ndarray | None) -> str:
+    values = "[" + ", ".join(f"{x:.6g}" for x in row) + "]"
+    if not np.isfinite(row).all():
+        return f"has non-finite entries {values}"
+    neg = np.flatnonzero(row < -PROB_TOLERANCE)
+    if len(neg):
+        a = int(neg[0])
+        return f"gives {ACTION_NAMES[a]} probability {row[a]:.6g}, below 0"
+    if legal is not None:
+        ill = np.flatnonzero((row > PROB_TOLERANCE) & ~legal)
+        if len(ill):
+            a = int(ill[0])
+            return f"gives {ACTION_NAMES[a]} probability {row[a]:.6g}, but {ACTION_NAMES[a]} is not legal there"
+    return f"sums to {float(row.sum()):.10g}, not 1 ({values})"
+
+
+def _row_place(r: int, tree, model, row_offset) -> str:
+    """`` (betting 'rc', state 3: Ks|Kh)`` for row ``r``, or "" without a layout."""
+    if tree is None or row_offset is None:
+        return ""
+    d = int(np.searchsorted(np.asarray(row_offset), r, side="right")) - 1
+    node = int(tree.decision_node[d])
+    state = r - int(row_offset[d])
+    label = ""
+    if model is not None:
+        try:
+            label = f": {describe_state(model, int(tree.round[node]), state)}"
+        except CfrlabError:
+            label = ""
+    return f" (betting {tree.betting[node]!r}, player {int(tree.player[node])}, state {state}{label})"
 
 
 # -- helpers ----------------------------------------------------------------------------
