@@ -96,3 +96,10 @@ def test_the_docstring_examples_run():
 
     failures, tried = doctest.testmod(cfrlab.api, optionflags=doctest.ELLIPSIS)
     assert tried >= 4 and failures == 0
+
+
+def test_sizes_count_information_sets():
+    assert cfrlab.sizes("kuhn")["information_sets"] == 12
+    leduc = cfrlab.sizes("leduc")
+    assert leduc["information_sets"] == 936 and leduc["decision_nodes"] == 36
+    assert leduc["private_states"] == [6, 30] and leduc["memory_bytes"] > 936 * 3 * 8

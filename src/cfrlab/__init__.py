@@ -26,6 +26,7 @@ _LAZY = {
     "exploit": "cfrlab.api",
     "best_response": "cfrlab.api",
     "BestResponse": "cfrlab.api",
+    "sizes": "cfrlab.api",
     "Strategy": "cfrlab.strategy",
     "make_agent": "cfrlab.agents",
     "play_match": "cfrlab.agents",

@@ -31,12 +31,12 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.units import from_unit, to_unit, unit_of
 from cfrlab.solvers import ALGORITHMS, make_solver
-from cfrlab.solvers.driver import Every, Tick, default_schedule, run_solve, thin_history
+from cfrlab.solvers.driver import Every, Tick, default_schedule, memory_estimate, run_solve, thin_history
 from cfrlab.solvers.driver import StopRule as _StopRule
 from cfrlab.solvers.lp import solve_lp
 from cfrlab.strategy import Strategy
 
-__all__ = ["BestResponse", "SolveResult", "best_response", "exploit", "load_game", "solve"]
+__all__ = ["BestResponse", "SolveResult", "best_response", "exploit", "load_game", "sizes", "solve"]
 
 VERSION = "0.1.0"  # written into strategy headers (cfrlab.__version__)
 
@@ -188,3 +188,20 @@ def _strategy_of(strategy, game, abstraction) -> Strategy:
     if isinstance(strategy, (str, Path)):
         return Strategy.load(strategy, game=game, model=abstraction)
     raise CfrlabError(f"not a Strategy or a strategy file: {strategy!r}")
+
+
+def sizes(game: GameDef | str | Path, abstraction: Any = None, algorithm: str = "cfr+") -> dict:
+    """What a solve of ``game`` (lossless, or in ``abstraction``) holds before it starts:
+    decision nodes, information sets (policy rows: one per decision node and private state),
+    private states per round, and a rough memory estimate in bytes for ``algorithm``.
+
+        >>> sizes("leduc")["information_sets"]
+        936
+    """
+    g = _game_of(game)
+    tree = build_tree_for(g)
+    model = model_for_game(g, abstraction)
+    states = [int(n) for n in model.num_states]
+    return {"game": g.name or "custom", "model": str(model.kind), "decision_nodes": int(tree.num_decisions),
+            "information_sets": int(sum(states[int(tree.round[n])] for n in tree.decision_node)),
+            "private_states": states, "memory_bytes": int(memory_estimate(tree, model, algorithm))}
