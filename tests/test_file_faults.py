@@ -343,3 +343,138 @@ def test_a_temp_older_than_the_live_process_holding_its_pid_is_stale(tmp_path):
     tmp.write_bytes(b"x")
     os.utime(tmp, (1_000_000_000, 1_000_000_000))  # 2001: before the parent process started
     assert stale_temps(target) == [tmp]
+
+
+# -- abstraction files ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def abstraction(tmp_path_factory):
+    from test_metrics import holdem
+
+    from cfrlab.abstraction.bucketed import BucketedModel
+    from cfrlab.abstraction.buckets import BucketSpec
+
+    game = holdem(4, 3)
+    model = BucketedModel.build(game, BucketSpec.make(4, 2))
+    path = tmp_path_factory.mktemp("abs") / "abs.npz"
+    model.save(path)
+    header, arrays = load_npz(path, "abstraction")
+    return game, path, header, arrays
+
+
+def _load_abstraction(path):
+    from cfrlab.abstraction.bucketed import BucketedModel
+
+    return BucketedModel.load(path)
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"spec": [1, 2]}, "'spec' is [1, 2], expected dict"),
+    ({"game": 12345}, "'game' is 12345, expected str"),
+    ({"format": "1"}, "abstraction format '1' is not supported"),
+    ({"num_states": [2, 4, 8, "16"]}, "'num_states' is"),
+    ({"num_states": [2, 4, 8, 17]}, "states [2, 4, 8, 17]"),
+    ({"spec": {"levels": [[["ehs2", "2"]]] * 4, "method": "percentile", "history": True,
+               "recall": "perfect"}}, "'spec' levels are not lists of [metric, count >= 1] pairs"),
+    ({"spec": {"levels": [[["ehs2", 2]]] * 4, "method": 5, "history": True, "recall": "perfect"}},
+     "'spec' needs text 'method'"),
+    ({"spec": {"levels": [[["ehs9", 2]]] * 4, "method": "percentile", "history": True,
+               "recall": "perfect"}}, "unknown metric 'ehs9'"),
+    ({"hash": "0" * 64}, "do not match its hash"),
+])
+def test_abstraction_headers_of_the_wrong_shape_are_one_line(abstraction, tmp_path, change, words):
+    _, _, header, arrays = abstraction
+    f = tmp_path / "a.npz"
+    save_npz(f, {**header, **change}, arrays)
+    with pytest.raises(CfrlabError) as e:
+        _load_abstraction(f)
+    assert words in one_line_error(e)
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("fold1", np.zeros((5, 5)), "round 1's joint table has shape (5, 5), expected (4, 4)"),
+    ("showdown", np.zeros((16, 16), dtype=np.float32), "the showdown table is float32, expected float64"),
+    ("mass0", np.array([np.nan, 1.0]), "non-finite masses"),
+    ("last", np.zeros((2, 2)), "bucket table is float64, not integers"),
+    ("state0", None, "missing 'state0'"),
+])
+def test_abstraction_tables_of_the_wrong_shape_are_refused(abstraction, tmp_path, name, value, words):
+    _, _, header, arrays = abstraction
+    arrays = dict(arrays)
+    if value is None:
+        del arrays[name]
+    else:
+        arrays[name] = value
+    f = tmp_path / "a.npz"
+    save_npz(f, header, arrays)
+    with pytest.raises(CfrlabError) as e:
+        _load_abstraction(f)
+    assert words in one_line_error(e)
+
+
+def test_a_good_abstraction_still_loads(abstraction):
+    game, path, header, _ = abstraction
+    assert _load_abstraction(path).hash == header["hash"]
+
+
+# -- checkpoints ----------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def checkpoint(tmp_path):
+    from cfrlab.solvers import make_solver
+    from cfrlab.solvers.driver import Checkpointer, RunState
+
+    g = load_game("kuhn")
+    tree, model = build_tree_for(g), model_for_game(g)
+    solver = make_solver(tree, model, "cfr+")
+    solver.iterate(7)
+    identity = {"game": g.to_text(), "game_name": "kuhn", "model_hash": str(model.hash),
+                "algorithm": "cfr+", "params": {}, "seed": None}
+    path = tmp_path / "run.ckpt"
+    Checkpointer(path, identity).save(solver, RunState(history=[(7, 0.1, 0.2)]))
+
+    def fresh():
+        return Checkpointer(path, identity), make_solver(tree, model, "cfr+")
+    return path, fresh
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"iterations": "lots"}, "'iterations' is 'lots', expected an integer >= 0"),
+    ({"format": True}, "checkpoint format True is not readable"),
+    ({"run": {"history": [[1, 2]]}}, "run 'history' is not a list of [iteration, seconds, exploitability]"),
+    ({"run": {"solver_seconds": "1 h"}}, "run 'solver_seconds' is '1 h'"),
+    ({"solver_state": [1]}, "'solver_state' is [1], expected an object"),
+    ({"game": 7}, "'game' is 7, expected text"),
+])
+def test_checkpoint_headers_of_the_wrong_type_are_one_line(checkpoint, change, words):
+    path, fresh = checkpoint
+    header, arrays = load_npz(path, "checkpoint")
+    save_npz(path, {**header, **change}, arrays)
+    ck, solver = fresh()
+    with pytest.raises(CfrlabError) as e:
+        ck.load(solver)
+    assert words in one_line_error(e) and solver.iterations == 0
+
+
+def test_checkpoint_tables_of_another_shape_are_refused_before_reading(checkpoint):
+    path, fresh = checkpoint
+    header, arrays = load_npz(path, "checkpoint")
+    rows = arrays["s.regret"].shape[0]
+    save_npz(path, header, {**arrays, "s.regret": np.zeros((rows + 5, 3))})
+    ck, solver = fresh()
+    with pytest.raises(CfrlabError) as e:
+        ck.load(solver)
+    assert f"'regret' table has shape ({rows + 5}, 3), expected ({rows}, 3)" in one_line_error(e)
+
+
+def test_resuming_removes_the_temp_of_a_killed_checkpoint_write(checkpoint):
+    path, fresh = checkpoint
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(path)])
+    assert proc.wait(timeout=120) == -signal.SIGKILL
+    leftover = path.parent / f".{path.name}.{proc.pid}.tmp"
+    assert leftover.exists()
+    ck, solver = fresh()
+    run = ck.load(solver)
+    assert not leftover.exists() and solver.iterations == 7 and run.history == [(7, 0.1, 0.2)]

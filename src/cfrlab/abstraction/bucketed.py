@@ -48,8 +48,8 @@ from cfrlab.abstraction.metrics import (
 )
 from cfrlab.abstraction.model import BUCKETED
 from cfrlab.cards.isomorphism import DeckMap
-from cfrlab.errors import CfrlabError, FileMismatchError
-from cfrlab.fileio import load_npz, save_npz
+from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
+from cfrlab.fileio import NpzReader, one_line, save_npz
 from cfrlab.games.gamedef import GameDef, parse_game
 
 Progress = Callable[[str], None]
@@ -382,6 +382,38 @@ def _accumulate(st, rk, mk, w, toff, n, H, tw, S, tp0, tp1, small, win, tie) -> 
         JK.accumulate_tiles(st, rk, mk, w, toff, n, tw, S, tp0, tp1, win, tie)
 
 
+def _check_abstraction_header(path, header: dict) -> None:
+    """Types of every abstraction header field ``load`` reads; one line naming the field."""
+    def bad(what: str) -> CfrlabError:
+        return CfrlabError(one_line(f"{path}: corrupt abstraction header ({what})"))
+
+    def is_int(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    fmt = header.get("format")
+    if not is_int(fmt) or fmt != FORMAT_VERSION:
+        raise CfrlabError(f"{path}: abstraction format {one_line(repr(fmt))[:40]} is not supported "
+                          f"(expected {FORMAT_VERSION})")
+    for key, types, nullable in (("game", str, False), ("game_name", str, True), ("spec", dict, False),
+                                 ("params", dict, False), ("num_states", list, False),
+                                 ("hash", str, False), ("hs_digest", str, True)):
+        v = header.get(key)
+        if not (isinstance(v, types) or (v is None and nullable)):
+            raise bad(f"{key!r} is {one_line(repr(v))[:40]}, expected {types.__name__}")
+    if not all(is_int(x) and x > 0 for x in header["num_states"]):
+        raise bad(f"'num_states' is {one_line(header['num_states'])[:40]}")
+    spec = header["spec"]
+    levels = spec.get("levels")
+    if not (isinstance(levels, list) and levels and all(
+            isinstance(lv, list) and lv and all(
+                isinstance(x, list) and len(x) == 2 and isinstance(x[0], str) and is_int(x[1]) and x[1] >= 1
+                for x in lv) for lv in levels)):
+        raise bad("'spec' levels are not lists of [metric, count >= 1] pairs")
+    if not (isinstance(spec.get("method"), str) and isinstance(spec.get("history"), bool)
+            and isinstance(spec.get("recall"), str)):
+        raise bad("'spec' needs text 'method', boolean 'history' and text 'recall'")
+
+
 class BucketedModel:
     """ChanceModel over bucket sequences (see the module docstring and docs/ENGINE.md).
 
@@ -601,23 +633,55 @@ class BucketedModel:
 
     @classmethod
     def load(cls, path, game=None) -> BucketedModel:
-        header, arrays = load_npz(path, "abstraction")
-        if header.get("format") != FORMAT_VERSION:
-            raise CfrlabError(f"{path}: abstraction format {header.get('format')} is not "
-                              f"supported (expected {FORMAT_VERSION})")
-        g = parse_game(header["game"], name=header.get("game_name", ""))
-        if game is not None and game.to_text() != g.to_text():
-            raise FileMismatchError(f"{path}: this abstraction was built for another game")
-        spec = BucketSpec.from_dict(header["spec"])
-        R = g.num_rounds
+        """Read an abstraction file: header fields checked for type, every table's declared
+        shape checked against the bucket spec before it is read, then the hash."""
+        with NpzReader(path, "abstraction") as z:
+            header = z.header
+            _check_abstraction_header(path, header)
+            try:
+                g = parse_game(header["game"], name=header.get("game_name") or "")
+            except ParseError as e:
+                raise CfrlabError(one_line(f"{path}: corrupt abstraction header (game definition: {e})")) from None
+            if game is not None and game.to_text() != g.to_text():
+                raise FileMismatchError(f"{path}: this abstraction was built for another game")
+            try:
+                check_holdem_style(g)
+                spec = BucketSpec.from_dict(header["spec"])
+            except CfrlabError as e:
+                raise CfrlabError(one_line(f"{path}: corrupt abstraction header ({e})")) from None
+            R = g.num_rounds
+            if len(spec.levels) != R or list(spec.num_states) != header["num_states"]:
+                raise CfrlabError(f"{path}: corrupt abstraction header (spec for {len(spec.levels)} rounds, "
+                                  f"states {header['num_states']}, game of {R} rounds)")
+            n = spec.num_states
+            missing = [k for k in ([f"state{r}" for r in range(R - 1)] + ["last", "hist", "showdown"]
+                                   + [f"{a}{r}" for r in range(R) for a in ("fold", "mass")])
+                       if k not in z.names]
+            if missing:
+                raise CfrlabError(f"{path}: abstraction file is missing {missing[0]!r}")
+            f64 = np.float64
+            fold = [z.read(f"fold{r}", shape=(n[r], n[r]), dtype=f64, what=f"round {r}'s joint table")
+                    for r in range(R)]
+            showdown = z.read("showdown", shape=(n[-1], n[-1]), dtype=f64, what="the showdown table")
+            masses = [z.read(f"mass{r}", shape=(n[r],), dtype=f64, what=f"round {r}'s masses")
+                      for r in range(R)]
+            states = [z.read(f"state{r}", shape=(None,)) for r in range(R - 1)]
+            last = z.read("last", shape=(None, None))
+            hist = z.read("hist", shape=(None, None))
+        for name, a in [("masses", m) for m in masses] + [("joint tables", f) for f in fold] + [
+                ("showdown table", showdown)]:
+            if not np.isfinite(a.sum()):  # a sum is finite only when every entry is
+                raise CfrlabError(f"{path}: corrupt abstraction file (non-finite {name})")
+        for name, a in [("state map", x) for x in states] + [("bucket table", last), ("histogram", hist)]:
+            if a.dtype.kind not in "iu":
+                raise CfrlabError(f"{path}: corrupt abstraction file ({name} is {a.dtype}, not integers)")
+        maps = BucketMaps(spec, header["params"], states, last, masses, hist)
         try:
-            maps = BucketMaps(spec, header["params"], [arrays[f"state{r}"] for r in range(R - 1)],
-                              arrays["last"], [arrays[f"mass{r}"] for r in range(R)],
-                              arrays["hist"])
-            model = cls(g, maps, [arrays[f"fold{r}"] for r in range(R)], arrays["showdown"])
-        except KeyError as e:
-            raise CfrlabError(f"{path}: abstraction file is missing {e}") from None
-        if model.hash != header.get("hash"):
+            model = cls(g, maps, fold, showdown)
+            digest = model.hash
+        except (ValueError, TypeError) as e:
+            raise CfrlabError(one_line(f"{path}: corrupt abstraction file ({e})")) from None
+        if digest != header.get("hash"):
             raise CfrlabError(f"{path}: abstraction contents do not match its hash (corrupt?)")
         model._hs_digest = header.get("hs_digest")
         model.source_file = Path(path).name

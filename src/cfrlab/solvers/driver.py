@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from cfrlab.errors import CfrlabError, FileMismatchError
-from cfrlab.fileio import load_npz, save_npz
+from cfrlab.fileio import NpzReader, one_line, remove_stale_temps, save_npz
 from cfrlab.solvers.cfr import PRESETS
 
 CHECKPOINT_KIND = "checkpoint"
@@ -198,17 +198,29 @@ class Checkpointer:
         save_npz(self.path, header, {f"s.{k}": v for k, v in arrays.items()})
 
     def load(self, solver) -> RunState:
-        header, arrays = load_npz(self.path, kind=CHECKPOINT_KIND)
-        if header.get("format") != CHECKPOINT_FORMAT:
-            raise CfrlabError(f"{self.path}: checkpoint format {header.get('format')!r} is not readable")
-        self.check_identity(header)
+        """Restore ``solver`` from the checkpoint. Header field types, the run's identity and
+        each array's declared shape (against the solver's array of that name) are checked
+        before anything large is read; temp files of writers that died are removed first."""
+        remove_stale_temps(self.path)
+        with NpzReader(self.path, kind=CHECKPOINT_KIND) as z:
+            header = z.header
+            _check_checkpoint_header(self.path, header)
+            self.check_identity(header)
+            arrays = {}
+            for name in z.names:
+                if not name.startswith("s."):
+                    continue
+                mine = getattr(solver, name[2:], None)
+                mine = mine if isinstance(mine, np.ndarray) else getattr(solver, "_" + name[2:], None)
+                shape = mine.shape if isinstance(mine, np.ndarray) and mine.size else None
+                arrays[name[2:]] = z.read(name, shape=shape, what=f"the solver's {name[2:]!r} table")
         state = dict(header.get("solver_state") or {})
-        state.update({k[2:]: v for k, v in arrays.items() if k.startswith("s.")})
+        state.update(arrays)
         try:
             solver.load_state_dict(state)
-        except (KeyError, ValueError, TypeError) as e:
-            raise CfrlabError(f"{self.path}: checkpoint does not fit this solver ({e})") from None
-        if int(solver.iterations) != int(header.get("iterations", -1)):
+        except (KeyError, ValueError, TypeError, AttributeError, IndexError) as e:
+            raise CfrlabError(one_line(f"{self.path}: checkpoint does not fit this solver ({e})")) from None
+        if int(solver.iterations) != header["iterations"]:
             raise CfrlabError(f"{self.path}: corrupt checkpoint (iteration count disagrees)")
         run = RunState.from_json(header.get("run") or {})
         run.resumed_from = int(solver.iterations)
@@ -226,6 +238,38 @@ class Checkpointer:
             if _jsonish(theirs.get(key)) != _jsonish(mine.get(key)):
                 raise FileMismatchError(f"{self.path} was made with {key} {theirs.get(key)!r}, "
                                         f"this run has {key} {mine.get(key)!r}; use --force to start over")
+
+
+def _check_checkpoint_header(path: Path, header: dict[str, Any]) -> None:
+    """Types of the checkpoint header fields ``Checkpointer.load`` reads (one line naming the
+    field): format, identity, iterations, solver state and the run's clock and history."""
+    def bad(what: str) -> CfrlabError:
+        return CfrlabError(one_line(f"{path}: corrupt checkpoint header ({what})"))
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    def is_num(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    fmt = header.get("format")
+    if not is_int(fmt) or fmt != CHECKPOINT_FORMAT:
+        raise CfrlabError(f"{path}: checkpoint format {one_line(repr(fmt))[:40]} is not readable")
+    for key, ok, expected in (("game", lambda v: isinstance(v, str), "text"),
+                              ("iterations", lambda v: is_int(v) and v >= 0, "an integer >= 0"),
+                              ("solver_state", lambda v: v is None or isinstance(v, dict), "an object"),
+                              ("run", lambda v: v is None or isinstance(v, dict), "an object")):
+        if not ok(header.get(key)):
+            raise bad(f"{key!r} is {one_line(repr(header.get(key)))[:40]}, expected {expected}")
+    run = header.get("run") or {}
+    for key in ("solver_seconds", "eval_seconds"):
+        if key in run and not (is_num(run[key]) and run[key] >= 0):
+            raise bad(f"run {key!r} is {one_line(repr(run[key]))[:40]}, expected a number >= 0")
+    history = run.get("history", [])
+    if not isinstance(history, list) or not all(
+            isinstance(h, list) and len(h) == 3 and is_int(h[0]) and is_num(h[1])
+            and isinstance(h[2], (int, float)) and not isinstance(h[2], bool) for h in history):
+        raise bad("run 'history' is not a list of [iteration, seconds, exploitability]")
 
 
 def split_state(state: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
