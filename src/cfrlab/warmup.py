@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 import traceback
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +45,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.evaluate.match import deal_cards, exact_value
 from cfrlab.experiments.synthetic import SyntheticBucketModel
 from cfrlab.games import load_game, parse_game
-from cfrlab.solvers import ALGORITHMS, make_solver
+from cfrlab.solvers import ALGORITHMS, PRESETS, make_solver
 from cfrlab.strategy import Strategy
 from cfrlab.tree import build_tree
 
@@ -82,7 +82,7 @@ def _setattrs(module, **values):
 
 
 def _cli(*argv: str) -> None:
-    with open(os.devnull, "w") as null, redirect_stdout(null):
+    with open(os.devnull, "w") as null, redirect_stdout(null), redirect_stderr(null):
         try:
             cli_main(list(argv))
         except SystemExit as e:
@@ -103,7 +103,7 @@ def _solve_all(tree, model, algorithms=ALGORITHMS, iterations=2) -> None:
         best_response_values(tree, model, pol)
 
 
-# ---- tasks: cards, abstraction, matches (process 1) ------------------------------------
+# ---- tasks: cards and abstraction (process 1) ------------------------------------
 
 
 def cards_evaluator(work: Path) -> None:
@@ -124,7 +124,6 @@ def abstraction_tables(work: Path) -> None:
         (holdem(5, 2), BucketSpec.make(4, None, nested="2x2", history=False)),
         (holdem(5, 2), BucketSpec.make(4, "2-3-2-4", history=False, recall="imperfect")),
         (holdem(4, 3, "0 3"), BucketSpec.make(2, "3-5", metric="ehs", method="uniform")),
-        (holdem(4, 2, "0 2 1", raises="2 2 2"), BucketSpec.make(3, 2)),
     ]
     for game, spec in specs:
         m = BucketedModel.build(game, spec, use_cache=False)
@@ -158,18 +157,7 @@ def abstraction_cli(work: Path) -> None:
     metric_tables(holdem(6, 4), use_cache=False)
 
 
-def matches(work: Path) -> None:
-    for name in ("kuhn", "leduc", "holdem-limit"):
-        g = load_game(name)
-        for bot in ("always-call", "random", "probe", "value"):
-            play_match(g, "always-raise", bot, 200, seed=2, duplicate=True).summary()
-            exact_value(g, make_agent("always-raise", g), make_agent(bot, g)) if name != \
-                "holdem-limit" else None
-    _cli("match", "probe", "always-call", "-g", "holdem-limit", "-n", "200", "--duplicate",
-         "--seed", "1")
-
-
-# ---- tasks: engine and solvers (process 2) ----------------------------------------------
+# ---- tasks: engine, solvers, agents and matches (process 2) ----------------------------
 
 
 def solvers_lossless(work: Path) -> None:
@@ -185,13 +173,18 @@ def solvers_lossless(work: Path) -> None:
 def solvers_bucketed(work: Path) -> None:
     g = holdem(4, 2, "0 2 1", raises="2 2 2")
     tree = build_tree(g)
-    for model in (SyntheticBucketModel(g, 4, seed=3), _wait_abstraction(work, g)):
-        if model is not None:
-            _solve_all(tree, model)
-            for f32 in (False, True):
-                make_solver(tree, model, "cfr+", float32=f32).iterate(2)
-            for alternating in (False, True):
-                make_solver(tree, model, "pcs", seed=1, alternating=alternating).iterate(2)
+    synthetic = SyntheticBucketModel(g, 4, seed=3)  # tables only: the full-width rules
+    _solve_all(tree, synthetic, [a for a, p in PRESETS.items() if p.sampling == "full"])
+    for f32 in (False, True):
+        make_solver(tree, synthetic, "cfr+", float32=f32).iterate(2)
+    model = _wait_abstraction(work, g)
+    if model is None:
+        raise RuntimeError("the abstraction of the other process did not come")
+    _solve_all(tree, model)
+    for f32 in (False, True):
+        make_solver(tree, model, "cfr+", float32=f32).iterate(2)
+    for alternating in (False, True):
+        make_solver(tree, model, "pcs", seed=1, alternating=alternating).iterate(2)
 
 
 def strategies_and_agents(work: Path) -> None:
@@ -209,6 +202,17 @@ def strategies_and_agents(work: Path) -> None:
     _cli("solve", "kuhn", "-a", "cfr+", "-n", "5", "--out", str(out))
     _cli("exploit", str(out))
     _cli("solve", "leduc", "-a", "cs", "-n", "100", "--seed", "1")
+
+
+def matches(work: Path) -> None:
+    for name in ("kuhn", "leduc", "holdem-limit"):
+        g = load_game(name)
+        for bot in ("always-call", "random", "probe", "value"):
+            play_match(g, "always-raise", bot, 200, seed=2, duplicate=True).summary()
+            if name != "holdem-limit":
+                exact_value(g, make_agent("always-raise", g), make_agent(bot, g))
+    _cli("match", "probe", "always-call", "-g", "holdem-limit", "-n", "200", "--duplicate",
+         "--seed", "1")
 
 
 ABSTRACTION_FILE = "solve-abs.npz"
@@ -236,10 +240,12 @@ def _wait_abstraction(work: Path, game, timeout: float = 1800.0):
     return BucketedModel.load(path, game)
 
 
+# Two disjoint sets of kernels, about even in compile time; "engine" solves on the
+# abstraction "cards" builds first (waiting for it last, when run as two processes).
 GROUPS: dict[str, list] = {
     "cards": [_save_abstraction, cards_evaluator, abstraction_tables, abstraction_paths,
-              abstraction_cli, matches],
-    "engine": [solvers_lossless, solvers_bucketed, strategies_and_agents],
+              abstraction_cli],
+    "engine": [solvers_lossless, strategies_and_agents, matches, solvers_bucketed],
 }
 
 
