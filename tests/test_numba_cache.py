@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import cfrlab
 from cfrlab import _numba_cache
 
@@ -74,8 +76,10 @@ _KERNEL = textwrap.dedent("""
 """)
 
 _RUN = textwrap.dedent("""
+    import sys
     import cfrlab
     from cfrlab import _numba_cache
+    _numba_cache.announce_compiles(sys.stderr)
     n = []
     _numba_cache.on_compile(lambda: n.append(1))
     from cfrlab import _tiny_kernels
@@ -92,11 +96,17 @@ def _checkout(dest: Path) -> Path:
 
 
 def _compiles(checkout: Path, cache: Path) -> int:
+    """Kernels compiled by a fresh process of ``checkout``; the one line said if any."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "CFRLAB_"))}
     env.update(PYTHONPATH=str(checkout), CFRLAB_NUMBA_CACHE=str(cache), PYTHONDONTWRITEBYTECODE="1")
     out = subprocess.run([sys.executable, "-c", _RUN.format(where=str(checkout))], env=env,
                          capture_output=True, text=True, timeout=300, check=True)
-    return int(out.stdout.split()[-1])
+    n = int(out.stdout.split()[-1])
+    said = [line for line in out.stderr.splitlines() if "compiling kernels" in line]
+    root = cache / _numba_cache.cache_root().name  # <numba version>-py<XY>
+    want = f"cfrlab: compiling kernels, once per machine (cached in {root})"
+    assert said == ([want] if n else []), out.stderr
+    return n
 
 
 def test_a_second_checkout_at_another_path_is_warm(tmp_path):
@@ -110,3 +120,14 @@ def test_a_second_checkout_at_another_path_is_warm(tmp_path):
         f.write("\n# an edit to a module the kernel imports\n")
     assert _compiles(second, cache) == 1  # never the stale machine code
     assert _compiles(first, cache) == 0  # each version keeps its own folder
+
+
+@pytest.mark.slow
+def test_every_warmup_task_runs(tmp_path, monkeypatch):
+    """The warm-up covers what it says (a failing task would leave kernels cold unnoticed)."""
+    from cfrlab import warmup
+
+    monkeypatch.setenv("CFRLAB_CACHE", str(tmp_path / "cache"))
+    for group in warmup.GROUPS:
+        _, failures = warmup.run_group(group, tmp_path)
+        assert failures == [], failures

@@ -230,7 +230,7 @@ def _save_abstraction(work: Path) -> None:
 def _wait_abstraction(work: Path, game, timeout: float = 1800.0):
     path = work / ABSTRACTION_FILE
     failed = work / (ABSTRACTION_FILE + ".failed")
-    if not (work / ".two-processes").exists():  # run alone (tests): build it here
+    if not path.exists() and not (work / ".two-processes").exists():  # one process: build it
         _save_abstraction(work)
     t0 = time.monotonic()
     while not path.exists():
