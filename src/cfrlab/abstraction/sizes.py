@@ -22,10 +22,13 @@ from __future__ import annotations
 
 from math import comb
 
-from cfrlab.abstraction.metrics import board_totals, check_holdem_style
+import numba
+
+from cfrlab.abstraction.bucketed import GEMM_MAX, SWEEP_MAX
+from cfrlab.abstraction.metrics import board_totals, check_holdem_style, denominators
 from cfrlab.cards.isomorphism import HandIndexer
 from cfrlab.errors import CfrlabError
-from cfrlab.tree import build_tree
+from cfrlab.tree.betting_tree import CHANCE, DECISION, count_tree
 
 ROOT_DEAL_NODES = 1  # one node deals both hands
 DEAL_NODES_PER_ROUND = 2  # one per player at each later round
@@ -47,14 +50,14 @@ def sequence_counts(game) -> list[int]:
 
 
 def tree_counts(game) -> dict:
-    """Per round: decision nodes and all nodes (with the deal nodes) of the betting tree."""
+    """Per round: decision nodes and all nodes (with the deal nodes) of the betting tree,
+    counted without building it (``count_tree``), so trees too large to build have sizes."""
     if not game.is_limit:
         raise CfrlabError("sizes need a limit game (the betting tree is enumerated)")
-    t = build_tree(game)
-    R = game.num_rounds
-    decision = [int(((t.kind == 0) & (t.round == r)).sum()) for r in range(R)]
-    nodes = [int((t.round == r).sum()) for r in range(R)]
-    chance = [int(((t.kind == 1) & (t.round == r)).sum()) for r in range(R)]
+    t = count_tree(game)
+    decision = list(t.by_kind[DECISION])
+    nodes = t.nodes_by_round()
+    chance = list(t.by_kind[CHANCE])
     deals = [ROOT_DEAL_NODES] + [DEAL_NODES_PER_ROUND * c for c in chance[:-1]]
     with_deals = [n + d for n, d in zip(nodes, deals)]
     return {"decision": decision, "nodes": nodes, "nodes_with_deals": with_deals}
@@ -113,3 +116,75 @@ def sizes(game, buckets=None, recall: str = "perfect") -> dict:
         out["infosets"] = sum(d * s for d, s in zip(tc["decision"], per_player))
         out["states"] = sum(nd * s * s for nd, s in zip(tc["nodes_with_deals"], seq))
     return out
+
+
+# -- what building an abstraction takes --------------------------------------------------
+
+# bytes per ordered canonical class while a round is bucketed (index, parent, weight, two
+# metric keys, groups, levels, sort order: measured with tracemalloc on reduced decks)
+BUCKETING_BYTES_PER_CLASS = 96
+
+
+def build_estimate(game, spec, threads: int | None = None) -> dict:
+    """Estimated peak bytes of ``BucketedModel.build(game, spec)`` with the metric tables
+    cached or not, and the bytes of the abstraction file it writes; by formula, before
+    anything is built. The phases (their peaks; the largest is the build's):
+
+    - metric tables: per canonical class 16 bytes (8 on the last round: 2), while built 1.3x;
+    - bucketing: ``BUCKETING_BYTES_PER_CLASS`` per ordered class of the largest round before
+      the last, plus the last round's histograms (one per thread and the sum);
+    - joint tables of round r: the earlier rounds' tables, plus ``S_r^2`` int64 counts: the
+      GEMM path (rounds before the last, up to ``GEMM_MAX`` states) keeps one per thread and
+      three more, the last round's rank sweep (up to ``SWEEP_MAX`` states) two per thread and
+      four more, the tile paths three.
+
+    Checked against tracemalloc peaks in tests/test_tree_size.py."""
+    check_holdem_style(game)
+    T = int(threads or numba.get_num_threads())
+    R = game.num_rounds
+    S = [int(x) for x in spec.num_states]
+    if len(S) != R:
+        raise CfrlabError(f"the bucket spec has {len(S)} rounds, the game {R}")
+    canon, seq = canonical_counts(game), sequence_counts(game)
+    metric = 16 * sum(canon[:-1]) + 2 * canon[-1]
+    V = denominators(game)[0][-1] + 1  # hand-strength values on the last round
+    G = S[R - 2] if R > 1 else 1
+    hist = G * V * 8
+    maps = sum(seq[r] * (2 if S[r] < 2**15 else 4) for r in range(R - 1)) + hist + G * V * 4
+    bucketing = BUCKETING_BYTES_PER_CLASS * max(seq[:R - 1], default=1) + (T + 1) * hist
+    phases = {"metric tables": int(1.3 * metric), "bucketing": metric + bucketing}
+    kept = 0  # float64 tables of the rounds done
+    for r in range(R):
+        sq = S[r] * S[r] * 8
+        if r < R - 1:
+            k = T + 3 if S[r] <= GEMM_MAX else 4
+        else:
+            k = 2 * T + 4 if S[r] <= SWEEP_MAX else 3
+        phases[f"joint tables round {r}"] = metric + maps + kept + k * sq
+        kept += sq
+    file_bytes = kept + S[-1] * S[-1] * 8 + maps - hist + 8 * sum(S)
+    peak = max(phases.values())
+    return {"peak": peak, "phase": max(phases, key=phases.get), "phases": phases,
+            "file": file_bytes, "threads": T}
+
+
+def check_build(game, spec, available: int | None, force: bool = False) -> dict:
+    """``build_estimate``; refuse (one line) when its peak is above ``available`` bytes,
+    unless ``force``."""
+    est = build_estimate(game, spec)
+    if available is not None and est["peak"] > available and not force:
+        raise CfrlabError(
+            f"building this abstraction ({' / '.join(f'{s:,}' for s in spec.num_states)} states per "
+            f"round) needs about {_human(est['peak'])} at its peak ({est['phase']}; the file "
+            f"{_human(est['file'])}), more than the {_human(available)} available "
+            "(fewer buckets make it smaller; --force builds anyway)")
+    return est
+
+
+def _human(n: float) -> str:
+    if n >= 2**60:
+        return f"{n:.2e} bytes"
+    for unit, size in (("PB", 2**50), ("TB", 2**40), ("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{int(n)} bytes"

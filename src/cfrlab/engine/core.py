@@ -27,11 +27,12 @@ import scipy.sparse as sp
 from cfrlab.abstraction.model import has_blocks
 from cfrlab.engine._kernels import OP_ALL_BUT_SELF, OP_DENSE, OP_RANKED
 from cfrlab.errors import CfrlabError
-from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
+from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN, count_tree
 
 MAX_DENSE_STATES = 40_000  # a non-block table larger than this (n x n) is refused
 STRUCTURE_MAX_H = 4096  # operator structure detection (see _structure) only below these sizes
 STRUCTURE_MAX_ENTRIES = 50_000_000
+FLOAT32_STATES = 256  # the full-width solvers' float32 tables from here (solvers.cfr.FLOAT32_MIN_STATES)
 
 
 def tree_layout(tree, model) -> np.ndarray:
@@ -268,10 +269,35 @@ class Engine:
             self._scratch = self.layout().arenas()
         return self._scratch
 
-    def memory_estimate(self, cap=None) -> int:
-        """Bytes of tables + arenas + regret/average/sigma for one full-width solver."""
+    def memory_estimate(self, cap=None, *, tables: int = 3) -> int:
+        """Peak bytes of a full-width solve on this engine, the Python interpreter and numba
+        aside: the larger of building the betting tree (``count_tree(game).memory()``) and
+        what lives during the solve: the finished tree, this engine's arrays (tables, node
+        and row arrays, layouts), the reach/value arenas for ``cap``, a solver's regret,
+        average and current-policy tables (``tables=4`` for predictive solvers such as pcfr+,
+        which keep predicted regrets too), the float32 copy of the tables the solvers use
+        from ``FLOAT32_STATES`` states on the last round, and the average policy and
+        best-response actions of the final measurement. While the engine is built its
+        tables exist twice (blocks, then the packed copy). Checked against tracemalloc
+        peaks in tests/test_tree_size.py."""
         lay = self.layout(cap)
-        return int(self.opbuf.nbytes + 4 * 8 * lay.size + 3 * 8 * 3 * self.num_rows)
+        rows = self.num_rows
+        own = sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
+        own += sum(v.nbytes for v in (self.block_parents or []))
+        own += sum(v.nbytes for L in self._layouts.values()
+                   for v in (L.node_off, L.groups, L.term_util))
+        arenas = 2 * 2 * 8 * lay.size  # reach and values, float64[2, size] each
+        if cap is not None and self._scratch is not None:  # the full-width pair too
+            arenas += sum(a.nbytes for a in self._scratch)
+        solver = tables * 3 * 8 * rows
+        final = 3 * 8 * rows + rows
+        f32 = 0
+        if getattr(self, "_opbuf32", None) is None and int(self.num_states[-1]) >= FLOAT32_STATES:
+            f32 = self.opbuf.size * 4
+        count = count_tree(self.game)
+        during = count.resident() + own + arenas + solver + final + f32
+        building = count.resident() + 2 * self.opbuf.nbytes
+        return int(max(count.memory(), building, during))
 
 
 _CACHE: dict[tuple[int, int], tuple] = {}

@@ -22,6 +22,7 @@ docs/ENGINE.md):
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,12 +171,151 @@ def _check_game(game: GameDef) -> None:
         raise CfrlabError("limit games whose stacks can run out are not supported by the betting tree")
 
 
-def build_tree(game: GameDef) -> PublicTree:
-    """Compile the public betting tree of a 2-player limit game (HULHE: 6,378 decisions)."""
+@dataclass(frozen=True)
+class TreeCount:
+    """Node counts of a betting tree, by round and kind, counted without building it.
+
+    ``by_kind[k][r]``: nodes of kind k (DECISION, CHANCE, FOLD, SHOWDOWN) in round r;
+    ``betting_chars``: the total length of the nodes' betting strings; ``depth``: the most
+    nodes on a path from the root."""
+
+    game: GameDef
+    by_kind: tuple[tuple[int, ...], ...]
+    betting_chars: int
+    depth: int
+
+    @property
+    def nodes(self) -> int:
+        return sum(sum(k) for k in self.by_kind)
+
+    @property
+    def decisions(self) -> int:
+        return sum(self.by_kind[DECISION])
+
+    def decisions_by_round(self) -> list[int]:
+        return list(self.by_kind[DECISION])
+
+    def nodes_by_round(self) -> list[int]:
+        return [sum(k[r] for k in self.by_kind) for r in range(self.game.num_rounds)]
+
+    def memory(self) -> int:
+        """Estimated peak bytes of ``build_tree`` (Python lists while growing, then the
+        arrays, betting strings and their index): ``NODE_BYTES`` per node plus
+        ``CHAR_BYTES`` per betting character, measured with tracemalloc (tests/test_tree_size.py)."""
+        return int(NODE_BYTES * self.nodes + CHAR_BYTES * self.betting_chars)
+
+    def resident(self) -> int:
+        """Estimated bytes of the finished ``PublicTree`` (arrays, strings, index dict)."""
+        return int(TREE_NODE_BYTES * self.nodes + CHAR_BYTES * self.betting_chars)
+
+
+MAX_TREE_NODES = 2_000_000  # build_tree refuses larger trees (HULHE has 17,221 nodes) ...
+MAX_TREE_BYTES = 1 << 30  # ... or trees whose building would take more memory than this
+# bytes measured with tracemalloc (peak of build_tree; tests/test_tree_size.py keeps them
+# honest): HULHE 406 per node at 16.6 betting characters per node, 2 rounds of 200 raises
+# 597 at 204 characters
+NODE_BYTES = 395  # per node while building: list entries, spent tuples, children lists, dicts
+TREE_NODE_BYTES = 160  # per node of the finished tree: arrays, string objects, index dict
+CHAR_BYTES = 1  # per character of a betting string (each node's string is its own object)
+
+
+def count_tree(game: GameDef) -> TreeCount:
+    """Count the nodes ``build_tree`` would make, per round and kind, in time linear in the
+    rounds and raises (a DP over (round, raises, acted, facing a bet)): nothing is built."""
     _check_game(game)
+    R = game.num_rounds
+    K = 4 * R
+
+    def unit(kind: int, r: int) -> list[int]:
+        v = [0] * K
+        v[kind * R + r] = 1
+        return v
+
+    # a subtree: (counts by kind*R + round, sum of betting lengths relative to its root, depth)
+    Sub = tuple[list[int], int, int]
+
+    def join(root: list[int], children: list[tuple[Sub, int]]) -> Sub:
+        """A node with counts ``root`` and children, each (subtree, extra characters)."""
+        counts = list(root)
+        rel, depth = 0, 0
+        for (c, crel, cdepth), extra in children:
+            n = sum(c)
+            counts = [a + b for a, b in zip(counts, c)]
+            rel += crel + extra * n
+            depth = max(depth, cdepth)
+        return counts, rel, depth + 1
+
+    start: Sub | None = None  # the subtree at the first decision of round r + 1
+    for r in reversed(range(R)):
+        if r == R - 1:
+            end = join(unit(SHOWDOWN, r), [])
+        else:
+            end = join(unit(CHANCE, r), [(start, 1)])  # the child's betting adds "/"
+        M = int(game.max_raises[r])
+        # round 0's blinds: the first to act may face a bet, and after it calls so may the
+        # other (when the first to act posted the larger blind); later rounds start even
+        blinds = [int(b) for b in game.blind[:2]]
+        first_player = int(game.first_player[0])
+        facing0 = r == 0 and blinds[first_player] < max(blinds)
+        facing_after_call = r == 0 and blinds[1 - first_player] < max(blinds)
+        # dec[(raises, acted >= 1, facing)]: a decision's subtree; raises from M down to 0
+        after: dict[tuple[bool, bool], Sub] = {}  # raises + 1, acted >= 1
+        first: dict[bool, Sub] = {}
+        for raises in range(M, -1, -1):
+            now: dict[tuple[bool, bool], Sub] = {}
+            for acted in (True, False):
+                for facing in (False, True):
+                    kids: list[tuple[Sub, int]] = []
+                    if facing:
+                        kids.append((join(unit(FOLD, r), []), 1))
+                    kids.append((end if acted else now[(True, facing_after_call)], 1))
+                    if raises < M:
+                        kids.append((after[(True, True)], 1))
+                    now[(acted, facing)] = join(unit(DECISION, r), kids)
+            after = now
+            if raises == 0:
+                first = {f: now[(False, f)] for f in (False, True)}
+        start = first[facing0]
+    counts, rel, depth = start
+    by_kind = tuple(tuple(counts[k * R:(k + 1) * R]) for k in range(4))
+    return TreeCount(game, by_kind, rel, depth)
+
+
+def _refuse_large(count: TreeCount, max_nodes: int) -> None:
+    g = count.game
+    name = g.name or "this game"
+    raises = "/".join(str(int(m)) for m in g.max_raises[:g.num_rounds])
+    raise CfrlabError(
+        f"the betting tree of {name} has {count.nodes:,} nodes ({count.decisions:,} decisions; "
+        f"maxRaises {raises}); building it needs about {_human(count.memory())}, above the limit "
+        f"of {max_nodes:,} nodes or {_human(MAX_TREE_BYTES)} (fewer rounds or raises make it smaller)")
+
+
+def _human(n: float) -> str:
+    for unit, size in (("TB", 2**40), ("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def build_tree(game: GameDef, *, max_nodes: int | None = MAX_TREE_NODES) -> PublicTree:
+    """Compile the public betting tree of a 2-player limit game (HULHE: 6,378 decisions).
+    The nodes are counted first (``count_tree``): a tree above ``max_nodes`` is refused with
+    its size and the memory it would take, before anything is allocated."""
+    count = count_tree(game)
+    if max_nodes is not None and (count.nodes > max_nodes or count.memory() > MAX_TREE_BYTES):
+        _refuse_large(count, max_nodes)
     b = _Builder(game)
     blinds = (int(game.blind[0]), int(game.blind[1]))
-    b.decision(-1, -1, 0, game.first_player[0], blinds, 0, 0, "")
+    limit = sys.getrecursionlimit()
+    need = 2 * count.depth + 100  # decision() and round_end() frames along the deepest path
+    if need > limit:
+        sys.setrecursionlimit(need)
+    try:
+        b.decision(-1, -1, 0, game.first_player[0], blinds, 0, 0, "")
+    finally:
+        if need > limit:
+            sys.setrecursionlimit(limit)
     n = len(b.kind)
     first_child = np.zeros(n, np.int32)
     num_children = np.zeros(n, np.int8)
