@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from cfrlab.cli.common import check_output, writing
+from cfrlab.cli.common import available_memory, check_output, writing
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
 
@@ -44,12 +44,14 @@ def register(app: typer.Typer) -> None:
             "--history/--no-history", help="buckets formed within each previous bucket sequence")
         ] = True,
         recall: Annotated[str, typer.Option(metavar="RECALL", help="perfect or imperfect")] = "perfect",
-        force: Annotated[bool, typer.Option(help="overwrite an existing file")] = False,
+        force: Annotated[bool, typer.Option(
+            help="overwrite an existing file; build even above the memory estimate")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress lines on stderr")] = False,
     ) -> None:
         """Build an abstraction: metric tables (cached), buckets, exact joint tables."""
         from cfrlab.abstraction.bucketed import BucketedModel
         from cfrlab.abstraction.buckets import BucketSpec
+        from cfrlab.abstraction.sizes import check_build
 
         if out.exists() and not force and not out.is_dir():
             raise CfrlabError(f"{out} exists (use --force to overwrite)")
@@ -58,6 +60,7 @@ def register(app: typer.Typer) -> None:
         if recall == "imperfect" and history:
             history = False
         spec = BucketSpec.make(g.num_rounds, buckets, metric, nested, method, history, recall)
+        check_build(g, spec, available_memory(), force)  # before minutes of building, not after
         say = _progress(quiet)
         say(f"{g.name or game}: {spec.label()}; states per round {list(spec.num_states)}")
         model = BucketedModel.build(g, spec, progress=say)
