@@ -125,7 +125,7 @@ def test_a_second_checkout_at_another_path_is_warm(tmp_path):
 @pytest.mark.slow
 def test_every_warmup_task_runs(tmp_path, monkeypatch):
     """The warm-up covers what it says (a failing task would leave kernels cold unnoticed)."""
-    from cfrlab import warmup
+    from cfrlab.warmup import tasks as warmup
 
     monkeypatch.setenv("CFRLAB_CACHE", str(tmp_path / "cache"))
     for group in warmup.GROUPS:

@@ -1,27 +1,14 @@
-"""Compile cfrlab's numba kernels once per machine: ``python -m cfrlab.warmup`` (``make warmup``).
+"""The warm-up's tasks: real code paths on tiny inputs, in two groups of disjoint kernels.
 
-Numba compiles a kernel the first time it is called with a given signature and keeps the
-machine code in the per-machine cache (``cfrlab._numba_cache``: ~/.cache/cfrlab/numba). Cold,
-that is several minutes of compiling spread over whichever commands or tests come first; this
-does it in one visible step, on two processes (one core each): the card, abstraction and match
-kernels in one, the engine and solver kernels in the other. Each task runs a real code path
-on a tiny input (reduced decks, a couple of iterations) so the signatures compiled are those
-the CLI and the test suite use.
-
-When a run completes, a stamp for the current sources is left in the cache folder; while the
-sources are unchanged, later runs only check the stamp (well under a second). A task that
-fails is reported on one line and skipped (the code it covers then compiles on first use);
-``tests/test_numba_cache.py`` runs every task so that none rots unnoticed.
+``python -m cfrlab.warmup.tasks --group NAME --work DIR`` runs one group (what each of the
+warm-up's two processes does) and prints its compile count and failed tasks on stdout.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
-import subprocess
 import sys
-import tempfile
 import time
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
@@ -29,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cfrlab import _numba_cache, config
+from cfrlab import _numba_cache
 from cfrlab.abstraction import LosslessModel
 from cfrlab.abstraction import bucketed as _bucketed
 from cfrlab.abstraction.bucketed import BucketedModel
@@ -48,6 +35,7 @@ from cfrlab.games import load_game, parse_game
 from cfrlab.solvers import ALGORITHMS, PRESETS, make_solver
 from cfrlab.strategy import Strategy
 from cfrlab.tree import build_tree
+from cfrlab.warmup import GROUP_NAMES
 
 # ---- tiny games --------------------------------------------------------------------------
 
@@ -247,22 +235,10 @@ GROUPS: dict[str, list] = {
               abstraction_cli],
     "engine": [solvers_lossless, strategies_and_agents, matches, solvers_bucketed],
 }
+assert tuple(GROUPS) == GROUP_NAMES
 
 
 # ---- running ----------------------------------------------------------------------------
-
-
-def sources_stamp() -> str:
-    """Hash of every module in the package: what the warm-up compiles depends on all of them."""
-    h = hashlib.sha256()
-    for p in sorted(_numba_cache.PACKAGE.rglob("*.py")):
-        h.update(p.relative_to(_numba_cache.PACKAGE).as_posix().encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _stamp_path() -> Path | None:
-    root = _numba_cache.cache_root()
-    return None if root is None else root / f"warmup-{sources_stamp()}.ok"
 
 
 def run_group(name: str, work: Path) -> tuple[int, list[str]]:
@@ -285,68 +261,16 @@ def run_group(name: str, work: Path) -> tuple[int, list[str]]:
     return count[0], failures
 
 
-def _child_env(work: Path) -> dict:
-    env = dict(os.environ)
-    env["CFRLAB_NUMBA_CACHE"] = str(config.numba_cache_dir())  # the machine's kernels...
-    env["CFRLAB_CACHE"] = str(work / "cache")  # ...but no tables left in the user's cache
-    return env
-
-
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m cfrlab.warmup", description=__doc__.split("\n")[0])
-    ap.add_argument("--force", action="store_true", help="run the tasks even if the stamp is there")
-    ap.add_argument("--jobs", type=int, default=2, help="processes (1 or 2; default 2)")
-    ap.add_argument("--group", choices=sorted(GROUPS), help=argparse.SUPPRESS)
-    ap.add_argument("--work", help=argparse.SUPPRESS)
+    ap = argparse.ArgumentParser(prog="python -m cfrlab.warmup.tasks")
+    ap.add_argument("--group", choices=GROUP_NAMES, required=True)
+    ap.add_argument("--work", required=True, help="a folder shared by the two groups")
     args = ap.parse_args(argv)
-    if args.group:  # one worker process: its compile count and failures on stdout
-        n, failures = run_group(args.group, Path(args.work))
-        for f in failures:
-            print(f"failed {f}")
-        print(f"compiled {n}")
-        return 0
-
-    where = _numba_cache.display_root()
-    stamp = _stamp_path()
-    if stamp is not None and stamp.exists() and not args.force:
-        print(f"numba kernels: compiled and cached in {where} (warm-up skipped)", flush=True)
-        return 0
-    cold = len(_numba_cache.cold_modules())
     t0 = time.monotonic()
-    if cold:
-        print(f"compiling numba kernels (once per machine; cached in {where}) ...", flush=True)
-    else:
-        print(f"checking numba kernels (cached in {where}) ...", flush=True)
-    compiled, failures = 0, []
-    with tempfile.TemporaryDirectory(prefix="cfrlab-warmup-") as tmp:
-        work = Path(tmp)
-        if args.jobs >= 2:
-            (work / ".two-processes").touch()
-            procs = [subprocess.Popen([sys.executable, "-m", "cfrlab.warmup", "--group", g,
-                                       "--work", str(work)], env=_child_env(work),
-                                      stdout=subprocess.PIPE, text=True) for g in GROUPS]
-            for p in procs:
-                out, _ = p.communicate()
-                for line in out.splitlines():
-                    if line.startswith("compiled "):
-                        compiled += int(line.split()[1])
-                    elif line.startswith("failed "):
-                        failures.append(line[len("failed "):])
-                if p.returncode:
-                    failures.append(f"worker exited with status {p.returncode}")
-        else:
-            os.environ.update(_child_env(work))
-            for g in GROUPS:
-                n, f = run_group(g, work)
-                compiled, failures = compiled + n, failures + f
-    dt = time.monotonic() - t0
+    n, failures = run_group(args.group, Path(args.work))
     for f in failures:
-        print(f"warm-up: {f} (compiled on first use instead)", file=sys.stderr)
-    print(f"numba kernels ready: {compiled} compiled in {dt:.0f} s", flush=True)
-    if stamp is not None and not failures:
-        for old in stamp.parent.glob("warmup-*.ok"):
-            old.unlink(missing_ok=True)
-        stamp.touch()
+        print(f"failed {f}")
+    print(f"compiled {n} {time.monotonic() - t0:.0f}")
     return 0
 
 

@@ -1,0 +1,5 @@
+import sys
+
+from cfrlab.warmup import main
+
+sys.exit(main())
