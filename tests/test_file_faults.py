@@ -414,7 +414,7 @@ def test_abstraction_tables_of_the_wrong_shape_are_refused(abstraction, tmp_path
 
 
 def test_a_good_abstraction_still_loads(abstraction):
-    game, path, header, _ = abstraction
+    _, path, header, _ = abstraction
     assert _load_abstraction(path).hash == header["hash"]
 
 

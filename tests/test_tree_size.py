@@ -100,7 +100,7 @@ def traced_peak(fn) -> tuple[int, object]:
 ], ids=["many nodes", "long betting strings"])
 def test_the_tree_memory_estimate_is_within_a_factor_of_the_peak(text):
     g = parse_game(text)
-    peak, tree = traced_peak(lambda: build_tree(g))
+    peak, _ = traced_peak(lambda: build_tree(g))
     est = count_tree(g).memory()
     assert peak > 20 << 20  # large enough for the fixed costs not to matter
     assert LOW <= est / peak <= HIGH, (est, peak)
