@@ -360,29 +360,35 @@ def check_policy(policy: np.ndarray, tree=None, model=None, row_offset=None, *,
     >= 0 (down to -PROB_TOLERANCE), each row summing to 1 within SUM_TOLERANCE and, when the
     tree and row layout are given, at most PROB_TOLERANCE on an illegal action. The message
     names the first bad row with its betting and private state. Vectorized, in chunks of
-    CHECK_CHUNK_ROWS rows (no policy-sized temporaries)."""
+    CHECK_CHUNK_ROWS rows (no policy-sized temporaries); each chunk is first checked as a
+    whole (a row sum is NaN or infinite when an entry is), rows only when it fails."""
     n = policy.shape[0]
     legal = None
     if tree is not None and row_offset is not None:
         legal = np.asarray(tree.legal, dtype=bool)
         offsets = np.asarray(row_offset, dtype=np.int64)
+    ones = np.ones(policy.shape[1])
     for lo in range(0, n, CHECK_CHUNK_ROWS):
         hi = min(n, lo + CHECK_CHUNK_ROWS)
         blk = policy[lo:hi]
-        finite = np.isfinite(blk).all(axis=1)
-        bad = ~finite
+        sums_ok = np.abs(blk @ ones - 1.0) <= SUM_TOLERANCE  # False for NaN and infinities
+        illegal = None
+        if legal is not None:  # the chunk's rows' illegal columns, decision by decision
+            d0 = int(np.searchsorted(offsets, lo, side="right")) - 1
+            d1 = int(np.searchsorted(offsets, hi - 1, side="right"))
+            counts = np.minimum(offsets[d0 + 1:d1 + 1], hi) - np.maximum(offsets[d0:d1], lo)
+            illegal = np.repeat(~legal[d0:d1], counts, axis=0)
+        if (sums_ok.all() and not (blk < -PROB_TOLERANCE).any()
+                and (illegal is None or not ((blk > PROB_TOLERANCE) & illegal).any())):
+            continue
+        bad = ~sums_ok
+        bad |= ~np.isfinite(blk).all(axis=1)
         bad |= (blk < -PROB_TOLERANCE).any(axis=1)
-        bad |= np.abs(blk.sum(axis=1) - 1.0) > SUM_TOLERANCE
-        lg = None
-        if legal is not None:
-            dec = np.searchsorted(offsets, np.arange(lo, hi, dtype=np.int64), side="right") - 1
-            lg = legal[dec]
-            bad |= ((blk > PROB_TOLERANCE) & ~lg).any(axis=1)
-        if bad.any():
-            i = int(np.argmax(bad))
-            row = blk[i]
-            raise CfrlabError(f"{where}: row {lo + i}{_row_place(lo + i, tree, model, row_offset)} "
-                              f"{_row_problem(row, None if lg is None else lg[i])}")
+        if illegal is not None:
+            bad |= ((blk > PROB_TOLERANCE) & illegal).any(axis=1)
+        i = int(np.argmax(bad))
+        raise CfrlabError(f"{where}: row {lo + i}{_row_place(lo + i, tree, model, row_offset)} "
+                          f"{_row_problem(blk[i], None if illegal is None else ~illegal[i])}")
 
 
 def _row_problem(row: np.ndarray, legal: np.ndarray | None) -> str:
