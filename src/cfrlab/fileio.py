@@ -283,12 +283,12 @@ class NpzReader:
             if HEADER_KEY not in self._members:
                 raise CfrlabError(f"{path}: not a cfrlab file (no header)")
             self.header = self._read_header()
+            if kind is not None and self.header.get("kind") != kind:
+                found = self.header.get("kind", "unknown")
+                raise CfrlabError(f"{path}: expected a {kind} file, found {one_line(repr(found))[:80]}")
         except BaseException:
             self._zip.close()
             raise
-        if kind is not None and self.header.get("kind") != kind:
-            found = self.header.get("kind", "unknown")
-            raise CfrlabError(f"{path}: expected a {kind} file, found {one_line(repr(found))[:80]}")
 
     # -- context ---------------------------------------------------------------------------
     def close(self) -> None:
