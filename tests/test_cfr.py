@@ -232,6 +232,7 @@ class DenseView:
         return self.model.showdown_matrix()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["leduc", "holdem-like"])
 def test_dense_model_gives_same_result(name):
     """Dense tables (BLAS products from 48 states up) give the block model's results."""
@@ -310,6 +311,7 @@ def _weighted_sum_of_sampled_iterations(tree, model, alg, draws):
     return regret
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["leduc", "three-rounds"])
 def test_samplers_are_unbiased(name):
     """Averaged over every outcome with its probability, one cs or pcs iteration gives exactly

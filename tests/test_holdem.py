@@ -300,6 +300,7 @@ def test_public_chance_sampling_over_hole_pairs_is_unbiased(alternating):
     np.testing.assert_allclose((total / len(boards))[rows], expected[rows], rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_public_chance_sampling_converges_on_a_bucketed_model():
     g, tree, model = case(2)
     s = make_solver(tree, model, "pcs", seed=1)

@@ -45,6 +45,7 @@ def python_ehs(hole, board, final, cards):
     return float(np.mean(vals)), float(np.mean(np.square(vals)))
 
 
+@pytest.mark.slow
 def test_tables_match_enumeration_every_round(small):
     g, mt = small
     rng = np.random.default_rng(3)

@@ -82,6 +82,7 @@ def _check_random_policies(name, seeds):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["kuhn", "leduc", "tiny-holdem"])
 def test_random_policies_agree(name):
     _check_random_policies(name, seeds=(1, 2, 3))

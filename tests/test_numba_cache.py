@@ -109,6 +109,7 @@ def _compiles(checkout: Path, cache: Path) -> int:
     return n
 
 
+@pytest.mark.slow
 def test_a_second_checkout_at_another_path_is_warm(tmp_path):
     cache = tmp_path / "cache"
     first = _checkout(tmp_path / "one")
