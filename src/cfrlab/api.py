@@ -31,7 +31,14 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.units import from_unit, to_unit, unit_of
 from cfrlab.solvers import ALGORITHMS, make_solver
-from cfrlab.solvers.driver import Every, Tick, default_schedule, memory_estimate, run_solve, thin_history
+from cfrlab.solvers.driver import (
+    Every,
+    Tick,
+    default_schedule,
+    memory_estimate,
+    run_solve,
+    thin_history,
+)
 from cfrlab.solvers.driver import StopRule as _StopRule
 from cfrlab.solvers.lp import solve_lp
 from cfrlab.strategy import Strategy
