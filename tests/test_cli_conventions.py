@@ -15,21 +15,12 @@ import sys
 import time
 
 import pytest
+from cli_run import run
 
-from cfrlab.cli.main import app, main
+from cfrlab.cli.main import app
 
 CFRLAB = [sys.executable, "-m", "cfrlab.cli.main"]
 HOST = "127.0.0.1"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(code: int, err: str, *words: str) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import run
 
 from cfrlab import known_values
 from cfrlab.cli.main import main
@@ -34,16 +35,6 @@ numHoleCards = 1
 numBoardCards = 0
 END GAMEDEF
 """
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def last_json(out: str) -> dict:

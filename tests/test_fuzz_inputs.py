@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import run
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from cfrlab.cli.main import main
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import load_npz, save_npz
 from cfrlab.games import load_game, parse_game
@@ -192,16 +192,6 @@ def test_match_state_lines_parse_or_refuse_in_one_line(game, line):
 
 
 # -- the CLI on corrupt files -------------------------------------------------------------------
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _corrupt_files(tmp: Path, kuhn_file: Path) -> dict[str, Path]:
