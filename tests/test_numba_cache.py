@@ -132,3 +132,15 @@ def test_every_warmup_task_runs(tmp_path, monkeypatch):
     for group in warmup.GROUPS:
         _, failures = warmup.run_group(group, tmp_path)
         assert failures == [], failures
+
+
+def test_prune_deletes_only_versions_unused_for_a_month(tmp_path, monkeypatch):
+    monkeypatch.setattr(_numba_cache, "_ROOT", tmp_path)
+    monkeypatch.setattr(_numba_cache, "cache_root", lambda: tmp_path)
+    old, new = tmp_path / "cards" / "_k" / "old", tmp_path / "cards" / "_k" / "new"
+    for d in (old, new):
+        d.mkdir(parents=True)
+        (d / "f-1.py311.nbi").write_bytes(b"")
+    os.utime(old, (0, 0))
+    assert _numba_cache.prune(30) == 1
+    assert new.is_dir() and not old.exists()

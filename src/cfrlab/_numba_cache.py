@@ -27,7 +27,9 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import shutil
 import sys
+import time
 from functools import cache
 from pathlib import Path
 
@@ -168,7 +170,28 @@ def cold_modules() -> list[Path]:
     return out
 
 
+def prune(days: float = 30.0) -> int:
+    """Delete cached versions of modules unused for ``days`` (the first kernel of a module a
+    process decorates refreshes its folder's mtime). Returns how many folders went."""
+    root = cache_root()
+    if root is None:
+        return 0
+    removed = 0
+    limit = time.time() - days * 86400
+    for d in {index.parent for index in root.rglob("*.nbi")} - {root}:
+        try:
+            if d.stat().st_mtime < limit:
+                shutil.rmtree(d)
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
 # ---- the locator -----------------------------------------------------------------------
+
+
+_used: set[str] = set()
 
 
 def _make_locator(base: type) -> type:
@@ -197,6 +220,9 @@ def _make_locator(base: type) -> type:
             try:
                 self = cls(py_func, py_file)
                 self.ensure_cache_path()
+                if self._cache_path not in _used:  # in use: prune() keeps it
+                    _used.add(self._cache_path)
+                    os.utime(self._cache_path)
             except (OSError, ValueError, SyntaxError):  # numba's own locators then
                 return None
             return self

@@ -28,7 +28,7 @@ from pathlib import Path
 from cfrlab import _numba_cache, config
 
 GROUP_NAMES = ("cards", "engine")
-STAMP_DAYS = 30  # stamps of other sources (other checkouts, old commits) are kept this long
+STAMP_DAYS = 30  # stamps and kernels of other sources (checkouts, commits) are kept this long
 
 
 def sources_stamp() -> str:
@@ -101,4 +101,5 @@ def main(argv: list[str] | None = None) -> int:
         for old in stamp.parent.glob("warmup-*.ok"):
             if time.time() - old.stat().st_mtime > STAMP_DAYS * 86400:
                 old.unlink(missing_ok=True)
+        _numba_cache.prune(STAMP_DAYS)  # kernels of sources no checkout imported for a month
     return 0
