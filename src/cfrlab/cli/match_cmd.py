@@ -21,6 +21,7 @@ from cfrlab.cli.common import (
     split_game,
 )
 from cfrlab.errors import CfrlabError
+from cfrlab.games.units import MBB
 
 AGENT_HELP = ("a built-in bot (always-fold, always-call, always-raise/teddy, probe, random, value) "
               "or a strategy file (PATH, PATH:greedy; an abstraction strategy finds its abstraction "
@@ -84,12 +85,12 @@ def _progress(label: str, total: int, show: bool):
         yield lambda done, tot: bar.update(task, completed=done)
 
 
-def _fmt(mean: float | None, ci: float | None, unit: str = "mbb/g") -> str:
+def _fmt(mean: float | None, ci: float | None, unit: str = MBB) -> str:
     """mbb/g with 2 decimals, chips/g (ante games, values near 1) with 4; "—" for no value and
     "± ?" for no interval (a single sample)."""
     if mean is None:
         return "—"
-    d = 4 if unit == "chips/g" else 2
+    d = 2 if unit == MBB else 4
     text = f"{mean:+.{d}f}" if abs(mean) < 1e5 else f"{mean:+.4g}"
     if ci is None:
         return f"{text} ± ?"
@@ -106,7 +107,7 @@ def _significant(mean: float | None, ci: float | None) -> bool:
 
 def _print_match(summary: dict, console: Console) -> None:
     unit = summary["unit"]
-    f = 1.0 if unit == "chips/g" else 1000.0 / summary["big_blind"]
+    f = 1000.0 / summary["big_blind"] if unit == MBB else 1.0
     a, b = summary["players"]
     kind = "duplicate " if summary["duplicate"] else ""
     t = Table(title=f"{a} vs {b} in {summary['game']}: {summary['hands']:,} {kind}deals, "
@@ -279,7 +280,7 @@ def _print_crosstable(table: dict, console: Console) -> None:
             m, ci = table["mean"][i][j], table["ci95"][i][j]
             text = _fmt(m, ci, unit).replace(" ± ", "±")
             cells.append(f"[bold]{text}[/bold]" if _significant(m, ci) else text)
-        cells.append(f"{table['row_mean'][i]:+.{4 if unit == 'chips/g' else 2}f}")
+        cells.append(f"{table['row_mean'][i]:+.{2 if unit == MBB else 4}f}")
         cells_by_row.append(cells)
     headers = ["", *names, "mean"]
     widths = [max(len(h), *(len(r[k].replace("[bold]", "").replace("[/bold]", "")) for r in cells_by_row))

@@ -20,7 +20,7 @@ from cfrlab.engine import build_tree_for, game_value, model_for_game
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.builtins import builtin_text
-from cfrlab.games.units import format_unit, from_unit, to_unit, unit_of
+from cfrlab.games.units import CHIPS, format_unit, from_unit, to_unit, unit_of
 from cfrlab.solvers.driver import (
     ALGORITHMS,
     FULL_WIDTH,
@@ -443,7 +443,7 @@ def _report(g, label, strategy, result, out, ckpt, console) -> None:
         console.print(f"[bold]solved {label} with {h['algorithm']}[/]: {h['iterations']:,} iterations in "
                       f"{h['seconds']:.3f} s{speed}; {why}")
     expl = h["exploitability"]
-    milli = f" = {1000 * expl:.3g} milli-chips" if unit == "chips" else ""
+    milli = f" = {1000 * expl:.3g} milli-chips" if unit == CHIPS else ""
     console.print(f"exploitability [bold]{format_unit(g, expl)}[/]{milli}")
     known = known_value(g)
     kv = f" (known value {known:.9f})" if known is not None else ""
