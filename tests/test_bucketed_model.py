@@ -53,7 +53,8 @@ def brute_tables(model, deals):
 
 
 CASES = [
-    ("3x4 four rounds, 3 buckets", holdem(4, 3), BucketSpec.make(4, 3)),
+    pytest.param("3x4 four rounds, 3 buckets", holdem(4, 3), BucketSpec.make(4, 3),
+                 marks=pytest.mark.slow, id="3x4 four rounds, 3 buckets"),
     ("2x5 nested 2x2, no history", holdem(5, 2), BucketSpec.make(4, None, nested="2x2",
                                                                  history=False)),
     ("2x5 imperfect recall", holdem(5, 2), BucketSpec.make(4, "2-3-2-4", history=False,

@@ -294,6 +294,7 @@ def _interrupt_after(proc: subprocess.Popen, ready) -> tuple[str, str]:
     return proc.communicate(timeout=60)
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_a_match_is_one_line_and_keeps_the_log(tmp_path):
     log = tmp_path / "m.log"
     p = subprocess.Popen([*CFRLAB, "match", "kuhn", "random", "probe", "-n", "5000000", "--engine", "python",
@@ -306,6 +307,7 @@ def test_ctrl_c_in_a_match_is_one_line_and_keeps_the_log(tmp_path):
     assert f"log kept in {log} ({kept:,} hands, no SCORE line)" in lines[0] and kept > 1000
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_the_dealer_and_a_client_is_one_line_each(tmp_path):
     dlog, clog = tmp_path / "d.log", tmp_path / "c.log"
     dealer = subprocess.Popen([*CFRLAB, "dealer", "kuhn", "-n", "100000000", "-s", "1", "--log", str(dlog), "-q"],

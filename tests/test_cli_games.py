@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from cfrlab.games.builtins import HOLDEM_LIMIT
 
 
@@ -40,6 +42,7 @@ def test_unknown_game_is_one_line_error():
     assert "unknown game" in r.stderr
 
 
+@pytest.mark.slow
 def test_unreadable_game_files_are_one_line_errors(tmp_path):
     binary = tmp_path / "binary.game"
     binary.write_bytes(b"\x00\xff\xfe GAMEDEF")

@@ -225,6 +225,7 @@ def test_dealer_equals_the_python_engine_with_seeded_random_agents(tmp_path):
     assert states(log_a) == states(log_b)
 
 
+@pytest.mark.slow
 def test_cli_dealer_with_two_cli_clients(tmp_path):
     """Three processes: `cfrlab dealer` and two `cfrlab connect` with different agents."""
     log = tmp_path / "cli.log"

@@ -70,6 +70,7 @@ def test_leduc_external_sampling(leduc):
     assert expl < 0.05
 
 
+@pytest.mark.slow
 def test_leduc_outcome_sampling(leduc):
     # OpenSpiel's OS needs about a million iterations for 0.15 chips. Over seeds 1..8,
     # 5M iterations (epsilon 0.6) gave 0.064 .. 0.149 chips and 3M gave 0.08 .. 0.21, so 4M

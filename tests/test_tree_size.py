@@ -94,6 +94,7 @@ def traced_peak(fn) -> tuple[int, object]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [
     holdem_text(4, 3, raises="6 6 6 6"),
     limit_text(blind="1 1", raise_size="1 1", max_raises="70 70", ranks=4, boards="0 1"),
@@ -118,6 +119,7 @@ def _solve_pipeline(game, model_fn=None, algorithm="cfr+"):
     return tree, model
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text, algorithm", [
     (limit_text(blind="1 1", raise_size="1 1", max_raises="25 25", ranks=4, boards="0 1"), "cfr+"),
     (limit_text(rounds=2, blind="1 1", raise_size="2 4", first="1 1", max_raises="3 3", ranks=13,
@@ -138,6 +140,7 @@ def test_the_engine_and_the_solvers_agree_on_when_tables_go_float32():
     assert FLOAT32_STATES == FLOAT32_MIN_STATES
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ranks, suits, buckets", [(5, 3, 6), (6, 3, 4)],
                          ids=["joint tables dominate", "bucketing dominates"])
 def test_the_abstraction_build_estimate_is_within_a_factor_of_the_peak(ranks, suits, buckets, tmp_path):

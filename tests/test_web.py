@@ -210,6 +210,7 @@ def test_cli_serve_serves_the_page():
             p.kill()
 
 
+@pytest.mark.slow
 def test_cli_serve_on_a_port_in_use_is_one_line():
     busy = socket.socket()
     busy.bind((HOST, 0))
