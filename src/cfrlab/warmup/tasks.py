@@ -168,7 +168,7 @@ def solvers_bucketed(work: Path) -> None:
     model = _wait_abstraction(work, g)
     if model is None:
         raise RuntimeError("the abstraction of the other process did not come")
-    _solve_all(tree, model)
+    _solve_all(tree, model, list(PRESETS))  # (es / os set up every deal: long, kernels as above)
     for f32 in (False, True):
         make_solver(tree, model, "cfr+", float32=f32).iterate(2)
     for alternating in (False, True):
@@ -183,8 +183,8 @@ def strategies_and_agents(work: Path) -> None:
     strat = Strategy.from_policy(g, solver.average_policy(), tree=s.tree, model=s.model)
     strat.exploitability()
     a = StrategyAgent(strat)
+    exact_value(g, a, make_agent("always-call", g))  # (the value bot's: in matches, on Leduc)
     for bot in ("always-call", "value"):
-        exact_value(g, a, make_agent(bot, g))
         play_match(g, a, bot, 200, seed=2, duplicate=True).summary()
     out = work / "kuhn.npz"
     _cli("solve", "kuhn", "-a", "cfr+", "-n", "5", "--out", str(out))
