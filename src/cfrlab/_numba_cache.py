@@ -68,9 +68,11 @@ def active() -> bool:
 
 def display_root() -> str:
     """The cache root for messages, with the home folder shown as ~."""
-    root = cache_root() or config.numba_cache_dir()
-    home = str(Path.home())
-    s = str(root)
+    try:
+        s = str(cache_root() or config.numba_cache_dir())
+        home = str(Path.home())
+    except (OSError, RuntimeError):
+        return "src/**/__pycache__" if cache_root() is None else str(cache_root())
     return "~" + s[len(home):] if home and s.startswith(home + os.sep) else s
 
 
@@ -241,12 +243,12 @@ def install() -> bool:
     import numba
 
     impl, base, _ = api
-    root = config.numba_cache_dir() / (
-        f"{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-    )
     try:
+        root = config.numba_cache_dir() / (
+            f"{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+        )
         root.mkdir(parents=True, exist_ok=True)
-    except OSError:  # no writable user cache: numba's in-tree cache as before
+    except (OSError, RuntimeError):  # no home, no writable cache: numba's in-tree cache as before
         return False
     locator = _make_locator(base)
     _ROOT = root
