@@ -284,6 +284,12 @@ def test_a_match_too_big_for_memory_is_refused_at_once(capsys):
 
 # -- Ctrl-C ----------------------------------------------------------------------------------
 
+def _sigint_default() -> None:
+    """The child takes Ctrl-C even when this run was started in the background (a shell's
+    background job inherits SIGINT ignored, and Python then leaves it ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt_after(proc: subprocess.Popen, ready) -> tuple[str, str]:
     end = time.monotonic() + 60
     while not ready():
@@ -297,7 +303,7 @@ def _interrupt_after(proc: subprocess.Popen, ready) -> tuple[str, str]:
 @pytest.mark.slow
 def test_ctrl_c_in_a_match_is_one_line_and_keeps_the_log(tmp_path):
     log = tmp_path / "m.log"
-    p = subprocess.Popen([*CFRLAB, "match", "kuhn", "random", "probe", "-n", "5000000", "--engine", "python",
+    p = subprocess.Popen(preexec_fn=_sigint_default, args=[*CFRLAB, "match", "kuhn", "random", "probe", "-n", "5000000", "--engine", "python",  # noqa: PLW1509
                           "--log", str(log), "-s", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _out, err = _interrupt_after(p, lambda: log.exists() and log.stat().st_size > 100_000)
     assert p.returncode == 130
@@ -310,10 +316,10 @@ def test_ctrl_c_in_a_match_is_one_line_and_keeps_the_log(tmp_path):
 @pytest.mark.slow
 def test_ctrl_c_in_the_dealer_and_a_client_is_one_line_each(tmp_path):
     dlog, clog = tmp_path / "d.log", tmp_path / "c.log"
-    dealer = subprocess.Popen([*CFRLAB, "dealer", "kuhn", "-n", "100000000", "-s", "1", "--log", str(dlog), "-q"],
+    dealer = subprocess.Popen(preexec_fn=_sigint_default, args=[*CFRLAB, "dealer", "kuhn", "-n", "100000000", "-s", "1", "--log", str(dlog), "-q"],  # noqa: PLW1509
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     ports = dealer.stdout.readline().split()
-    clients = [subprocess.Popen([*CFRLAB, "connect", "kuhn", HOST, port, "--agent", "always-call", "-s", "1",
+    clients = [subprocess.Popen(preexec_fn=_sigint_default, args=[*CFRLAB, "connect", "kuhn", HOST, port, "--agent", "always-call", "-s", "1",  # noqa: PLW1509
                                  *(["--log", str(clog)] if k == 0 else [])],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for k, port in enumerate(ports)]
@@ -337,7 +343,7 @@ def test_ctrl_c_in_the_dealer_and_a_client_is_one_line_each(tmp_path):
     assert dealer.returncode == 1 and dlog.read_text().splitlines()[-1].startswith("SCORE:")
 
     dlog2 = tmp_path / "d2.log"
-    dealer = subprocess.Popen([*CFRLAB, "dealer", "kuhn", "-n", "10", "--log", str(dlog2)],
+    dealer = subprocess.Popen(preexec_fn=_sigint_default, args=[*CFRLAB, "dealer", "kuhn", "-n", "10", "--log", str(dlog2)],  # noqa: PLW1509
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         dealer.stdout.readline()  # the ports: it is waiting for its players
