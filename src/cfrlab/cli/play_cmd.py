@@ -137,9 +137,10 @@ def register(app: typer.Typer) -> None:
                            t_per_hand_ms=t_per_hand, t_start_ms=t_start, fixed_seats=fixed_seats, quiet=quiet)
         d = Dealer(cfg)
         try:
-            print(" ".join(str(p) for p in d.listen()), flush=True)
-            if drawn:
+            listening = d.listen()
+            if drawn:  # before the ports: whoever reads the ports may act at once
                 say(f"deck seed {seed} (drawn at random; --seed {seed} deals the same cards)")
+            print(" ".join(str(p) for p in listening), flush=True)
             result = d.run()
         except KeyboardInterrupt:
             where = f"; log kept in {log}" if log is not None else ""
