@@ -12,8 +12,9 @@ API (JSON; every answer is ``HumanTable.view()`` of the caller's session):
 * ``POST /api/next``   deal the next hand (400 while the current hand is still being played)
 * ``POST /api/reset``  a new match for this session (score back to zero)
 
-A request body over ``MAX_BODY`` bytes (64 KiB) is refused with HTTP 413 before it is read
-in full; a malformed one gets 422 with what is wrong, never the body echoed back.
+A request body over ``MAX_BODY`` bytes (64 KiB) is refused with HTTP 413 and never reaches the
+app (one declared up to 1 MiB is read and dropped first, so the client gets the answer rather
+than a reset connection); a malformed one gets 422 with what is wrong, never the body echoed back.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ except ImportError as e:  # pragma: no cover - the web extra is not installed
 STATIC_DIR = Path(__file__).parent / "static"
 COOKIE = "cfrlab_session"
 MAX_BODY = 64 * 1024  # bytes: the API's bodies are a few dozen
+DRAIN_FACTOR = 16  # a refused body up to 16 x MAX_BODY is read and dropped so the 413 arrives
 AgentFactory = Callable[[int | None], Agent]
 
 
@@ -193,6 +195,7 @@ class BodyLimit:
                 except ValueError:
                     too_big = True
                 if too_big:
+                    await self._drain(receive, value)
                     await self._refuse(send)
                     return
         seen = 0
@@ -222,6 +225,20 @@ class BodyLimit:
         except Exception:
             if not refused:
                 raise
+
+    async def _drain(self, receive, declared: bytes) -> None:
+        """Read and drop a declared body of up to ``DRAIN_FACTOR`` times the limit before
+        answering: closing a socket with unread data resets it, and the client would see a
+        connection error instead of the 413. Anything bigger is refused unread."""
+        try:
+            if int(declared) > DRAIN_FACTOR * self.limit:
+                return
+        except ValueError:
+            return
+        while True:
+            message = await receive()
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                return
 
     async def _refuse(self, send) -> None:
         body = f'{{"detail": "request body too large (the limit is {self.limit // 1024} KiB)"}}'.encode()
