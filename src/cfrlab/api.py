@@ -18,6 +18,7 @@ the CLI prints.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, is_dataclass
@@ -32,8 +33,11 @@ from cfrlab.games import GameDef, load_game
 from cfrlab.games.units import from_unit, to_unit, unit_of
 from cfrlab.solvers import ALGORITHMS, make_solver
 from cfrlab.solvers.driver import (
+    FULL_WIDTH,
+    Checkpointer,
     Every,
     Tick,
+    checkpoint_seed,
     default_schedule,
     memory_estimate,
     run_solve,
@@ -43,7 +47,7 @@ from cfrlab.solvers.driver import StopRule as _StopRule
 from cfrlab.solvers.lp import solve_lp
 from cfrlab.strategy import Strategy
 
-__all__ = ["BestResponse", "SolveResult", "best_response", "exploit", "load_game", "sizes", "solve"]
+__all__ = ["BestResponse", "SolvePlan", "SolveResult", "best_response", "exploit", "load_game", "sizes", "solve"]
 
 VERSION = "0.1.0"  # written into strategy headers (cfrlab.__version__)
 
@@ -55,7 +59,9 @@ class SolveResult:
     ``curve`` is the measured exploitability: ``(iteration, solver seconds, exploitability)``
     triples, in measuring order; ``strategy`` is the average strategy with a header that
     records the run (algorithm, parameters, seed, iterations, seconds, exploitability, game
-    value, curve, cfrlab version).
+    value, curve, cfrlab version). ``stopped_by`` is ``"iterations"``, ``"seconds"``,
+    ``"target"`` or (lp) ``"exact"``. ``first_iteration_seconds`` includes numba's compile
+    when the kernels were not cached; ``iterations_per_second`` leaves that chunk out.
     """
 
     strategy: Strategy
@@ -67,6 +73,12 @@ class SolveResult:
     unit: str
     stopped_by: str
     curve: list[tuple[int, float, float]] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    eval_seconds: float = 0.0
+    first_iteration_seconds: float | None = None
+    iterations_per_second: float | None = None
+    resumed_from: int | None = None
 
     def plot(self, ax=None, label: str | None = None, x: str = "iterations"):
         """Exploitability against ``x`` (``"iterations"`` or ``"seconds"``) on log-log axes;
@@ -85,23 +97,43 @@ class SolveResult:
 
 
 @dataclass
+class SolvePlan:
+    """What ``solve`` is about to do, passed to its ``on_start`` callback once the solver is
+    set up (and a checkpoint, if any, restored): the CLI prints it."""
+
+    algorithm: str
+    seed: int | None
+    seed_drawn: bool
+    resumed_from: int | None
+    measuring: str  # when exploitability is measured, e.g. "every 10 iterations"
+
+
+@dataclass
 class BestResponse:
     """The best responses to a strategy: each seat's value in ``unit`` and, for a two-seat
-    game, the exploitability (their mean: 0 at an equilibrium)."""
+    game, the exploitability (their mean: 0 at an equilibrium). ``chips`` holds the two values
+    in chips, unconverted."""
 
     values: tuple[float, float]
     exploitability: float
     unit: str
+    chips: tuple[float, float] = (0.0, 0.0)
 
 
 def _game_of(game: GameDef | str | Path) -> GameDef:
     return load_game(game)
 
 
+def _label(g: GameDef, game: Any) -> str:
+    return g.name or (Path(game).stem if isinstance(game, (str, Path)) and "\n" not in str(game) else "custom")
+
+
 def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: int | None = None,
           seconds: float | None = None, target: float | None = None, eval_every: int | None = None,
           abstraction: Any = None, seed: int | None = None,
-          progress: Callable[[Tick], None] | None = None, **params: Any) -> SolveResult:
+          progress: Callable[[Tick], None] | None = None, checkpoint: str | Path | None = None,
+          checkpoint_every: int | None = None, on_start: Callable[[SolvePlan], None] | None = None,
+          **params: Any) -> SolveResult:
     """Solve ``game`` with ``algorithm`` until ``iterations``, ``seconds`` of solver time or an
     exploitability of ``target`` (in the game's unit), whichever comes first.
 
@@ -112,6 +144,11 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
     10, 20, ..., 100, 150, ...). ``abstraction``: an abstraction file or chance model for
     hold'em (default: lossless). ``seed``: sampling algorithms' seed (drawn and recorded when
     None). ``progress(tick)`` is called after every chunk of iterations.
+
+    ``checkpoint``: a file the solver state is saved to every ``checkpoint_every`` iterations,
+    at the end and on Ctrl-C (then ``cfrlab.solvers.driver.Interrupted`` is raised); when it
+    exists, the run continues from it (same game, model, algorithm, parameters and seed, or
+    ``FileMismatchError``), so calling ``solve`` again with a larger budget resumes.
 
         >>> r = solve("leduc", "dcfr", target=1e-3)
         >>> r.stopped_by, r.exploitability <= 1e-3
@@ -127,27 +164,51 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
         return _solve_lp(g, tree, model, params)
     if iterations is None and seconds is None and target is None:
         raise CfrlabError("say when to stop: iterations=N, seconds=S or target=EXPLOITABILITY")
-    if eval_every is not None and (isinstance(eval_every, bool) or not isinstance(eval_every, int)
-                                   or eval_every < 1):
-        raise CfrlabError(f"eval_every is a positive number of iterations, got {eval_every!r}")
+    for what, v in (("eval_every", eval_every), ("checkpoint_every", checkpoint_every)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise CfrlabError(f"{what} is a positive number of iterations, got {v!r}")
+    if checkpoint_every is not None and checkpoint is None:
+        raise CfrlabError("checkpoint_every needs a checkpoint file")
     stop = _StopRule(iterations, seconds, None if target is None else from_unit(g, float(target)))
+    drawn = False
+    if seed is None and name not in FULL_WIDTH:
+        seed = checkpoint_seed(checkpoint) if checkpoint is not None and Path(checkpoint).exists() else None
+        if seed is None:
+            seed, drawn = secrets.randbits(31), True
     solver = make_solver(tree, model, name, seed=seed, **params)
-    schedule = Every(eval_every) if eval_every else default_schedule(name)
-    run = run_solve(solver, stop, solver.exploitability, eval_every=schedule, on_tick=progress)
-    avg = solver.average_policy()
-    value = game_value(tree, model, avg)
-    curve = [(int(i), float(s), to_unit(g, e)) for i, s, e in run.state.history]
     solver_params = asdict(solver.params) if is_dataclass(solver.params) else dict(solver.params)
+    run_state, checkpointer = None, None
+    if checkpoint is not None:
+        identity = {"game": g.to_text(), "game_name": _label(g, game), "model_hash": str(model.hash),
+                    "algorithm": name, "params": solver_params, "seed": seed}
+        checkpointer = Checkpointer(checkpoint, identity)
+        if checkpointer.exists():
+            run_state = checkpointer.load(solver)
+    schedule = Every(eval_every) if eval_every else default_schedule(name)
+    if on_start is not None:
+        on_start(SolvePlan(name, solver.seed, drawn, None if run_state is None else int(solver.iterations),
+                           schedule.describe()))
+    run = run_solve(solver, stop, solver.exploitability, eval_every=schedule, checkpoint=checkpointer,
+                    checkpoint_every=checkpoint_every, run=run_state, on_tick=progress)
+    avg = solver.average_policy()  # once: at 10 buckets each copy is 1.4 GB
+    value = game_value(tree, model, avg)
+    st = run.state
+    curve = [(int(i), float(s), to_unit(g, e)) for i, s, e in st.history]
     strategy = Strategy.from_policy(
         g, avg, tree=tree, model=model, algorithm=name, params=solver_params, seed=solver.seed,
-        iterations=int(solver.iterations), seconds=run.state.solver_seconds,
+        iterations=int(solver.iterations), seconds=st.solver_seconds,
         exploitability=run.exploitability, game_value=value,
         extra={"stopped_by": run.stopped_by, "cfrlab_version": VERSION,
-               "curve": [list(c) for c in thin_history(run.state.history)]})
+               "curve": [list(c) for c in thin_history(st.history)]})
     expl = run.exploitability
-    return SolveResult(strategy, name, int(solver.iterations), run.state.solver_seconds,
+    first = st.first_chunk_seconds
+    done_here = run.iterations - (st.resumed_from or 0)
+    steady = st.run_seconds - (first or 0.0)
+    rate = (done_here - 1) / steady if steady > 0 and done_here > 1 else None
+    return SolveResult(strategy, name, int(solver.iterations), st.solver_seconds,
                        None if expl is None else to_unit(g, expl), to_unit(g, value), unit_of(g),
-                       run.stopped_by, curve)
+                       run.stopped_by, curve, solver_params, solver.seed, st.eval_seconds, first, rate,
+                       st.resumed_from)
 
 
 def _solve_lp(g: GameDef, tree, model, params: dict) -> SolveResult:
@@ -175,7 +236,8 @@ def exploit(strategy: Strategy | str | Path, *, game: GameDef | str | None = Non
     s = _strategy_of(strategy, game, abstraction)
     b0, b1 = _best_response_values(s.tree, s.model, s.policy)
     g = s.game
-    return BestResponse((to_unit(g, b0), to_unit(g, b1)), to_unit(g, 0.5 * (b0 + b1)), unit_of(g))
+    return BestResponse((to_unit(g, b0), to_unit(g, b1)), to_unit(g, 0.5 * (b0 + b1)), unit_of(g),
+                        (float(b0), float(b1)))
 
 
 def best_response(strategy: Strategy | str | Path, responder: int, *, game: GameDef | str | None = None,

@@ -3,7 +3,6 @@ and ``cfrlab exploit`` (exact best response to a strategy file)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import time
@@ -14,9 +13,9 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cfrlab import known_values
+from cfrlab import api, known_values
 from cfrlab.cli.common import check_output, writing
-from cfrlab.engine import build_tree_for, game_value, model_for_game
+from cfrlab.engine import build_tree_for, model_for_game
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.builtins import builtin_text
@@ -24,14 +23,9 @@ from cfrlab.games.units import CHIPS, format_unit, from_unit, to_unit, unit_of
 from cfrlab.solvers.driver import (
     ALGORITHMS,
     FULL_WIDTH,
-    Checkpointer,
-    Every,
     Interrupted,
-    RunResult,
     StopRule,
     Tick,
-    default_schedule,
-    run_solve,
     thin_history,
 )
 from cfrlab.strategy import Strategy
@@ -72,13 +66,6 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
                     value = v
         out[key.strip()] = value
     return out
-
-
-def effective_params(solver) -> dict[str, Any]:
-    p = getattr(solver, "params", {})
-    if dataclasses.is_dataclass(p):
-        return dataclasses.asdict(p)
-    return dict(p)
 
 
 def known_value(game: GameDef) -> float | None:
@@ -262,10 +249,12 @@ def register(app: typer.Typer) -> None:
         console.print(f"[bold]{label}[/]: {g.summary()}")
         console.print(size_text)
         if alg == "lp":
-            strategy, result = _solve_lp(g, tree, model, console)
+            console.print("solving the sequence-form linear program with HiGHS (exact)")
+            result = api.solve(g, "lp", abstraction=model)
         else:
-            strategy, result = _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every,
-                                                checkpoint_every, ckpt, console, progress)
+            result = _solve_iterative(g, game, model, alg, params, seed, stop, eval_every,
+                                      checkpoint_every, ckpt, console, progress)
+        strategy = result.strategy
         if out is not None:
             with writing(out, "strategy"):
                 strategy.save(out)
@@ -288,11 +277,10 @@ def register(app: typer.Typer) -> None:
             "--abstraction", help="the abstraction file the strategy was solved in")] = None,
     ) -> None:
         """Exact best response to a strategy: what each seat's best response wins, exploitability."""
-        from cfrlab.engine.values import best_response_values
-
         s = Strategy.load(file, model=abstraction)
         g = s.game
-        b0, b1 = best_response_values(s.tree, s.model, s.policy)
+        br = api.exploit(s)
+        b0, b1 = br.chips
         expl = 0.5 * (b0 + b1)
         value = s.game_value()
         unit = unit_of(g)
@@ -309,40 +297,40 @@ def register(app: typer.Typer) -> None:
                               "game_value": to_unit(g, value)}))
 
 
-def _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every, checkpoint_every,
-                     ckpt, console, show_progress):
-    from cfrlab.solvers import make_solver
-
-    seed, drawn = _solve_seed(alg, seed, ckpt)
-    solver = make_solver(tree, model, alg, seed=seed, **params)
-    if drawn:
-        console.print(f"seed {seed} (drawn at random; --seed {seed} repeats this run)")
-    run = None
-    identity = {"game": g.to_text(), "game_name": label, "model_hash": str(model.hash),
-                "algorithm": alg, "params": effective_params(solver), "seed": seed}
-    checkpointer = Checkpointer(ckpt, identity) if ckpt is not None else None
-    if checkpointer is not None and checkpointer.exists():
-        run = checkpointer.load(solver)
-        console.print(f"resuming from {ckpt} at iteration {solver.iterations:,}")
-    elif checkpointer is not None and checkpoint_every is None:
+def _solve_iterative(g, given, model, alg, params, seed, stop, eval_every, checkpoint_every,
+                     ckpt, console, show_progress) -> api.SolveResult:
+    if alg in FULL_WIDTH and seed is not None:
+        print(f"cfrlab: note: {alg} is deterministic; --seed changes nothing (a time budget is --seconds)",
+              file=sys.stderr)
+    if seed is not None and seed < 0:
+        raise CfrlabError("--seed must be a non-negative integer")
+    if ckpt is not None and not ckpt.exists() and checkpoint_every is None:
         console.print(f"no checkpoint {ckpt} yet: starting at iteration 0")
-    schedule = Every(eval_every) if eval_every else default_schedule(alg)
     rule = [f"{stop.iterations:,} iterations" if stop.iterations else None,
             f"{stop.seconds:g} s" if stop.seconds else None,
             f"exploitability <= {format_unit(g, stop.target)}" if stop.target else None]
-    console.print(f"solving with {alg} until {' or '.join(r for r in rule if r)} "
-                  f"(exploitability measured {schedule.describe()})")
+
+    def on_start(plan: api.SolvePlan) -> None:
+        if plan.seed_drawn:
+            console.print(f"seed {plan.seed} (drawn at random; --seed {plan.seed} repeats this run)")
+        if plan.resumed_from is not None:
+            console.print(f"resuming from {ckpt} at iteration {plan.resumed_from:,}")
+        console.print(f"solving with {alg} until {' or '.join(r for r in rule if r)} "
+                      f"(exploitability measured {plan.measuring})")
+
     interactive = show_progress and Console(stderr=True).is_terminal
     lines = LineProgress(g) if show_progress and not interactive else None
+    target = None if stop.target is None else to_unit(g, stop.target)
     try:
         with ProgressView(g, alg, stop, enabled=interactive) as view:
             def on_tick(t: Tick) -> None:
                 view.update(t)
                 if lines is not None:
                     lines.update(t)
-            result = run_solve(solver, stop, solver.exploitability,
-                               eval_every=schedule, checkpoint=checkpointer, checkpoint_every=checkpoint_every,
-                               run=run, on_tick=on_tick)
+            result = api.solve(g if g.name else given, alg, iterations=stop.iterations, seconds=stop.seconds,
+                               target=target, eval_every=eval_every, abstraction=model, seed=seed,
+                               progress=on_tick, checkpoint=ckpt, checkpoint_every=checkpoint_every,
+                               on_start=on_start, **params)
         if lines is not None:
             lines.finish()
     except OSError as e:
@@ -352,86 +340,29 @@ def _solve_iterative(g, label, tree, model, alg, params, seed, stop, eval_every,
             if e.checkpoint else "; nothing saved (use --out FILE --checkpoint-every N to keep progress)"
         print(f"cfrlab: interrupted at iteration {e.iterations:,}{where}", file=sys.stderr)
         raise SystemExit(130) from None
-    expl = result.exploitability
-    avg = solver.average_policy()  # once: at 10 buckets each copy is 1.4 GB
-    strategy = Strategy.from_policy(
-        g, avg, tree=tree, model=model, algorithm=alg, params=effective_params(solver),
-        seed=getattr(solver, "seed", seed), iterations=int(solver.iterations),
-        seconds=result.state.solver_seconds, exploitability=expl,
-        game_value=game_value(tree, model, avg), extra={"stopped_by": result.stopped_by})
-    return strategy, result
+    return result
 
 
-def _solve_seed(alg: str, seed: int | None, ckpt: Path | None) -> tuple[int | None, bool]:
-    """The seed of a sampling solver: the given one, the one of the run being resumed, or a
-    fresh one (then printed). Deterministic solvers take none."""
-    from cfrlab.cli.common import seed_or_random
-
-    if alg in FULL_WIDTH:
-        if seed is not None:
-            print(f"cfrlab: note: {alg} is deterministic; --seed changes nothing (a time budget is --seconds)",
-                  file=sys.stderr)
-        return seed, False
-    if seed is None and ckpt is not None and ckpt.exists():
-        return _checkpoint_seed(ckpt), False
-    return seed_or_random(seed, bits=31)
-
-
-def _checkpoint_seed(ckpt: Path) -> int | None:
-    """The seed recorded in a checkpoint's header (read alone, not the solver arrays)."""
-    import numpy as np
-
-    from cfrlab.fileio import HEADER_KEY
-
-    try:
-        with np.load(ckpt, allow_pickle=False) as z:
-            seed = json.loads(bytes(z[HEADER_KEY]).decode()).get("seed")
-    except Exception:  # noqa: BLE001 - a bad checkpoint is reported, with its reason, when it is loaded
-        return None
-    return None if seed is None else int(seed)
-
-
-def _solve_lp(g, tree, model, console):
-    from cfrlab.solvers.lp import solve_lp
-
-    console.print("solving the sequence-form linear program with HiGHS (exact)")
-    t = time.perf_counter()
-    policy, value = solve_lp(tree, model)
-    seconds = time.perf_counter() - t
-    strategy = Strategy.from_policy(g, policy, tree=tree, model=model, algorithm="lp", seconds=seconds,
-                                    game_value=value)
-    strategy.header["exploitability"] = strategy.exploitability()
-    return strategy, None
-
-
-def _summary(g: GameDef, strategy: Strategy, result: RunResult | None) -> dict[str, Any]:
+def _summary(g: GameDef, strategy: Strategy, result: api.SolveResult) -> dict[str, Any]:
     h = strategy.header
     out = {"algorithm": h["algorithm"], "iterations": h["iterations"], "seconds": h["seconds"],
            "exploitability": to_unit(g, h["exploitability"]), "exploitability_chips": h["exploitability"],
            "unit": unit_of(g), "game_value": to_unit(g, h["game_value"]), "game_value_chips": h["game_value"],
            "params": h.get("params"), "seed": h.get("seed")}
-    if result is not None:
-        st = result.state
-        first = st.first_chunk_seconds or 0.0
-        done_here = result.iterations - (st.resumed_from or 0)
-        steady = st.run_seconds - first
-        out.update({"stopped_by": result.stopped_by, "eval_seconds": st.eval_seconds,
-                    "first_iteration_seconds": first, "resumed_from": st.resumed_from,
-                    "iterations_per_second": _rate(done_here, steady),
-                    "history": [list(x) for x in thin_history(st.history, HISTORY_POINTS)]})
+    if result.algorithm != "lp":
+        out.update({"stopped_by": result.stopped_by, "eval_seconds": result.eval_seconds,
+                    "first_iteration_seconds": result.first_iteration_seconds or 0.0,
+                    "resumed_from": result.resumed_from,
+                    "iterations_per_second": result.iterations_per_second,
+                    "history": [[i, s, from_unit(g, e)] for i, s, e in
+                                thin_history(result.curve, HISTORY_POINTS)]})
     return out
-
-
-def _rate(iterations: int, seconds: float | None) -> float | None:
-    if seconds is None or seconds <= 0 or iterations <= 1:
-        return None
-    return (iterations - 1) / seconds
 
 
 def _report(g, label, strategy, result, out, ckpt, console) -> None:
     h = strategy.header
     unit = unit_of(g)
-    if result is None:
+    if result.algorithm == "lp":
         console.print(f"[bold]solved {label} exactly[/] in {h['seconds']:.2f} s")
     else:
         s = _summary(g, strategy, result)

@@ -240,6 +240,17 @@ class Checkpointer:
                                         f"this run has {key} {mine.get(key)!r}; use --force to start over")
 
 
+def checkpoint_seed(path: str | Path) -> int | None:
+    """The seed recorded in a checkpoint's header (read alone, not the solver's arrays); None
+    when the file cannot be read as one (its load reports why, later)."""
+    try:
+        with NpzReader(path, kind=CHECKPOINT_KIND) as z:
+            seed = z.header.get("seed")
+    except (CfrlabError, OSError):
+        return None
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
 def _check_checkpoint_header(path: Path, header: dict[str, Any]) -> None:
     """Types of the checkpoint header fields ``Checkpointer.load`` reads (one line naming the
     field): format, identity, iterations, solver state and the run's clock and history."""
