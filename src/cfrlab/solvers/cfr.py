@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -116,6 +117,7 @@ class CFRSolver:
         e = self.engine
         self.row_offset = e.row_offset
         self.iterations = 0
+        self.seconds = 0.0  # time spent in iterate (Strategy.from_solver records it)
         self.regret = np.zeros((e.num_rows, 3))
         self.avg = np.zeros((e.num_rows, 3))
         self._sigma = np.zeros((e.num_rows, 3))
@@ -188,10 +190,12 @@ class CFRSolver:
         n = int(n)
         if n < 0:
             raise CfrlabError("the number of iterations must be >= 0")
+        t = time.perf_counter()
         while n > 0:
             k = min(n, MAX_UNIFORMS) if self._rng is not None else n
             self._run(k)
             n -= k
+        self.seconds += time.perf_counter() - t
 
     def _run(self, n: int) -> None:
         if self._holes is not None:

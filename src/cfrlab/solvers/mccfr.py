@@ -15,6 +15,7 @@ the kernels and saved by ``state_dict``, so ``iterate(a); iterate(b)`` equals
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,6 +143,7 @@ class MCCFRSolver:
         self.regret = np.zeros((rows, 3))
         self.avg = np.zeros((rows, 3))
         self.iterations = 0
+        self.seconds = 0.0  # time spent in iterate (Strategy.from_solver records it)
         self._tree_arrays = compile_tree(tree)
 
     @property
@@ -151,6 +153,7 @@ class MCCFRSolver:
     def iterate(self, n: int = 1) -> None:
         if n <= 0:
             return
+        t = time.perf_counter()
         args = (
             self._tree_arrays,
             self.row_offset,
@@ -166,6 +169,7 @@ class MCCFRSolver:
         else:
             K.os_iterations(*args, self.epsilon)
         self.iterations += int(n)
+        self.seconds += time.perf_counter() - t
 
     def current_policy(self) -> np.ndarray:
         return normalize_rows(self.regret, self._legal_rows, positive_only=True)
