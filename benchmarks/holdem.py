@@ -60,8 +60,7 @@ def child(abstraction: Path, algorithm: str, seconds: float, target: float | Non
         i, s, e = c["history"][-1]
         g = solver.tree.game
         path = out_dir / f"{stem}.npz"
-        Strategy.from_solver(solver, g, tree=solver.tree, model=solver.model, algorithm=algorithm,
-                             seconds=s, exploitability=from_unit(g, e)).save(path)
+        Strategy.from_solver(solver, g, seconds=s, exploitability=from_unit(g, e)).save(path, overwrite=True)
         print(f"    saved {path}", file=sys.stderr, flush=True)
     del solver
     tgt = target if target is not None else PAPER_TARGET.get(c["buckets"])

@@ -103,3 +103,64 @@ def test_sizes_count_information_sets():
     leduc = cfrlab.sizes("leduc")
     assert leduc["information_sets"] == 936 and leduc["decision_nodes"] == 36
     assert leduc["private_states"] == [6, 30] and leduc["memory_bytes"] > 936 * 3 * 8
+
+
+def test_a_checkpointed_solve_resumes_to_the_same_strategy(tmp_path):
+    """Stopped at 30 and resumed to 60 iterations = 60 straight, bit for bit (cfr+ and es)."""
+    for alg, seed in (("cfr+", None), ("es", 7)):
+        ckpt = tmp_path / f"{alg}.ckpt.npz"
+        first = cfrlab.solve("leduc", alg, iterations=30, seed=seed, checkpoint=ckpt, checkpoint_every=10)
+        assert ckpt.exists() and first.resumed_from is None
+        plans = []
+        resumed = cfrlab.solve("leduc", alg, iterations=60, seed=seed, checkpoint=ckpt, on_start=plans.append)
+        straight = cfrlab.solve("leduc", alg, iterations=60, seed=seed)
+        assert plans[0].resumed_from == 30 and resumed.resumed_from == 30 and resumed.iterations == 60
+        assert np.array_equal(resumed.strategy.policy, straight.strategy.policy)
+    with pytest.raises(cfrlab.CfrlabError, match="was made with algorithm 'es'"):
+        cfrlab.solve("leduc", "os", iterations=40, seed=7, checkpoint=tmp_path / "es.ckpt.npz")
+
+
+def test_infosets_are_the_rows_with_readable_keys():
+    s = cfrlab.solve("leduc", "cfr+", iterations=50).strategy
+    sets = list(s.infosets())
+    assert len(sets) == cfrlab.sizes("leduc")["information_sets"] == 936
+    assert len({(i.betting, i.cards) for i in sets}) == 936  # readable keys are unique
+    for i in sets[::37]:
+        assert i.probs == pytest.approx(s.action_probs(i.cards, i.betting, position=i.player))
+        assert set(i.probs) <= {"f", "c", "r"} and sum(i.probs.values()) == pytest.approx(1.0)
+        assert i.player == int(s.tree.player[i.node])
+    root = [i for i in sets if i.betting == ""]
+    assert len(root) == 6 and all(i.player == 0 and set(i.probs) == {"c", "r"} for i in root)
+
+
+def test_to_dataframe_or_a_clear_error():
+    s = cfrlab.Strategy.uniform("kuhn")
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(cfrlab.CfrlabError, match="needs pandas"):
+            s.to_dataframe()
+        return
+    df = s.to_dataframe()
+    assert list(df.columns) == ["player", "round", "betting", "cards", "f", "c", "r"] and len(df) == 12
+
+
+def test_save_needs_overwrite_and_from_solver_records_the_run(tmp_path):
+    from cfrlab.engine import build_tree_for, model_for_game
+    from cfrlab.solvers import make_solver
+
+    g = cfrlab.load_game("kuhn")
+    solver = make_solver(build_tree_for(g), model_for_game(g), "dcfr", alpha=2.0)
+    solver.iterate(200)
+    s = cfrlab.Strategy.from_solver(solver)
+    h = s.header
+    assert h["algorithm"] == "dcfr" and h["params"]["alpha"] == 2.0 and h["iterations"] == 200
+    assert h["seconds"] > 0 and h["cfrlab_version"] == cfrlab.__version__
+    assert h["exploitability"] == pytest.approx(cfrlab.exploit(s).exploitability, abs=1e-15)
+    assert abs(h["game_value"] - KUHN_GAME_VALUE) < 1e-2
+    path = tmp_path / "k.npz"
+    s.save(path)
+    with pytest.raises(cfrlab.CfrlabError, match="exists; pass overwrite=True"):
+        s.save(path)
+    s.save(path, overwrite=True)
+    assert cfrlab.Strategy.load(path).header["params"]["alpha"] == 2.0

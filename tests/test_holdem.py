@@ -154,7 +154,7 @@ def test_strategy_files_carry_the_abstraction_and_refuse_another(tmp_path):
     assert loaded.hash == model.hash and model_kind(loaded) == "bucketed"
     s = make_solver(tree, loaded, "cfr+")
     s.iterate(5)
-    st = Strategy.from_solver(s, g, tree=tree, model=loaded, algorithm="cfr+")
+    st = Strategy.from_solver(s, g, measure=False)
     assert st.header["abstraction_file"] == "b2.npz" and st.header["model_hash"] == model.hash
     st.save(tmp_path / "s.npz")
     back = Strategy.load(tmp_path / "s.npz", model=f)
@@ -223,7 +223,7 @@ def test_abstraction_strategy_plays_matches_as_an_agent(tmp_path):
     model.save(ab)
     s = make_solver(tree, model, "cfr+")
     s.iterate(200)
-    st = Strategy.from_solver(s, g, tree=tree, model=load_abstraction(ab, g), algorithm="cfr+")
+    st = Strategy.from_solver(s, g, model=load_abstraction(ab, g), measure=False)
     st.save(tmp_path / "s.npz")
     named = make_agent(f"{tmp_path / 's.npz'}:abstraction={ab}", g, seed=1)
     beside = make_agent(str(tmp_path / "s.npz"), g, seed=1)  # finds b2.npz next to it

@@ -15,7 +15,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "cfrlab"
 
 LAYERS = [
-    {"errors", "config", "fileio", "_numba_cache", "known_values"},
+    {"errors", "config", "fileio", "_numba_cache", "known_values", "version"},
     {"cards"},
     {"games"},
     {"tree"},

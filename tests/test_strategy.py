@@ -41,7 +41,7 @@ def leduc():
     tree, model = build_tree_for(g), model_for_game(g)
     solver = make_solver(tree, model, "cfr+")
     solver.iterate(200)
-    return Strategy.from_solver(solver, g, tree=tree, model=model, algorithm="cfr+", seconds=0.5)
+    return Strategy.from_solver(solver, g)
 
 
 # -- values -------------------------------------------------------------------------------

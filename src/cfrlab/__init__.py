@@ -13,10 +13,9 @@ cards -> games -> tree -> abstraction -> engine -> solvers -> strategy -> evalua
 
 import importlib
 
-__version__ = "0.1.0"
-
 from cfrlab import _numba_cache  # noqa: F401  (first: numba caches kernels per machine)
 from cfrlab.errors import CfrlabError
+from cfrlab.version import __version__
 
 _LAZY = {
     "load_game": "cfrlab.games",

@@ -45,11 +45,10 @@ from cfrlab.solvers.driver import (
 )
 from cfrlab.solvers.driver import StopRule as _StopRule
 from cfrlab.solvers.lp import solve_lp
-from cfrlab.strategy import Strategy
+from cfrlab.strategy import VERSION, Strategy
 
 __all__ = ["BestResponse", "SolvePlan", "SolveResult", "best_response", "exploit", "load_game", "sizes", "solve"]
 
-VERSION = "0.1.0"  # written into strategy headers (cfrlab.__version__)
 
 
 @dataclass

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,19 +46,30 @@ from cfrlab.engine import (
 from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
 from cfrlab.fileio import NpzReader, one_line, save_npz
 from cfrlab.games import GameDef, load_game, parse_game
-from cfrlab.games.situation import parse_situation_cards
+from cfrlab.games.situation import ACTIONS, action_word, parse_situation_cards
 from cfrlab.games.units import format_unit, unit_of
 from cfrlab.tree import CHANCE, DECISION
+from cfrlab.version import __version__ as VERSION
 
 STRATEGY_KIND = "strategy"
 FORMAT_VERSION = 1
-ACTION_LETTERS = ("f", "c", "r")
-ACTION_NAMES = ("fold", "call", "raise")
 SUM_TOLERANCE = 1e-6  # a row may sum to 1 +- this
 PROB_TOLERANCE = 1e-9  # an entry may be this far below 0, and this much on an illegal action
 CHECK_CHUNK_ROWS = 1 << 20  # rows checked per numpy pass (HULHE 10 buckets: 57M rows)
 
 # -- the value object -------------------------------------------------------------------
+
+class InfoSet(NamedTuple):
+    """One information set of a strategy (``Strategy.infosets``)."""
+
+    player: int  # the acting position (0 or 1)
+    round: int  # 0-based betting round
+    betting: str  # ACPC betting so far, rounds separated by '/'
+    cards: str  # what the acting player knows: hole cards, then '|' and the board
+    node: int  # public-tree node
+    state: int  # private-state index (row within the node)
+    probs: dict[str, float]  # legal actions (ACPC letters f, c, r) -> probability
+
 
 @dataclass(eq=False)
 class Strategy:
@@ -107,15 +119,31 @@ class Strategy:
         return cls(game, policy, header, tree, model, offsets)
 
     @classmethod
-    def from_solver(cls, solver, game: GameDef, *, tree=None, model=None, algorithm: str,
-                    params: dict | None = None, seed: int | None = None, seconds: float = 0.0,
-                    exploitability: float | None = None, game_value: float | None = None,
+    def from_solver(cls, solver, game: GameDef | str | None = None, *, model=None, measure: bool = True,
+                    seconds: float | None = None, exploitability: float | None = None,
                     extra: dict | None = None) -> Strategy:
-        """The solver's average policy, with a header describing the run."""
-        return cls.from_policy(game, solver.average_policy(), tree=tree, model=model,
-                               algorithm=algorithm, params=params, seed=seed,
-                               iterations=int(solver.iterations), seconds=seconds,
-                               exploitability=exploitability, game_value=game_value, extra=extra)
+        """The solver's average policy, with a header recording the run from the solver itself:
+        algorithm, parameters, seed, iterations, solver seconds and, with ``measure`` (the
+        default), the exploitability and the game value, computed here. ``model``: the same
+        chance model as the solver's, loaded from its file (for the header's file name);
+        ``seconds`` / ``exploitability`` (chips): figures the caller measured itself."""
+        tree = solver.tree
+        if model is not None and str(model.hash) != str(solver.model.hash):
+            raise FileMismatchError(f"model {_short(model.hash)} is not the solver's ({_short(solver.model.hash)})")
+        model = model if model is not None else solver.model
+        game = load_game(game) if game is not None else tree.game
+        p = solver.params
+        params = asdict(p) if is_dataclass(p) else dict(p or {})
+        avg = solver.average_policy()
+        s = cls.from_policy(game, avg, tree=tree, model=model, algorithm=str(solver.algorithm),
+                            params=params, seed=getattr(solver, "seed", None), iterations=int(solver.iterations),
+                            seconds=float(getattr(solver, "seconds", 0.0) if seconds is None else seconds),
+                            exploitability=exploitability, extra={"cfrlab_version": VERSION, **(extra or {})})
+        if measure:
+            if exploitability is None:
+                s.header["exploitability"] = s.exploitability()
+            s.header["game_value"] = s.game_value()
+        return s
 
     @classmethod
     def uniform(cls, game: GameDef | str, *, tree=None, model=None) -> Strategy:
@@ -161,7 +189,11 @@ class Strategy:
         return int(self.header.get("iterations", 0))
 
     # files --------------------------------------------------------------------------
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | Path, *, overwrite: bool = False) -> None:
+        """Write the strategy file atomically; an existing file is replaced only with
+        ``overwrite=True`` (the CLI's ``--force``)."""
+        if not overwrite and Path(path).exists():
+            raise CfrlabError(f"{path} exists; pass overwrite=True to replace it")
         save_npz(path, self.header, {"policy": self.policy})
 
     @classmethod
@@ -263,15 +295,49 @@ class Strategy:
             raise CfrlabError(f"private state {state} out of range at {betting!r}")
         legal = self.tree.legal[int(self.tree.decision[node])]
         row = self.policy[lo + state]
-        return {ACTION_LETTERS[a]: float(row[a]) for a in range(3) if legal[a]}
+        return {ACTIONS[a]: float(row[a]) for a in range(3) if legal[a]}
 
     def node_table(self, node: int) -> tuple[list[str], list[str], np.ndarray]:
-        """(state labels, legal action names, probabilities [states, legal]) at a decision."""
+        """(state labels, legal actions as letters, probabilities [states, legal]) at a decision."""
         lo, hi = self.rows_of(node)
         rnd = int(self.tree.round[node])
         legal = np.flatnonzero(self.tree.legal[int(self.tree.decision[node])])
         labels = [describe_state(self.model, rnd, s) for s in range(hi - lo)]
-        return labels, [ACTION_NAMES[a] for a in legal], self.policy[lo:hi][:, legal]
+        return labels, [ACTIONS[a] for a in legal], self.policy[lo:hi][:, legal]
+
+    def infosets(self) -> Iterator[InfoSet]:
+        """Every information set, decision by decision in tree order and private state by
+        private state: who acts (``player`` = position), the round, the ACPC betting, the
+        acting player's cards (``"Ks"``, ``"Ks|Kh"`` hole then board; a bucket label in an
+        abstraction) and the distribution over the legal actions as ACPC letters.
+
+            >>> s = Strategy.uniform("kuhn")
+            >>> first = next(s.infosets())
+            >>> first.player, first.betting, first.cards, first.probs
+            (0, '', 'Js', {'c': 0.5, 'r': 0.5})
+        """
+        tree = self.tree
+        off = self.row_offset
+        for d, node in enumerate(tree.decision_node):
+            node = int(node)
+            rnd, player = int(tree.round[node]), int(tree.player[node])
+            legal = [a for a in range(3) if tree.legal[d][a]]
+            betting = tree.betting[node]
+            for k, row in enumerate(self.policy[int(off[d]):int(off[d + 1])]):
+                yield InfoSet(player, rnd, betting, describe_state(self.model, rnd, k), node, k,
+                              {ACTIONS[a]: float(row[a]) for a in legal})
+
+    def to_dataframe(self):
+        """The information sets as a pandas DataFrame (columns player, round, betting, cards,
+        f, c, r; NaN where an action is not legal). Needs pandas (not a cfrlab dependency)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise CfrlabError("to_dataframe needs pandas (pip install pandas); "
+                              "Strategy.infosets() gives the same rows without it") from None
+        rows = [(i.player, i.round, i.betting, i.cards, *(i.probs.get(a, math.nan) for a in ACTIONS))
+                for i in self.infosets()]
+        return pd.DataFrame(rows, columns=["player", "round", "betting", "cards", *ACTIONS])
 
     # evaluation ---------------------------------------------------------------------
     def exploitability(self) -> float:
@@ -398,13 +464,18 @@ def _row_problem(row: np.ndarray, legal: np.ndarray | None) -> str:
     neg = np.flatnonzero(row < -PROB_TOLERANCE)
     if len(neg):
         a = int(neg[0])
-        return f"gives {ACTION_NAMES[a]} probability {row[a]:.6g}, below 0"
+        return f"gives {_name(a, legal)} probability {row[a]:.6g}, below 0"
     if legal is not None:
         ill = np.flatnonzero((row > PROB_TOLERANCE) & ~legal)
         if len(ill):
             a = int(ill[0])
-            return f"gives {ACTION_NAMES[a]} probability {row[a]:.6g}, but {ACTION_NAMES[a]} is not legal there"
+            return f"gives {_name(a, legal)} probability {row[a]:.6g}, but {_name(a, legal)} is not legal there"
     return f"sums to {float(row.sum()):.10g}, not 1 ({values})"
+
+
+def _name(a: int, legal: np.ndarray | None) -> str:
+    """``'f' (fold)``: the letter, and the word when the row's legal actions tell check from call."""
+    return f"{ACTIONS[a]!r}" if legal is None else f"{ACTIONS[a]!r} ({action_word(a, bool(legal[0]))})"
 
 
 def _row_place(r: int, tree, model, row_offset) -> str:

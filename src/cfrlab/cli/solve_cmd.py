@@ -257,7 +257,7 @@ def register(app: typer.Typer) -> None:
         strategy = result.strategy
         if out is not None:
             with writing(out, "strategy"):
-                strategy.save(out)
+                strategy.save(out, overwrite=True)  # prepare_output refused it without --force
         _report(g, label, strategy, result, out, ckpt, console)
         if show:
             from cfrlab.cli.strategy_cmd import print_opening

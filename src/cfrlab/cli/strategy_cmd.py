@@ -13,6 +13,7 @@ from rich.table import Table
 from cfrlab.cli.common import check_output, split_game, writing
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
+from cfrlab.games.situation import action_word
 from cfrlab.strategy import Strategy
 from cfrlab.tree import DECISION
 
@@ -20,10 +21,9 @@ MAX_ROWS = 60  # private states listed per node by default (kuhn-100 has 100, HU
 
 
 def action_names(strategy: Strategy, node: int) -> list[str]:
-    """Names of the legal actions at a decision: check/bet when nothing is to call."""
+    """Words for the legal actions at a decision: check/bet when nothing is to call."""
     legal = strategy.tree.legal[int(strategy.tree.decision[node])]
-    names = ("fold", "call", "raise") if legal[0] else ("fold", "check", "bet")
-    return [names[a] for a in range(3) if legal[a]]
+    return [action_word(a, bool(legal[0])) for a in range(3) if legal[a]]
 
 
 def node_title(strategy: Strategy, node: int) -> str:
@@ -82,7 +82,7 @@ def print_opening(strategy: Strategy, rows: int, console: Console) -> None:
     """The strategy's opening moves: the root and its children, ``rows`` private states."""
     nodes = opening_nodes(strategy)
     console.print(strategy_table(strategy, nodes, rows,
-                                 title="Opening moves (probabilities; P0 is ACPC position 1)"))
+                                 title="Opening moves (probabilities; P0 is player 0 = ACPC position 0)"))
 
 
 def register(app: typer.Typer) -> None:
@@ -157,7 +157,7 @@ def register(app: typer.Typer) -> None:
         s = load_openspiel_json(file, load_game(game))
         s.header["exploitability"] = s.exploitability()
         with writing(out, "strategy"):
-            s.save(out)
+            s.save(out, overwrite=True)  # _check_out refused an existing file without --force
         print(f"imported {file} as {out}: exploitability {s.header['exploitability']:.6g} chips")
 
 

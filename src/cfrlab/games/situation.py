@@ -48,3 +48,18 @@ def parse_situation_cards(game: GameDef, cards: str, actor: int, rnd: int = 0) -
     if len(set(hole + board)) != len(hole + board):
         raise CfrlabError(f"{cards!r}: a card appears twice")
     return hole, board
+
+
+# -- actions -------------------------------------------------------------------------------
+
+ACTIONS = ("f", "c", "r")  # the action ids everywhere in cfrlab's API: ACPC's letters
+_WORDS_FACING = ("fold", "call", "raise")
+_WORDS_FREE = ("fold", "check", "bet")
+
+
+def action_word(action: str | int, facing_bet: bool) -> str:
+    """The word for an ACPC action letter (or column 0 / 1 / 2) as a player says it: ``c`` is
+    "call" facing a bet and "check" otherwise, ``r`` is "raise" or "bet"."""
+    a = ACTIONS.index(action) if isinstance(action, str) else int(action)
+    return (_WORDS_FACING if facing_bet else _WORDS_FREE)[a]
+
