@@ -15,7 +15,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "cfrlab"
 
 LAYERS = [
-    {"errors", "config", "fileio", "_numba_cache", "known_values", "version"},
+    {"errors", "config", "fileio", "numba_cache", "known_values", "version"},
     {"cards"},
     {"games"},
     {"tree"},
@@ -113,4 +113,19 @@ def test_no_import_runs_back_up_the_layers():
 @pytest.mark.parametrize("room", sorted(RANK))
 def test_layer_names_are_real(room):
     assert (SRC / room).is_dir() or (SRC / f"{room}.py").is_file() or room in {
-        "_numba_cache", "warmup", "__main__", "engine", "known_values", "api"}
+        "numba_cache", "warmup", "__main__", "engine", "known_values", "api"}
+
+
+def test_the_cli_uses_only_the_public_api():
+    """``cfrlab.cli`` imports no private module or name of cfrlab (no ``_`` component): what
+    the CLI does, a Python user can do with the documented modules (docs/api.md)."""
+    bad = []
+    for path in sorted((SRC / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("cfrlab"):
+                names = [*node.module.split("."), *(a.name for a in node.names)]
+                bad += [f"{path.name}:{node.lineno} {node.module}.{n}" for n in names if n.startswith("_")]
+            elif isinstance(node, ast.Import):
+                bad += [f"{path.name}:{node.lineno} {a.name}" for a in node.names
+                        if a.name.startswith("cfrlab") and any(p.startswith("_") for p in a.name.split("."))]
+    assert not bad, bad

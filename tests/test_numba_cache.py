@@ -12,26 +12,26 @@ from pathlib import Path
 import pytest
 
 import cfrlab
-from cfrlab import _numba_cache
+from cfrlab import numba_cache
 
 SRC = Path(cfrlab.__file__).resolve().parent
 
 
 def test_locator_is_active_on_the_installed_numba():
     # If this fails, numba's private caching API moved: kernels still cache, in-tree as before.
-    assert _numba_cache.active()
-    assert _numba_cache.cache_root() is not None
+    assert numba_cache.active()
+    assert numba_cache.cache_root() is not None
 
 
 def test_a_kernel_is_cached_under_the_user_cache_by_package_path():
     from cfrlab.cards import _eval_kernels
 
     path = Path(_eval_kernels.rank5._cache.cache_path)
-    root = _numba_cache.cache_root()
+    root = numba_cache.cache_root()
     assert root in path.parents
     rel = path.relative_to(root)
     assert rel.parts[:2] == ("cards", "_eval_kernels")
-    assert rel.parts[2] == _numba_cache.source_hash(_eval_kernels.__file__)[:16]
+    assert rel.parts[2] == numba_cache.source_hash(_eval_kernels.__file__)[:16]
 
 
 def test_functions_outside_the_package_keep_numba_s_locators():
@@ -42,7 +42,7 @@ def test_functions_outside_the_package_keep_numba_s_locators():
         return x + 1
 
     assert outside(1) == 2
-    root = _numba_cache.cache_root()
+    root = numba_cache.cache_root()
     assert root not in Path(outside._cache.cache_path).parents
 
 
@@ -55,13 +55,13 @@ def test_the_source_hash_covers_imported_package_modules(tmp_path, monkeypatch):
     (pkg / "sub" / "_a_kernels.py").write_text("from cfrlab.sub._b_kernels import g\n")
     (pkg / "sub" / "_b_kernels.py").write_text("from ..config import X\ng = X\n")
     (pkg / "other.py").write_text("Y = 2\n")
-    monkeypatch.setattr(_numba_cache, "PACKAGE", pkg)
+    monkeypatch.setattr(numba_cache, "PACKAGE", pkg)
     a = pkg / "sub" / "_a_kernels.py"
-    before = _numba_cache.source_hash(a)
+    before = numba_cache.source_hash(a)
     (pkg / "other.py").write_text("Y = 3\n")  # not imported: same hash
-    assert _numba_cache.source_hash(a) == before
+    assert numba_cache.source_hash(a) == before
     (pkg / "config.py").write_text("X = 2  # changed\n")  # imported by what a imports
-    assert _numba_cache.source_hash(a) != before
+    assert numba_cache.source_hash(a) != before
 
 
 _KERNEL = textwrap.dedent("""
@@ -78,10 +78,10 @@ _KERNEL = textwrap.dedent("""
 _RUN = textwrap.dedent("""
     import sys
     import cfrlab
-    from cfrlab import _numba_cache
-    _numba_cache.announce_compiles(sys.stderr)
+    from cfrlab import numba_cache
+    numba_cache.announce_compiles(sys.stderr)
     n = []
-    _numba_cache.on_compile(lambda: n.append(1))
+    numba_cache.on_compile(lambda: n.append(1))
     from cfrlab import _tiny_kernels
     assert _tiny_kernels.plus_one(41) == 42
     assert cfrlab.__file__.startswith({where!r}), cfrlab.__file__
@@ -103,7 +103,7 @@ def _compiles(checkout: Path, cache: Path) -> int:
                          capture_output=True, text=True, timeout=300, check=True)
     n = int(out.stdout.split()[-1])
     said = [line for line in out.stderr.splitlines() if "compiling kernels" in line]
-    root = cache / _numba_cache.cache_root().name  # <numba version>-py<XY>
+    root = cache / numba_cache.cache_root().name  # <numba version>-py<XY>
     want = f"cfrlab: compiling kernels, once per machine (cached in {root})"
     assert said == ([want] if n else []), out.stderr
     return n
@@ -135,12 +135,12 @@ def test_every_warmup_task_runs(tmp_path, monkeypatch):
 
 
 def test_prune_deletes_only_versions_unused_for_a_month(tmp_path, monkeypatch):
-    monkeypatch.setattr(_numba_cache, "_ROOT", tmp_path)
-    monkeypatch.setattr(_numba_cache, "cache_root", lambda: tmp_path)
+    monkeypatch.setattr(numba_cache, "_ROOT", tmp_path)
+    monkeypatch.setattr(numba_cache, "cache_root", lambda: tmp_path)
     old, new = tmp_path / "cards" / "_k" / "old", tmp_path / "cards" / "_k" / "new"
     for d in (old, new):
         d.mkdir(parents=True)
         (d / "f-1.py311.nbi").write_bytes(b"")
     os.utime(old, (0, 0))
-    assert _numba_cache.prune(30) == 1
+    assert numba_cache.prune(30) == 1
     assert new.is_dir() and not old.exists()

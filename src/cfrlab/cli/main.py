@@ -13,8 +13,8 @@ from typing import Annotated
 import typer
 import typer.core
 
-from cfrlab._numba_cache import announce_compiles
 from cfrlab.errors import CfrlabError
+from cfrlab.numba_cache import announce_compiles
 
 _EXC = []
 try:  # recent typer carries its own copy of click

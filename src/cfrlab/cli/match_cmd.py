@@ -178,7 +178,7 @@ def register(app: typer.Typer) -> None:
             _interrupted(done[0], games, log)
         summary = res.summary()
         if exact and "exact_chips" not in summary:
-            Console(stderr=True).print("note: no exact value (needs an enumerable game and policy agents)")
+            Console(stderr=True).print(f"note: no exact value: {summary.get('exact_unavailable', 'not computable')}")
         console = Console(stderr=json_out)
         _print_match(summary, console)
         if log:

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from cfrlab.cards.cards import deck
-from cfrlab.engine import expected_value, is_lossless, model_for_game, row_offsets
+from cfrlab.engine import expected_value, is_lossless, model_for_game, model_kind, row_offsets
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.evaluate import _match_kernels as K
 from cfrlab.evaluate.histories import DUPLICATE_MARK, LogWriter, format_log_line, safe_name
@@ -102,6 +102,7 @@ class MatchResult:
     seconds: float = 0.0
     exact_chips: float | None = None
     exact_per_position: tuple[float, float] | None = None
+    exact_reason: str | None = None  # why exact=True found no exact value
     extra: dict = field(default_factory=dict)
 
     @property
@@ -157,6 +158,8 @@ class MatchResult:
         if self.exact_chips is not None:
             out["exact_chips"] = self.exact_chips
             out["exact_mbb"] = self.exact_chips * mbb
+        elif self.exact_reason is not None:
+            out["exact_unavailable"] = self.exact_reason
         out.update(self.extra)
         return json_ready(out)
 
@@ -208,7 +211,8 @@ def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int
     files). ``engine``: ``auto`` (fast when
     possible), ``fast`` or ``python``. ``progress(done, total)`` is called after each batch
     (games played). ``exact`` also computes the exact expected value when the game's deals
-    can be enumerated and both agents are policies (``exact_value``).
+    can be enumerated and both agents are policies (``exact_value``); when it cannot,
+    ``result.exact_reason`` says why.
     """
     game = load_game(game)
     if game.num_players != 2:
@@ -242,7 +246,7 @@ def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int
     seconds = time.perf_counter() - t0
     result = MatchResult(game, names, hands, duplicate, seed, values, engine, seconds)
     if exact:
-        ev = exact_value(game, a, b)
+        ev, result.exact_reason = exact_value_or_reason(game, a, b)
         if ev is not None:
             result.exact_chips, result.exact_per_position = ev
     return result
@@ -460,7 +464,7 @@ def crosstable(game: GameDef | str, agents: list[Agent], hands: int, *, labels: 
 
 def exact_value(game: GameDef, a: Agent, b: Agent) -> tuple[float, tuple[float, float]] | None:
     """A's exact expected chips per game over both positions, and per position, when both
-    agents are policies in one chance model; else None.
+    agents are policies in one chance model; else None (``exact_value_or_reason`` says why).
 
     The model is the strategies' own (both strategies must share it; a bot's table is
     expanded to it) or, for two bots, the game's lossless model when its deals can be
@@ -469,25 +473,33 @@ def exact_value(game: GameDef, a: Agent, b: Agent) -> tuple[float, tuple[float, 
     mean = (EV(A at position 0 vs B) - EV(B at position 0 vs A)) / 2, each EV from
     ``cfrlab.evaluate.expected_value``.
     """
-    if fast_reason(game, a, b) is not None:
-        return None
+    return exact_value_or_reason(game, a, b)[0]
+
+
+def exact_value_or_reason(game: GameDef, a: Agent, b: Agent):
+    """(``exact_value``'s result, None) or (None, why there is no exact value)."""
+    reason = fast_reason(game, a, b)
+    if reason is not None:
+        return None, reason.replace("the fast engine", "an exact value")
     ta = tree_arrays(game)
     ma, mb = a.fast_policy(ta.tree).model, b.fast_policy(ta.tree).model
     if ma is not None and mb is not None and str(ma.hash) != str(mb.hash):
-        return None
+        return None, "the two strategies are in different abstractions (no common chance model)"
     model = ma if ma is not None else mb
     if model is None:
         try:
             model = model_for_game(game)
-        except CfrlabError:  # too many deals to enumerate
-            return None
+        except CfrlabError as e:
+            return None, f"the deals of {game.name or 'this game'} cannot be enumerated ({e})"
+    for ag in (a, b):
+        if policy_in_model(ag, ta.tree, model) is None:
+            return None, (f"agent {getattr(ag, 'name', ag)!r} is not a policy in the chance model "
+                          f"{model_kind(model)} (e.g. a hand-strength bot against a bucketed strategy)")
     pa = policy_in_model(a, ta.tree, model)
     pb = policy_in_model(b, ta.tree, model)
-    if pa is None or pb is None:
-        return None
     ev0 = float(expected_value(ta.tree, model, pa, pb))
     ev1 = -float(expected_value(ta.tree, model, pb, pa))
-    return (ev0 + ev1) / 2.0, (ev0, ev1)
+    return ((ev0 + ev1) / 2.0, (ev0, ev1)), None
 
 
 def policy_in_model(agent: Agent, tree, model) -> np.ndarray | None:

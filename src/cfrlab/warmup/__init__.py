@@ -1,7 +1,7 @@
 """Compile cfrlab's numba kernels once per machine: ``python -m cfrlab.warmup`` (``make warmup``).
 
 Numba compiles a kernel the first time it is called with a given signature and keeps the
-machine code in the per-machine cache (``cfrlab._numba_cache``: ~/.cache/cfrlab/numba). Cold,
+machine code in the per-machine cache (``cfrlab.numba_cache``: ~/.cache/cfrlab/numba). Cold,
 that is minutes of compiling spread over whichever commands or tests come first; this does it
 in one visible step on two processes (one core each): the card and abstraction kernels in one,
 the engine, solver and match kernels in the other (``tasks``). Each task runs a real code path
@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cfrlab import _numba_cache, config
+from cfrlab import config, numba_cache
 
 GROUP_NAMES = ("cards", "engine")
 STAMP_DAYS = 30  # stamps and kernels of other sources (checkouts, commits) are kept this long
@@ -34,13 +34,13 @@ STAMP_DAYS = 30  # stamps and kernels of other sources (checkouts, commits) are 
 def sources_stamp() -> str:
     """Hash of every module in the package: what the warm-up compiles depends on all of them."""
     h = hashlib.sha256()
-    for p in sorted(_numba_cache.PACKAGE.rglob("*.py")):
-        h.update(p.relative_to(_numba_cache.PACKAGE).as_posix().encode() + b"\0" + p.read_bytes())
+    for p in sorted(numba_cache.PACKAGE.rglob("*.py")):
+        h.update(p.relative_to(numba_cache.PACKAGE).as_posix().encode() + b"\0" + p.read_bytes())
     return h.hexdigest()[:16]
 
 
 def stamp_path() -> Path | None:
-    root = _numba_cache.cache_root()
+    root = numba_cache.cache_root()
     return None if root is None else root / f"warmup-{sources_stamp()}.ok"
 
 
@@ -80,13 +80,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--force", action="store_true", help="run the tasks even if the stamp is there")
     ap.add_argument("--jobs", type=int, default=2, help="processes at a time (default 2)")
     args = ap.parse_args(argv)
-    where = _numba_cache.display_root()
+    where = numba_cache.display_root()
     stamp = stamp_path()
     if stamp is not None and stamp.exists() and not args.force:
         print(f"numba kernels: compiled and cached in {where} (warm-up skipped)", flush=True)
         return 0
     t0 = time.monotonic()
-    if _numba_cache.cold_modules():
+    if numba_cache.cold_modules():
         print(f"compiling numba kernels (once per machine; cached in {where}) ...", flush=True)
     else:
         print(f"checking numba kernels (cached in {where}) ...", flush=True)
@@ -101,5 +101,5 @@ def main(argv: list[str] | None = None) -> int:
         for old in stamp.parent.glob("warmup-*.ok"):
             if time.time() - old.stat().st_mtime > STAMP_DAYS * 86400:
                 old.unlink(missing_ok=True)
-        _numba_cache.prune(STAMP_DAYS)  # kernels of sources no checkout imported for a month
+        numba_cache.prune(STAMP_DAYS)  # kernels of sources no checkout imported for a month
     return 0

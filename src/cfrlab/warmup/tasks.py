@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cfrlab import _numba_cache
+from cfrlab import numba_cache
 from cfrlab.abstraction import LosslessModel
 from cfrlab.abstraction import bucketed as _bucketed
 from cfrlab.abstraction.bucketed import BucketedModel
@@ -244,7 +244,7 @@ assert tuple(GROUPS) == GROUP_NAMES
 def run_group(name: str, work: Path) -> tuple[int, list[str]]:
     """Run one group's tasks; (kernels compiled, one line per failed task)."""
     count = [0]
-    handle = _numba_cache.on_compile(lambda: count.__setitem__(0, count[0] + 1))
+    handle = numba_cache.on_compile(lambda: count.__setitem__(0, count[0] + 1))
     failures = []
     try:
         for task in GROUPS[name]:
@@ -257,7 +257,7 @@ def run_group(name: str, work: Path) -> tuple[int, list[str]]:
                 if os.environ.get("CFRLAB_WARMUP_TRACEBACK"):
                     traceback.print_exc()
     finally:
-        _numba_cache.stop_on_compile(handle)
+        numba_cache.stop_on_compile(handle)
     return count[0], failures
 
 
