@@ -164,3 +164,49 @@ def test_save_needs_overwrite_and_from_solver_records_the_run(tmp_path):
         s.save(path)
     s.save(path, overwrite=True)
     assert cfrlab.Strategy.load(path).header["params"]["alpha"] == 2.0
+
+
+def test_exact_says_why_not():
+    from cfrlab.games.agent import Agent
+
+    class Caller(Agent):  # a Python agent: no policy table, so no exact value
+        name = "caller"
+
+        def act(self, state):
+            return "c"
+
+    res = cfrlab.play_match("kuhn", Caller(), "always-raise", 200, seed=1, exact=True)
+    assert res.exact_chips is None and "Python agent" in res.exact_reason
+    assert "Python agent" in res.summary()["exact_unavailable"]
+
+
+def _cli_error(capsys, *argv) -> str:
+    from cli_run import run
+
+    code, _, err = run(capsys, *argv)
+    assert code != 0 and err.startswith("cfrlab: error: ") and err.count("\n") == 1, err
+    return err.removeprefix("cfrlab: error: ").strip()
+
+
+def test_python_errors_are_the_cli_lines(capsys, tmp_path):
+    """The same bad input gives the CLI's line as the exception's message, and a subclass
+    that says what kind of problem it is."""
+    kuhn = tmp_path / "kuhn.npz"
+    cfrlab.solve("kuhn", "cfr+", iterations=10).strategy.save(kuhn)
+    bad_game = tmp_path / "bad.game"
+    bad_game.write_text("GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 1\nEND GAMEDEF\n")
+    cases = [
+        (lambda: cfrlab.solve("nonesuch", "cfr+", iterations=1), ("solve", "nonesuch", "-a", "cfr+", "-n", "1"),
+         cfrlab.CfrlabError),
+        (lambda: cfrlab.solve(bad_game, "cfr+", iterations=1), ("solve", str(bad_game), "-a", "cfr+", "-n", "1"),
+         cfrlab.errors.ParseError),
+        (lambda: cfrlab.exploit(tmp_path / "missing.npz"), ("exploit", str(tmp_path / "missing.npz")),
+         cfrlab.CfrlabError),
+    ]
+    for call, argv, kind in cases:
+        with pytest.raises(kind) as e:
+            call()
+        assert _cli_error(capsys, *argv) == str(e.value)
+    with pytest.raises(cfrlab.errors.FileMismatchError) as e:
+        cfrlab.make_agent(str(kuhn), "leduc")
+    assert _cli_error(capsys, "match", "leduc", str(kuhn), "always-call", "-n", "10") == str(e.value)
