@@ -5,7 +5,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test check warmup install install-dev browser lint bench clean
+.PHONY: demo test check warmup install install-dev browser lint bench docs clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -42,6 +42,10 @@ check: $(VENV)/.installed-dev warmup
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
+
+# docs/api.md from the docstrings (tests/test_docs_api.py fails when it is stale)
+docs: $(VENV)/.installed
+	$(BIN)/python docs/make_api.py
 
 bench: $(VENV)/.installed-dev
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done

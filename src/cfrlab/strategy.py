@@ -88,6 +88,9 @@ class Strategy:
                     algorithm: str = "unknown", params: dict | None = None, seed: int | None = None,
                     iterations: int = 0, seconds: float = 0.0, exploitability: float | None = None,
                     game_value: float | None = None, extra: dict | None = None) -> Strategy:
+        """A strategy from a policy array in the layout of ``tree`` x ``model`` (the game's
+        own lossless model by default); the keywords fill the header. The rows are checked
+        (``check_policy``): each a distribution over the legal actions."""
         tree = tree if tree is not None else build_tree_for(game)
         model = model if model is not None else model_for_game(game)
         policy = np.ascontiguousarray(policy, dtype=np.float64)
