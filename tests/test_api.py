@@ -92,10 +92,13 @@ def test_import_is_light():
 def test_the_docstring_examples_run():
     import doctest
 
+    import cfrlab.agents.matches
     import cfrlab.api
+    import cfrlab.strategy
 
-    failures, tried = doctest.testmod(cfrlab.api, optionflags=doctest.ELLIPSIS)
-    assert tried >= 4 and failures == 0
+    for module, least in ((cfrlab.api, 6), (cfrlab.agents.matches, 4), (cfrlab.strategy, 2)):
+        failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert tried >= least and failures == 0, module.__name__
 
 
 def test_sizes_count_information_sets():

@@ -242,7 +242,15 @@ def exploit(strategy: Strategy | str | Path, *, game: GameDef | str | None = Non
 def best_response(strategy: Strategy | str | Path, responder: int, *, game: GameDef | str | None = None,
                   abstraction: Any = None) -> tuple[float, Strategy]:
     """(the responder's best-response value in the game's unit, a Strategy in which
-    ``responder`` plays that pure best response and the other seat plays ``strategy``)."""
+    ``responder`` (a position: 0 or 1) plays that pure best response and the other position
+    plays ``strategy``).
+
+        >>> value, br = best_response(Strategy.uniform("kuhn"), responder=1)
+        >>> round(value * 12, 9)  # 5/12 chips per game against uniform play as player 0
+        5.0
+        >>> br.action_probs("As", "r")  # holding the ace, player 1 calls a bet
+        {'f': 0.0, 'c': 1.0}
+    """
     s = _strategy_of(strategy, game, abstraction)
     value, policy = _best_response(s.tree, s.model, s.policy, responder)
     br = Strategy.from_policy(s.game, policy, tree=s.tree, model=s.model, algorithm="best-response",

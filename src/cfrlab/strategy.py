@@ -317,7 +317,7 @@ class Strategy:
             >>> s = Strategy.uniform("kuhn")
             >>> first = next(s.infosets())
             >>> first.player, first.betting, first.cards, first.probs
-            (0, '', 'Js', {'c': 0.5, 'r': 0.5})
+            (0, '', 'Qs', {'c': 0.5, 'r': 0.5})
         """
         tree = self.tree
         off = self.row_offset
