@@ -57,7 +57,7 @@ def _doc(obj) -> str:
         if code and not in_code:
             out.append("```python")
             in_code = True
-        elif not code and in_code and not line.strip() == "" and not line.startswith("..."):
+        elif not code and in_code and line.strip() != "" and not line.startswith("..."):
             out.append("```")
             in_code = False
         if in_code and not line.strip():
