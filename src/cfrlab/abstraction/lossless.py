@@ -25,8 +25,8 @@ from math import comb
 import numpy as np
 
 from cfrlab.abstraction.model import LOSSLESS
+from cfrlab.cards import rank_hand
 from cfrlab.cards.cards import card_text, deck
-from cfrlab.cards.evaluator import rank_hand
 from cfrlab.errors import CfrlabError
 from cfrlab.games.gamedef import GameDef
 

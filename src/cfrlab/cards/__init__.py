@@ -1,8 +1,9 @@
 """Cards: ids and text, decks of any size, the hand evaluator, hand isomorphism.
 
-``rank_hand``, ``hand_category`` and ``category_name`` come from ``cfrlab.cards.evaluator``,
+``hand_category``, ``category_name`` and ``rank_batch`` come from ``cfrlab.cards.evaluator``,
 imported on first use: the evaluator builds its tables with numba at import, and most users
-of card ids and text (the rules engine, the CLI) never evaluate a hand.
+of card ids and text (the rules engine, the CLI, Kuhn and Leduc) never need them.
+``rank_hand`` ranks hands of up to four cards without them (``cards.rank_short``).
 """
 
 import importlib
@@ -18,9 +19,11 @@ from cfrlab.cards.cards import (  # noqa: F401
     deck,
     parse_card,
     parse_cards,
+    rank_hand,
+    rank_short,
 )
 
-_EVALUATOR_NAMES = ("rank_hand", "hand_category", "category_name", "CATEGORY_NAMES")
+_EVALUATOR_NAMES = ("hand_category", "category_name", "CATEGORY_NAMES", "rank_batch")
 
 
 def __getattr__(name: str):

@@ -8,6 +8,7 @@ ACPC dealer deals it. Decks with more than 13 ranks (cfrlab's ``kuhn-N`` extensi
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Iterable
 
@@ -94,3 +95,53 @@ def deck(num_ranks: int = 13, num_suits: int = 4) -> list[int]:
     """Card ids of a deck in ascending id order (Leduc: Qh Qs Kh Ks Ah As)."""
     suits = deck_suits(num_suits)
     return [card_id(r, s) for r in deck_ranks(num_ranks) for s in suits]
+
+
+# -- short hands ----------------------------------------------------------------------------
+# Hands of one to four cards (Kuhn, Leduc, small test decks) rank without the seven-card
+# evaluator's tables: with fewer than five cards there is no straight or flush, only rank
+# categories. Values are on the evaluator's scale (cfrlab.cards.evaluator), so the two agree.
+
+_CATEGORY_SHIFT = 20
+
+
+def _pack(category: int, kicks: list[int]) -> int:
+    k = (kicks + [0, 0, 0, 0, 0])[:5]
+    return (category << _CATEGORY_SHIFT) | (k[0] << 16) | (k[1] << 12) | (k[2] << 8) | (k[3] << 4) | k[4]
+
+
+def rank_short(cards: Iterable[int]) -> int:
+    """Rank of 1..4 distinct card ids: one card is its rank; 2..4 cards rank as quads, trips,
+    two pair, pair or high card with kickers (the evaluator's values, without its tables)."""
+    ids = [int(c) for c in cards]
+    if len(ids) == 1:
+        return ids[0] >> 2
+    if not 2 <= len(ids) <= 4 or len(set(ids)) != len(ids) or min(ids) < 0 or max(ids) > 51:
+        raise ValueError(f"rank_short takes 1 to 4 distinct card ids 0..51, got {ids}")
+    counts: dict[int, int] = {}
+    for c in ids:
+        counts[c >> 2] = counts.get(c >> 2, 0) + 1
+    # ranks by (count, rank) high to low: the made part first, then kickers high to low
+    groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
+    top = groups[0][1]
+    pairs = [r for r, n in groups if n == 2]
+    if top == 4:
+        return _pack(7, [groups[0][0]])
+    if top == 3:
+        return _pack(3, [groups[0][0]] + sorted((r for r, n in groups if n == 1), reverse=True))
+    if len(pairs) == 2:
+        return _pack(2, pairs)
+    singles = sorted((r for r, n in groups if n == 1), reverse=True)
+    if len(pairs) == 1:
+        return _pack(1, pairs + singles)
+    return _pack(0, singles)
+
+
+def rank_hand(cards: Iterable[int]) -> int:
+    """Rank of 1..7 distinct card ids (ACPC semantics; ``cfrlab.cards.evaluator``). Hands of
+    fewer than five cards rank here; only five or more load the evaluator (its tables are
+    compiled with numba on first use), so Kuhn and Leduc never build them."""
+    ids = [int(c) for c in cards]
+    if 1 <= len(ids) <= 4:
+        return rank_short(ids)
+    return importlib.import_module("cfrlab.cards.evaluator").rank_hand(ids)

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from cfrlab.abstraction import LOSSLESS, BucketedModel, ChanceModel, LosslessModel
+from cfrlab import abstraction
+from cfrlab.abstraction import LOSSLESS, ChanceModel, LosslessModel
 from cfrlab.engine.core import tree_layout
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
@@ -38,13 +39,13 @@ def model_for_game(game: GameDef, abstraction: Any = None) -> ChanceModel:
     raise CfrlabError(f"not a chance model or abstraction file: {abstraction!r}")
 
 
-def load_abstraction(path: str | Path, game: GameDef | None = None) -> BucketedModel:
+def load_abstraction(path: str | Path, game: GameDef | None = None) -> ChanceModel:
     """A BucketedModel from an abstraction file, checked against ``game``; it remembers its
     file name (``source_file``) for strategy headers."""
     p = Path(path)
     if not p.exists():
         raise CfrlabError(f"abstraction file {p} does not exist (make one with `cfrlab abstract build`)")
-    return BucketedModel.load(p, game)
+    return abstraction.BucketedModel.load(p, game)  # the bucketed module loads here, on first use
 
 
 def model_kind(model: ChanceModel) -> str:

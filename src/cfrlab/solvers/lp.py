@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
@@ -164,6 +163,8 @@ def build_sequence_form(tree, model) -> SequenceForm:
 
 
 def _solve(c, a_ub, a_eq, b_eq, n_nonneg: int, n_free: int, method: str) -> np.ndarray:
+    from scipy.optimize import linprog  # 0.25 s to import: only when an LP is solved
+
     bounds = [(0, None)] * n_nonneg + [(None, None)] * n_free
     res = linprog(
         c,

@@ -18,8 +18,8 @@ from math import comb
 
 import numpy as np
 
+from cfrlab import cards as _cards
 from cfrlab.cards.cards import deck
-from cfrlab.cards.evaluator import rank_batch
 from cfrlab.engine._kernels import _discounts
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers._pcs_holes_kernels import BoardTables, HoleTree, holes_iteration
@@ -64,7 +64,7 @@ class HolePairPCS:
         for p, holes in enumerate(((*mine, *other), (*other, *mine))):
             states = self.model.deal_states_batch(np.column_stack([*holes, b]))  # [H, 2, R]
             smap[p] = np.asarray(states, dtype=np.int64)[:, p, :].T
-        ranks = rank_batch(np.column_stack([self.cards[c0], self.cards[c1], b]))
+        ranks = _cards.rank_batch(np.column_stack([self.cards[c0], self.cards[c1], b]))
         order = np.argsort(ranks, kind="stable").astype(np.int64)
         sr = ranks[order]
         gend = np.searchsorted(sr, sr, side="right").astype(np.int64)
