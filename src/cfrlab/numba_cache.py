@@ -297,14 +297,21 @@ def stop_on_compile(handle) -> None:
         api[2].unregister("numba:compile", handle)
 
 
+_ANNOUNCING: list[bool] = []
+
+
 def announce_compiles(stream=None) -> None:
     """From now on, the first time this process compiles a cfrlab kernel, say so on one line.
 
     A compile only happens when nothing is cached for the kernel's current source: the first
     run on a machine (or after an upgrade) otherwise sits a minute or more silent inside numba.
     Without ``stream`` the line goes to stderr only when that is a terminal, so what scripts
-    and tests read there does not depend on the state of the cache.
+    and tests read there does not depend on the state of the cache. Calling it again does
+    nothing (the CLI and ``cfrlab.api`` both call it).
     """
+    if _ANNOUNCING:
+        return
+    _ANNOUNCING.append(True)
     said = []
 
     def note():
