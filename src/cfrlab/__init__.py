@@ -31,6 +31,8 @@ _LAZY = {
     "play_match": "cfrlab.agents",
     "crosstable": "cfrlab.agents",
     "Agent": "cfrlab.agents",
+    "to_openspiel": "cfrlab.interop",
+    "from_openspiel": "cfrlab.interop",
 }
 __all__ = ["CfrlabError", "__version__", *list(_LAZY)]  # noqa: PLE0604
 

@@ -3,8 +3,10 @@
 from cfrlab.interop.openspiel import (  # noqa: F401
     OPENSPIEL_GAMES,
     export_openspiel,
+    from_openspiel,
     import_openspiel,
     load_openspiel_json,
     openspiel_game_name,
     save_openspiel_json,
+    to_openspiel,
 )

@@ -261,3 +261,59 @@ def from_openspiel_policy(tab) -> dict[str, dict[int, float]]:
         legal = np.flatnonzero(tab.legal_actions_mask[idx])
         out[key] = {int(a): float(tab.action_probability_array[idx, a]) for a in legal}
     return out
+
+
+def _pyspiel():
+    try:
+        import pyspiel
+    except ImportError:
+        raise CfrlabError("OpenSpiel is not installed (pip install open_spiel)") from None
+    return pyspiel
+
+
+def to_openspiel(strategy):
+    """The strategy (Kuhn or Leduc) as an ``open_spiel.python.policy.TabularPolicy`` of
+    OpenSpiel's ``kuhn_poker`` / ``leduc_poker``, whose integer action ids it uses; its
+    ``.game`` is the loaded pyspiel game.
+
+        >>> import cfrlab
+        >>> tab = to_openspiel(cfrlab.Strategy.uniform("kuhn"))
+        >>> tab.action_probability_array.shape
+        (12, 2)
+    """
+    pyspiel = _pyspiel()
+    os_game = pyspiel.load_game(openspiel_game_name(strategy.game))
+    return to_openspiel_policy(export_openspiel(strategy), os_game)
+
+
+def from_openspiel(policy, game=None, *, algorithm: str = "openspiel"):
+    """A cfrlab ``Strategy`` from an OpenSpiel policy of ``kuhn_poker`` or ``leduc_poker``:
+    a Python ``TabularPolicy``, a pyspiel C++ policy (``pyspiel.CFRSolver(g).average_policy()``)
+    or a solver itself (Python or C++: its ``average_policy()`` is taken). ``game`` (a cfrlab
+    game or name) is needed only when the policy does not say which game it is for."""
+    if hasattr(policy, "average_policy") and callable(policy.average_policy):
+        policy = policy.average_policy()
+    if game is None:
+        os_game = getattr(policy, "game", None)
+        if os_game is None:
+            raise CfrlabError("say which game this OpenSpiel policy is for: from_openspiel(policy, game)")
+        theirs = os_game.get_type().short_name
+        ours = {v: k for k, v in OPENSPIEL_GAMES.items()}.get(theirs)
+        if ours is None or os_game.num_players() != 2:
+            raise CfrlabError(f"OpenSpiel game {theirs!r} has no cfrlab counterpart "
+                              f"({' and '.join(OPENSPIEL_GAMES.values())}, 2 players, only)")
+        game = ours
+    game = load_game(game)
+    if hasattr(policy, "state_lookup"):  # a Python TabularPolicy
+        mapping = from_openspiel_policy(policy)
+    elif hasattr(policy, "get_state_policy"):  # a pyspiel (C++) policy: ask state by state
+        tree = build_tree_for(game)
+        mapping = {}
+        for info in openspiel_infostates(game, tree):
+            try:
+                mapping[info.key] = {int(a): float(p) for a, p in policy.get_state_policy(info.key)}
+            except Exception as e:  # noqa: BLE001 - pyspiel raises its own types
+                raise CfrlabError(f"the OpenSpiel policy has no entry for {info.key!r} ({e})") from None
+    else:
+        raise CfrlabError(f"not an OpenSpiel policy or solver: {type(policy).__name__}")
+    return import_openspiel(game, mapping, algorithm=algorithm)
