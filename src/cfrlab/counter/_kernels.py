@@ -1,0 +1,134 @@
+"""Numba kernels of the restricted-game walks (RNR, DBR) on the engine's vector walk.
+
+The forward pass (reach) and the terminal products are the engine's (``cfrlab.engine._kernels``);
+what differs is the bottom-up pass at the travelling player's nodes:
+
+- ``MODE_UPDATE``: CFR regret and average updates where the value passed up uses ``sigma_up``
+  and the regret baseline ``sigma_base``. They differ only for DBR's free opponent: its
+  decision counts where its free part acts (baseline ``sigma_free``), while its parent sees
+  the mixture it really plays (``sigma_up``); everywhere else they are the same table.
+- ``MODE_RESTRICTED_BR``: the restricted opponent's best response in the DBR game: at each of
+  its rows it plays ``sigma_up`` (the model) with probability ``conf[row]`` and its best action
+  otherwise, value ``conf * sum_a fix_a v_a + (1 - conf) * max_a v_a``.
+
+Arguments come in the engine's named groups (``WalkTree``, ``TerminalOps``); tables are
+float64[rows, 3] in the ENGINE.md row layout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cfrlab.config import NUMBA_CACHE
+from cfrlab.engine._kernels import (
+    COL_ACTION,
+    COL_DECISION,
+    COL_FCHILD,
+    COL_KIND,
+    COL_NCHILD,
+    COL_PLAYER,
+    COL_ROUND,
+    _add_average,
+    _add_regret,
+    _discounts,
+    forward,
+    terminals,
+)
+from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD
+
+MODE_UPDATE, MODE_RESTRICTED_BR = 1, 3
+
+
+@njit(cache=NUMBA_CACHE)
+def restricted_walk(walk, ops, num_states, sigma_up, sigma_base, conf, trav, mode, regret, avg, rule, t,
+                    reach, values):
+    """One walk for player ``trav``: reach under ``sigma_up``, terminal values, then the
+    bottom-up pass of ``mode``; returns ``trav``'s value (the sum of its root vector)."""
+    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
+    groups, term_util, optab, opbuf, _opbuf32, opint, opc = ops
+    R = num_states.shape[0]
+    sbase = np.zeros((2, R), dtype=np.int64)
+    scale = np.ones(R)
+    none = np.zeros((0, 3))
+    forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma_up, none, sigma_up,
+            reach, -1)
+    terminals(groups, term_util, optab, opbuf, opbuf[:0].astype(np.float32), opint, opc, sbase, num_states,
+              scale, trav, reach, values)
+    pos_f, neg_f, avg_f = _discounts(rule, t)
+    floor = rule.regret_floor
+    vi = values[trav]
+    ri = reach[trav]
+    N = nodes.shape[0]
+    for n in range(N - 1, -1, -1):
+        kind = nodes[n, COL_KIND]
+        if kind >= FOLD:
+            continue
+        o = node_off[n]
+        r = nodes[n, COL_ROUND]
+        L = num_states[r]
+        fc = nodes[n, COL_FCHILD]
+        if kind == CHANCE:
+            oc = node_off[child[fc]]
+            for s in range(L):
+                vi[o + s] = 0.0
+            base = pmap_off[r + 1]
+            for s in range(num_states[r + 1]):
+                vi[o + pmap[base + s]] += vi[oc + s]
+            continue
+        q = nodes[n, COL_PLAYER]
+        nc = nodes[n, COL_NCHILD]
+        if q != trav:
+            oc = node_off[child[fc]]
+            for s in range(L):
+                vi[o + s] = vi[oc + s]
+            for ci in range(1, nc):
+                oc = node_off[child[fc + ci]]
+                for s in range(L):
+                    vi[o + s] += vi[oc + s]
+            continue
+        row = row_off[nodes[n, COL_DECISION]]
+        for s in range(L):
+            x = row + s
+            up = 0.0
+            basev = 0.0
+            best = -np.inf
+            for ci in range(nc):
+                c = child[fc + ci]
+                a = nodes[c, COL_ACTION]
+                v = vi[node_off[c] + s]
+                up += sigma_up[x, a] * v
+                basev += sigma_base[x, a] * v
+                if v > best:
+                    best = v
+            if mode == MODE_RESTRICTED_BR:
+                vi[o + s] = conf[x] * up + (1.0 - conf[x]) * best
+                continue
+            vi[o + s] = up
+            for ci in range(nc):
+                c = child[fc + ci]
+                _add_regret(regret, x, nodes[c, COL_ACTION], vi[node_off[c] + s] - basev, pos_f, neg_f, floor)
+            _add_average(avg, sigma_base, x, ri[o + s], avg_f)
+    tot = 0.0
+    o = node_off[0]
+    for s in range(num_states[0]):
+        tot += vi[o + s]
+    return tot
+
+
+@njit(cache=NUMBA_CACHE)
+def own_reach_rows(walk, num_states, sigma, player, reach, out):
+    """out[row] = ``player``'s own reach (product of its probabilities under ``sigma``) of
+    each of its rows; other rows untouched."""
+    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
+    R = num_states.shape[0]
+    sbase = np.zeros((2, R), dtype=np.int64)
+    none = np.zeros((0, 3))
+    forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, none, sigma, reach, -1)
+    for n in range(nodes.shape[0]):
+        if nodes[n, COL_KIND] != DECISION or nodes[n, COL_PLAYER] != player:
+            continue
+        row = row_off[nodes[n, COL_DECISION]]
+        o = node_off[n]
+        for s in range(num_states[nodes[n, COL_ROUND]]):
+            out[row + s] = reach[player, o + s]
