@@ -1,6 +1,6 @@
 """The layer order of docs/ENGINE.md holds: no import runs back up, none hides in a function.
 
-cards -> games -> tree -> abstraction -> engine -> solvers -> strategy -> evaluate -> agents
+cards -> games -> tree -> abstraction -> engine -> solvers -> strategy -> evaluate -> agents -> counter
 -> play / interop -> experiments -> api -> cli; the modules beside the package root (errors, config,
 fileio, ...) sit below everything, and the warm-up script above everything.
 """
@@ -25,6 +25,7 @@ LAYERS = [
     {"strategy"},
     {"evaluate"},
     {"agents"},
+    {"counter"},
     {"play", "interop"},
     {"experiments"},
     {"api"},

@@ -99,8 +99,7 @@ def restricted_walk(walk, ops, num_states, sigma_up, sigma_base, conf, trav, mod
                 v = vi[node_off[c] + s]
                 up += sigma_up[x, a] * v
                 basev += sigma_base[x, a] * v
-                if v > best:
-                    best = v
+                best = max(best, v)
             if mode == MODE_RESTRICTED_BR:
                 vi[o + s] = conf[x] * up + (1.0 - conf[x]) * best
                 continue
@@ -120,7 +119,7 @@ def restricted_walk(walk, ops, num_states, sigma_up, sigma_base, conf, trav, mod
 def own_reach_rows(walk, num_states, sigma, player, reach, out):
     """out[row] = ``player``'s own reach (product of its probabilities under ``sigma``) of
     each of its rows; other rows untouched."""
-    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
+    nodes, _child, row_off, legal, node_off, pmap, pmap_off = walk
     R = num_states.shape[0]
     sbase = np.zeros((2, R), dtype=np.int64)
     none = np.zeros((0, 3))
