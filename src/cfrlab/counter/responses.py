@@ -1,0 +1,143 @@
+"""Counter-strategies to a fixed opponent: FBR, RNR, DBR, and the sweep over their parameter.
+
+Each returns a ``Counter``: the counter-strategy as a ``Strategy`` (both positions; the header
+records the method, its parameter, the figures and the model it was made against) and two
+figures in chips per game, mean over the positions: ``exploitation`` (what it wins against
+the model) and ``exploitability`` (what a best response wins against it). The trade-off
+between them is what RNR and DBR tune (Johanson, Zinkevich and Bowling, "Computing Robust
+Counter-Strategies", NIPS 2007; Johanson and Bowling, "Data Biased Robust Counter
+Strategies", AISTATS 2009).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from cfrlab.counter.model import OpponentModel, frequentist_best_response
+from cfrlab.counter.restricted import RestrictedSolver
+from cfrlab.engine import exploitability as _exploitability
+from cfrlab.errors import CfrlabError
+from cfrlab.strategy import VERSION, Strategy
+
+CONFIDENCE_KINDS = ("linear", "step")
+
+
+@dataclass
+class Counter:
+    strategy: Strategy
+    method: str
+    parameter: float | None
+    exploitation: float
+    exploitability: float
+    iterations: int = 0
+    objective: float | None = None
+
+
+def _target(opponent) -> tuple[Strategy, OpponentModel | None]:
+    if isinstance(opponent, OpponentModel):
+        return opponent.strategy(), opponent
+    if isinstance(opponent, Strategy):
+        return opponent, None
+    raise CfrlabError(f"not an opponent model or a strategy: {opponent!r}")
+
+
+def _finish(target: Strategy, policy, method, parameter, exploitation, exploitability, iterations=0,
+            objective=None, extra=None) -> Counter:
+    header = {"counter": {"method": method, "parameter": parameter, "exploitation": exploitation,
+                          "against": target.header.get("opponent_model") or target.algorithm,
+                          **(extra or {})},
+              "cfrlab_version": VERSION}
+    s = Strategy.from_policy(target.game, policy, tree=target.tree, model=target.model, algorithm=method,
+                             iterations=iterations, exploitability=exploitability, extra=header)
+    s.header["game_value"] = s.game_value()
+    return Counter(s, method, parameter, exploitation, exploitability, iterations, objective)
+
+
+def fbr(opponent) -> Counter:
+    """The frequentist best response: exact best response to the model at each position."""
+    target, _ = _target(opponent)
+    policy, value = frequentist_best_response(target.tree, target.model, target.policy)
+    own = float(_exploitability(target.tree, target.model, policy))
+    return _finish(target, policy, "fbr", None, float(value), own)
+
+
+def confidence(observations: np.ndarray, p_max: float, kind: str = "linear", full: float = 10.0) -> np.ndarray:
+    """P_conf per row from the observations of each information set: ``linear`` rises from 0
+    (never seen) to ``p_max`` at ``full`` observations; ``step`` is 0 below ``full``, then
+    ``p_max`` (the DBR paper's "0-10 linear" is ``linear`` with full = 10)."""
+    if not 0.0 <= float(p_max) <= 1.0:
+        raise CfrlabError(f"P_max is a probability from 0 to 1, got {p_max!r}")
+    if kind not in CONFIDENCE_KINDS:
+        raise CfrlabError(f"unknown confidence function {kind!r}; choose from {', '.join(CONFIDENCE_KINDS)}")
+    if not full > 0:
+        raise CfrlabError(f"the confidence function's observation count must be positive, got {full!r}")
+    n = np.asarray(observations, dtype=np.float64)
+    if kind == "linear":
+        return float(p_max) * np.minimum(1.0, n / float(full))
+    return np.where(n >= float(full), float(p_max), 0.0)
+
+
+def rnr(opponent, p: float, *, iterations: int = 1000, algorithm: str = "cfr+",
+        progress: Callable[[int], None] | None = None) -> Counter:
+    """Restricted Nash response with model probability ``p`` after ``iterations`` of CFR."""
+    target, _ = _target(opponent)
+    solver = RestrictedSolver(target.tree, target.model, target.policy, p=p, algorithm=algorithm)
+    _run(solver, iterations, progress)
+    r = solver.evaluate()
+    return _finish(target, r.policy, "rnr", float(p), r.exploitation, r.exploitability, solver.iterations,
+                   r.objective, {"algorithm": algorithm})
+
+
+def dbr(model: OpponentModel, p_max: float, *, kind: str = "linear", full: float = 10.0, iterations: int = 1000,
+        algorithm: str = "cfr+", progress: Callable[[int], None] | None = None) -> Counter:
+    """Data-biased response: the model is trusted at each information set in proportion to
+    how often it was observed there (``confidence``), up to ``p_max``."""
+    if not isinstance(model, OpponentModel):
+        raise CfrlabError("DBR needs an opponent model with observation counts (cfrlab counter model)")
+    target = model.strategy()
+    conf = confidence(model.observations, p_max, kind, full)
+    solver = RestrictedSolver(target.tree, target.model, target.policy, conf=conf, algorithm=algorithm)
+    _run(solver, iterations, progress)
+    r = solver.evaluate()
+    return _finish(target, r.policy, "dbr", float(p_max), r.exploitation, r.exploitability, solver.iterations,
+                   r.objective, {"algorithm": algorithm, "confidence": f"{kind}:{full:g}"})
+
+
+def _run(solver, iterations: int, progress) -> None:
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise CfrlabError(f"iterations is a positive integer, got {iterations!r}")
+    step = max(1, iterations // 50)
+    while solver.iterations < iterations:
+        solver.iterate(min(step, iterations - solver.iterations))
+        if progress is not None:
+            progress(solver.iterations)
+
+
+def sweep(opponent, values, *, method: str = "rnr", iterations: int = 1000, algorithm: str = "cfr+",
+          kind: str = "linear", full: float = 10.0, on_point: Callable[[Counter], None] | None = None) -> list[Counter]:
+    """One counter-strategy per parameter value (p for RNR, P_max for DBR), in order."""
+    out = []
+    for v in values:
+        if method == "rnr":
+            c = rnr(opponent, v, iterations=iterations, algorithm=algorithm)
+        elif method == "dbr":
+            c = dbr(opponent, v, kind=kind, full=full, iterations=iterations, algorithm=algorithm)
+        else:
+            raise CfrlabError(f"unknown sweep method {method!r} (rnr or dbr)")
+        out.append(c)
+        if on_point is not None:
+            on_point(c)
+    return out
+
+
+def mixture_line(first: Counter, last: Counter, n: int = 11) -> list[tuple[float, float]]:
+    """The straight line from ``first`` to ``last`` in (exploitability, exploitation): what
+    choosing between the two by a coin before each game guarantees at most (its exploitation
+    is on the line, its exploitability at most on it). RNR's curve lies above it."""
+    qs = np.linspace(0.0, 1.0, n)
+    return [((1 - q) * first.exploitability + q * last.exploitability,
+             (1 - q) * first.exploitation + q * last.exploitation) for q in qs]
+

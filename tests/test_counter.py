@@ -1,0 +1,115 @@
+"""Counter-strategies against independent oracles: opponent models against the strategy that
+played, FBR against the exact best response, RNR and DBR against sequence-form LPs of their
+restricted games, and the limits p = 0 (an equilibrium) and p = 1 (a best response)."""
+
+import numpy as np
+import pytest
+
+import cfrlab
+from cfrlab.counter import OpponentModel, build_model, confidence, dbr, fbr, rnr
+from cfrlab.counter.lp import dbr_value, rnr_value
+from cfrlab.counter.restricted import RestrictedSolver
+from cfrlab.errors import FileMismatchError
+
+
+def _random_strategy(game, seed, power=3.0):
+    u = cfrlab.Strategy.uniform(game)
+    legal = np.repeat(u.tree.legal, np.diff(u.row_offset), axis=0)
+    rng = np.random.default_rng(seed)
+    p = np.where(legal, rng.random(legal.shape) ** power + 1e-3, 0.0)
+    return cfrlab.Strategy.from_policy(u.game, p / p.sum(axis=1, keepdims=True), tree=u.tree, model=u.model)
+
+
+@pytest.fixture(scope="module")
+def leduc_log(tmp_path_factory):
+    d = tmp_path_factory.mktemp("counter")
+    target = _random_strategy("leduc", 4, power=1.0)
+    log = d / "m.log"
+    cfrlab.play_match("leduc", target, "random", 40_000, seed=9, log=log, names=("target", "field"))
+    return target, log
+
+
+def test_a_model_converges_to_the_strategy_that_played(leduc_log):
+    target, log = leduc_log
+    small = build_model([log], "leduc", "target", max_hands=4_000)
+    large = build_model([log], "leduc", "target")
+    assert small.hands == 4_000 and large.hands == 40_000
+    errors = []
+    for m in (small, large):
+        n = m.observations
+        seen = n > 0
+        pol, p = m.policy()[seen], target.policy[seen]
+        bound = 5.0 * np.sqrt(p * (1 - p) / n[seen, None]) + 1e-9  # 5 sigma, binomial
+        assert (np.abs(pol - p) <= bound).all()
+        errors.append(float(np.mean(np.abs(pol - p)[n[seen] > 0])))
+    assert errors[1] < 0.5 * errors[0]  # ten times the hands, about a third of the error
+    unseen = large.observations == 0
+    assert np.array_equal(large.policy()[unseen][:, 1], np.ones(unseen.sum()))  # default: call
+
+
+def test_model_files_round_trip_and_refuse_other_games(leduc_log, tmp_path):
+    _, log = leduc_log
+    m = build_model([log], "leduc", "target", max_hands=1_000, default="uniform")
+    path = tmp_path / "model.npz"
+    m.save(path)
+    back = OpponentModel.load(path, game="leduc")
+    assert np.array_equal(back.counts, m.counts) and back.default == "uniform" and back.hands == 1_000
+    assert cfrlab.Strategy.load(path).exploitability() == pytest.approx(m.strategy().exploitability())
+    with pytest.raises(FileMismatchError):
+        OpponentModel.load(path, game="kuhn")
+    with pytest.raises(cfrlab.CfrlabError, match="no hand of player 'nobody'"):
+        build_model([log], "leduc", "nobody")
+    with pytest.raises(cfrlab.CfrlabError, match="unknown default policy"):
+        build_model([log], "leduc", "target", default="bluff")
+
+
+@pytest.mark.parametrize("game", ["kuhn", "leduc"])
+def test_fbr_of_an_exact_model_is_the_best_response(game):
+    s = _random_strategy(game, 1)
+    c = fbr(s)
+    br = cfrlab.exploit(s)
+    assert c.exploitation == pytest.approx(sum(br.chips) / 2, abs=1e-12)
+    assert c.strategy.header["counter"]["method"] == "fbr"
+
+
+@pytest.mark.parametrize("game, iterations", [("kuhn", 2000), pytest.param("leduc", 2500, marks=pytest.mark.slow)])
+def test_rnr_matches_the_lp_of_its_restricted_game(game, iterations):
+    s = _random_strategy(game, 2)
+    eq = cfrlab.solve(game, "lp")
+    for p in (0.0, 0.3, 0.7, 1.0):
+        c = rnr(s, p, iterations=iterations)
+        assert c.objective == pytest.approx(rnr_value(s.tree, s.model, s.policy, p), abs=1e-4), p
+        if p == 0.0:  # an equilibrium: exploitability near the LP's 0
+            assert c.exploitability < 1e-3 and abs(c.strategy.game_value() - eq.game_value) < 1e-2
+        if p == 1.0:  # a best response to the model
+            assert c.exploitation == pytest.approx(fbr(s).exploitation, abs=1e-3)
+
+
+def test_dbr_limits_are_rnr_and_its_value_is_the_lp(leduc_log):
+    _, log = leduc_log
+    m = build_model([log], "leduc", "target", max_hands=2_000)
+    s = m.strategy()
+    rows = len(m.counts)
+    for trust, p in ((0.0, 0.0), (1.0, 1.0)):  # P_conf everywhere 0 or 1: RNR at p = 0 or 1
+        a = RestrictedSolver(s.tree, s.model, s.policy, conf=np.full(rows, trust))
+        b = RestrictedSolver(s.tree, s.model, s.policy, p=p)
+        a.iterate(100)
+        b.iterate(100)
+        assert np.allclose(a.average_policy(), b.average_policy(), atol=1e-12)
+    c = dbr(m, 0.8, iterations=1000)
+    conf = confidence(m.observations, 0.8)
+    assert 0 < conf.min() < conf.max() <= 0.8 or conf.min() == 0.0
+    assert c.objective == pytest.approx(dbr_value(s.tree, s.model, s.policy, conf), abs=1e-4)
+    # trusting a model of few hands costs less exploitability than RNR's flat trust at the same level
+    r = rnr(m, 0.8, iterations=1000)
+    assert c.exploitability < r.exploitability
+
+
+def test_bad_parameters_are_one_line():
+    s = cfrlab.Strategy.uniform("kuhn")
+    for call, message in ((lambda: rnr(s, 1.5), "probability"), (lambda: rnr(s, 0.5, iterations=0), "positive"),
+                          (lambda: dbr(s, 0.5), "opponent model"), (lambda: confidence([1.0], 2.0), "P_max"),
+                          (lambda: rnr(s, 0.5, algorithm="os"), "restricted games")):
+        with pytest.raises(cfrlab.CfrlabError, match=message) as e:
+            call()
+        assert "\n" not in str(e.value)
