@@ -113,3 +113,14 @@ def test_bad_parameters_are_one_line():
         with pytest.raises(cfrlab.CfrlabError, match=message) as e:
             call()
         assert "\n" not in str(e.value)
+
+
+def test_the_gap_to_the_restricted_equilibrium_closes():
+    s = _random_strategy("kuhn", 5)
+    for kw in ({"p": 0.6}, {"conf": np.full(len(s.policy), 0.6)}):
+        solver = RestrictedSolver(s.tree, s.model, s.policy, **kw)
+        gaps = []
+        for n in (10, 100, 1000):
+            solver.iterate(n - solver.iterations)
+            gaps.append(solver.gap())
+        assert all(g > -1e-12 for g in gaps) and gaps[-1] < 1e-3 and gaps[-1] < gaps[0] / 10, gaps

@@ -46,15 +46,15 @@ def restricted_walk(walk, ops, num_states, sigma_up, sigma_base, conf, trav, mod
     """One walk for player ``trav``: reach under ``sigma_up``, terminal values, then the
     bottom-up pass of ``mode``; returns ``trav``'s value (the sum of its root vector)."""
     nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
-    groups, term_util, optab, opbuf, _opbuf32, opint, opc = ops
+    groups, term_util, optab, opbuf, opbuf32, opint, opc = ops
     R = num_states.shape[0]
     sbase = np.zeros((2, R), dtype=np.int64)
     scale = np.ones(R)
     none = np.zeros((0, 3))
     forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma_up, none, sigma_up,
             reach, -1)
-    terminals(groups, term_util, optab, opbuf, opbuf[:0].astype(np.float32), opint, opc, sbase, num_states,
-              scale, trav, reach, values)
+    terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, num_states, scale, trav, reach,
+              values)
     pos_f, neg_f, avg_f = _discounts(rule, t)
     floor = rule.regret_floor
     vi = values[trav]
@@ -113,6 +113,39 @@ def restricted_walk(walk, ops, num_states, sigma_up, sigma_base, conf, trav, mod
     for s in range(num_states[0]):
         tot += vi[o + s]
     return tot
+
+
+@njit(cache=NUMBA_CACHE)
+def compose(out, theirs, mine, player_of_row, opp):
+    """out[row] = theirs[row] on ``opp``'s rows, mine[row] elsewhere."""
+    for x in range(out.shape[0]):
+        src = theirs if player_of_row[x] == opp else mine
+        for a in range(3):
+            out[x, a] = src[x, a]
+
+
+@njit(cache=NUMBA_CACHE)
+def mix_rnr(fixed, free, fix_reach, free_reach, p, player_of_row, opp, out):
+    """RNR's opponent behaviour on ``opp``'s rows: the two types weighted by their reach."""
+    for x in range(out.shape[0]):
+        if player_of_row[x] != opp:
+            continue
+        wf = p * fix_reach[x]
+        wr = (1.0 - p) * free_reach[x]
+        tot = wf + wr
+        for a in range(3):
+            out[x, a] = (wf * fixed[x, a] + wr * free[x, a]) / tot if tot > 0.0 else free[x, a]
+
+
+@njit(cache=NUMBA_CACHE)
+def mix_dbr(fixed, free, conf, player_of_row, opp, out):
+    """DBR's opponent behaviour on ``opp``'s rows: P_conf model + (1 - P_conf) free."""
+    for x in range(out.shape[0]):
+        if player_of_row[x] != opp:
+            continue
+        c = conf[x]
+        for a in range(3):
+            out[x, a] = c * fixed[x, a] + (1.0 - c) * free[x, a]
 
 
 @njit(cache=NUMBA_CACHE)

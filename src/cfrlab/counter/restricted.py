@@ -30,22 +30,13 @@ import numpy as np
 
 from cfrlab.counter import _kernels as CK
 from cfrlab.engine import _kernels as K
-from cfrlab.engine.core import get_engine
-from cfrlab.engine.values import best_response_values, expected_value
+from cfrlab.engine.core import FLOAT32_STATES, get_engine
+from cfrlab.engine.values import best_response, best_response_values, expected_value
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import PRESETS
 
 RESTRICTED_ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr")
 _NO_F32 = np.zeros(0, dtype=np.float32)
-
-
-def regret_match(regret: np.ndarray, legal_rows: np.ndarray) -> np.ndarray:
-    """The regret-matching strategy of a (rows, 3) table: positive regrets normalized,
-    uniform over the legal actions where none is positive."""
-    pos = np.where(legal_rows, np.maximum(regret, 0.0), 0.0)
-    tot = pos.sum(axis=1, keepdims=True)
-    uni = legal_rows / legal_rows.sum(axis=1, keepdims=True)
-    return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), uni)
 
 
 @dataclass
@@ -98,50 +89,53 @@ class RestrictedSolver:
         self.iterations = 0
         lay = e.layout()
         self._walk = K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off)
-        self._ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, _NO_F32, e.opint, e.opc)
+        # float32 terminal products on wide tables, as the solvers (cfrlab.solvers.cfr)
+        op32 = e.opbuf32() if int(e.num_states[-1]) >= FLOAT32_STATES else _NO_F32
+        self._train_ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, op32, e.opint, e.opc)
         self._reach, self._values = lay.arenas()
         self._none = np.zeros(0)
+        self._tables = tuple(np.zeros((rows, 3)) for _ in range(5))  # free, mine, mix, up, base
+        self._free_reach = np.zeros(rows)
         if self.p is not None:  # the model's own reach per row, once (it never changes)
             self._fix_reach = np.zeros(rows)
             for g in (0, 1):
                 CK.own_reach_rows(self._walk, e.num_states, self.fixed, 1 - g, self._reach, self._fix_reach)
 
     # -- iterations ---------------------------------------------------------------------
-    def _mixture(self, g: int, free: np.ndarray) -> np.ndarray:
-        """The opponent's behaviour in game g (rows of position 1 - g)."""
-        if self.conf is not None:
-            c = self.conf[:, None]
-            return c * self.fixed + (1.0 - c) * free
+    def _mixture(self, g: int, free: np.ndarray, out: np.ndarray) -> None:
+        """The opponent's behaviour in game g, written on position 1 - g's rows of ``out``."""
         e = self.engine
-        free_reach = np.zeros(e.num_rows)
-        CK.own_reach_rows(self._walk, e.num_states, free, 1 - g, self._reach, free_reach)
-        wf = (self.p * self._fix_reach)[:, None]
-        wr = ((1.0 - self.p) * free_reach)[:, None]
-        tot = wf + wr
-        return np.where(tot > 0, (wf * self.fixed + wr * free) / np.where(tot > 0, tot, 1.0), free)
+        if self.conf is not None:
+            CK.mix_dbr(self.fixed, free, self.conf, e.player_of_row, 1 - g, out)
+            return
+        CK.own_reach_rows(self._walk, e.num_states, free, 1 - g, self._reach, self._free_reach)
+        CK.mix_rnr(self.fixed, free, self._fix_reach, self._free_reach, self.p, e.player_of_row, 1 - g, out)
 
-    def _walk_for(self, trav, up, base, regret, avg, t, mode=CK.MODE_UPDATE, conf=None):
-        conf = self._none if conf is None else conf
-        return CK.restricted_walk(self._walk, self._ops, self.engine.num_states, up, base, conf, trav, mode,
-                                  regret, avg, self.rule, t, self._reach, self._values)
+    def _walk_for(self, trav, up, base, regret, avg, t):
+        return CK.restricted_walk(self._walk, self._train_ops, self.engine.num_states, up, base, self._none, trav,
+                                  CK.MODE_UPDATE, regret, avg, self.rule, t, self._reach, self._values)
 
     def iterate(self, n: int = 1) -> None:
+        e = self.engine
+        legal, dec, who = e.legal, e.decision_of_row, e.player_of_row
+        free, mine, mix, up, base = self._tables
         for _ in range(int(n)):
             t = self.iterations + 1
             for g in (0, 1):
-                opp = self.opp_rows[g][:, None]
-                free = regret_match(self.free_regret, self.legal_rows)
-                mine = regret_match(self.regret, self.legal_rows)
-                sigma = np.ascontiguousarray(np.where(opp, self._mixture(g, free), mine))
-                self._walk_for(g, sigma, sigma, self.regret, self.avg, t)
-                mine = regret_match(self.regret, self.legal_rows)
+                opp = 1 - g
+                K.normalize_rows(self.free_regret, legal, dec, free)  # regret matching
+                K.normalize_rows(self.regret, legal, dec, mine)
+                self._mixture(g, free, mix)
+                CK.compose(up, mix, mine, who, opp)
+                self._walk_for(g, up, up, self.regret, self.avg, t)
+                K.normalize_rows(self.regret, legal, dec, mine)  # the opponent sees the new strategy
                 if self.conf is None:  # RNR: the free type plays its own strategy below
-                    up = np.ascontiguousarray(np.where(opp, free, mine))
-                    base = up
+                    CK.compose(up, free, mine, who, opp)
+                    self._walk_for(opp, up, up, self.free_regret, self.free_avg, t)
                 else:  # DBR: its parent sees the mixture, its regrets count where it is free
-                    up = np.ascontiguousarray(np.where(opp, self._mixture(g, free), mine))
-                    base = np.ascontiguousarray(np.where(opp, free, mine))
-                self._walk_for(1 - g, up, base, self.free_regret, self.free_avg, t)
+                    CK.compose(up, mix, mine, who, opp)
+                    CK.compose(base, free, mine, who, opp)
+                    self._walk_for(opp, up, base, self.free_regret, self.free_avg, t)
             self.iterations += 1
 
     # -- results ------------------------------------------------------------------------
@@ -151,6 +145,21 @@ class RestrictedSolver:
 
     def free_average(self) -> np.ndarray:
         return _normalized(self.free_avg, self.legal_rows)
+
+    def gap(self) -> float:
+        """How far the averages are from an equilibrium of the restricted game (chips, mean
+        over positions): what the exploiter could gain against the opponent's average
+        behaviour (model and free part mixed as the game mixes them) minus what the average
+        counter-strategy guarantees. 0 at an equilibrium."""
+        e = self.engine
+        free = self.free_average()
+        mix = np.zeros_like(free)
+        upper = 0.0
+        for g in (0, 1):
+            self._mixture(g, free, mix)
+            sigma = np.ascontiguousarray(np.where((e.player_of_row == 1 - g)[:, None], mix, free))
+            upper += 0.5 * best_response(self.tree, self.model, sigma, g)[0]
+        return upper - self.evaluate().objective
 
     def evaluate(self, policy: np.ndarray | None = None) -> RestrictedResult:
         """Exploitation of the model, own exploitability and the restricted game's objective
