@@ -32,6 +32,8 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
      ["exploitability", "best_response_values", "expected_value", "game_value"]),
     ("Solvers", "cfrlab.solvers", ["make_solver", "ALGORITHMS", "CFRParams", "Solver"]),
     ("Runs, checkpoints, interruption", "cfrlab.solvers.driver", ["Tick", "Interrupted"]),
+    ("Counter-strategies", "cfrlab.counter", ["build_model", "OpponentModel", "fbr", "rnr", "dbr", "sweep",
+                                              "confidence", "Counter"]),
     ("OpenSpiel", "cfrlab.interop.openspiel", ["to_openspiel", "from_openspiel", "export_openspiel",
                                                "import_openspiel", "openspiel_game_name"]),
     ("Errors", "cfrlab.errors", ["CfrlabError", "ParseError", "FileMismatchError", "IllegalActionError"]),

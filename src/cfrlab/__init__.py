@@ -8,7 +8,7 @@
 The names below load their module on first use, so ``import cfrlab`` stays fast and a task
 compiles only the kernels it runs. Layers (data flows downward, no import runs back up):
 cards -> games -> tree -> abstraction -> engine -> solvers -> strategy -> evaluate -> agents
--> play / interop -> experiments -> api -> cli (docs/ENGINE.md; tests/test_layers.py checks it)
+-> counter -> play / interop -> experiments -> api -> cli (docs/ENGINE.md; tests/test_layers.py checks it)
 """
 
 import importlib
