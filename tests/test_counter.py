@@ -124,3 +124,17 @@ def test_the_gap_to_the_restricted_equilibrium_closes():
             solver.iterate(n - solver.iterations)
             gaps.append(solver.gap())
         assert all(g > -1e-12 for g in gaps) and gaps[-1] < 1e-3 and gaps[-1] < gaps[0] / 10, gaps
+
+
+def test_a_bad_log_line_is_named(leduc_log, tmp_path):
+    _, log = leduc_log
+    lines = log.read_text().splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("STATE:"))
+    fields = lines[i + 3].split(":")
+    fields[2] = "rrrrq"  # a betting string no hand can have
+    lines[i + 3] = ":".join(fields)
+    bad = tmp_path / "bad.log"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(cfrlab.errors.ParseError, match=rf"bad.log:{i + 4}: ") as e:
+        build_model([bad], "leduc", "target")
+    assert "\n" not in str(e.value)

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
+from cfrlab.cards.cards import card_text, deck
 from cfrlab.engine import best_response, build_tree_for, model_for_game, row_offsets
-from cfrlab.errors import CfrlabError, FileMismatchError
-from cfrlab.evaluate.histories import iter_log
+from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
 from cfrlab.fileio import NpzReader, save_npz
-from cfrlab.games import GameDef, load_game
+from cfrlab.games import GameDef, load_game, parse_log_line
 from cfrlab.strategy import STRATEGY_KIND, Strategy
-from cfrlab.tree import CHANCE
+from cfrlab.tree import CHANCE, DECISION
 
 DEFAULTS = ("call", "fold", "raise", "uniform")
 
@@ -108,52 +108,143 @@ def default_policy(legal: np.ndarray, default: str) -> np.ndarray:
 def build_model(logs, game: GameDef | str, player: str, *, abstraction=None, default: str = "call",
                 max_hands: int | None = None) -> OpponentModel:
     """Count ``player``'s decisions in ACPC ``logs`` (paths) in the chance model of ``game``
-    (lossless) or of ``abstraction`` (an abstraction file or model)."""
+    (lossless) or of ``abstraction`` (an abstraction file or model).
+
+    Lines are read in batches: the decisions of each distinct betting string are found in
+    the tree once, the private states of a batch of deals come from the chance model's batch
+    lookup, and the counts are added with one ``np.add.at``. A line this fast reader cannot
+    take is handed to the full parser (``cfrlab.games.parse_log_line``), which says, with its
+    line number, what is wrong with it."""
     game = load_game(game)
     if default not in DEFAULTS:
         raise CfrlabError(f"unknown default policy {default!r}; choose from {', '.join(DEFAULTS)}")
     tree = build_tree_for(game)
     model = model_for_game(game, abstraction)
-    off = row_offsets(tree, model)
-    counts = np.zeros((int(off[-1]), 3))
+    reader = _LogReader(game, tree, model, row_offsets(tree, model))
+    counts = np.zeros((reader.rows, 3))
     hands = 0
     for path in logs:
-        names_seen: set[str] = set()
-        found = False
-        for rec in iter_log(path, game):
-            if isinstance(rec, tuple):
-                continue
-            names_seen.update(rec.names)
-            if player not in rec.names:
-                continue
-            found = True
-            _count_hand(tree, model, off, rec, rec.names.index(player), counts)
-            hands += 1
-            if max_hands is not None and hands >= max_hands:
-                break
-        if not found:
+        left = None if max_hands is None else max_hands - hands
+        n, names_seen = reader.count(Path(path), player, counts, left)
+        if n == 0:
             who = ", ".join(sorted(names_seen)) or "none"
             raise CfrlabError(f"{path}: no hand of player {player!r} (players: {who})")
+        hands += n
         if max_hands is not None and hands >= max_hands:
             break
     return OpponentModel(game, tree, model, counts, default, player, hands)
 
 
-def _count_hand(tree, model, off, rec, position: int, counts: np.ndarray) -> None:
-    node = 0
-    hole = rec.hole[position]
-    for r, actions in enumerate(rec.betting):
-        board = [c for b in rec.board[: r + 1] for c in b]
-        state = None
-        for act in actions:
-            while int(tree.kind[node]) == CHANCE:
-                node = int(tree.child[tree.first_child[node]])
-            col = "fcr".index(act[0])
-            if int(tree.player[node]) == position:
-                if state is None:
-                    state = int(model.state_of(position, hole, board, r))
-                counts[int(off[tree.decision[node]]) + state, col] += 1.0
-            node = int(tree.child_by_action(node, col))
+class _LogReader:
+    """Batch reader of ``STATE`` lines for one game and chance model."""
+
+    BATCH = 20_000
+
+    def __init__(self, game: GameDef, tree, model, off: np.ndarray):
+        self.game, self.tree, self.model, self.off = game, tree, model, off
+        self.rows = int(off[-1])
+        self.paths: dict[str, list[tuple[int, int, int, int]]] = {}
+        self.deck = deck(game.num_ranks, game.num_suits)
+        self.card = {card_text(c): c for c in self.deck}
+        self.h = game.num_hole_cards
+        self.nb = game.total_board_cards()
+
+    def _path(self, betting: str) -> list[tuple[int, int, int, int]]:
+        """(row offset of the decision, round, action column, actor) of each action."""
+        got = self.paths.get(betting)
+        if got is not None:
+            return got
+        tree, node, out = self.tree, 0, []
+        for r, acts in enumerate(betting.split("/")):
+            for ch in acts:
+                while int(tree.kind[node]) == CHANCE:
+                    node = int(tree.child[tree.first_child[node]])
+                col = "fcr".find(ch)
+                nxt = tree.child_by_action(node, col) if col >= 0 and int(tree.kind[node]) == DECISION else -1
+                if nxt < 0:
+                    raise ValueError(betting)
+                out.append((int(self.off[tree.decision[node]]), r, col, int(tree.player[node])))
+                node = nxt
+        self.paths[betting] = out
+        return out
+
+    def _deal(self, cards: str) -> list[int]:
+        """Holes by position, then the board, padded with unused cards to a full deal (the
+        padding's states are never read: those rounds were not reached)."""
+        parts = cards.split("/")
+        holes = parts[0].split("|")
+        if len(holes) != 2 or any(len(x) != 2 * self.h for x in holes):
+            raise ValueError(cards)
+        out = [self.card[x[i:i + 2]] for x in holes for i in range(0, len(x), 2)]
+        for b in parts[1:]:
+            out += [self.card[b[i:i + 2]] for i in range(0, len(b), 2)]
+        used = set(out)
+        for c in self.deck:
+            if len(out) >= 2 * self.h + self.nb:
+                break
+            if c not in used:
+                out.append(c)
+        return out
+
+    def count(self, path: Path, player: str, counts: np.ndarray, left: int | None) -> tuple[int, set]:
+        names_seen: set[str] = set()
+        n = 0
+        deals, jobs = [], []  # jobs: (deal index, position, betting path)
+        try:
+            f = open(path, "rb")  # noqa: SIM115 - lines decoded one by one
+        except OSError as e:
+            raise CfrlabError(f"{path}: cannot read the log ({e.strerror or e})") from None
+        with f:
+            for lineno, raw in enumerate(f, 1):
+                if not raw.startswith(b"STATE:"):
+                    if raw.strip() and not raw.startswith((b"#", b";", b"SCORE:")):
+                        full_parse(self.game, path, lineno, raw)  # raises the full parser's error
+                    continue
+                try:
+                    line = raw.decode("ascii").rstrip("\r\n")
+                    _, _hand, betting, cards, _values, names = line.split(":")
+                    who = names.split("|")
+                    names_seen.update(who)
+                    if player not in who:
+                        continue
+                    steps = self._path(betting)
+                    deal = self._deal(cards)
+                except (ValueError, KeyError, UnicodeDecodeError):
+                    full_parse(self.game, path, lineno, raw)
+                    raise CfrlabError(f"{path}:{lineno}: cannot read this line") from None
+                jobs.append((len(deals), who.index(player), steps))
+                deals.append(deal)
+                n += 1
+                if len(deals) >= self.BATCH:
+                    self._flush(deals, jobs, counts)
+                    deals, jobs = [], []
+                if left is not None and n >= left:
+                    break
+        if deals:
+            self._flush(deals, jobs, counts)
+        return n, names_seen
+
+    def _flush(self, deals, jobs, counts: np.ndarray) -> None:
+        try:
+            states = self.model.deal_states_batch(np.asarray(deals, dtype=np.int64))
+        except CfrlabError as e:
+            raise CfrlabError(f"a log deal does not fit the chance model ({e})") from None
+        rows, cols = [], []
+        for k, pos, steps in jobs:
+            st = states[k, pos]
+            for off, r, col, actor in steps:
+                if actor == pos:
+                    rows.append(off + int(st[r]))
+                    cols.append(col)
+        np.add.at(counts, (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)), 1.0)
+
+
+def full_parse(game: GameDef, path: Path, lineno: int, raw: bytes) -> None:
+    """Parse one line with the full parser; its error names the file and line."""
+    try:
+        parse_log_line(game, raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+    except CfrlabError as e:
+        raise ParseError(f"{path}:{lineno}: {e}") from None
 
 
 def frequentist_best_response(tree, model, fixed: np.ndarray) -> tuple[np.ndarray, float]:
