@@ -143,6 +143,7 @@ def register(app: typer.Typer) -> None:
             print(" ".join(str(p) for p in listening), flush=True)
             result = d.run()
         except KeyboardInterrupt:
+            d.close_interrupted()  # a no-op on the log when run() already ended it
             where = f"; log kept in {log}" if log is not None else ""
             print(f"cfrlab: interrupted ({d.hands_played:,} of {hands:,} hands played{where})",
                   file=sys.stderr, flush=True)

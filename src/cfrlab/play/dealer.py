@@ -236,6 +236,16 @@ class Dealer:
             f"#--t_per_hand {cfg.t_per_hand_ms}",
         ]
 
+    def close_interrupted(self) -> None:
+        """After a Ctrl-C, wherever it landed (also between ``listen`` and ``run``): close the
+        connections, end the log with the hands played and the score, and close it."""
+        self._close_all()
+        self._write_log([f"# interrupted after {self.hands_played} of {self.cfg.hands} hands",
+                         format_score(self.totals, self.cfg.names)])
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
     def _write_log(self, lines: list[str]) -> None:
         if self._log is not None:
             self._log.write("".join(line + "\n" for line in lines))
@@ -262,12 +272,7 @@ class Dealer:
         except _Abort as e:
             error = str(e)
         except KeyboardInterrupt:  # Ctrl-C: the log keeps the hands played, says so, and is closed
-            self._close_all()
-            self._write_log([f"# interrupted after {self.hands_played} of {self.cfg.hands} hands",
-                             format_score(self.totals, self.cfg.names)])
-            if self._log is not None:
-                self._log.close()
-                self._log = None
+            self.close_interrupted()
             raise
         finally:
             self._close_all()
