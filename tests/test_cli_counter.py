@@ -49,3 +49,13 @@ def test_model_then_counter_strategies(capsys, files):
 def test_bad_input_is_one_line(capsys, files, argv, message):
     code, _, err = run(capsys, *(a.format(d=files) for a in argv))
     assert code != 0 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_perturbed_from_the_command_line(capsys, tmp_path):
+    code, out, _ = run(capsys, "counter", "perturbed", "kuhn", "--bonus", "0.07", "-n", "500", "--json",
+                       "--out", str(tmp_path / "p.npz"))
+    r = json.loads(out.splitlines()[-1])
+    assert code == 0 and 0 < r["exploitability"] < 0.05
+    assert cfrlab.Strategy.load(tmp_path / "p.npz").header["params"] == {"bonus": 0.07}
+    code, _, err = run(capsys, "counter", "perturbed", "kuhn", "--bonus", "-1")
+    assert code != 0 and "winner's bonus" in err and err.count("\n") == 1

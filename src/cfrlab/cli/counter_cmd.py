@@ -23,7 +23,9 @@ from cfrlab.counter import (
     mixture_line,
     rnr,
 )
+from cfrlab.counter.perturbed import PerturbedSolver
 from cfrlab.counter.responses import CONFIDENCE_KINDS, Counter
+from cfrlab.engine import build_tree_for, exploitability, model_for_game
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_write_text
 from cfrlab.games import load_game
@@ -167,6 +169,37 @@ def register(app: typer.Typer) -> None:
         kind, full = _confidence(conf)
         m = _load_opponent(model, abstraction, need_counts=True)
         _report(dbr(m, p_max, kind=kind, full=full, iterations=iterations, algorithm=algorithm), out, as_json)
+
+    @counter_app.command("perturbed")
+    def perturbed_cmd(
+        game: Annotated[str, typer.Argument(help="built-in game name or .game file")],
+        bonus: Annotated[float, typer.Option("--bonus", help="the winner's bonus: 0.07 multiplies winnings by 1.07")],
+        iterations: IterOpt = 1000, algorithm: AlgOpt = "cfr+",
+        out: OutOpt = None, force: ForceOpt = False, abstraction: AbstractionOpt = None, as_json: JsonOpt = False,
+    ) -> None:
+        """A perturbed equilibrium: CFR on the game with a winner's bonus (a more aggressive style);
+        its exploitability is measured in the real (unperturbed) game."""
+        _out(out, force, "strategy")
+        g = load_game(game)
+        tree, model = build_tree_for(g), model_for_game(g, abstraction)
+        solver = PerturbedSolver(tree, model, bonus=bonus, algorithm=algorithm)
+        solver.iterate(iterations)
+        policy = solver.average_policy()
+        s = Strategy.from_policy(g, policy, tree=tree, model=model, algorithm=f"{algorithm}+bonus",
+                                 params={"bonus": bonus}, iterations=iterations,
+                                 exploitability=exploitability(tree, model, policy))
+        s.header["game_value"] = s.game_value()
+        expl = s.header["exploitability"]
+        print(f"winner's bonus {bonus:g} after {iterations:,} iterations of {algorithm}: exploitability in the "
+              f"real game {format_unit(g, expl)}")
+        if out is not None:
+            with writing(out, "strategy"):
+                s.save(out, overwrite=True)
+            print(f"saved {out}")
+        if as_json:
+            print(json.dumps({"bonus": bonus, "iterations": iterations, "unit": unit_of(g),
+                              "exploitability": to_unit(g, expl), "exploitability_chips": expl,
+                              "out": None if out is None else str(out)}))
 
     @counter_app.command("sweep")
     def sweep_cmd(

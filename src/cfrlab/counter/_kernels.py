@@ -32,8 +32,12 @@ from cfrlab.engine._kernels import (
     _add_average,
     _add_regret,
     _discounts,
+    backward,
     forward,
     terminals,
+)
+from cfrlab.engine._kernels import (
+    FIXED_POLICY as K_FIXED,
 )
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD
 
@@ -164,3 +168,76 @@ def own_reach_rows(walk, num_states, sigma, player, reach, out):
         o = node_off[n]
         for s in range(num_states[nodes[n, COL_ROUND]]):
             out[row + s] = reach[player, o + s]
+
+
+@njit(cache=NUMBA_CACHE)
+def perturbed_iterations(walk, ops, aux_ops, tables, reach, values, aux_values, rule, t0, n_iter, num_states,
+                         term_end, bonus):
+    """Full-width alternating CFR where the winner of every terminal gets ``1 + bonus`` times
+    its winnings: the engine's walk (as ``run_iterations`` FULL) with each traverser's terminal
+    values ``v + bonus * w_0`` (player 0) or ``(1 + bonus) * v - bonus * w_1`` (player 1), where
+    ``w`` comes from ``aux_ops``, the same terminals with the positive part of the showdown
+    table and of player 0's fold winnings (player 1's part is what the original has beyond it).
+    ``bonus = 0`` gives the unperturbed iterates exactly."""
+    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
+    groups, term_util, optab, opbuf, opbuf32, opint, opc = ops
+    agroups, aterm_util, aoptab, aopbuf, aopbuf32, aopint, aopc = aux_ops
+    regret, pred, avg, sigma = tables
+    R = num_states.shape[0]
+    sbase = np.zeros((2, R), dtype=np.int64)
+    scale = np.ones(R)
+    trav = np.zeros(2, dtype=np.bool_)
+    br_dummy = np.zeros(1, dtype=np.int8)
+    for it in range(n_iter):
+        t = t0 + it + 1
+        for i in range(2):
+            rm = 1 - i if it + i > 0 else 2
+            forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, regret, pred, sigma, reach, rm)
+            terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, num_states, scale, i, reach,
+                      values)
+            terminals(agroups, aterm_util, aoptab, aopbuf, aopbuf32, aopint, aopc, sbase, num_states, scale, i,
+                      reach, aux_values)
+            vi = values[i]
+            wi = aux_values[i]
+            if i == 0:
+                for k in range(term_end):
+                    vi[k] = vi[k] + bonus * wi[k]
+            else:
+                for k in range(term_end):
+                    vi[k] = (1.0 + bonus) * vi[k] - bonus * wi[k]
+            trav[0] = i == 0
+            trav[1] = i == 1
+            backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, reach,
+                     values, trav, 1, regret, pred, avg, rule, t, br_dummy)
+
+
+@njit(cache=NUMBA_CACHE)
+def perturbed_value(walk, ops, aux_ops, num_states, sigma, player, reach, values, aux_values, term_end, bonus):
+    """``player``'s expected winnings in the game with the winner's ``bonus`` when both play
+    the fixed policy ``sigma`` (the terminal values of ``perturbed_iterations``, averaged)."""
+    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
+    groups, term_util, optab, opbuf, _o32, opint, opc = ops
+    agroups, aterm_util, aoptab, aopbuf, _a32, aopint, aopc = aux_ops
+    R = num_states.shape[0]
+    sbase = np.zeros((2, R), dtype=np.int64)
+    scale = np.ones(R)
+    none = np.zeros((0, 3))
+    e32 = np.zeros(0, dtype=np.float32)
+    forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, none, sigma, reach, -1)
+    terminals(groups, term_util, optab, opbuf, e32, opint, opc, sbase, num_states, scale, player, reach, values)
+    terminals(agroups, aterm_util, aoptab, aopbuf, e32, aopint, aopc, sbase, num_states, scale, player, reach,
+              aux_values)
+    vi = values[player]
+    wi = aux_values[player]
+    for k in range(term_end):
+        vi[k] = vi[k] + bonus * wi[k] if player == 0 else (1.0 + bonus) * vi[k] - bonus * wi[k]
+    trav = np.zeros(2, dtype=np.bool_)
+    trav[player] = True
+    br_dummy = np.zeros(1, dtype=np.int8)
+    backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, reach, values,
+             trav, 0, sigma, none, sigma, K_FIXED, 1, br_dummy)
+    tot = 0.0
+    o = node_off[0]
+    for s in range(num_states[0]):
+        tot += vi[o + s]
+    return tot
