@@ -34,6 +34,7 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
     ("Runs, checkpoints, interruption", "cfrlab.solvers.driver", ["Tick", "Interrupted"]),
     ("Counter-strategies", "cfrlab.counter", ["build_model", "OpponentModel", "fbr", "rnr", "dbr", "sweep",
                                               "confidence", "Counter"]),
+    ("Perturbed equilibria", "cfrlab.counter.perturbed", ["PerturbedSolver"]),
     ("OpenSpiel", "cfrlab.interop.openspiel", ["to_openspiel", "from_openspiel", "export_openspiel",
                                                "import_openspiel", "openspiel_game_name"]),
     ("Errors", "cfrlab.errors", ["CfrlabError", "ParseError", "FileMismatchError", "IllegalActionError"]),
