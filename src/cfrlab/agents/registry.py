@@ -10,7 +10,10 @@ Specs:
   ``PATH:abstraction=FILE`` names the abstraction a bucketed strategy was solved in (when
   the strategy file does not say); options combine with commas (``PATH:greedy,abstraction=F``);
 * your own Python agent class: ``py:FILE.py:ClassName`` or ``py:package.module:ClassName``
-  (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md).
+  (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md);
+* a team: ``team:ucb1=SPEC,SPEC,...`` (``cfrlab.agents.team``): a UCB1 coach picks a member
+  for each hand; members are specs as above, separated by commas (so a member takes at
+  most one option: ``PATH:abstraction=FILE``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from cfrlab.agents.bots import BOTS, ValueBot
 from cfrlab.agents.strategy_agent import StrategyAgent
+from cfrlab.agents.team import COACHES, TeamAgent
 from cfrlab.engine import load_abstraction
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
@@ -124,6 +128,8 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
         agent = BOTS[key]()
     elif key.startswith("value:"):
         agent = _value_bot(key[len("value:"):])
+    elif key.startswith("team:"):
+        agent = _team(text, game, seed)
     elif text.startswith("py:"):
         agent = load_python_agent(text[3:])
     else:
@@ -139,3 +145,19 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
         agent = load_strategy_agent(path, game, greedy="greedy" in opts, abstraction=opts.get("abstraction"))
     agent.begin_match(game, seed)
     return agent
+
+
+def _team(text: str, game: GameDef, seed: int | None) -> Agent:
+    """``team:ucb1=A,B,...`` (``team:ucb1:money=...`` says the reward, money, explicitly)."""
+    head, sep, members = text.partition("=")
+    parts = head.split(":")
+    if not sep or len(parts) not in (2, 3) or not members.strip():
+        raise CfrlabError(f"agent {text!r}: a team is team:COACH=AGENT,AGENT,... (e.g. team:ucb1=a.npz,b.npz)")
+    coach = parts[1].lower()
+    if coach not in COACHES:
+        raise CfrlabError(f"agent {text!r}: unknown coach {parts[1]!r}; choose from {', '.join(COACHES)}")
+    if len(parts) == 3 and parts[2].lower() != "money":
+        raise CfrlabError(f"agent {text!r}: the team's reward is money (DIVAT rewards are not built yet)")
+    specs = [m.strip() for m in members.split(",") if m.strip()]
+    built = [make_agent(m, game, None if seed is None else seed + i) for i, m in enumerate(specs)]
+    return TeamAgent(built, coach, name=f"team-{coach}")
