@@ -27,6 +27,9 @@ from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.cards.evaluator import random_hands, rank7_batch, rank_batch
 from cfrlab.cards.isomorphism import game_indexers
 from cfrlab.cli.main import main as cli_main
+from cfrlab.counter import build_model, dbr, fbr, rnr
+from cfrlab.counter.perturbed import PerturbedSolver
+from cfrlab.counter.restricted import RestrictedSolver
 from cfrlab.engine import best_response_values, expected_value, exploitability
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate.match import deal_cards, exact_value
@@ -203,6 +206,23 @@ def matches(work: Path) -> None:
          "--seed", "1")
 
 
+def counter_strategies(work: Path) -> None:
+    g = load_game("kuhn")
+    s = Strategy.uniform(g)
+    log = work / "counter.log"
+    play_match(g, s, "random", 200, seed=3, log=log, names=("target", "field"))
+    model = build_model([log], g, "target")
+    c = rnr(model, 0.5, iterations=3)
+    dbr(model, 0.5, iterations=3)
+    solver = RestrictedSolver(s.tree, s.model, s.policy, p=0.5)
+    solver.iterate(2)
+    solver.gap()
+    fbr(c.strategy)
+    p = PerturbedSolver(s.tree, s.model, bonus=0.07)
+    p.iterate(2)
+    p.perturbed_value(p.average_policy(), 1)
+
+
 ABSTRACTION_FILE = "solve-abs.npz"
 
 
@@ -233,7 +253,7 @@ def _wait_abstraction(work: Path, game, timeout: float = 1800.0):
 GROUPS: dict[str, list] = {
     "cards": [_save_abstraction, cards_evaluator, abstraction_tables, abstraction_paths,
               abstraction_cli],
-    "engine": [solvers_lossless, strategies_and_agents, matches, solvers_bucketed],
+    "engine": [solvers_lossless, counter_strategies, strategies_and_agents, matches, solvers_bucketed],
 }
 assert tuple(GROUPS) == GROUP_NAMES
 
