@@ -138,3 +138,16 @@ def test_a_bad_log_line_is_named(leduc_log, tmp_path):
     with pytest.raises(cfrlab.errors.ParseError, match=rf"bad.log:{i + 4}: ") as e:
         build_model([bad], "leduc", "target")
     assert "\n" not in str(e.value)
+
+
+def test_rnr_curve_lies_above_the_mixture_line():
+    """The thesis's Figure 5.1 shape on Leduc: RNR at p = 0.5 exploits more than the coin-flip
+    mixture of its end points at the same exploitability."""
+    from cfrlab.counter import mixture_line, sweep
+
+    s = _random_strategy("leduc", 6)
+    ends = sweep(s, [0.0, 0.5, 1.0], iterations=800)
+    line = mixture_line(ends[0], ends[2], n=1001)
+    mid = ends[1]
+    below = [e for x, e in line if x <= mid.exploitability]
+    assert mid.exploitation > max(below)
