@@ -22,7 +22,7 @@ import numpy as np
 
 from cfrlab.cards.cards import card_text, deck
 from cfrlab.engine import best_response, build_tree_for, model_for_game, row_offsets
-from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
+from cfrlab.errors import CfrlabError, ParseError
 from cfrlab.fileio import NpzReader, save_npz
 from cfrlab.games import GameDef, load_game, parse_log_line
 from cfrlab.strategy import STRATEGY_KIND, Strategy
@@ -58,9 +58,9 @@ class OpponentModel:
         return out
 
     def strategy(self) -> Strategy:
-        s = Strategy.from_policy(self.game, self.policy(), tree=self.tree, model=self.model,
-                                 algorithm="opponent-model", extra={"opponent_model": self.info()})
-        return s
+        """The model as a strategy (both positions), its header saying what was observed."""
+        return Strategy.from_policy(self.game, self.policy(), tree=self.tree, model=self.model,
+                                    algorithm="opponent-model", extra={"opponent_model": self.info()})
 
     def info(self) -> dict:
         return {"player": self.player, "hands": int(self.hands), "decisions": int(self.counts.sum()),
@@ -255,9 +255,3 @@ def frequentist_best_response(tree, model, fixed: np.ndarray) -> tuple[np.ndarra
     pos0 = (np.asarray(tree.player)[tree.decision_node] == 0)
     rows0 = np.repeat(pos0, np.diff(row_offsets(tree, model)))
     return np.where(rows0[:, None], br0, br1), 0.5 * (v0 + v1)
-
-
-def check_same_model(model: OpponentModel, tree, chance_model) -> None:
-    if str(model.model.hash) != str(chance_model.hash):
-        raise FileMismatchError(f"the opponent model was built in chance model {str(model.model.hash)[:12]}, "
-                                f"not in {str(chance_model.hash)[:12]}")
