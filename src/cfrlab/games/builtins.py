@@ -67,6 +67,25 @@ numBoardCards = 0
 END GAMEDEF
 """
 
+# OpenSpiel's leduc_poker(players=3): its deck has 2 suits of players + 1 ranks (8 cards here,
+# J Q K A: cfrlab's Jh Js Qh Qs Kh Ks Ah As), antes of 1, bets of 2 then 4, at most 2 raises a
+# round, player 1 first in both rounds. The 2-player deck (6 cards) would also deal 3 players,
+# but matching OpenSpiel lets its tools check ours (tests/test_multiplayer_openspiel.py).
+LEDUC_3P = """GAMEDEF
+limit
+numPlayers = 3
+numRounds = 2
+blind = 1 1 1
+raiseSize = 2 4
+firstPlayer = 1 1
+maxRaises = 2 2
+numSuits = 2
+numRanks = 4
+numHoleCards = 1
+numBoardCards = 0 1
+END GAMEDEF
+"""
+
 
 def kuhn_text(num_ranks: int = 3) -> str:
     return f"""GAMEDEF
@@ -91,6 +110,7 @@ BUILTIN_TEXTS = {
     "holdem-limit": HOLDEM_LIMIT,
     "holdem-nolimit": HOLDEM_NOLIMIT,
     "kuhn-3p": KUHN_3P,
+    "leduc-3p": LEDUC_3P,
 }
 BUILTIN_NAMES = tuple(BUILTIN_TEXTS) + ("kuhn-N",)
 BUILTIN_HELP = {
@@ -100,6 +120,8 @@ BUILTIN_HELP = {
     "holdem-limit": "heads-up limit Texas hold'em (ACPC, reverse blinds)",
     "holdem-nolimit": "heads-up no-limit Texas hold'em (ACPC, 200 big blinds)",
     "kuhn-3p": "3-player Kuhn poker (ACPC)",
+    "leduc-3p": "3-player Leduc hold'em as OpenSpiel's leduc_poker(players=3): 8 cards (J Q K A, 2 suits), "
+                "antes 1, bets 2 and 4, at most 2 raises a round",
 }
 
 
