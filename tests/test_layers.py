@@ -23,6 +23,7 @@ LAYERS = [
     {"engine"},
     {"solvers"},
     {"strategy"},
+    {"multiplayer"},
     {"evaluate"},
     {"agents"},
     {"counter"},

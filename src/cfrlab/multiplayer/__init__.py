@@ -1,0 +1,1 @@
+"""N-player limit poker: public tree, CFR family, exact NashConv, strategy files, OpenSpiel."""
