@@ -1,1 +1,79 @@
-"""N-player limit poker: public tree, CFR family, exact NashConv, strategy files, OpenSpiel."""
+"""N-player limit poker on enumerable decks (3-player Kuhn and Leduc): the public tree, a
+deal-vectorized CFR family, exact best responses and NashConv, strategy files and OpenSpiel
+exchange. Two-player games keep their own engine (``cfrlab.engine``); this one accepts them
+too (tests compare the two), but the CLI sends only N > 2 here.
+
+    >>> from cfrlab import multiplayer
+    >>> r = multiplayer.solve("kuhn-3p", "cfr+", 200)
+    >>> r.evaluation.nash_conv < 0.01
+    True
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+from cfrlab.errors import CfrlabError
+from cfrlab.games import GameDef, load_game
+from cfrlab.multiplayer.engine import PRESETS, Evaluation, NEngine, NParams, NSolver, get_engine, params_for
+from cfrlab.multiplayer.nstrategy import NStrategy
+
+__all__ = ["PRESETS", "Evaluation", "NEngine", "NParams", "NSolver", "NStrategy", "SolveResult", "evaluate",
+           "get_engine", "is_multiplayer", "params_for", "solve"]
+
+
+def is_multiplayer(game: GameDef | str) -> bool:
+    return load_game(game).num_players > 2
+
+
+@dataclass
+class SolveResult:
+    """What ``solve`` returns: the average strategy (with its header), its exact evaluation,
+    and the convergence curve: (iterations, seconds, NashConv) at the checkpoints."""
+
+    strategy: NStrategy
+    evaluation: Evaluation
+    curve: list[tuple[int, float, float]] = field(default_factory=list)
+
+    @property
+    def nash_conv(self) -> float:
+        return self.evaluation.nash_conv
+
+    def to_json(self) -> dict:
+        h = self.strategy.header
+        return {"game": self.strategy.game.name, "num_players": self.strategy.num_players,
+                "algorithm": h.get("algorithm"), "iterations": h.get("iterations"), "seconds": h.get("seconds"),
+                **self.evaluation.to_json(),
+                "curve": [{"iterations": i, "seconds": s, "nash_conv": nc} for i, s, nc in self.curve]}
+
+
+def solve(game: GameDef | str, algorithm: str = "cfr+", iterations: int = 1000, *, checkpoints: int = 0,
+          **params) -> SolveResult:
+    """Run a full-width CFR variant (``cfr``, ``cfr-alt``, ``cfr+``, ``lcfr``, ``dcfr``) on an
+    N-player limit game; ``checkpoints`` > 0 measures NashConv that many times along the way
+    (evaluation time not counted in the seconds)."""
+    game = load_game(game)
+    if iterations < 0:
+        raise CfrlabError(f"iterations must be >= 0, got {iterations}")
+    p = params_for(algorithm, **params)
+    solver = NSolver(game, algorithm, p)
+    engine = solver.engine
+    curve: list[tuple[int, float, float]] = []
+    marks = sorted({max(1, round(iterations * (k + 1) / checkpoints)) for k in range(checkpoints)}) \
+        if checkpoints and iterations else []
+    for m in marks:
+        solver.iterate(m - solver.iterations)
+        curve.append((solver.iterations, solver.seconds, engine.nash_conv(solver.average_policy())))
+    solver.iterate(iterations - solver.iterations)
+    start = time.perf_counter()
+    policy = solver.average_policy()
+    strategy = NStrategy.from_policy(game, policy, algorithm=algorithm, params=asdict(p),
+                                     iterations=solver.iterations, seconds=solver.seconds)
+    ev = strategy.evaluate()
+    strategy.header["evaluation_seconds"] = time.perf_counter() - start
+    return SolveResult(strategy, ev, curve)
+
+
+def evaluate(strategy: NStrategy) -> Evaluation:
+    return strategy.evaluate()
