@@ -229,6 +229,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Solve a 2-player limit game; print exploitability and (with --out) save the strategy."""
         g = load_game(game)
+        if g.num_players > 2:  # more players: the N-player engine
+            from cfrlab.multiplayer.commands import cli_solve
+
+            cli_solve(g, game_label(g, game), algorithm, iterations, seconds, out, force, as_json, parse_params(param))
+            return
         alg = algorithm.lower()
         if alg not in ALGORITHMS:
             raise CfrlabError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
@@ -277,6 +282,11 @@ def register(app: typer.Typer) -> None:
             "--abstraction", help="the abstraction file the strategy was solved in")] = None,
     ) -> None:
         """Exact best response to a strategy: what each seat's best response wins, exploitability."""
+        from cfrlab.multiplayer.commands import cli_exploit, is_multiplayer_file
+
+        if is_multiplayer_file(file):  # NashConv and per-player values
+            cli_exploit(file, as_json)
+            return
         s = Strategy.load(file, model=abstraction)
         g = s.game
         br = api.exploit(s)

@@ -185,9 +185,9 @@ def params_for(algorithm: str, **overrides) -> NParams:
     name = algorithm.lower()
     if name in TWO_PLAYER_ONLY:
         raise CfrlabError(f"{algorithm} is for 2-player games; with more players use one of "
-                          f"{', '.join([*PRESETS, 'es'])}")
+                          f"{', '.join(PRESETS)}")
     if name not in PRESETS:
-        raise CfrlabError(f"unknown N-player algorithm {algorithm!r}; use one of {', '.join([*PRESETS, 'es'])}")
+        raise CfrlabError(f"unknown N-player algorithm {algorithm!r}; use one of {', '.join(PRESETS)}")
     p = PRESETS[name]
     return NParams(**{**asdict(p), **overrides}) if overrides else p
 
