@@ -298,3 +298,25 @@ def test_solve_curve_decreases_on_leduc_3p():
     ncs = [nc for _, _, nc in r.curve]
     assert ncs[0] > ncs[-1] and r.nash_conv == pytest.approx(ncs[-1])
     assert sum(r.evaluation.values) == pytest.approx(0.0, abs=1e-12)
+
+
+# -- CLI -------------------------------------------------------------------------------------
+
+
+def test_cli_solve_and_exploit_kuhn_3p(capsys, tmp_path):
+    import json
+
+    from cli_run import run
+
+    f = tmp_path / "k3.npz"
+    code, out, _ = run(capsys, "solve", "kuhn-3p", "-a", "cfr+", "-n", "300", "--out", str(f), "--json")
+    assert code == 0
+    d = json.loads(out.strip().splitlines()[-1])
+    assert d["num_players"] == 3 and d["iterations"] == 300 and len(d["values"]) == 3
+    assert d["nash_conv"] == pytest.approx(sum(d["gains"])) and d["nash_conv"] < 1e-3
+    code, out, _ = run(capsys, "exploit", str(f), "--json")
+    assert code == 0 and "NashConv" in out
+    e = json.loads(out.strip().splitlines()[-1])
+    assert e["nash_conv"] == pytest.approx(d["nash_conv"], abs=1e-15) and e["values"] == d["values"]
+    code, _, err = run(capsys, "solve", "kuhn-3p", "-a", "lp", "-n", "3")
+    assert code != 0 and "2-player" in err and len(err.strip().splitlines()) == 1
