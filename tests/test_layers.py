@@ -26,6 +26,7 @@ LAYERS = [
     {"multiplayer"},
     {"evaluate"},
     {"agents"},
+    {"realgame"},
     {"counter"},
     {"play", "interop"},
     {"experiments"},
