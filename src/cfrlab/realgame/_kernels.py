@@ -1,0 +1,230 @@
+"""Numba kernels of the real-game best response: one betting round on one board.
+
+Every vector is over all hands of the deck (``H`` = C(D, h), 1,326 in hold'em), float64.
+A round's betting nodes are cut into *segments*, one per entry node (the root, or the child
+of a chance node of the round before); a segment holds the entry's round-r nodes in
+preorder, its chance nodes included (their own children are the next round's entries).
+Local arrays (columns ``l_*``, concatenated over segments, ``seg_off`` delimiting them):
+
+- ``l_kind`` int8: 0 decision, 1 chance, 2 fold, 3 showdown (``cfrlab.tree``)
+- ``l_player`` int8: actor at a decision
+- ``l_child`` int64[., 3]: local index (within the segment) of the child by action f c r, -1
+- ``l_slot`` int64[., 2]: local index of the node whose reach array holds player p's reach
+  here (a node stores reach only for the player who acted at its parent)
+- ``l_dec`` int64: decision index (policy rows), ``l_chance`` int64: chance index in round
+- ``l_pay`` float64[., 2]: fold: player p's payoff; showdown: the stake (each side's spend)
+
+``round_pass`` walks every segment of the round on one board: reach forward (entry reach
+from ``in_reach[entry]``, cut to hands that miss the board), the policy's action
+probabilities gathered by each hand's private state; in FULL mode, terminal values, chance
+values (given), then values backward: the max over actions for the actor, the sum for the
+other player (whose policy is already in the actor's reach). Each player's value is its
+best-response counterfactual value against the other's reach, unnormalized by chance
+(the caller scales). The entry values, cut to valid hands and scaled, are added to
+``out_vals[entry]``.
+
+Terminals, both O(H) (Johanson, Waugh, Bowling and Zinkevich, "Accelerating best response
+calculation in large extensive games"): a fold pays the sum of the opponent's reach over
+hands disjoint from mine, total minus the per-card sums of my cards plus my own hand (counted
+twice); a showdown sweeps the hands sorted by rank, groups of equal rank at once, keeping the
+running total and per-card totals of the weaker hands (wins), then the stronger (losses).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cfrlab.config import NUMBA_CACHE
+
+DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+
+
+@njit(cache=NUMBA_CACHE)
+def _disjoint_sum(r, cards, h, csum, out, scale):
+    """out[i] = scale * sum of r[j] over hands j sharing no card with hand i."""
+    H = r.shape[0]
+    csum[:] = 0.0
+    tot = 0.0
+    if h == 2:
+        for i in range(H):
+            x = r[i]
+            tot += x
+            csum[cards[i, 0]] += x
+            csum[cards[i, 1]] += x
+        for i in range(H):
+            out[i] = scale * (tot - csum[cards[i, 0]] - csum[cards[i, 1]] + r[i])
+    else:
+        for i in range(H):
+            x = r[i]
+            tot += x
+            csum[cards[i, 0]] += x
+        for i in range(H):
+            out[i] = scale * (tot - csum[cards[i, 0]])
+
+
+@njit(cache=NUMBA_CACHE)
+def _showdown(r0, r1, cards, h, order, grp_end, stake, c0, c1, v0, v1):
+    """v0[i] = stake * (reach1 of weaker disjoint hands - reach1 of stronger ones), and v1
+    likewise against reach0, over the valid hands ``order`` (sorted by rank ascending;
+    ``grp_end[k]`` the end of k's group of equal rank). Invalid hands keep their values."""
+    n = order.shape[0]
+    c0[:] = 0.0
+    c1[:] = 0.0
+    t0 = 0.0
+    t1 = 0.0
+    k = 0
+    while k < n:  # wins: weaker hands seen so far
+        e = grp_end[k]
+        for q in range(k, e):
+            i = order[q]
+            a = cards[i, 0]
+            if h == 2:
+                b = cards[i, 1]
+                v0[i] = t1 - c1[a] - c1[b]
+                v1[i] = t0 - c0[a] - c0[b]
+            else:
+                v0[i] = t1 - c1[a]
+                v1[i] = t0 - c0[a]
+        for q in range(k, e):
+            i = order[q]
+            a = cards[i, 0]
+            x0 = r0[i]
+            x1 = r1[i]
+            t0 += x0
+            t1 += x1
+            c0[a] += x0
+            c1[a] += x1
+            if h == 2:
+                b = cards[i, 1]
+                c0[b] += x0
+                c1[b] += x1
+        k = e
+    c0[:] = 0.0
+    c1[:] = 0.0
+    t0 = 0.0
+    t1 = 0.0
+    k = n
+    while k > 0:  # losses: stronger hands seen so far, from the top
+        # the group ending at k starts where the group before it ends
+        s = k - 1
+        while s > 0 and grp_end[s - 1] == k:
+            s -= 1
+        for q in range(s, k):
+            i = order[q]
+            a = cards[i, 0]
+            if h == 2:
+                b = cards[i, 1]
+                v0[i] = stake * (v0[i] - (t1 - c1[a] - c1[b]))
+                v1[i] = stake * (v1[i] - (t0 - c0[a] - c0[b]))
+            else:
+                v0[i] = stake * (v0[i] - (t1 - c1[a]))
+                v1[i] = stake * (v1[i] - (t0 - c0[a]))
+        for q in range(s, k):
+            i = order[q]
+            a = cards[i, 0]
+            x0 = r0[i]
+            x1 = r1[i]
+            t0 += x0
+            t1 += x1
+            c0[a] += x0
+            c1[a] += x1
+            if h == 2:
+                b = cards[i, 1]
+                c0[b] += x0
+                c1[b] += x1
+        k = s
+
+
+@njit(cache=NUMBA_CACHE)
+def round_pass(full, seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l_chance,
+               l_pay, valid, cards, h, D, order, grp_end, policy, row_offset, states,
+               in_reach, out_vals, scale, chance_reach, chance_vals):
+    """One round on one board (module docstring). ``full`` False: only the reach at the
+    round's chance nodes is written (``chance_reach``); True: values too."""
+    H = valid.shape[0]
+    nseg = seg_off.shape[0] - 1
+    L = 1
+    for s in range(nseg):
+        L = max(L, seg_off[s + 1] - seg_off[s])
+    reach = np.zeros((L, 2, H))
+    vals = np.zeros((L, 2, H))
+    csum = np.zeros(D)
+    csum1 = np.zeros(D)
+    vf = np.empty(H)
+    for i in range(H):
+        vf[i] = 1.0 if valid[i] else 0.0
+    for s in range(nseg):
+        base = seg_off[s]
+        n = seg_off[s + 1] - base
+        e = entry[s]
+        for p in range(2):
+            for i in range(H):
+                reach[0, p, i] = in_reach[e, p, i] * vf[i]
+        for j in range(n):  # forward
+            k = base + j
+            kind = l_kind[k]
+            if kind == DECISION:
+                q = l_player[k]
+                src = l_slot[k, q]
+                ro = row_offset[l_dec[k]]
+                for a in range(3):
+                    c = l_child[k, a]
+                    if c >= 0:
+                        for i in range(H):
+                            reach[c, q, i] = reach[src, q, i] * policy[ro + states[i], a]
+            elif kind == CHANCE and not full:
+                ci = l_chance[k]
+                for p in range(2):
+                    sl = l_slot[k, p]
+                    for i in range(H):
+                        chance_reach[ci, p, i] = reach[sl, p, i]
+        if not full:
+            continue
+        for j in range(n - 1, -1, -1):  # terminals and values, backward
+            k = base + j
+            kind = l_kind[k]
+            if kind == FOLD:
+                _disjoint_sum(reach[l_slot[k, 1], 1], cards, h, csum, vals[j, 0], l_pay[k, 0])
+                _disjoint_sum(reach[l_slot[k, 0], 0], cards, h, csum, vals[j, 1], l_pay[k, 1])
+            elif kind == SHOWDOWN:
+                _showdown(reach[l_slot[k, 0], 0], reach[l_slot[k, 1], 1], cards, h, order,
+                          grp_end, l_pay[k, 0], csum, csum1, vals[j, 0], vals[j, 1])
+            elif kind == CHANCE:
+                ci = l_chance[k]
+                for p in range(2):
+                    for i in range(H):
+                        vals[j, p, i] = chance_vals[ci, p, i]
+            else:
+                q = l_player[k]
+                o = 1 - q
+                first = True
+                for a in range(3):
+                    c = l_child[k, a]
+                    if c < 0:
+                        continue
+                    if first:
+                        for i in range(H):
+                            vals[j, q, i] = vals[c, q, i]
+                            vals[j, o, i] = vals[c, o, i]
+                        first = False
+                    else:
+                        for i in range(H):
+                            x = vals[c, q, i]
+                            if x > vals[j, q, i]:
+                                vals[j, q, i] = x
+                            vals[j, o, i] += vals[c, o, i]
+        for p in range(2):
+            for i in range(H):
+                out_vals[e, p, i] += scale * vf[i] * vals[0, p, i]
+
+
+@njit(cache=NUMBA_CACHE)
+def permute_add(src, perm, weight, dst):
+    """dst[..., perm[i]] += src[..., i] (the values of a board's image under a suit
+    permutation); src and dst (C, 2, H)."""
+    C, P, H = src.shape
+    for c in range(C):
+        for p in range(P):
+            for i in range(H):
+                dst[c, p, perm[i]] += weight * src[c, p, i]

@@ -1,0 +1,187 @@
+"""Exact best response in the real game (no abstraction) for 2-player limit games.
+
+``real_best_response(opponent, game)`` returns each seat's best-response value against the
+strategy ``opponent`` plays in both seats, and the exploitability (their mean, DESIGN.md),
+where the responder sees its real cards. The method is Johanson, Waugh, Bowling and
+Zinkevich, "Accelerating best response calculation in large extensive games" (IJCAI 2011):
+a walk of the public tree (betting x real boards) carrying vectors over every hand
+(``walk``), O(H) fold and showdown terminals with card removal (``_kernels``), suit
+isomorphism of the first board (one unit per class of flops, weighted), and independent
+units run by ``units.run_units`` (local worker processes, checkpoints, resume).
+
+``opponent``: a ``Strategy`` (lossless or bucketed, its chance model attached), an agent (the
+card-independent bots, or one with ``batch_policy``), a ``BatchPolicy``, or a *source* that
+worker processes load themselves (``StrategyFile``, ``AgentSpec``) - with ``workers > 1``
+an in-memory opponent is pickled to every worker, a source is loaded there (big files).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from cfrlab.agents.registry import make_agent
+from cfrlab.engine import build_tree_for, load_abstraction
+from cfrlab.errors import CfrlabError
+from cfrlab.games import GameDef, load_game, parse_game
+from cfrlab.games.units import display_factor, unit_of
+from cfrlab.realgame.hands import first_round_units
+from cfrlab.realgame.opponents import batch_policy_of
+from cfrlab.realgame.units import Progress, UnitStore, run_units
+from cfrlab.realgame.walk import Walker
+from cfrlab.strategy import Strategy
+from cfrlab.version import __version__ as VERSION
+
+JOB_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class StrategyFile:
+    """A strategy file (and its abstraction file, if bucketed) that each process loads."""
+
+    path: str
+    abstraction: str | None = None
+
+    def load(self, game: GameDef | None = None):
+        model = load_abstraction(self.abstraction, game) if self.abstraction else None
+        return Strategy.load(self.path, game=game, model=model)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent spec as ``make_agent`` reads it (a bot name, ...), made in each process."""
+
+    spec: str
+
+    def load(self, game: GameDef):
+        return make_agent(self.spec, game)
+
+
+def _load(source, game: GameDef):
+    if isinstance(source, (StrategyFile, AgentSpec)):
+        return source.load(game)
+    return source
+
+
+class _Job:
+    """What a worker process holds: the walker and the unit list."""
+
+    def __init__(self, game_text: str, game_name: str, source) -> None:
+        game = parse_game(game_text, name=game_name)
+        tree = build_tree_for(game)
+        self.walker = Walker(game, tree, batch_policy_of(_load(source, game), tree))
+        self.units = first_round_units(game, self.walker.deck, self.walker.opp.suit_symmetric)
+
+    def run(self, i: int) -> np.ndarray:
+        return self.walker.unit_values(self.units[i])
+
+
+@dataclass
+class RealBestResponse:
+    """Result of ``real_best_response`` (values in chips; ``*_unit`` in the game's unit)."""
+
+    game: str
+    br: tuple[float, float]  # u0(BR, s1), u1(s0, BR)
+    exploitability: float
+    unit: str
+    factor: float  # chips -> unit
+    units: int
+    units_computed: int
+    unit_seconds: dict[int, float] = field(default_factory=dict)
+    seconds: float = 0.0
+    workers: int = 1
+    root_values: np.ndarray | None = None  # (2, H): each seat's value by hand, chips
+
+    @property
+    def exploitability_unit(self) -> float:
+        return self.exploitability * self.factor
+
+    def to_dict(self) -> dict:
+        secs = list(self.unit_seconds.values())
+        return {
+            "game": self.game,
+            "br_seat0": self.br[0],
+            "br_seat1": self.br[1],
+            "exploitability": self.exploitability,
+            "exploitability_unit": self.exploitability_unit,
+            "unit": self.unit,
+            "units": self.units,
+            "units_computed": self.units_computed,
+            "mean_unit_seconds": float(np.mean(secs)) if secs else None,
+            "seconds": self.seconds,
+            "workers": self.workers,
+        }
+
+
+def opponent_digest(bp) -> str:
+    """Identifies the opponent's table (checkpoints of one job are not mixed with another's)."""
+    h = hashlib.sha256(f"{bp.kind}|{int(bp.suit_symmetric)}|".encode())
+    model = getattr(bp, "model", None)
+    if model is not None:
+        h.update(str(model.hash).encode())
+    for a in (bp.policy, bp.row_offset):
+        arr = np.ascontiguousarray(a)
+        h.update(str(arr.shape).encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def real_best_response(opponent, game: GameDef | str | None = None, *, workers: int = 1,
+                       checkpoint: str | Path | None = None, resume: bool = False,
+                       progress: Progress | None = None, units: list[int] | None = None
+                       ) -> RealBestResponse:
+    """Exact real-game best response against ``opponent`` (module docstring).
+
+    ``workers``: local processes for the units; ``checkpoint``: a directory where finished
+    units are kept (``resume=True`` continues a stopped run from it); ``units``: compute only
+    these units (benchmarks; the result then has no values)."""
+    t0 = time.perf_counter()
+    if game is None:
+        if isinstance(opponent, Strategy):
+            game = opponent.game
+        else:
+            raise CfrlabError("real_best_response needs the game")
+    game = load_game(game)
+    if workers < 1:
+        raise CfrlabError(f"--workers must be at least 1, got {workers}")
+    obj = _load(opponent, game)
+    if isinstance(obj, Strategy) and obj.game.to_text() != game.to_text():
+        raise CfrlabError(f"the strategy is for {obj.game.name or 'another game'}, not for "
+                          f"{game.name or 'this game'}")
+    job = _Job.__new__(_Job)
+    tree = build_tree_for(game)
+    job.walker = Walker(game, tree, batch_policy_of(obj, tree))
+    job.units = first_round_units(game, job.walker.deck, job.walker.opp.suit_symmetric)
+    walker = job.walker
+    n = len(job.units)
+    meta = {"kind": "real-best-response", "format": JOB_FORMAT, "cfrlab": VERSION,
+            "game": game.to_text(), "opponent": opponent_digest(walker.opp), "units": n}
+    store = UnitStore(checkpoint, meta, resume) if checkpoint is not None else None
+    # workers load the opponent themselves from a source; in-memory objects are pickled
+    source = opponent if isinstance(opponent, (StrategyFile, AgentSpec)) else obj
+    results, secs = {}, {}
+    if n:
+        if workers <= 1:
+            results, secs = run_units(n, lambda: job, (), workers=1, store=store,
+                                      progress=progress, order=units)
+        else:
+            results, secs = run_units(n, _Job, (game.to_text(), game.name or "", source),
+                                      workers=workers, store=store, progress=progress,
+                                      order=units)
+    factor = display_factor(game)
+    if units is not None:  # a partial run: timings only
+        return RealBestResponse(game.name or "custom", (float("nan"), float("nan")),
+                                float("nan"), unit_of(game), factor, n, len(secs), secs,
+                                time.perf_counter() - t0, workers)
+    total = None
+    if n:
+        total = np.zeros_like(results[0])
+        for i in range(n):  # a fixed order: bit-identical whatever ran where
+            total += results[i]
+    b0, b1, root = walker.finish(total)
+    return RealBestResponse(game.name or "custom", (b0, b1), 0.5 * (b0 + b1), unit_of(game),
+                            factor, n, len(secs), secs, time.perf_counter() - t0, workers, root)

@@ -1,0 +1,122 @@
+"""Hands, boards and suit symmetry of a real (unabstracted) limit game.
+
+Cards are deck-local ids ``local_rank * num_suits + local_suit`` (``cfrlab.cards.DeckMap``);
+``to_global`` turns them into ACPC ids. A *hand* is one player's hole cards: every
+``num_hole_cards``-subset of the deck in lexicographic order (1,326 in full hold'em).
+
+Suit symmetry: a suit permutation sigma maps local card ``c`` to
+``(c // S) * S + sigma[c % S]``. ``first_round_units`` groups the first board (the flop)
+into classes under suit permutation, each with the permutations that carry its
+representative onto the other boards of its class (one per distinct board), and
+``hand_permutation`` says where each hand goes under one of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations, permutations
+from math import comb
+
+import numpy as np
+
+from cfrlab.cards.isomorphism import DeckMap
+from cfrlab.errors import CfrlabError
+
+
+@dataclass(frozen=True)
+class Deck:
+    """The deck and the hands of a game (local ids)."""
+
+    num_ranks: int
+    num_suits: int
+    num_hole: int
+    to_global: np.ndarray  # int64[D]
+    hands: np.ndarray  # int64[H, h] local cards of every hand, lexicographic
+    hand_of: dict  # tuple(sorted local cards) -> hand index
+
+    @property
+    def size(self) -> int:
+        return len(self.to_global)
+
+    @property
+    def num_hands(self) -> int:
+        return len(self.hands)
+
+    def valid(self, board) -> np.ndarray:
+        """bool[H]: hands that share no card with ``board`` (local ids)."""
+        b = np.zeros(self.size, dtype=bool)
+        b[np.asarray(board, dtype=np.int64)] = True
+        return ~b[self.hands].any(axis=1)
+
+
+def make_deck(game) -> Deck:
+    h = game.num_hole_cards
+    if h not in (1, 2):
+        raise CfrlabError(f"the real-game best response handles 1 or 2 hole cards, not {h}")
+    dm = DeckMap(game.num_ranks, game.num_suits)
+    D = dm.size
+    hands = np.array(list(combinations(range(D), h)), dtype=np.int64).reshape(-1, h)
+    hand_of = {tuple(int(c) for c in row): i for i, row in enumerate(hands)}
+    return Deck(game.num_ranks, game.num_suits, h, dm.to_global.copy(), hands, hand_of)
+
+
+def suit_permutations(num_suits: int) -> list[tuple[int, ...]]:
+    """Every permutation of the suits, identity first."""
+    return list(permutations(range(num_suits)))
+
+
+def permute_cards(cards, sigma, num_suits: int) -> np.ndarray:
+    c = np.asarray(cards, dtype=np.int64)
+    return (c // num_suits) * num_suits + np.asarray(sigma, dtype=np.int64)[c % num_suits]
+
+
+def hand_permutation(deck: Deck, sigma) -> np.ndarray:
+    """int64[H]: the index of the image of each hand under suit permutation ``sigma``."""
+    img = np.sort(permute_cards(deck.hands, sigma, deck.num_suits), axis=1)
+    return np.array([deck.hand_of[tuple(int(c) for c in row)] for row in img], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One independent piece of work: a first-round board (local ids, sorted) and the suit
+    permutations carrying it onto each distinct board it stands for (identity first)."""
+
+    index: int
+    board: tuple[int, ...]
+    perms: tuple[tuple[int, ...], ...]
+
+    @property
+    def weight(self) -> int:
+        return len(self.perms)
+
+
+def first_round_units(game, deck: Deck, symmetric: bool) -> list[Unit]:
+    """The units of a game of two or more rounds: one per board of round 1 (the flop) when
+    the strategy is not known to be suit-symmetric, else one per class of flops under suit
+    permutation (1,755 in full hold'em), in lexicographic order of their representatives."""
+    if game.num_rounds < 2:
+        return []
+    k = game.num_board_cards[1]
+    boards = list(combinations(range(deck.size), k))
+    if not symmetric:
+        return [Unit(i, tuple(b), (tuple(range(deck.num_suits)),)) for i, b in enumerate(boards)]
+    perms = suit_permutations(deck.num_suits)
+    S = deck.num_suits
+    classes: dict[tuple, dict[tuple, tuple]] = {}
+    for b in boards:
+        arr = np.array(b, dtype=np.int64)
+        images = {}
+        for sg in perms:
+            images.setdefault(tuple(sorted(permute_cards(arr, sg, S).tolist())), sg)
+        rep = min(images)
+        if rep == b:
+            # perms from the representative: identity first, then by image order
+            out = {b: tuple(range(S))}
+            for img in sorted(images):
+                out.setdefault(img, images[img])
+            classes[b] = out
+    units = []
+    for i, rep in enumerate(sorted(classes)):
+        units.append(Unit(i, rep, tuple(classes[rep].values())))
+    assert sum(u.weight for u in units) == comb(deck.size, k)
+    return units

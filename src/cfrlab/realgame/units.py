@@ -1,0 +1,156 @@
+"""A unit runner: independent pieces of a long job, in local worker processes, checkpointed.
+
+A job is ``n`` units numbered 0..n-1; ``setup(*args)`` builds (once per process) the object
+whose ``run(i)`` returns unit i's result, a float64 array. Results are combined by the caller
+in unit order, so the answer does not depend on how many workers ran or in which order units
+finished.
+
+Checkpoints (``UnitStore``): with a directory, every finished unit is written at once
+(``unit-000123.npy``, atomically: a temporary file renamed), next to ``meta.json`` which
+identifies the job (a dict the caller fills: game, opponent digest, number of units). A run
+that is stopped (Ctrl-C, kill, reboot) and started again with ``resume=True`` skips the units
+on disk and computes only the rest; the arrays on disk are the exact float64 results, so a
+resumed run gives bit for bit the same answer. A directory holding another job's units is
+refused, and so is one holding this job's units without ``resume`` (nothing is thrown away
+silently).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from cfrlab.errors import CfrlabError
+
+Progress = Callable[[int, int, float, float], None]  # done, total, elapsed s, eta s (or -1)
+META = "meta.json"
+
+
+class UnitStore:
+    """Finished units on disk (module docstring); ``None`` directory keeps nothing."""
+
+    def __init__(self, directory: str | Path | None, meta: dict, resume: bool) -> None:
+        self.dir = Path(directory) if directory is not None else None
+        self.meta = meta
+        if self.dir is None:
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        mpath = self.dir / META
+        have = self.done()
+        if mpath.exists():
+            try:
+                old = json.loads(mpath.read_text())
+            except (OSError, ValueError):
+                old = None
+            if old != json.loads(json.dumps(meta)):
+                if have:
+                    raise CfrlabError(f"{self.dir} holds the checkpoints of another job "
+                                      "(other game, strategy or version); use another directory")
+        if have and not resume:
+            raise CfrlabError(f"{self.dir} holds {len(have)} finished units of this job; pass "
+                              "--resume to continue from them, or remove the directory to start over")
+        tmp = mpath.with_suffix(".tmp")
+        tmp.write_text(json.dumps(meta, indent=1, sort_keys=True))
+        os.replace(tmp, mpath)
+
+    def path(self, i: int) -> Path:
+        assert self.dir is not None
+        return self.dir / f"unit-{i:06d}.npy"
+
+    def done(self) -> list[int]:
+        if self.dir is None or not self.dir.exists():
+            return []
+        out = []
+        for p in self.dir.glob("unit-*.npy"):
+            try:
+                out.append(int(p.stem.split("-")[1]))
+            except ValueError:
+                continue
+        return sorted(out)
+
+    def load(self, i: int) -> np.ndarray:
+        return np.load(self.path(i), allow_pickle=False)
+
+    def save(self, i: int, arr: np.ndarray) -> None:
+        if self.dir is None:
+            return
+        p = self.path(i)
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            np.save(f, np.ascontiguousarray(arr), allow_pickle=False)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+
+
+# -- worker processes ---------------------------------------------------------------------
+_WORKER = None
+
+
+def _init_worker(setup, args, threads: int) -> None:
+    global _WORKER
+    if threads:
+        try:
+            numba.set_num_threads(threads)
+        except ValueError:
+            pass
+    _WORKER = setup(*args)
+
+
+def _run_one(i: int):
+    t0 = time.perf_counter()
+    out = _WORKER.run(i)
+    return i, out, time.perf_counter() - t0
+
+
+def run_units(n: int, setup: Callable, args: tuple, *, workers: int = 1,
+              store: UnitStore | None = None, progress: Progress | None = None,
+              order: list[int] | None = None) -> tuple[dict[int, np.ndarray], dict[int, float]]:
+    """Run units ``order`` (default 0..n-1; those already in ``store`` are loaded instead).
+    Returns (results by unit, seconds of each unit computed in this run)."""
+    todo_all = list(range(n)) if order is None else list(order)
+    results: dict[int, np.ndarray] = {}
+    seconds: dict[int, float] = {}
+    if store is not None:
+        for i in store.done():
+            if i in todo_all:
+                results[i] = store.load(i)
+    todo = [i for i in todo_all if i not in results]
+    t0 = time.perf_counter()
+    total = len(todo_all)
+
+    def finished(i, arr, s):
+        results[i] = arr
+        seconds[i] = s
+        if store is not None:
+            store.save(i, arr)
+        if progress is not None:
+            el = time.perf_counter() - t0
+            k = len(seconds)
+            left = len(todo) - k
+            eta = el / k * left if k else -1.0
+            progress(len(results), total, el, eta)
+
+    if progress is not None:
+        progress(len(results), total, 0.0, -1.0)
+    if not todo:
+        return results, seconds
+    if workers <= 1:
+        worker = setup(*args)
+        for i in todo:
+            s0 = time.perf_counter()
+            arr = worker.run(i)
+            finished(i, arr, time.perf_counter() - s0)
+        return results, seconds
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(setup, args, 1)) as pool:
+        for i, arr, s in pool.imap_unordered(_run_one, todo):
+            finished(i, arr, s)
+    return results, seconds

@@ -1,0 +1,211 @@
+"""Real-game best response (cfrlab.realgame) against independent oracles.
+
+* Lossless strategies (Kuhn, Leduc, a small hold'em): the engine's exact best response in the
+  lossless model is the real game's.
+* Bucketed strategies: the same policy lifted to real cards (each lossless state's row = the
+  row of its bucket) and solved for a best response by the lossless engine.
+* Card-independent bots: their one row per decision copied to every lossless state.
+* The unit runner: the same bits with 1 or 2 workers, and when a run is stopped and resumed.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from game_texts import holdem_text
+
+from cfrlab.abstraction.bucketed import BucketedModel
+from cfrlab.abstraction.buckets import BucketSpec
+from cfrlab.abstraction.lossless import LosslessModel
+from cfrlab.agents.bots import BOTS
+from cfrlab.engine import best_response_values, build_tree_for, row_offsets
+from cfrlab.errors import CfrlabError
+from cfrlab.games import load_game, parse_game
+from cfrlab.games.agent import Agent
+from cfrlab.realgame import AgentSpec, real_best_response
+from cfrlab.realgame.hands import first_round_units, make_deck
+from cfrlab.strategy import Strategy
+
+TOL = 1e-9
+
+
+def random_policy(tree, offsets, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    legal = np.repeat(np.asarray(tree.legal, dtype=np.float64), np.diff(offsets), axis=0)
+    pol = legal * rng.random(legal.shape) ** 3  # skewed rows: far from uniform
+    return pol / pol.sum(axis=1, keepdims=True)
+
+
+def small_holdem(ranks, suits, boards, raises=None):
+    return parse_game(holdem_text(ranks, suits, boards, raises), name=f"holdem-{ranks}x{suits}")
+
+
+@lru_cache(maxsize=4)
+def bucketed_case(ranks, suits, boards, buckets):
+    g = small_holdem(ranks, suits, boards, " ".join(["2"] * len(boards.split())))
+    model = BucketedModel.build(g, BucketSpec.make(g.num_rounds, buckets), use_cache=False)
+    return g, build_tree_for(g), model
+
+
+def lift(tree, bmodel, lmodel, policy_b) -> np.ndarray:
+    """The bucketed policy as a lossless one: each lossless state plays its bucket's row."""
+    off_b = row_offsets(tree, bmodel)
+    off_l = row_offsets(tree, lmodel)
+    bucket = []
+    for r in range(tree.game.num_rounds):
+        states = []
+        for s in range(lmodel.num_states[r]):
+            hole, board = lmodel.state_cards(r, s)
+            states.append(bmodel.state_of(0, hole, board, r))
+        bucket.append(np.array(states, dtype=np.int64))
+    out = np.zeros((int(off_l[-1]), 3))
+    for d, node in enumerate(tree.decision_node):
+        r = int(tree.round[node])
+        out[off_l[d]:off_l[d + 1]] = policy_b[off_b[d] + bucket[r]]
+    return out
+
+
+def lift_table(tree, lmodel, rows) -> np.ndarray:
+    off_l = row_offsets(tree, lmodel)
+    return np.repeat(rows, np.diff(off_l), axis=0)
+
+
+# -- lossless strategies ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+@pytest.mark.parametrize("seed", [None, 1, 2])
+def test_lossless_strategy_matches_the_engine(name, seed):
+    g = load_game(name)
+    s = Strategy.uniform(g)
+    if seed is not None:
+        s = Strategy.from_policy(g, random_policy(s.tree, s.row_offset, seed))
+    r = real_best_response(s)
+    b0, b1 = best_response_values(s.tree, s.model, s.policy)
+    assert r.br[0] == pytest.approx(b0, abs=1e-12)
+    assert r.br[1] == pytest.approx(b1, abs=1e-12)
+    assert r.exploitability == pytest.approx(0.5 * (b0 + b1), abs=1e-12)
+
+
+def test_uniform_exploitability_figures():
+    # DESIGN.md: uniform random is 11/24 (Kuhn) and 2.3736111 (Leduc) exploitable
+    assert real_best_response(Strategy.uniform("kuhn")).exploitability == pytest.approx(11 / 24, abs=1e-12)
+    assert real_best_response(Strategy.uniform("leduc")).exploitability == pytest.approx(2.3736111, abs=1e-6)
+
+
+def test_lossless_holdem_strategy_matches_the_engine():
+    g = small_holdem(4, 2, "0 2 1", "2 2 2")
+    s = Strategy.uniform(g)
+    s = Strategy.from_policy(g, random_policy(s.tree, s.row_offset, 3))
+    r = real_best_response(s)
+    b0, b1 = best_response_values(s.tree, s.model, s.policy)
+    assert r.units == 28  # not symmetric: every flop is a unit
+    assert r.br == pytest.approx((b0, b1), abs=TOL)
+
+
+# -- bucketed strategies ------------------------------------------------------------------
+
+BUCKET_CASES = [
+    (4, 2, "0 2 1", 2),
+    (3, 4, "0 3 1", 3),
+]
+
+
+@pytest.mark.parametrize("ranks,suits,boards,buckets", BUCKET_CASES)
+def test_bucketed_strategy_matches_its_lift(ranks, suits, boards, buckets):
+    g, tree, bmodel = bucketed_case(ranks, suits, boards, buckets)
+    off_b = row_offsets(tree, bmodel)
+    pol_b = random_policy(tree, off_b, 7)
+    s = Strategy.from_policy(g, pol_b, tree=tree, model=bmodel)
+    r = real_best_response(s)
+    lm = LosslessModel(g)
+    pol_l = lift(tree, bmodel, lm, pol_b)
+    b0, b1 = best_response_values(tree, lm, pol_l)
+    assert r.br[0] == pytest.approx(b0, abs=TOL)
+    assert r.br[1] == pytest.approx(b1, abs=TOL)
+    if suits == 4:  # suit isomorphism: fewer units than flops
+        assert r.units < len(first_round_units(g, make_deck(g), False))
+
+
+@pytest.mark.slow
+def test_bucketed_four_rounds_matches_its_lift():
+    g, tree, bmodel = bucketed_case(4, 3, "0 3 1 1", 2)
+    pol_b = random_policy(tree, row_offsets(tree, bmodel), 11)
+    r = real_best_response(Strategy.from_policy(g, pol_b, tree=tree, model=bmodel))
+    lm = LosslessModel(g)
+    b0, b1 = best_response_values(tree, lm, lift(tree, bmodel, lm, pol_b))
+    assert r.br == pytest.approx((b0, b1), abs=TOL)
+
+
+# -- bots ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bot", ["always-fold", "always-call", "always-raise", "probe", "random"])
+def test_bots_match_their_lift(bot):
+    g = small_holdem(3, 4, "0 3 1", "2 2 2")
+    tree = build_tree_for(g)
+    fp = BOTS[bot]().fast_policy(tree)
+    rows = fp.policy[fp.offsets]
+    r = real_best_response(AgentSpec(bot), g)
+    lm = LosslessModel(g)
+    b0, b1 = best_response_values(tree, lm, lift_table(tree, lm, rows))
+    assert r.br == pytest.approx((b0, b1), abs=TOL)
+
+
+def test_always_fold_loses_the_blinds():
+    g = small_holdem(3, 4, "0 3 1", "2 2 2")
+    r = real_best_response(AgentSpec("always-fold"), g)
+    # one seat raises and wins the big blind, the other wins the small blind the bot folds
+    assert r.exploitability == pytest.approx(0.5 * sum(g.blind[:2]), abs=1e-12)
+
+
+# -- units, workers, checkpoints ------------------------------------------------------------
+
+def _case_strategy():
+    g, tree, bmodel = bucketed_case(3, 4, "0 3 1", 3)
+    return Strategy.from_policy(g, random_policy(tree, row_offsets(tree, bmodel), 5), tree=tree,
+                                model=bmodel)
+
+
+def test_workers_and_resume_give_the_same_bits(tmp_path):
+    s = _case_strategy()
+    one = real_best_response(s)
+    two = real_best_response(s, workers=2, checkpoint=tmp_path / "a")
+    assert two.br == one.br  # bit for bit
+    # a run stopped after some units, resumed (twice) from its checkpoints
+    ck = tmp_path / "b"
+    n = one.units
+    real_best_response(s, checkpoint=ck, units=list(range(0, n, 3)))
+    with pytest.raises(CfrlabError, match="--resume"):
+        real_best_response(s, checkpoint=ck)
+    real_best_response(s, checkpoint=ck, resume=True, units=list(range(1, n, 3)))
+    last = real_best_response(s, checkpoint=ck, resume=True, workers=2)
+    assert last.units_computed == n - len(range(0, n, 3)) - len(range(1, n, 3))
+    assert last.br == one.br
+    np.testing.assert_array_equal(last.root_values, one.root_values)
+
+
+def test_checkpoints_of_another_job_are_refused(tmp_path):
+    s = _case_strategy()
+    real_best_response(s, checkpoint=tmp_path, units=[0])
+    other = Strategy.uniform(s.game, tree=s.tree, model=s.model)
+    with pytest.raises(CfrlabError, match="another job"):
+        real_best_response(other, checkpoint=tmp_path, resume=True)
+
+
+# -- bad input ------------------------------------------------------------------------------
+
+def test_strategy_for_another_game_is_refused():
+    with pytest.raises(CfrlabError, match="another game|not for"):
+        real_best_response(Strategy.uniform("kuhn"), "leduc")
+
+
+def test_agent_without_batch_queries_is_told_what_to_implement():
+    class Plain(Agent):
+        name = "plain"
+
+        def act(self, view):
+            return "c"
+
+    with pytest.raises(CfrlabError, match="batch_policy"):
+        real_best_response(Plain(), "leduc")
