@@ -105,6 +105,7 @@ COMMAND_MODULES = (
     "cfrlab.cli.experiment_cmd",
     "cfrlab.cli.matrix_cmd",
     "cfrlab.cli.counter_cmd",
+    "cfrlab.cli.realbr_cmd",
 )
 
 announce_compiles()  # a terminal hears once that kernels compile (the first run on a machine)

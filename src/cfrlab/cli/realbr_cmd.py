@@ -1,0 +1,116 @@
+"""``cfrlab exploit-real``: exact best response in the real game (cfrlab.realgame).
+
+``run_exploit_real(...)`` does the work, so ``cfrlab exploit STRATEGY --real`` can call it
+with the same options.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cfrlab.errors import CfrlabError
+
+
+def _fmt_seconds(s: float) -> str:
+    if s < 0:
+        return "?"
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 5400:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def default_checkpoint(target: str, game_name: str) -> Path:
+    """Where a run keeps its finished units unless told: beside the strategy file, or in the
+    working directory for a bot."""
+    p = Path(target)
+    if p.suffix == ".npz":
+        return p.with_name(p.name + ".realbr")
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{target}-{game_name}")
+    return Path(f"realbr-{safe}")
+
+
+def run_exploit_real(target: str, game: str | None = None, abstraction: str | None = None,
+                     workers: int = 1, resume: bool = False, checkpoint: str | None = None,
+                     as_json: bool = False, quiet: bool = False) -> dict:
+    """Real-game best response to a strategy file or a bot; prints the result (and a JSON line
+    with ``as_json``) and returns the summary dict."""
+    from cfrlab.games import load_game
+    from cfrlab.games.units import format_unit, to_unit
+    from cfrlab.realgame import AgentSpec, StrategyFile, real_best_response
+    from cfrlab.strategy import Strategy
+
+    p = Path(target)
+    if p.suffix == ".npz" or p.is_file():
+        if not p.is_file():
+            raise CfrlabError(f"no such strategy file {target}")
+        src = StrategyFile(str(p), abstraction)
+        s = Strategy.load(str(p), model=abstraction)  # header checks; the game; the abstraction
+        g = s.game
+        if game is not None and load_game(game).to_text() != g.to_text():
+            raise CfrlabError(f"{target} is a strategy for {g.name or 'another game'}, not for {game}")
+        opponent = src if workers > 1 else s
+    else:
+        if game is None:
+            raise CfrlabError(f"{target}: a bot needs --game")
+        g = load_game(game)
+        opponent = AgentSpec(target)
+    ck = Path(checkpoint) if checkpoint else default_checkpoint(target, g.name or "game")
+    last = [0.0]
+
+    def progress(done, total, elapsed, eta):
+        if quiet:
+            return
+        now = time.perf_counter()
+        if done < total and now - last[0] < 2.0:
+            return
+        last[0] = now
+        print(f"\runits {done:,}/{total:,}  elapsed {_fmt_seconds(elapsed)}  left "
+              f"{_fmt_seconds(eta)}   ", end="" if done < total else "\n", file=sys.stderr,
+              flush=True)
+
+    r = real_best_response(opponent, g, workers=workers, checkpoint=ck, resume=resume,
+                           progress=progress)
+    b0, b1 = r.br
+    unit = r.unit
+    print(f"real game: best response as player 0 wins {to_unit(g, b0):.6g} {unit}; "
+          f"as player 1 wins {to_unit(g, b1):.6g} {unit}")
+    print(f"real-game exploitability {format_unit(g, r.exploitability)} (mean of the two); "
+          f"{r.units:,} units ({r.units_computed:,} computed now) in {_fmt_seconds(r.seconds)}, "
+          f"checkpoints in {ck}")
+    summary = {"game": g.name or "custom", "target": target, "unit": unit,
+               "exploitability": to_unit(g, r.exploitability),
+               "exploitability_chips": r.exploitability,
+               "best_response_values": [to_unit(g, b0), to_unit(g, b1)],
+               "units": r.units, "units_computed": r.units_computed, "seconds": r.seconds,
+               "workers": workers, "checkpoint": str(ck)}
+    if as_json:
+        sys.stdout.flush()
+        print(json.dumps(summary))
+    return summary
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("exploit-real")
+    def exploit_real(
+        target: Annotated[str, typer.Argument(help="strategy file (.npz) or a bot name (with --game)")],
+        game: Annotated[str | None, typer.Option("--game", help="the game (for a bot)")] = None,
+        abstraction: Annotated[str | None, typer.Option(
+            "--abstraction", help="the abstraction file the strategy was solved in")] = None,
+        workers: Annotated[int, typer.Option("--workers", help="local worker processes")] = 1,
+        resume: Annotated[bool, typer.Option(
+            "--resume", help="continue a stopped run from its checkpoint directory")] = False,
+        checkpoint: Annotated[str | None, typer.Option(
+            "--checkpoint", help="directory for finished units (default: STRATEGY.realbr)")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
+    ) -> None:
+        """Exact best response in the real game (real cards, no abstraction): each seat's value
+        and the exploitability, computed by independent units that a stopped run resumes."""
+        run_exploit_real(target, game, abstraction, workers, resume, checkpoint, as_json)
