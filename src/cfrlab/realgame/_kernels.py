@@ -228,3 +228,192 @@ def permute_add(src, perm, weight, dst):
         for p in range(P):
             for i in range(H):
                 dst[c, p, perm[i]] += weight * src[c, p, i]
+
+
+# -- the last round, in rank order ------------------------------------------------------------
+# On the last round every vector is over the valid hands only, sorted by rank on the board
+# (``order``: position q holds hand order[q]; ``scards`` its cards; ``grp_end[q]`` the end of
+# q's group of equal rank), so the showdown is one sequential sweep and no invalid hand is
+# touched. The showdown value against reach r is, with R / Rc[c] the total reach and the
+# reach on card c, W / Wc the same over strictly weaker hands and G / Gc over q's own group:
+#   v_q = stake * (2 * win + tie - all disjoint)
+#       = stake * ((2W + G - R) - sum over q's cards c of (2Wc[c] + Gc[c] - Rc[c]))
+# kept as one running X = 2W + G - R and Xc[c]: start at -R, -Rc; add a group's reach once
+# (it is G), read its values, add it again (it is now W).
+
+
+@njit(cache=NUMBA_CACHE)
+def _sorted_totals(r0, r1, sc, h, n, sign, xc0, xc1):
+    xc0[:] = 0.0
+    xc1[:] = 0.0
+    t0 = 0.0
+    t1 = 0.0
+    for q in range(n):
+        x0 = r0[q]
+        x1 = r1[q]
+        t0 += x0
+        t1 += x1
+        a = sc[q, 0]
+        xc0[a] += sign * x0
+        xc1[a] += sign * x1
+        if h == 2:
+            b = sc[q, 1]
+            xc0[b] += sign * x0
+            xc1[b] += sign * x1
+    return t0, t1
+
+
+@njit(cache=NUMBA_CACHE)
+def _sorted_fold(r0, r1, sc, h, n, pay0, pay1, xc0, xc1, v0, v1):
+    t0, t1 = _sorted_totals(r0, r1, sc, h, n, 1.0, xc0, xc1)
+    if h == 2:
+        for q in range(n):
+            a = sc[q, 0]
+            b = sc[q, 1]
+            v0[q] = pay0 * (t1 - xc1[a] - xc1[b] + r1[q])
+            v1[q] = pay1 * (t0 - xc0[a] - xc0[b] + r0[q])
+    else:
+        for q in range(n):
+            a = sc[q, 0]
+            v0[q] = pay0 * (t1 - xc1[a])
+            v1[q] = pay1 * (t0 - xc0[a])
+
+
+@njit(cache=NUMBA_CACHE)
+def _sorted_add(r0, r1, sc, h, q0, q1, xc0, xc1):
+    """Adds hands q0..q1-1 once to the per-card running sums; returns their totals."""
+    s0 = 0.0
+    s1 = 0.0
+    for k in range(q0, q1):
+        x0 = r0[k]
+        x1 = r1[k]
+        s0 += x0
+        s1 += x1
+        a = sc[k, 0]
+        xc0[a] += x0
+        xc1[a] += x1
+        if h == 2:
+            b = sc[k, 1]
+            xc0[b] += x0
+            xc1[b] += x1
+    return s0, s1
+
+
+@njit(cache=NUMBA_CACHE)
+def _sorted_showdown(r0, r1, sc, h, n, grp_end, stake, xc0, xc1, v0, v1):
+    t0, t1 = _sorted_totals(r0, r1, sc, h, n, -1.0, xc0, xc1)
+    X0 = -t0
+    X1 = -t1
+    q = 0
+    while q < n:
+        e = grp_end[q]
+        if e == q + 1:  # a group of one: add, read, add again
+            x0 = r0[q]
+            x1 = r1[q]
+            a = sc[q, 0]
+            if h == 2:
+                b = sc[q, 1]
+                y0 = xc0[a] + xc0[b] + 2.0 * x0
+                y1 = xc1[a] + xc1[b] + 2.0 * x1
+                v0[q] = stake * (X1 + x1 - y1)
+                v1[q] = stake * (X0 + x0 - y0)
+                xc0[a] += 2.0 * x0
+                xc0[b] += 2.0 * x0
+                xc1[a] += 2.0 * x1
+                xc1[b] += 2.0 * x1
+            else:
+                v0[q] = stake * (X1 + x1 - xc1[a] - x1)
+                v1[q] = stake * (X0 + x0 - xc0[a] - x0)
+                xc0[a] += 2.0 * x0
+                xc1[a] += 2.0 * x1
+            X0 += 2.0 * x0
+            X1 += 2.0 * x1
+        else:
+            s0, s1 = _sorted_add(r0, r1, sc, h, q, e, xc0, xc1)
+            X0 += s0
+            X1 += s1
+            for k in range(q, e):
+                a = sc[k, 0]
+                if h == 2:
+                    b = sc[k, 1]
+                    v0[k] = stake * (X1 - xc1[a] - xc1[b])
+                    v1[k] = stake * (X0 - xc0[a] - xc0[b])
+                else:
+                    v0[k] = stake * (X1 - xc1[a])
+                    v1[k] = stake * (X0 - xc0[a])
+            s0, s1 = _sorted_add(r0, r1, sc, h, q, e, xc0, xc1)
+            X0 += s0
+            X1 += s1
+        q = e
+
+
+@njit(cache=NUMBA_CACHE)
+def last_round_pass(seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l_pay, order,
+                    scards, grp_end, h, D, policy, row_offset, sstates, in_reach, out_vals,
+                    scale):
+    """The last round on one board, every segment, in rank order (see above). Segments whose
+    entry reach is zero for both players are skipped (their values are zero)."""
+    n = order.shape[0]
+    nseg = seg_off.shape[0] - 1
+    L = 1
+    for s in range(nseg):
+        L = max(L, seg_off[s + 1] - seg_off[s])
+    reach = np.zeros((L, 2, n))
+    vals = np.zeros((L, 2, n))
+    xc0 = np.zeros(D)
+    xc1 = np.zeros(D)
+    for s in range(nseg):
+        base = seg_off[s]
+        m = seg_off[s + 1] - base
+        e = entry[s]
+        live = False
+        for p in range(2):
+            for q in range(n):
+                x = in_reach[e, p, order[q]]
+                reach[0, p, q] = x
+                if x != 0.0:
+                    live = True
+        if not live:
+            continue
+        for j in range(m):
+            k = base + j
+            if l_kind[k] == DECISION:
+                qq = l_player[k]
+                src = l_slot[k, qq]
+                ro = row_offset[l_dec[k]]
+                for a in range(3):
+                    c = l_child[k, a]
+                    if c >= 0:
+                        for q in range(n):
+                            reach[c, qq, q] = reach[src, qq, q] * policy[ro + sstates[q], a]
+        for j in range(m - 1, -1, -1):
+            k = base + j
+            kind = l_kind[k]
+            if kind == FOLD:
+                _sorted_fold(reach[l_slot[k, 0], 0], reach[l_slot[k, 1], 1], scards, h, n,
+                             l_pay[k, 0], l_pay[k, 1], xc0, xc1, vals[j, 0], vals[j, 1])
+            elif kind == SHOWDOWN:
+                _sorted_showdown(reach[l_slot[k, 0], 0], reach[l_slot[k, 1], 1], scards, h, n,
+                                 grp_end, l_pay[k, 0], xc0, xc1, vals[j, 0], vals[j, 1])
+            elif kind == DECISION:
+                qq = l_player[k]
+                o = 1 - qq
+                first = True
+                for a in range(3):
+                    c = l_child[k, a]
+                    if c < 0:
+                        continue
+                    if first:
+                        for q in range(n):
+                            vals[j, qq, q] = vals[c, qq, q]
+                            vals[j, o, q] = vals[c, o, q]
+                        first = False
+                    else:
+                        for q in range(n):
+                            x = vals[c, qq, q]
+                            if x > vals[j, qq, q]:
+                                vals[j, qq, q] = x
+                            vals[j, o, q] += vals[c, o, q]
+        for p in range(2):
+            for q in range(n):
+                out_vals[e, p, order[q]] += scale * vals[0, p, q]

@@ -180,8 +180,13 @@ class Walker:
         states = np.ascontiguousarray(self.opp.states(r, board, self.deck, valid), dtype=np.int64)
         if full and r == self.R - 1:
             order, grp_end = self._showdown_order(board, valid)
-        else:
-            order, grp_end = _EMPTY_I, _EMPTY_I
+            K.last_round_pass(seg.seg_off, seg.entry, seg.kind, seg.player, seg.child, seg.slot,
+                              seg.dec, seg.pay, order, np.ascontiguousarray(self.cards[order]),
+                              grp_end, self.deck.num_hole, self.deck.size, self.policy,
+                              self.row_offset, np.ascontiguousarray(states[order]), in_reach,
+                              out_vals, scale)
+            return
+        order, grp_end = _EMPTY_I, _EMPTY_I
         K.round_pass(full, seg.seg_off, seg.entry, seg.kind, seg.player, seg.child, seg.slot,
                      seg.dec, seg.chance, seg.pay, valid, self.cards, self.deck.num_hole,
                      self.deck.size, order, grp_end, self.policy, self.row_offset, states,

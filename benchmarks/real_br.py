@@ -1,0 +1,91 @@
+"""Real-game best response of a HULHE strategy (cfrlab.realgame): per-unit time, projection.
+
+    python benchmarks/real_br.py                                  # CFR5, 2 units, 1 worker
+    python benchmarks/real_br.py --units 4 --workers 2 --json     # last line: one JSON object
+    python benchmarks/real_br.py --strategy always-fold           # a bot (card-independent)
+
+A full best response is 1,755 units (one per class of flops under suit isomorphism); this
+measures a few of them, spread over the unit list, and projects the full run:
+``projected_seconds = mean unit seconds * units / workers`` (units are about equal: each is
+one flop with every turn and river below it). Peak memory is the largest resident set among
+this process and its workers. JSON keys: ``strategy``, ``units``, ``measured_units``,
+``unit_seconds`` (unit -> s), ``mean_unit_seconds``, ``workers``, ``wall_seconds``,
+``projected_seconds``, ``projected_hours``, ``peak_rss_gb``, ``target_hours`` (12).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+from pathlib import Path
+
+from cfrlab.games import load_game
+from cfrlab.realgame import AgentSpec, StrategyFile, real_best_response
+from cfrlab.realgame.hands import first_round_units, make_deck
+
+TARGET_HOURS = 12.0
+
+
+def peak_gb() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, kids) / 1e6  # kB on Linux
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--strategy", default="out/cfr5.npz", help="strategy file or bot name")
+    ap.add_argument("--abstraction", default=None, help="its abstraction file (default: beside it)")
+    ap.add_argument("--game", default="holdem-limit")
+    ap.add_argument("--units", type=int, default=2, help="units to measure")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    g = load_game(a.game)
+    t0 = time.perf_counter()
+    if Path(a.strategy).suffix == ".npz":
+        src = StrategyFile(a.strategy, a.abstraction)
+        opponent = src if a.workers > 1 else src.load(g)
+        symmetric = True  # bucketed strategies are; a lossless HULHE strategy cannot exist
+    else:
+        opponent = AgentSpec(a.strategy)
+        symmetric = True
+    load_s = time.perf_counter() - t0
+    n_all = len(first_round_units(g, make_deck(g), symmetric))
+    step = max(1, n_all // max(1, a.units))
+    pick = [min(n_all - 1, i * step + step // 2) for i in range(a.units)]
+
+    def progress(done, total, elapsed, eta):
+        print(f"  {done}/{total} units, {elapsed:.0f} s", flush=True)
+
+    t1 = time.perf_counter()
+    r = real_best_response(opponent, g, workers=a.workers, units=pick, progress=progress)
+    wall = time.perf_counter() - t1
+    secs = {int(k): float(v) for k, v in r.unit_seconds.items()}
+    mean = sum(secs.values()) / len(secs)
+    projected = mean * r.units / a.workers
+    out = {
+        "strategy": a.strategy,
+        "units": r.units,
+        "measured_units": sorted(secs),
+        "unit_seconds": secs,
+        "mean_unit_seconds": mean,
+        "workers": a.workers,
+        "load_seconds": load_s,
+        "wall_seconds": wall,
+        "projected_seconds": projected,
+        "projected_hours": projected / 3600,
+        "peak_rss_gb": peak_gb(),
+        "target_hours": TARGET_HOURS,
+    }
+    print(f"{a.strategy}: {len(secs)} of {r.units:,} units, mean {mean:.1f} s per unit "
+          f"({a.workers} worker(s)); projected full run {projected / 3600:.1f} h "
+          f"(target {TARGET_HOURS:g} h); peak memory {out['peak_rss_gb']:.2f} GB")
+    if a.json:
+        print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
