@@ -212,6 +212,9 @@ class Strategy:
                 file_game = parse_game(header["game"], name=header.get("game_name") or "")
             except ParseError as e:
                 raise CfrlabError(one_line(f"{path}: corrupt strategy header (game definition: {e})")) from None
+            if file_game.num_players != 2:
+                raise FileMismatchError(f"{path} is a {file_game.num_players}-player strategy; load it with "
+                                        "cfrlab.multiplayer (cfrlab exploit reads it)")
             if game is not None:
                 want = load_game(game)
                 if want.to_text() != file_game.to_text():
