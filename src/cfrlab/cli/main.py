@@ -106,6 +106,8 @@ COMMAND_MODULES = (
     "cfrlab.cli.matrix_cmd",
     "cfrlab.cli.counter_cmd",
     "cfrlab.cli.realbr_cmd",
+    "cfrlab.cli.lbr_cmd",
+    "cfrlab.cli.divat_cmd",
 )
 
 announce_compiles()  # a terminal hears once that kernels compile (the first run on a machine)
