@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from cfrlab import numba_cache
+from cfrlab import numba_cache, realgame
 from cfrlab.engine import best_response as _best_response
 from cfrlab.engine import best_response_values as _best_response_values
 from cfrlab.engine import build_tree_for, game_value, model_for_game
@@ -228,17 +228,55 @@ def _solve_lp(g: GameDef, tree, model, params: dict) -> SolveResult:
 
 
 def exploit(strategy: Strategy | str | Path, *, game: GameDef | str | None = None,
-            abstraction: Any = None) -> BestResponse:
+            abstraction: Any = None, real: bool = False, workers: int = 1,
+            checkpoint: str | Path | None = None, resume: bool = False, ray: str | None = None,
+            progress: Callable[[int, int, float, float], None] | None = None) -> BestResponse:
     """Exact best-response values against ``strategy`` (a Strategy or a strategy file) and its
     exploitability, in the game's unit, inside the strategy's own abstraction.
 
+    ``real=True`` measures it in the real game instead (a responder that sees its real cards;
+    ``cfrlab.realgame``, docs/realgame.md): ``strategy`` may then also be a bot name (with
+    ``game``); the work is split into units run by ``workers`` local processes or on the Ray
+    cluster at ``ray`` ("auto" or "host:port"), kept in ``checkpoint`` (a directory) so that
+    ``resume=True`` continues a stopped run; ``progress(done, total, elapsed_s, eta_s)``.
+
         >>> round(exploit(Strategy.uniform("kuhn")).exploitability * 24, 9)  # 11/24
         11.0
+        >>> round(exploit(Strategy.uniform("kuhn"), real=True).exploitability * 24, 9)
+        11.0
     """
+    if real:
+        return _exploit_real(strategy, game, abstraction, workers, checkpoint, resume, ray, progress)
+    if workers != 1 or checkpoint is not None or resume or ray is not None:
+        raise CfrlabError("workers, checkpoint, resume and ray apply to real=True only")
     s = _strategy_of(strategy, game, abstraction)
     b0, b1 = _best_response_values(s.tree, s.model, s.policy)
     g = s.game
     return BestResponse((to_unit(g, b0), to_unit(g, b1)), to_unit(g, 0.5 * (b0 + b1)), unit_of(g),
+                        (float(b0), float(b1)))
+
+
+def _exploit_real(strategy, game, abstraction, workers, checkpoint, resume, ray, progress) -> BestResponse:
+    if isinstance(strategy, Strategy):
+        g = strategy.game if game is None else _game_of(game)
+        opponent: Any = strategy
+    elif isinstance(strategy, (str, Path)) and (Path(strategy).suffix == ".npz" or Path(strategy).is_file()):
+        s = _strategy_of(strategy, game, abstraction)  # header and abstraction checks, here
+        g = s.game
+        abs_path = str(abstraction) if isinstance(abstraction, (str, Path)) else None
+        opponent = realgame.StrategyFile(str(strategy), abs_path) if (workers > 1 or ray) and (
+            abstraction is None or abs_path) else s
+    elif isinstance(strategy, str):
+        if game is None:
+            raise CfrlabError(f"{strategy}: a bot needs the game (game=...)")
+        g = _game_of(game)
+        opponent = realgame.AgentSpec(strategy)
+    else:
+        raise CfrlabError(f"not a Strategy, a strategy file or a bot name: {strategy!r}")
+    r = realgame.real_best_response(opponent, g, workers=workers, checkpoint=checkpoint, resume=resume,
+                           progress=progress, ray=ray)
+    b0, b1 = r.br
+    return BestResponse((to_unit(g, b0), to_unit(g, b1)), to_unit(g, r.exploitability), unit_of(g),
                         (float(b0), float(b1)))
 
 

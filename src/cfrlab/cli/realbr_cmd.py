@@ -39,7 +39,7 @@ def default_checkpoint(target: str, game_name: str) -> Path:
 
 def run_exploit_real(target: str, game: str | None = None, abstraction: str | None = None,
                      workers: int = 1, resume: bool = False, checkpoint: str | None = None,
-                     as_json: bool = False, quiet: bool = False) -> dict:
+                     as_json: bool = False, quiet: bool = False, ray: str | None = None) -> dict:
     """Real-game best response to a strategy file or a bot; prints the result (and a JSON line
     with ``as_json``) and returns the summary dict."""
     from cfrlab.games import load_game
@@ -56,7 +56,7 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
         g = s.game
         if game is not None and load_game(game).to_text() != g.to_text():
             raise CfrlabError(f"{target} is a strategy for {g.name or 'another game'}, not for {game}")
-        opponent = src if workers > 1 else s
+        opponent = src if workers > 1 or ray else s
     else:
         if game is None:
             raise CfrlabError(f"{target}: a bot needs --game")
@@ -77,7 +77,7 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
               flush=True)
 
     r = real_best_response(opponent, g, workers=workers, checkpoint=ck, resume=resume,
-                           progress=progress)
+                           progress=progress, ray=ray)
     b0, b1 = r.br
     unit = r.unit
     print(f"real game: best response as player 0 wins {to_unit(g, b0):.6g} {unit}; "
@@ -90,7 +90,7 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
                "exploitability_chips": r.exploitability,
                "best_response_values": [to_unit(g, b0), to_unit(g, b1)],
                "units": r.units, "units_computed": r.units_computed, "seconds": r.seconds,
-               "workers": workers, "checkpoint": str(ck)}
+               "workers": workers, "ray": ray, "checkpoint": str(ck)}
     if as_json:
         sys.stdout.flush()
         print(json.dumps(summary))
@@ -105,6 +105,8 @@ def register(app: typer.Typer) -> None:
         abstraction: Annotated[str | None, typer.Option(
             "--abstraction", help="the abstraction file the strategy was solved in")] = None,
         workers: Annotated[int, typer.Option("--workers", help="local worker processes")] = 1,
+        ray: Annotated[str | None, typer.Option(
+            "--ray", help="run the units on an existing Ray cluster: 'auto' or HOST:PORT")] = None,
         resume: Annotated[bool, typer.Option(
             "--resume", help="continue a stopped run from its checkpoint directory")] = False,
         checkpoint: Annotated[str | None, typer.Option(
@@ -113,4 +115,4 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Exact best response in the real game (real cards, no abstraction): each seat's value
         and the exploitability, computed by independent units that a stopped run resumes."""
-        run_exploit_real(target, game, abstraction, workers, resume, checkpoint, as_json)
+        run_exploit_real(target, game, abstraction, workers, resume, checkpoint, as_json, ray=ray)

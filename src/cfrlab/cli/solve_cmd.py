@@ -276,14 +276,33 @@ def register(app: typer.Typer) -> None:
 
     @app.command("exploit")
     def exploit(
-        file: Annotated[Path, typer.Argument(help="strategy file (.npz)")],
+        file: Annotated[Path, typer.Argument(help="strategy file (.npz); with --real also a bot name (and --game)")],
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
         abstraction: Annotated[Path | None, typer.Option(
             "--abstraction", help="the abstraction file the strategy was solved in")] = None,
+        real: Annotated[bool, typer.Option(
+            "--real", help="best response in the real game (real cards), not in the abstraction")] = False,
+        game: Annotated[str | None, typer.Option("--game", help="with --real: the game of a bot")] = None,
+        workers: Annotated[int, typer.Option("--workers", help="with --real: local worker processes")] = 1,
+        ray: Annotated[str | None, typer.Option(
+            "--ray", help="with --real: run on an existing Ray cluster, 'auto' or HOST:PORT")] = None,
+        resume: Annotated[bool, typer.Option(
+            "--resume", help="with --real: continue a stopped run from its checkpoints")] = False,
+        checkpoint: Annotated[str | None, typer.Option(
+            "--checkpoint", help="with --real: directory of finished units (default: STRATEGY.realbr)")] = None,
     ) -> None:
-        """Exact best response to a strategy: what each seat's best response wins, exploitability."""
+        """Exact best response to a strategy: what each seat's best response wins, exploitability
+        (in the strategy's abstraction; --real: in the real game, Johanson, Waugh, Bowling and
+        Zinkevich, "Accelerating best response calculation in large extensive games")."""
+        from cfrlab.cli.realbr_cmd import run_exploit_real
         from cfrlab.multiplayer.commands import cli_exploit, is_multiplayer_file
 
+        if real:
+            run_exploit_real(str(file), game, str(abstraction) if abstraction else None, workers, resume,
+                             checkpoint, as_json, ray=ray)
+            return
+        if game is not None or workers != 1 or ray is not None or resume or checkpoint is not None:
+            raise CfrlabError("--game, --workers, --ray, --resume and --checkpoint go with --real")
         if is_multiplayer_file(file):  # NashConv and per-player values
             cli_exploit(file, as_json)
             return

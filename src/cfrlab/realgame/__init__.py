@@ -1,16 +1,38 @@
 """Real-game evaluation of limit strategies: exact best response over real cards.
 
-``real_best_response(opponent, game, workers=N, checkpoint=DIR, resume=...)`` walks the
-public tree with vectors over every hand (Johanson, Waugh, Bowling and Zinkevich,
+``real_best_response(opponent, game, workers=N, checkpoint=DIR, resume=..., ray=ADDRESS)``
+walks the public tree with vectors over every hand (Johanson, Waugh, Bowling and Zinkevich,
 "Accelerating best response calculation in large extensive games"), split into independent
-units (one per class of first-round boards) that local worker processes run and checkpoint.
-See docs/realgame.md.
+units (one per class of first-round boards) that local worker processes, or actors of a Ray
+cluster, run and checkpoint. See docs/realgame.md.
+
+The names below load their modules on first use: the walk ranks hold'em hands with the
+seven-card evaluator, whose tables are built at import, and ``import cfrlab`` for a Leduc solve
+should not pay for that.
 """
 
-from cfrlab.realgame.br import (  # noqa: F401
-    AgentSpec,
-    RealBestResponse,
-    StrategyFile,
-    real_best_response,
-)
-from cfrlab.realgame.opponents import BatchPolicy, StrategyPolicy, TablePolicy  # noqa: F401
+from __future__ import annotations
+
+import importlib
+
+_WHERE = {
+    "AgentSpec": "br",
+    "RealBestResponse": "br",
+    "StrategyFile": "br",
+    "real_best_response": "br",
+    "BatchPolicy": "opponents",
+    "StrategyPolicy": "opponents",
+    "TablePolicy": "opponents",
+}
+__all__ = ["AgentSpec", "BatchPolicy", "RealBestResponse", "StrategyFile", "StrategyPolicy", "TablePolicy",
+           "real_best_response"]
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"cfrlab.realgame.{_WHERE[name]}"), name)
+    raise AttributeError(f"module 'cfrlab.realgame' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

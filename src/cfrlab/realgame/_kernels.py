@@ -211,8 +211,7 @@ def round_pass(full, seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l
                     else:
                         for i in range(H):
                             x = vals[c, q, i]
-                            if x > vals[j, q, i]:
-                                vals[j, q, i] = x
+                            vals[j, q, i] = max(vals[j, q, i], x)
                             vals[j, o, i] += vals[c, o, i]
         for p in range(2):
             for i in range(H):
@@ -411,8 +410,7 @@ def last_round_pass(seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l_
                     else:
                         for q in range(n):
                             x = vals[c, qq, q]
-                            if x > vals[j, qq, q]:
-                                vals[j, qq, q] = x
+                            vals[j, qq, q] = max(vals[j, qq, q], x)
                             vals[j, o, q] += vals[c, o, q]
         for p in range(2):
             for q in range(n):

@@ -18,6 +18,8 @@ an in-memory opponent is pickled to every worker, a source is loaded there (big 
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +33,7 @@ from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.units import display_factor, unit_of
 from cfrlab.realgame.hands import first_round_units
 from cfrlab.realgame.opponents import batch_policy_of
-from cfrlab.realgame.units import Progress, UnitStore, run_units
+from cfrlab.realgame.units import Progress, UnitStore, connect_ray, run_units
 from cfrlab.realgame.walk import Walker
 from cfrlab.strategy import Strategy
 from cfrlab.version import __version__ as VERSION
@@ -41,14 +43,48 @@ JOB_FORMAT = 1
 
 @dataclass(frozen=True)
 class StrategyFile:
-    """A strategy file (and its abstraction file, if bucketed) that each process loads."""
+    """A strategy file (and its abstraction file, if bucketed) that each process loads.
+
+    ``shipped``: the files' bytes in a Ray cluster's object store (``ship``), for nodes that do
+    not share this machine's disk; the first actor on a node writes them to its temporary
+    folder, the others on that node reuse them."""
 
     path: str
     abstraction: str | None = None
+    shipped: tuple = ()  # (("strategy" | "abstraction", sha256, object ref), ...)
+
+    def ship(self, ray) -> StrategyFile:
+        refs = []
+        for role, p in (("strategy", self.path), ("abstraction", self.abstraction)):
+            if p is not None:
+                data = Path(p).read_bytes()
+                refs.append((role, hashlib.sha256(data).hexdigest()[:24], ray.put(data)))
+        return StrategyFile(self.path, self.abstraction, tuple(refs))
 
     def load(self, game: GameDef | None = None):
-        model = load_abstraction(self.abstraction, game) if self.abstraction else None
-        return Strategy.load(self.path, game=game, model=model)
+        path, abstraction = self.path, self.abstraction
+        for role, digest, ref in self.shipped:
+            local = _node_copy(digest, ref)
+            if role == "strategy":
+                path = local
+            else:
+                abstraction = local
+        model = load_abstraction(abstraction, game) if abstraction else None
+        return Strategy.load(path, game=game, model=model)
+
+
+def _node_copy(digest: str, ref) -> str:
+    """This node's copy of a shipped file (written once, atomically)."""
+    folder = Path(tempfile.gettempdir()) / "cfrlab-ray"
+    local = folder / f"{digest}.npz"
+    if not local.exists():
+        import ray  # only ever reached inside a Ray actor
+
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{digest}.{os.getpid()}.tmp"
+        tmp.write_bytes(ray.get(ref))
+        os.replace(tmp, local)
+    return str(local)
 
 
 @dataclass(frozen=True)
@@ -132,13 +168,15 @@ def opponent_digest(bp) -> str:
 
 def real_best_response(opponent, game: GameDef | str | None = None, *, workers: int = 1,
                        checkpoint: str | Path | None = None, resume: bool = False,
-                       progress: Progress | None = None, units: list[int] | None = None
-                       ) -> RealBestResponse:
+                       progress: Progress | None = None, units: list[int] | None = None,
+                       ray: str | None = None) -> RealBestResponse:
     """Exact real-game best response against ``opponent`` (module docstring).
 
-    ``workers``: local processes for the units; ``checkpoint``: a directory where finished
-    units are kept (``resume=True`` continues a stopped run from it); ``units``: compute only
-    these units (benchmarks; the result then has no values)."""
+    ``workers``: local processes for the units; ``ray``: the address of an existing Ray
+    cluster ("auto" or "host:port") whose actors run the units instead (a strategy file is
+    shipped to each node once); ``checkpoint``: a directory where finished units are kept
+    (``resume=True`` continues a stopped run from it); ``units``: compute only these units
+    (benchmarks; the result then has no values)."""
     t0 = time.perf_counter()
     if game is None:
         if isinstance(opponent, Strategy):
@@ -164,7 +202,13 @@ def real_best_response(opponent, game: GameDef | str | None = None, *, workers: 
     # workers load the opponent themselves from a source; in-memory objects are pickled
     source = opponent if isinstance(opponent, (StrategyFile, AgentSpec)) else obj
     results, secs = {}, {}
-    if n:
+    ray_mod = connect_ray(ray) if ray is not None else None  # a bad address fails before any work
+    if n and ray_mod is not None:
+        if isinstance(source, StrategyFile):
+            source = source.ship(ray_mod)
+        results, secs = run_units(n, _Job, (game.to_text(), game.name or "", source), workers=workers,
+                                  store=store, progress=progress, order=units, ray=ray_mod)
+    elif n:
         if workers <= 1:
             results, secs = run_units(n, lambda: job, (), workers=1, store=store,
                                       progress=progress, order=units)

@@ -5,6 +5,12 @@ whose ``run(i)`` returns unit i's result, a float64 array. Results are combined 
 in unit order, so the answer does not depend on how many workers ran or in which order units
 finished.
 
+Ray (``ray=ADDRESS``): the same units as tasks of actors on an existing Ray cluster, one actor
+per CPU the cluster offers (or ``workers`` of them when more than one is asked for); each
+actor builds the job once, like a local worker. ``connect_ray`` checks the address first, so
+one that does not answer gives one line instead of a hang. Ray is an optional extra
+(``pip install 'cfrlab[ray]'``).
+
 Checkpoints (``UnitStore``): with a directory, every finished unit is written at once
 (``unit-000123.npy``, atomically: a temporary file renamed), next to ``meta.json`` which
 identifies the job (a dict the caller fills: game, opponent digest, number of units). A run
@@ -20,6 +26,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -49,10 +56,9 @@ class UnitStore:
                 old = json.loads(mpath.read_text())
             except (OSError, ValueError):
                 old = None
-            if old != json.loads(json.dumps(meta)):
-                if have:
-                    raise CfrlabError(f"{self.dir} holds the checkpoints of another job "
-                                      "(other game, strategy or version); use another directory")
+            if old != json.loads(json.dumps(meta)) and have:
+                raise CfrlabError(f"{self.dir} holds the checkpoints of another job "
+                                  "(other game, strategy or version); use another directory")
         if have and not resume:
             raise CfrlabError(f"{self.dir} holds {len(have)} finished units of this job; pass "
                               "--resume to continue from them, or remove the directory to start over")
@@ -110,11 +116,101 @@ def _run_one(i: int):
     return i, out, time.perf_counter() - t0
 
 
+# -- Ray ----------------------------------------------------------------------------------
+RAY_CONNECT_SECONDS = 5.0
+
+
+def _import_ray():
+    # a cluster that is not there: a few seconds of quiet retries, not a minute of C++ warnings
+    os.environ.setdefault("RAY_NUM_REDIS_GET_RETRIES", "5")
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")
+    try:
+        import ray  # optional extra: imported only when a user names a cluster
+    except ImportError:
+        raise CfrlabError("--ray needs Ray: pip install 'cfrlab[ray]' (or pip install ray)") from None
+    return ray
+
+
+def connect_ray(address: str):
+    """Join the Ray cluster at ``address`` ("auto": the one started on this machine with
+    ``ray start --head``; "host:port": its GCS address) and return the ``ray`` module."""
+    ray = _import_ray()
+    if address != "auto":
+        host, _, port = address.rpartition(":")
+        if address.startswith("ray://") or not host or not port.isdigit():
+            raise CfrlabError(f"--ray {address}: expected 'auto' or HOST:PORT of a running cluster's head")
+    if ray.is_initialized():
+        if _JOINED.get("address") == address:
+            return ray
+        ray.shutdown()  # joined another cluster earlier in this process
+    if address != "auto":
+        try:  # a dead address makes ray.init wait a long time: ask the port first
+            socket.create_connection((host, int(port)), timeout=RAY_CONNECT_SECONDS).close()
+        except OSError as e:
+            raise CfrlabError(f"no Ray cluster answers at {address} ({e.strerror or e})") from None
+    saved = os.dup(2)  # Ray's C++ client logs every failed retry to fd 2: we say it once
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            ray.init(address=address, logging_level="ERROR", log_to_driver=False,
+                     configure_logging=False)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        raise CfrlabError(f"cannot join the Ray cluster at {address}: {str(e).splitlines()[0]}") from None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+    _JOINED["address"] = address
+    return ray
+
+
+_JOINED: dict[str, str] = {}
+
+
+class _RayWorker:
+    """An actor: the job built once (as a local worker process does), then units on demand."""
+
+    def __init__(self, setup, args) -> None:
+        try:
+            numba.set_num_threads(1)
+        except ValueError:
+            pass
+        self.worker = setup(*args)
+
+    def run(self, i: int):
+        t0 = time.perf_counter()
+        out = self.worker.run(i)
+        return i, out, time.perf_counter() - t0
+
+
+def _run_on_ray(ray, todo, setup, args, workers, finished) -> None:
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    count = max(1, min(len(todo), workers if workers > 1 else cpus))
+    actor = ray.remote(num_cpus=1)(_RayWorker)
+    actors = [actor.remote(setup, args) for _ in range(count)]
+    pending = {}
+    queue = list(todo)
+    for a in actors:
+        if queue:
+            pending[a.run.remote(queue.pop(0))] = a
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            a = pending.pop(ready[0])
+            i, arr, s = ray.get(ready[0])
+            finished(i, arr, s)
+            if queue:
+                pending[a.run.remote(queue.pop(0))] = a
+    finally:
+        for a in actors:
+            ray.kill(a)
+
+
 def run_units(n: int, setup: Callable, args: tuple, *, workers: int = 1,
               store: UnitStore | None = None, progress: Progress | None = None,
-              order: list[int] | None = None) -> tuple[dict[int, np.ndarray], dict[int, float]]:
+              order: list[int] | None = None, ray=None) -> tuple[dict[int, np.ndarray], dict[int, float]]:
     """Run units ``order`` (default 0..n-1; those already in ``store`` are loaded instead).
-    Returns (results by unit, seconds of each unit computed in this run)."""
+    Returns (results by unit, seconds of each unit computed in this run). ``ray``: the module
+    ``connect_ray`` returned, to run the units as Ray tasks."""
     todo_all = list(range(n)) if order is None else list(order)
     results: dict[int, np.ndarray] = {}
     seconds: dict[int, float] = {}
@@ -141,6 +237,9 @@ def run_units(n: int, setup: Callable, args: tuple, *, workers: int = 1,
     if progress is not None:
         progress(len(results), total, 0.0, -1.0)
     if not todo:
+        return results, seconds
+    if ray is not None:
+        _run_on_ray(ray, todo, setup, args, workers, finished)
         return results, seconds
     if workers <= 1:
         worker = setup(*args)
