@@ -14,6 +14,13 @@ Specs:
 * a team: ``team:ucb1=SPEC,SPEC,...`` (``cfrlab.agents.team``): a UCB1 coach picks a member
   for each hand; members are specs as above, separated by commas (so a member takes at
   most one option: ``PATH:abstraction=FILE``).
+
+In a game of more than two players (``kuhn-3p``, ``leduc-3p``) a strategy file or
+``cfrlab.multiplayer.NStrategy`` becomes an ``NPolicyAgent`` (``cfrlab.multiplayer.agents``), and
+the table bots (always-fold, always-call, always-raise, probe, random) take their N-player form,
+the same decisions as a policy table over the game's information sets, wherever the N-player
+engine can enumerate the game's deals (elsewhere, and for the value bot, the bot itself plays).
+A strategy file for another number of players is refused in one line.
 """
 
 from __future__ import annotations
@@ -22,14 +29,22 @@ import importlib
 import importlib.util
 from pathlib import Path
 
+import numpy as np
+
 from cfrlab.agents.bots import BOTS, ValueBot
 from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.agents.team import COACHES, TeamAgent
 from cfrlab.engine import load_abstraction
 from cfrlab.errors import CfrlabError
-from cfrlab.games import GameDef, load_game
+from cfrlab.fileio import NpzReader
+from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
-from cfrlab.strategy import Strategy
+from cfrlab.multiplayer.agents import NPolicyAgent, table_policy
+from cfrlab.multiplayer.deals import MAX_DEALS, count_deals
+from cfrlab.multiplayer.engine import get_engine
+from cfrlab.multiplayer.nstrategy import NStrategy
+from cfrlab.multiplayer.tree import check_game
+from cfrlab.strategy import STRATEGY_KIND, Strategy
 
 BOT_NAMES = tuple(BOTS)
 
@@ -60,8 +75,62 @@ def _split_options(spec: str) -> tuple[str, dict[str, str]]:
     return path, out
 
 
+def _file_game(path: str) -> GameDef | None:
+    """The game a strategy file says it is for (None when the header cannot tell: the loader
+    then says what is wrong)."""
+    try:
+        with NpzReader(path, kind=STRATEGY_KIND) as z:
+            text = z.header.get("game")
+            name = z.header.get("game_name") or ""
+        return parse_game(str(text), name=str(name)) if text else None
+    except (CfrlabError, OSError, ValueError):
+        return None
+
+
+def check_players(what: str, file_game: GameDef, game: GameDef) -> None:
+    """One line when a strategy for ``file_game`` is asked to play ``game`` with another player count."""
+    if file_game.num_players != game.num_players:
+        raise CfrlabError(f"{what} is a {file_game.num_players}-player strategy ({file_game.name or 'a custom game'}); "
+                          f"{game.name or 'this game'} has {game.num_players} players")
+
+
+def nplayer_agent(strategy: NStrategy, game: GameDef, greedy: bool = False, name: str | None = None) -> Agent:
+    """An ``NPolicyAgent`` playing ``strategy`` in ``game`` (refused when made for another game)."""
+    check_players("the strategy", strategy.game, game)
+    if strategy.game.to_text() != game.to_text():
+        raise CfrlabError(f"the strategy is for {strategy.game.name or 'another game'}, not for {game.name or 'this game'}")
+    return NPolicyAgent.from_strategy(strategy, greedy=greedy, name=name)
+
+
+def nplayer_form(agent: Agent, game: GameDef) -> Agent:
+    """A table bot as an ``NPolicyAgent`` of an N-player game whose deals the N-player engine
+    enumerates (same decisions: one row per decision node, whatever the cards); any other agent,
+    or any game the engine cannot walk, gets ``agent`` back."""
+    try:
+        check_game(game)
+        if count_deals(game) > MAX_DEALS:
+            return agent
+        engine = get_engine(game)
+        fp = agent.fast_policy(engine.tree)
+    except (CfrlabError, AttributeError, NotImplementedError):
+        return agent
+    if fp.states is not None:
+        return agent
+    table = np.asarray(fp.policy, dtype=np.float64)[np.asarray(fp.offsets, dtype=np.int64)]
+    return NPolicyAgent(game, table_policy(engine, table), name=agent.name, greedy=bool(fp.greedy))
+
+
 def load_strategy_agent(path: str, game: GameDef, greedy: bool = False, abstraction: str | None = None) -> Agent:
-    """A StrategyAgent for a strategy file; refuses a file made for another game."""
+    """A StrategyAgent for a strategy file (an ``NPolicyAgent`` in a game of more than two
+    players); refuses a file made for another game or another number of players."""
+    file_game = _file_game(path)
+    if file_game is not None:
+        check_players(path, file_game, game)
+    if game.num_players > 2:
+        if abstraction:
+            raise CfrlabError(f"{path}: N-player strategies are lossless; abstraction= does not apply")
+        strategy = NStrategy.load(path, game=game)
+        return nplayer_agent(strategy, game, greedy, name=Path(path).stem + (":greedy" if greedy else ""))
     model = None
     if abstraction:
         if not Path(abstraction).is_file():
@@ -109,13 +178,18 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
     Unknown names raise a one-line CfrlabError listing the bot names.
     """
     if game is None:
-        if not isinstance(spec, Strategy):
+        if not isinstance(spec, (Strategy, NStrategy)):
             raise CfrlabError(f"make_agent({spec!r}) needs the game it plays")
         game = spec.game
     game = load_game(game)
     if isinstance(spec, Agent):
         return spec
+    if isinstance(spec, NStrategy):
+        agent = nplayer_agent(spec, game)
+        agent.begin_match(game, seed)
+        return agent
     if isinstance(spec, Strategy):  # no file round trip
+        check_players("the strategy", spec.game, game)
         if spec.game.to_text() != game.to_text():
             raise CfrlabError(f"the strategy is for {spec.game.name or 'another game'}, "
                               f"not for {game.name or 'this game'}")
@@ -126,6 +200,8 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
     key = text.lower()
     if key in BOTS:
         agent = BOTS[key]()
+        if game.num_players > 2:
+            agent = nplayer_form(agent, game)
     elif key.startswith("value:"):
         agent = _value_bot(key[len("value:"):])
     elif key.startswith("team:"):
