@@ -136,8 +136,9 @@ def _print_match(summary: dict, console: Console) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("match")
     def match(
-        args: Annotated[list[str] | None, typer.Argument(metavar="GAME A B", show_default=False, help=(
-            f"the game ({GAME_HELP.split(' (')[0]}), then the two agents: {AGENT_HELP}"))] = None,
+        args: Annotated[list[str] | None, typer.Argument(metavar="GAME A B [C...]", show_default=False, help=(
+            f"the game ({GAME_HELP.split(' (')[0]}), then one agent per seat (two, or three in "
+            f"kuhn-3p / leduc-3p): {AGENT_HELP}"))] = None,
         game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True, help=GAME_HELP)] = None,
         hands: Annotated[int, typer.Option("--hands", "-n", metavar="N",
                                            help="number of deals (each played twice with --duplicate)")] = 10_000,
@@ -150,12 +151,19 @@ def register(app: typer.Typer) -> None:
         exact: Annotated[bool, typer.Option("--exact", help="also compute the exact expected value (enumerable games)")] = False,
         engine: Annotated[str, typer.Option("--engine", metavar="ENGINE", help="auto, fast (numba, limit games) or python")] = "auto",
     ) -> None:
-        """Play A against B; report A's winnings (mbb/g, or chips/g in ante games) with a 95% CI."""
+        """Play A against B; report A's winnings (mbb/g, or chips/g in ante games) with a 95% CI.
+
+        With three players every deal is played once per seating of the agents (all 6), and each
+        agent's mean comes with its 95% CI."""
         from cfrlab.agents.registry import make_agent
         from cfrlab.evaluate.match import fast_reason, play_match
         from cfrlab.games import load_game
 
-        game, (agent_a, agent_b) = split_game(args or [], game_opt, ("A", "B"), "match")
+        game, specs = _game_and_agents(args or [], game_opt, "match")
+        if len(specs) > 2:
+            _match_n(game, specs, hands=hands, seed=seed, log=log, json_out=json_out, exact=exact, engine=engine)
+            return
+        agent_a, agent_b = specs
         if hands < 1:
             raise CfrlabError("--hands must be at least 1")
         if seed is not None and seed < 0:
@@ -189,7 +197,7 @@ def register(app: typer.Typer) -> None:
     @app.command("crosstable")
     def crosstable_cmd(
         args: Annotated[list[str] | None, typer.Argument(metavar="GAME AGENT...", show_default=False, help=(
-            f"the game, then two or more agents: {AGENT_HELP}"))] = None,
+            f"the game, then two or more agents (three or more in a 3-player game): {AGENT_HELP}"))] = None,
         game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True, help=GAME_HELP)] = None,
         hands: Annotated[int, typer.Option("--hands", "-n", metavar="N", help="deals per match")] = 10_000,
         duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", "-d",
@@ -201,13 +209,23 @@ def register(app: typer.Typer) -> None:
         json_path: Annotated[Path | None, typer.Option("--json-out", metavar="FILE",
                                                        help="write the table and every match summary as JSON")] = None,
         engine: Annotated[str, typer.Option("--engine", metavar="ENGINE", help="auto, fast or python")] = "auto",
+        json_out: Annotated[bool, typer.Option("--json", help="print the table as one JSON object on the last line")] = False,
+        exact: Annotated[bool, typer.Option("--exact", help=(
+            "3-player games: also compute each agent's exact expected value"))] = False,
     ) -> None:
-        """Every pair of agents plays a match; prints the row player's winnings ± 95% CI."""
+        """Every pair of agents plays a match; prints the row player's winnings ± 95% CI.
+
+        In a 3-player game every three agents play a rotated-seat match on the same deals, and
+        each agent's result over the field is its mean over its matches."""
         from cfrlab.agents.registry import make_agent
         from cfrlab.evaluate.match import crosstable, fast_reason
         from cfrlab.games import load_game
 
         game, agents = split_game(args or [], game_opt, ("AGENT", "AGENT..."), "crosstable", at_least=2)
+        if _players_of(game) > 2:
+            _crosstable_n(game, agents, hands=hands, seed=seed, csv_path=csv_path, json_path=json_path,
+                          json_out=json_out, exact=exact, engine=engine)
+            return
         if hands < 1:
             raise CfrlabError("--hands must be at least 1")
         if seed is not None and seed < 0:
@@ -229,11 +247,13 @@ def register(app: typer.Typer) -> None:
                                    engine=engine, progress=counter)
         except KeyboardInterrupt:
             _interrupted(done[0], total, None)
-        _print_crosstable(table, Console())
+        _print_crosstable(table, Console(stderr=json_out))
         if csv_path:
             _write_csv(table, csv_path)
         if json_path:
             _write_text(json_path, json.dumps(table, indent=1, allow_nan=False) + "\n", "JSON")
+        if json_out:
+            print(json.dumps(table, allow_nan=False))
 
 
     @app.command("log")
@@ -256,6 +276,199 @@ def register(app: typer.Typer) -> None:
         _print_log(summary, console)
         if json_out:
             print(json.dumps(summary, allow_nan=False))
+
+
+def _players_of(game: str) -> int:
+    """The game's player count (2 when the name does not load: the caller's own checks then say why)."""
+    from cfrlab.games import load_game
+
+    try:
+        return load_game(game).num_players
+    except CfrlabError:
+        return 2
+
+
+def _game_and_agents(args: list[str], game_opt: str | None, command: str) -> tuple[str, list[str]]:
+    """``GAME A B ...`` with one agent per seat of the game (A B in a 2-player game)."""
+    raw = game_opt if game_opt is not None else (args[0] if args else None)
+    n = _players_of(raw) if raw else 2
+    names = tuple("ABCDEFGHIJ"[:n])
+    if n > 2:
+        got = len(args) - (0 if game_opt is not None else 1)
+        if got != n:
+            raise CfrlabError(f"{raw} has {n} seats: give {n} agents, got {got} (cfrlab {command} GAME "
+                              f"{' '.join(names)}; see cfrlab {command} --help)")
+    return split_game(args, game_opt, names, command)
+
+
+def _check_hands_seed(hands: int, seed: int | None) -> None:
+    if hands < 1:
+        raise CfrlabError("--hands must be at least 1")
+    if seed is not None and seed < 0:
+        raise CfrlabError("--seed must be a non-negative integer")
+
+
+def _seat_games(n: int) -> int:
+    import math
+
+    return math.factorial(n)
+
+
+def _match_n(game: str, specs: list[str], *, hands: int, seed: int | None, log: Path | None, json_out: bool,
+             exact: bool, engine: str) -> None:
+    """``cfrlab match`` in a game of more than two players: a rotated-seat match."""
+    from cfrlab.agents.registry import make_agent
+    from cfrlab.games import load_game
+    from cfrlab.multiplayer.match import check_seats, fast_reason, play_nmatch
+
+    _check_hands_seed(hands, seed)
+    g = load_game(game)
+    check_seats(g, len(specs))
+    games = hands * _seat_games(g.num_players)
+    check_match_memory(games * g.num_players, False)
+    check_output(log, "log", atomic=False)
+    built = [make_agent(s, g) for s in specs]
+    slow = engine == "python" or (engine == "auto" and fast_reason(g, built) is not None)
+    show = games >= (PROGRESS_MIN_PYTHON if slow else PROGRESS_MIN_GAMES)
+    try:
+        with _progress(" vs ".join(a.name for a in built), games, show) as cb:
+            counter, done = _counting(cb)
+            res = play_nmatch(g, built, hands, seed=seed, names=[_label(s, a) for s, a in zip(specs, built)],
+                              engine=engine, exact=exact, log=log, progress=counter)
+    except KeyboardInterrupt:
+        _interrupted(done[0], games, None)
+    summary = res.summary()
+    if exact and "exact_unavailable" in summary:
+        Console(stderr=True).print(f"note: no exact value: {summary['exact_unavailable']}")
+    console = Console(stderr=json_out)
+    _print_match_n(summary, console)
+    if log:
+        console.print(f"log written to {log}")
+    if json_out:
+        print(json.dumps(summary, allow_nan=False))
+
+
+def _print_match_n(summary: dict, console: Console) -> None:
+    unit = summary["unit"]
+    f = 1000.0 / summary["big_blind"] if unit == MBB and summary.get("big_blind") else 1.0
+    n = summary["num_players"]
+    has_exact = any("exact_chips" in a for a in summary["agents"])
+    t = Table(title=f"{', '.join(summary['players'])} in {summary['game']}: {summary['hands']:,} deals x "
+                    f"{summary['seat_assignments']} seatings = {summary['games']:,} games, seed {summary['seed']}")
+    t.add_column("agent", no_wrap=True)
+    t.add_column(f"{unit} ± 95% CI", justify="right", no_wrap=True)
+    if has_exact:
+        t.add_column(f"exact {unit}", justify="right", no_wrap=True)
+    for p in range(n):
+        t.add_column(f"pos {p + 1}", justify="right", no_wrap=True)
+    d = 2 if unit == MBB else 4
+    for a in summary["agents"]:
+        cells = [a["name"], _fmt(_scaled(a["mean_chips"], f), _scaled(a["ci95_chips"], f), unit)]
+        if has_exact:
+            cells.append("" if a.get("exact_chips") is None else f"{a['exact_chips'] * f:+.{d}f}")
+        for pp in a["per_position"]:
+            cells.append("—" if pp["mean_chips"] is None else f"{pp['mean_chips'] * f:+.{d}f}")
+        t.add_row(*cells)
+    console.print(t)
+    speed = summary.get("games_per_second")
+    console.print(f"pos k: the agent's mean at position k (1 acts first); the means add up to "
+                  f"{summary['sum_of_means_chips'] * f:+.2g} (zero-sum, deal by deal)")
+    console.print(f"{summary['engine']} engine, {summary['seconds']:.2f} s" + (f", {speed:,.0f} games/s" if speed else ""))
+
+
+def _crosstable_n(game: str, specs: list[str], *, hands: int, seed: int | None, csv_path: Path | None,
+                  json_path: Path | None, json_out: bool, exact: bool, engine: str) -> None:
+    """``cfrlab crosstable`` in a game of more than two players: every N agents play a match."""
+    from math import comb
+
+    from cfrlab.agents.registry import make_agent
+    from cfrlab.games import load_game
+    from cfrlab.multiplayer.match import fast_reason, ncrosstable
+
+    _check_hands_seed(hands, seed)
+    g = load_game(game)
+    n = g.num_players
+    if len(specs) < n:
+        raise CfrlabError(f"{g.name or 'this game'} has {n} seats: a crosstable needs at least {n} agents, "
+                          f"got {len(specs)}")
+    games = hands * _seat_games(n)
+    check_match_memory(games * n, False, "each match")
+    check_output(csv_path, "CSV")
+    check_output(json_path, "JSON")
+    built = [make_agent(s, g) for s in specs]
+    labels = [_label(s, a) for s, a in zip(specs, built)]
+    total = comb(len(built), n) * games
+    slow = engine == "python" or (engine == "auto" and fast_reason(g, built) is not None)
+    try:
+        with _progress("crosstable", total, total >= (PROGRESS_MIN_PYTHON if slow else PROGRESS_MIN_GAMES)) as cb:
+            counter, done = _counting(cb)
+            table = ncrosstable(g, built, hands, labels=labels, seed=seed, engine=engine, exact=exact,
+                                progress=counter)
+    except KeyboardInterrupt:
+        _interrupted(done[0], total, None)
+    _print_crosstable_n(table, Console(stderr=json_out))
+    if csv_path:
+        _write_csv_n(table, csv_path)
+    if json_path:
+        _write_text(json_path, json.dumps(table, indent=1, allow_nan=False) + "\n", "JSON")
+    if json_out:
+        print(json.dumps(table, allow_nan=False))
+
+
+def _print_crosstable_n(table: dict, console: Console) -> None:
+    from rich import box
+
+    unit = table["unit"]
+    d = 2 if unit == MBB else 4
+    has_exact = any("exact" in r for r in table["field"])
+    t = Table(title=f"{table['game']}: each agent over the field, {unit} ± 95% CI ({len(table['matches'])} "
+                    f"matches of {table['hands']:,} deals x {table['seat_assignments']} seatings, seed {table['seed']})",
+              box=box.SIMPLE_HEAD)
+    t.add_column("agent")
+    t.add_column("matches", justify="right")
+    t.add_column(f"mean {unit}", justify="right")
+    if has_exact:
+        t.add_column(f"exact {unit}", justify="right")
+    order = sorted(range(len(table["field"])), key=lambda i: -(table["field"][i]["mean"] or 0.0))
+    for i in order:
+        r = table["field"][i]
+        text = _fmt(r["mean"], r["ci95"], unit)
+        cells = [r["name"], str(r["matches"]), f"[bold]{text}[/bold]" if _significant(r["mean"], r["ci95"]) else text]
+        if has_exact:
+            cells.append(f"{r['exact']:+.{d}f}" if r.get("exact") is not None else "")
+        t.add_row(*cells)
+    console.print(t)
+    n = table["num_players"]
+    rows = []
+    for match in table["matches"]:
+        cells = []
+        for p in range(n):
+            cell = f"{match['players'][p]} {_fmt(match['mean'][p], match['ci95'][p], unit).replace(' ± ', '±')}"
+            if "exact" in match:
+                cell += f" (exact {match['exact'][p]:+.{d}f})"
+            cells.append(cell)
+        rows.append(cells)
+    widths = [max(len(f"agent {p + 1}"), *(len(r[p]) for r in rows)) for p in range(n)]
+    m = Table(title="the matches: each member's winnings", box=box.SIMPLE_HEAD)
+    for p in range(n):
+        m.add_column(f"agent {p + 1}", no_wrap=True, min_width=widths[p])
+    for cells in rows:
+        m.add_row(*cells)
+    need = sum(widths) + 3 * n + 2
+    Console(width=max(need, console.width), file=console.file).print(m)
+    console.print("bold: significant at 95%")
+
+
+def _write_csv_n(table: dict, path: Path) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["match", "agent", "players", f"mean_{table['unit'].replace('/', '_per_')}", "ci95", "exact", "unit",
+                "hands", "seed"])
+    for k, match in enumerate(table["matches"]):
+        for p, name in enumerate(match["players"]):
+            w.writerow([k + 1, name, " ".join(match["players"]), match["mean"][p], match["ci95"][p],
+                        match["exact"][p] if "exact" in match else "", table["unit"], table["hands"], table["seed"]])
+    _write_text(path, buf.getvalue(), "CSV")
 
 
 def _label(spec: str, agent) -> str:

@@ -220,7 +220,7 @@ class NMatchResult:
             agents.append(row)
         out = {"game": g.name or "custom", "num_players": self.num_players, "players": list(self.names),
                "hands": self.hands, "seat_assignments": int(self.seats.shape[0]), "games": self.games_played,
-               "seed": self.seed, "unit": rate_unit(g), "agents": agents,
+               "seed": self.seed, "unit": rate_unit(g), "big_blind": g.big_blind, "agents": agents,
                "sum_of_means_chips": float(sum(e.mean for e in ests)),
                "engine": self.engine, "seconds": self.seconds,
                "games_per_second": self.games_played / self.seconds if self.seconds > 0 else None}
