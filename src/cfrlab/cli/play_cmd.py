@@ -35,6 +35,20 @@ def agent_copier(prototype, game):
     return make
 
 
+def opponents(vs: list[str] | None, game) -> list[str]:
+    """One agent spec per seat beside the human: ``--vs A`` fills every seat with A, or give
+    ``--vs`` once per seat (``--vs A --vs B`` in a 3-player game)."""
+    seats = game.num_players - 1
+    if not vs:
+        raise CfrlabError("missing option --vs AGENT: the bot or strategy file to play against")
+    if len(vs) == 1:
+        return list(vs) * seats
+    if len(vs) != seats:
+        raise CfrlabError(f"{game.name or 'this game'} has {seats} seat(s) beside you: give --vs once (the same "
+                          f"agent in every seat) or {seats} times, got {len(vs)}")
+    return list(vs)
+
+
 def _open_log(path: Path | None):
     if path is None:
         return None
@@ -154,7 +168,8 @@ def register(app: typer.Typer) -> None:
     @app.command("play")
     def play(
         game: Annotated[str, typer.Argument(metavar="GAME", help="built-in game name or .game file")],
-        vs: Annotated[str, typer.Option("--vs", metavar="AGENT", help=AGENT_HELP)],
+        vs: Annotated[list[str], typer.Option("--vs", metavar="AGENT", help=(
+            f"{AGENT_HELP}; in a 3-player game give it once (both seats) or twice (one per seat)"))],
         hands: Annotated[int | None, typer.Option("--hands", "-n", metavar="N",
                                                   help="stop after N hands (default: until you quit)")] = None,
         seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED",
@@ -169,7 +184,7 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError("--hands must be at least 1 (leave it out to play until you quit)")
         seed, drawn = seed_or_random(seed)
         g = load_game(game)
-        agents = [_make_agent(vs, g, seed + i) for i in range(g.num_players - 1)]
+        agents = [_make_agent(spec, g, seed + i) for i, spec in enumerate(opponents(vs, g))]
         if drawn:
             print(f"deck seed {seed} (drawn at random; --seed {seed} deals the same cards)")
         table = HumanTable(g, agents, seed=seed, agent_seed=seed)
@@ -179,7 +194,8 @@ def register(app: typer.Typer) -> None:
     def serve(
         args: Annotated[list[str] | None, typer.Argument(metavar="GAME", show_default=False,
                                                          help="built-in game name or .game file")] = None,
-        vs: Annotated[str | None, typer.Option("--vs", metavar="AGENT", help=AGENT_HELP)] = None,
+        vs: Annotated[list[str] | None, typer.Option("--vs", metavar="AGENT", help=(
+            f"{AGENT_HELP}; in a 3-player game give it once (both seats) or twice (one per seat)"))] = None,
         game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True, help=GAME_HELP)] = None,
         port: Annotated[int, typer.Option("--port", metavar="PORT", help="port to serve on")] = 8000,
         host: Annotated[str, typer.Option("--host", metavar="ADDRESS",
@@ -195,18 +211,23 @@ def register(app: typer.Typer) -> None:
         if len(args or []) > 1 or (args and game_opt is not None):
             raise CfrlabError("too many arguments: cfrlab serve GAME --vs AGENT (see cfrlab serve --help)")
         game = game_opt or (args[0] if args else None)
-        if vs is None:
+        if not vs:
             raise CfrlabError("missing option --vs AGENT: the bot or strategy file to play against "
                               "(see cfrlab serve --help)")
         if seed is not None and seed < 0:
             raise CfrlabError("--seed must be a non-negative integer")
         g = load_game(game or DEFAULT_SERVE_GAME)
-        prototype = _make_agent(vs, g, None)  # loaded once: a moved or replaced file changes nothing
-        app_ = create_app(g, agent_copier(prototype, g), seed=seed, title=f"cfrlab: you vs {vs}")
+        specs = opponents(vs, g)
+        # each file loaded once: a moved or replaced file changes nothing
+        protos = {spec: _make_agent(spec, g, None) for spec in dict.fromkeys(specs)}
+        factories = [agent_copier(protos[spec], g) for spec in specs]
+        shown_vs = " and ".join(dict.fromkeys(specs))
+        app_ = create_app(g, factories if len(set(specs)) > 1 else factories[0], seed=seed,
+                          title=f"cfrlab: you vs {shown_vs}")
         sock = bind_socket(host, port)  # a port in use is one line, before anything starts
         port = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
-        default = "" if game else f" (no game given: the default; name it with cfrlab serve GAME --vs {vs})"
-        print(f"cfrlab: playing {g.name or game}{default} against {vs} at http://{shown}:{port}/ (Ctrl-C to stop)",
+        default = "" if game else f" (no game given: the default; name it with cfrlab serve GAME --vs {shown_vs})"
+        print(f"cfrlab: playing {g.name or game}{default} against {shown_vs} at http://{shown}:{port}/ (Ctrl-C to stop)",
               file=sys.stderr, flush=True)
         run_server(app_, sock=sock)

@@ -23,7 +23,7 @@ import secrets
 import socket
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cfrlab.errors import CfrlabError
@@ -61,9 +61,14 @@ class _Session:
 class SessionStore:
     """Sessions by id, least recently used dropped beyond ``max_sessions``."""
 
-    def __init__(self, game: GameDef, agent_factory: AgentFactory, seed: int | None, max_sessions: int):
+    def __init__(self, game: GameDef, agent_factory: AgentFactory | Sequence[AgentFactory], seed: int | None,
+                 max_sessions: int):
         self.game = game
-        self.agent_factory = agent_factory
+        seats = game.num_players - 1
+        factories = list(agent_factory) if isinstance(agent_factory, (list, tuple)) else [agent_factory] * seats
+        if len(factories) != seats:
+            raise CfrlabError(f"{game.name or 'the game'} needs {seats} agent(s) beside you, got {len(factories)}")
+        self.factories = factories
         self.seed = seed
         self.max_sessions = max_sessions
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
@@ -75,8 +80,7 @@ class SessionStore:
             k = self._created
             self._created += 1
         agent_seed = None if self.seed is None else self.seed + 1000 * k
-        agents = [self.agent_factory(None if agent_seed is None else agent_seed + i)
-                  for i in range(self.game.num_players - 1)]
+        agents = [make(None if agent_seed is None else agent_seed + i) for i, make in enumerate(self.factories)]
         table = HumanTable(self.game, agents, seed=self.seed, agent_seed=agent_seed)
         table.start_hand()
         sid = secrets.token_urlsafe(18)
@@ -100,9 +104,10 @@ class SessionStore:
         return len(self._sessions)
 
 
-def create_app(game: GameDef, agent_factory: AgentFactory, *, seed: int | None = None,
+def create_app(game: GameDef, agent_factory: AgentFactory | Sequence[AgentFactory], *, seed: int | None = None,
                max_sessions: int = 1000, title: str | None = None) -> FastAPI:
-    """The web app. ``agent_factory(seed)`` makes one fresh agent (called per session and seat);
+    """The web app. ``agent_factory(seed)`` makes one fresh agent (called per session and seat;
+    a list gives one factory per seat beside the human, e.g. two different bots in kuhn-3p);
     ``seed`` fixes every session's deals (None: each session gets random deals)."""
     if seed is not None and seed < 0:
         raise CfrlabError("the deal seed must be a non-negative integer")
