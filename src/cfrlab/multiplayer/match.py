@@ -358,21 +358,43 @@ def _cards(cards) -> str:
     return "".join(card_text(int(c)) for c in cards)
 
 
-def _fast_line(game, eng, h, x, node, vals, by_pos, names) -> str:
-    """The STATE line of one fast-engine game (as ``State.log_line`` writes it)."""
-    t = eng.tree
-    cards = eng.deals.prefix_cards[-1][x]
-    hn, n = game.num_hole_cards, game.num_players
-    holes = "|".join(_cards(cards[p * hn:(p + 1) * hn]) for p in range(n))
-    r_end = int(t.round[node])
-    board, start = [], n * hn
-    for r in range(r_end + 1):
-        k = game.num_board_cards[r]
-        board.append(_cards(cards[start:start + k]))
-        start += k
-    values = "|".join(format_value(float(vals[a])) for a in by_pos)
-    return (f"STATE:{h}:{t.betting[node]}:{holes}{'/'.join(board)}:{values}:"
-            f"{'|'.join(names[a] for a in by_pos)}")
+class _LineMaker:
+    """STATE lines of fast-engine games (as ``State.log_line`` writes them), with each deal's
+    card text and each terminal's betting and board rounds cached."""
+
+    def __init__(self, game: GameDef, eng: NEngine) -> None:
+        self.game, self.eng = game, eng
+        self.cards: dict[int, tuple[str, list[str]]] = {}
+        self.values: dict[float, str] = {}
+
+    def _texts(self, x: int) -> tuple[str, list[str]]:
+        got = self.cards.get(x)
+        if got is None:
+            g = self.game
+            cards = self.eng.deals.prefix_cards[-1][x]
+            hn, n = g.num_hole_cards, g.num_players
+            holes = "|".join(_cards(cards[p * hn:(p + 1) * hn]) for p in range(n))
+            board, start = [], n * hn
+            for r in range(g.num_rounds):
+                k = g.num_board_cards[r]
+                board.append(_cards(cards[start:start + k]))
+                start += k
+            got = self.cards[x] = (holes, board)
+        return got
+
+    def value(self, v: float) -> str:
+        text = self.values.get(v)
+        if text is None:
+            text = self.values[v] = format_value(v)
+        return text
+
+    def line(self, h: int, x: int, node: int, vals: list[float], by_pos, names_text: str) -> str:
+        """``vals``: each agent's chips (agent order); ``names_text``: the names by position."""
+        holes, board = self._texts(x)
+        t = self.eng.tree
+        r_end = int(t.round[node])
+        values = "|".join(self.value(vals[a]) for a in by_pos)
+        return f"STATE:{h}:{t.betting[node]}:{holes}{'/'.join(board[:r_end + 1])}:{values}:{names_text}"
 
 
 def _write_log(path: Path, game, eng, res: NMatchResult, xs, terminal, lines) -> None:
@@ -386,14 +408,17 @@ def _write_log(path: Path, game, eng, res: NMatchResult, xs, terminal, lines) ->
     try:
         with tmp as f:
             f.write(f"# name/game/hands/seed match {game.name or 'game'} {res.hands} {res.seed}\n")
+            maker = _LineMaker(game, eng)
             for k, assign in enumerate(res.seats):
                 if k:
                     f.write(f"# {DUPLICATE_MARK} ({k + 1} of {len(res.seats)})\n")
+                vals = res.values[k].tolist() if terminal is not None else None
+                term = terminal[k].tolist() if terminal is not None else None
+                rot = [[int(assign[(p + h) % n]) for p in range(n)] for h in range(n)]  # by hand mod n
+                rot_names = ["|".join(res.names[a] for a in by_pos) for by_pos in rot]
                 for h in range(res.hands):
-                    by_pos = [int(assign[(p + h) % n]) for p in range(n)]
                     if terminal is not None:
-                        line = _fast_line(game, eng, h, int(xs[h]), int(terminal[k, h]), res.values[k, h],
-                                          by_pos, res.names)
+                        line = maker.line(h, int(xs[h]), term[h], vals[h], rot[h % n], rot_names[h % n])
                     else:
                         line = lines[k][h]
                     f.write(line + "\n")
