@@ -35,6 +35,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.evaluate.match import deal_cards, exact_value
 from cfrlab.experiments.synthetic import SyntheticBucketModel
 from cfrlab.games import load_game, parse_game
+from cfrlab.realgame import AgentSpec, real_best_response
 from cfrlab.solvers import ALGORITHMS, PRESETS, make_solver
 from cfrlab.strategy import Strategy
 from cfrlab.tree import build_tree
@@ -178,6 +179,20 @@ def solvers_bucketed(work: Path) -> None:
         make_solver(tree, model, "pcs", seed=1, alternating=alternating).iterate(2)
 
 
+def real_game(work: Path) -> None:
+    """The real-game best response's kernels: lossless Leduc, a bucketed reduced hold'em
+    (three and four rounds: the walk's middle and last rounds), a bot."""
+    real_best_response(Strategy.uniform("leduc"))
+    g = holdem(4, 2, "0 2 1", raises="2 2 2")
+    model = _wait_abstraction(work, g)
+    if model is None:
+        raise RuntimeError("the abstraction of the other process did not come")
+    real_best_response(Strategy.uniform(g, model=model))
+    real_best_response(AgentSpec("always-call"), g)
+    g4 = holdem(3, 3, "0 2 1 1", raises="1 1 1 1")
+    real_best_response(Strategy.uniform(g4))
+
+
 def strategies_and_agents(work: Path) -> None:
     g = holdem(3, 4, "0 3", max_raises=3)
     s = Strategy.uniform(g)
@@ -253,7 +268,8 @@ def _wait_abstraction(work: Path, game, timeout: float = 1800.0):
 GROUPS: dict[str, list] = {
     "cards": [_save_abstraction, cards_evaluator, abstraction_tables, abstraction_paths,
               abstraction_cli],
-    "engine": [solvers_lossless, counter_strategies, strategies_and_agents, matches, solvers_bucketed],
+    "engine": [solvers_lossless, counter_strategies, strategies_and_agents, matches, solvers_bucketed,
+               real_game],
 }
 assert tuple(GROUPS) == GROUP_NAMES
 
