@@ -29,6 +29,7 @@ from cfrlab.cards.cards import rank_hand
 from cfrlab.cards.evaluator import rank_batch
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import _kernels as K
+from cfrlab.realgame._lanes import last_round_lanes, shape_classes
 from cfrlab.realgame.hands import Deck, Unit, hand_permutation, make_deck
 from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
@@ -152,6 +153,9 @@ class Walker:
         self.pairs = comb(D, h) * comb(D - h, h)
         self.cards = np.ascontiguousarray(self.deck.hands)
         self._root_reach = None
+        last = self.rounds[-1]
+        self.last_class, self.last_rep = shape_classes(last.seg_off, last.kind, last.player,
+                                                       last.child, last.slot)
 
     # -- one round on one board -------------------------------------------------------
     def _showdown_order(self, board: np.ndarray, valid: np.ndarray):
@@ -180,11 +184,11 @@ class Walker:
         states = np.ascontiguousarray(self.opp.states(r, board, self.deck, valid), dtype=np.int64)
         if full and r == self.R - 1:
             order, grp_end = self._showdown_order(board, valid)
-            K.last_round_pass(seg.seg_off, seg.entry, seg.kind, seg.player, seg.child, seg.slot,
-                              seg.dec, seg.pay, order, np.ascontiguousarray(self.cards[order]),
-                              grp_end, self.deck.num_hole, self.deck.size, self.policy,
-                              self.row_offset, np.ascontiguousarray(states[order]), in_reach,
-                              out_vals, scale)
+            last_round_lanes(seg.seg_off, seg.entry, self.last_class, self.last_rep, seg.kind,
+                             seg.player, seg.child, seg.slot, seg.dec, seg.pay, order,
+                             np.ascontiguousarray(self.cards[order]), grp_end, self.deck.num_hole,
+                             self.deck.size, self.policy, self.row_offset,
+                             np.ascontiguousarray(states[order]), in_reach, out_vals, scale)
             return
         order, grp_end = _EMPTY_I, _EMPTY_I
         K.round_pass(full, seg.seg_off, seg.entry, seg.kind, seg.player, seg.child, seg.slot,
