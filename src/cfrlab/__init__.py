@@ -30,6 +30,8 @@ _LAZY = {
     "make_agent": "cfrlab.agents",
     "play_match": "cfrlab.agents",
     "crosstable": "cfrlab.agents",
+    "play_nmatch": "cfrlab.agents",
+    "ncrosstable": "cfrlab.agents",
     "Agent": "cfrlab.agents",
     "to_openspiel": "cfrlab.interop",
     "from_openspiel": "cfrlab.interop",

@@ -5,7 +5,7 @@ a bot name, a strategy file or ``py:FILE.py:Class`` (``cfrlab.agents.registry``)
 ``play_match`` and ``crosstable`` take agents or specs.
 """
 
-from cfrlab.agents.matches import crosstable, play_match  # noqa: F401
+from cfrlab.agents.matches import crosstable, ncrosstable, play_match, play_nmatch  # noqa: F401
 from cfrlab.agents.registry import BOT_NAMES, make_agent  # noqa: F401
 from cfrlab.agents.team import UCB1, TeamAgent  # noqa: F401
 from cfrlab.games.agent import Agent, FastPolicy  # noqa: F401
