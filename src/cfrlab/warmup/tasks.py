@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from cfrlab import numba_cache
+from cfrlab import multiplayer, numba_cache
 from cfrlab.abstraction import LosslessModel
 from cfrlab.abstraction import bucketed as _bucketed
 from cfrlab.abstraction.bucketed import BucketedModel
 from cfrlab.abstraction.buckets import BucketSpec
 from cfrlab.abstraction.metrics import metric_tables
-from cfrlab.agents import make_agent, play_match
+from cfrlab.agents import make_agent, play_match, play_nmatch
 from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.cards.evaluator import random_hands, rank7_batch, rank_batch
 from cfrlab.cards.isomorphism import game_indexers
@@ -193,6 +193,13 @@ def real_game(work: Path) -> None:
     real_best_response(Strategy.uniform(g4))
 
 
+def multiplayer_games(work: Path) -> None:
+    """The N-player engine (every preset, NashConv) and the rotated-seat match kernel."""
+    for alg in multiplayer.PRESETS:
+        r = multiplayer.solve("kuhn-3p", alg, 2)
+    play_nmatch("kuhn-3p", [r.strategy, "always-call", "random"], 50, seed=1, exact=True)
+
+
 def strategies_and_agents(work: Path) -> None:
     g = holdem(3, 4, "0 3", max_raises=3)
     s = Strategy.uniform(g)
@@ -269,7 +276,7 @@ GROUPS: dict[str, list] = {
     "cards": [_save_abstraction, cards_evaluator, abstraction_tables, abstraction_paths,
               abstraction_cli],
     "engine": [solvers_lossless, counter_strategies, strategies_and_agents, matches, solvers_bucketed,
-               real_game],
+               real_game, multiplayer_games],
 }
 assert tuple(GROUPS) == GROUP_NAMES
 
