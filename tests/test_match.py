@@ -315,7 +315,7 @@ def test_cli_errors_are_one_line():
 
 
 def test_three_player_games_are_refused():
-    with pytest.raises(CfrlabError, match="2 players"):
+    with pytest.raises(CfrlabError, match="3 players: use play_nmatch"):
         play_match("kuhn-3p", "always-call", "always-call", 10)
 
 
