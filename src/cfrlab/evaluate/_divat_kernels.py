@@ -350,7 +350,7 @@ def divat_hands(holes, boards, path, p_rounds, p_folder, p_spent, deck, hold_id,
         dv = -(baseline_value(s0, s1, eqs[0], first[0], raise_size[0], max_raises[0], thresholds) - k_base)
         ebase = np.zeros(nr, dtype=np.float64)
         for r in range(1, rr + 1):
-            k = starts[r - 1]
+            k = starts[r]  # board cards known before round r
             m = num_board[r]
             q = btot - k - m
             if enum_ok[r]:

@@ -1,0 +1,48 @@
+"""``cfrlab divat``: money, showdown DIVAT and DIVAT of one player over ACPC logs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cfrlab.evaluate.divat import divat_log
+from cfrlab.evaluate.stats import json_ready
+from cfrlab.games.units import rate_unit, to_unit
+
+HELP = ("Money, showdown DIVAT and DIVAT per hand of one player in ACPC logs (both hands "
+        "shown), with 95% confidence intervals and each estimator's variance reduction. "
+        "DIVAT: Billings and Kan, \"A tool for the direct assessment of poker decisions\"; "
+        "unbiased as advantage-sum estimators (Zinkevich, Bowling, Bard, Kan and Billings, "
+        "\"Optimal unbiased estimators for evaluating agent performance\"). See docs/divat.md.")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("divat", help=HELP)
+    def divat_command(
+        logs: Annotated[list[Path], typer.Argument(metavar="LOG...", help="ACPC match logs")],
+        player: Annotated[str, typer.Option("--player", "-p", metavar="NAME", help="the player to score")],
+        game: Annotated[str | None, typer.Option("--game", "-g", metavar="G",
+                                                 help="game name or .game file (default: the log's header)")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="print one JSON summary")] = False,
+    ) -> None:
+        res = divat_log(logs, player, game)  # a CfrlabError becomes main's one-line error
+        g = res.game
+        unit = rate_unit(g)
+        est = res.estimates()
+        ratios = res.variance_ratios()
+        summary = {"player": player, "game": g.name, "hands": res.hands, "unit": unit, "estimators": {}}
+        for name, e in est.items():
+            summary["estimators"][name] = {
+                "mean": to_unit(g, e.mean), "ci95": to_unit(g, e.ci95), "std": to_unit(g, e.std),
+                "variance_ratio": 1.0 if name == "money" else ratios[name]}
+        if as_json:
+            print(json.dumps(json_ready(summary)))
+            return
+        print(f"{player} over {res.hands} hands of {g.name or 'the game'} ({unit}, 95% CI):")
+        for name, e in summary["estimators"].items():
+            label = {"money": "money", "showdown_divat": "showdown DIVAT", "divat": "DIVAT"}[name]
+            print(f"  {label:15s} {e['mean']:+12.4f} +/- {e['ci95']:.4f}   std {e['std']:.4f}   "
+                  f"variance / {e['variance_ratio']:.2f}")
