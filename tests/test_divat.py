@@ -35,10 +35,10 @@ def _exact_divat_means(game, policy):
         hole = [list(d[:h]), list(d[h:2 * h])]
         board = list(d[2 * h:])
 
-        def walk(node, p):
+        def walk(node, p, hole=hole, board=board):
             kind = int(tree.kind[node])
             if kind == CHANCE:
-                walk(int(tree.child[tree.first_child[node]]), p)
+                walk(int(tree.child[tree.first_child[node]]), p, hole, board)
                 return
             if kind != DECISION:
                 holes.append(hole)
@@ -53,7 +53,7 @@ def _exact_divat_means(game, policy):
                 c = int(tree.child[tree.first_child[node] + k])
                 a = int(tree.action[c])
                 if pr[a] > 0:
-                    walk(c, p * pr[a])
+                    walk(c, p * pr[a], hole, board)
 
         walk(0, 1.0 / len(deals))
     out = divat_arrays(game, np.array(holes), np.array(boards), bets)
