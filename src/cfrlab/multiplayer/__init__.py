@@ -12,15 +12,27 @@ too (tests compare the two), but the CLI sends only N > 2 here.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
-from cfrlab.multiplayer.engine import PRESETS, Evaluation, NEngine, NParams, NSolver, get_engine, params_for
+from cfrlab.multiplayer.engine import (
+    ALGORITHMS,
+    PRESETS,
+    SAMPLED,
+    Evaluation,
+    NEngine,
+    NParams,
+    NSolver,
+    get_engine,
+    params_for,
+)
+from cfrlab.multiplayer.mccfr import NSampledSolver, make_nsolver, solver_params
 from cfrlab.multiplayer.nstrategy import NStrategy
 
-__all__ = ["PRESETS", "Evaluation", "NEngine", "NParams", "NSolver", "NStrategy", "SolveResult", "evaluate",
-           "get_engine", "is_multiplayer", "params_for", "solve"]
+__all__ = ["ALGORITHMS", "PRESETS", "SAMPLED", "Evaluation", "NEngine", "NParams", "NSampledSolver", "NSolver",
+           "NStrategy", "SolveResult", "evaluate", "get_engine", "is_multiplayer", "make_nsolver", "params_for",
+           "solve"]
 
 
 def is_multiplayer(game: GameDef | str) -> bool:
@@ -49,15 +61,16 @@ class SolveResult:
 
 
 def solve(game: GameDef | str, algorithm: str = "cfr+", iterations: int = 1000, *, checkpoints: int = 0,
-          **params) -> SolveResult:
-    """Run a full-width CFR variant (``cfr``, ``cfr-alt``, ``cfr+``, ``lcfr``, ``dcfr``) on an
+          seed: int | None = None, **params) -> SolveResult:
+    """Run a full-width CFR variant (``cfr``, ``cfr-alt``, ``cfr+``, ``lcfr``, ``dcfr``; ``params``
+    override its ``NParams``) or Monte Carlo CFR (``cs`` chance sampling, ``es`` external
+    sampling; ``seed`` makes the run reproducible, None draws one, recorded in the header) on an
     N-player limit game; ``checkpoints`` > 0 measures NashConv that many times along the way
     (evaluation time not counted in the seconds)."""
     game = load_game(game)
     if iterations < 0:
         raise CfrlabError(f"iterations must be >= 0, got {iterations}")
-    p = params_for(algorithm, **params)
-    solver = NSolver(game, algorithm, p)
+    solver = make_nsolver(game, algorithm, seed=seed, **params)
     engine = solver.engine
     curve: list[tuple[int, float, float]] = []
     marks = sorted({max(1, round(iterations * (k + 1) / checkpoints)) for k in range(checkpoints)}) \
@@ -68,8 +81,9 @@ def solve(game: GameDef | str, algorithm: str = "cfr+", iterations: int = 1000, 
     solver.iterate(iterations - solver.iterations)
     start = time.perf_counter()
     policy = solver.average_policy()
-    strategy = NStrategy.from_policy(game, policy, algorithm=algorithm, params=asdict(p),
-                                     iterations=solver.iterations, seconds=solver.seconds)
+    strategy = NStrategy.from_policy(game, policy, algorithm=solver.algorithm, params=solver_params(solver),
+                                     iterations=solver.iterations, seconds=solver.seconds,
+                                     extra={"seed": solver.seed})
     ev = strategy.evaluate()
     strategy.header["evaluation_seconds"] = time.perf_counter() - start
     return SolveResult(strategy, ev, curve)

@@ -14,7 +14,8 @@ from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader
 from cfrlab.games import GameDef
 from cfrlab.games.units import unit_of
-from cfrlab.multiplayer.engine import NParams, NSolver, get_engine, params_for
+from cfrlab.multiplayer.engine import SAMPLED, NParams, get_engine, params_for
+from cfrlab.multiplayer.mccfr import make_nsolver, solver_params
 from cfrlab.multiplayer.nstrategy import MODEL_KIND, NStrategy
 from cfrlab.strategy import STRATEGY_KIND
 
@@ -27,7 +28,11 @@ def is_multiplayer_file(path: str | Path) -> bool:
         return z.header.get("model_kind") == MODEL_KIND
 
 
-def _params(algorithm: str, overrides: dict[str, Any] | None) -> NParams:
+def _params(algorithm: str, overrides: dict[str, Any] | None) -> NParams | None:
+    if algorithm in SAMPLED:
+        if overrides:
+            raise CfrlabError(f"{algorithm} takes no parameters (got {', '.join(sorted(overrides))})")
+        return None
     names = {f.name for f in fields(NParams)}
     bad = sorted(set(overrides or {}) - names)
     if bad:
@@ -45,8 +50,10 @@ def _figures(game: GameDef, ev) -> list[str]:
 
 
 def cli_solve(game: GameDef, label: str, algorithm: str, iterations: int | None, seconds: float | None,
-              out: Path | None, force: bool, as_json: bool, params: dict[str, Any] | None = None) -> dict:
-    """Solve an N-player game with a full-width CFR variant; print per-player values and NashConv."""
+              out: Path | None, force: bool, as_json: bool, params: dict[str, Any] | None = None,
+              seed: int | None = None) -> dict:
+    """Solve an N-player game with a full-width CFR variant or MCCFR (``cs``, ``es``: ``seed``,
+    drawn and printed when None); print per-player values and NashConv."""
     alg = algorithm.lower()
     p = _params(alg, params)
     if iterations is None and seconds is None:
@@ -55,11 +62,13 @@ def cli_solve(game: GameDef, label: str, algorithm: str, iterations: int | None,
         raise CfrlabError(f"--iterations must be >= 0, got {iterations}")
     if out is not None and Path(out).exists() and not force:
         raise CfrlabError(f"{out} exists; pass --force to replace it")
-    solver = NSolver(game, alg, p)
+    solver = make_nsolver(game, alg, seed=seed) if p is None else make_nsolver(game, alg, **asdict(p))
     e = solver.engine
     print(f"{label}: {game.summary()}")
     print(f"{game.num_players}-player engine: {e.tree.summary()}; {e.rows:,} information sets; "
           f"{sum(e.deals.num_prefixes):,} deal prefixes")
+    if solver.seed is not None:
+        print(f"seed {solver.seed}")
     start = time.perf_counter()
     step = 1
     while True:
@@ -75,8 +84,9 @@ def cli_solve(game: GameDef, label: str, algorithm: str, iterations: int | None,
             step *= 2
         elif seconds is None:
             step = left or 1
-    strategy = NStrategy.from_policy(game, solver.average_policy(), algorithm=alg, params=asdict(p),
-                                     iterations=solver.iterations, seconds=solver.seconds)
+    strategy = NStrategy.from_policy(game, solver.average_policy(), algorithm=alg, params=solver_params(solver),
+                                     iterations=solver.iterations, seconds=solver.seconds,
+                                     extra={"seed": solver.seed})
     ev = strategy.evaluate()
     print(f"{alg}: {solver.iterations:,} iterations in {solver.seconds:.2f} s")
     for line in _figures(game, ev):
@@ -84,8 +94,8 @@ def cli_solve(game: GameDef, label: str, algorithm: str, iterations: int | None,
     if out is not None:
         strategy.save(out, overwrite=True)
         print(f"wrote {out}")
-    summary = {"game": label, "num_players": game.num_players, "algorithm": alg, "iterations": solver.iterations,
-               "seconds": solver.seconds, "unit": unit_of(game), **ev.to_json(),
+    summary = {"game": label, "num_players": game.num_players, "algorithm": alg, "seed": solver.seed,
+               "iterations": solver.iterations, "seconds": solver.seconds, "unit": unit_of(game), **ev.to_json(),
                "exploitability": ev.nash_conv / game.num_players, "out": None if out is None else str(out)}
     if as_json:
         sys.stdout.flush()

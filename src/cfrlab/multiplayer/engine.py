@@ -178,16 +178,22 @@ PRESETS: dict[str, NParams] = {
     "lcfr": NParams(alternating=True, alpha=1.0, beta=1.0, gamma=1.0),
     "dcfr": NParams(alternating=True, alpha=1.5, beta=0.0, gamma=2.0),
 }
-TWO_PLAYER_ONLY = ("lp", "pcfr+", "cs", "pcs", "os")
+SAMPLED = ("cs", "es")  # Monte Carlo CFR: cfrlab.multiplayer.mccfr
+TWO_PLAYER_ONLY = ("lp", "pcfr+", "pcs", "os")
+ALGORITHMS = (*PRESETS, *SAMPLED)
 
 
 def params_for(algorithm: str, **overrides) -> NParams:
+    """The update rule of a full-width preset, with ``NParams`` overrides."""
     name = algorithm.lower()
     if name in TWO_PLAYER_ONLY:
         raise CfrlabError(f"{algorithm} is for 2-player games; with more players use one of "
-                          f"{', '.join(PRESETS)}")
+                          f"{', '.join(ALGORITHMS)}")
+    if name in SAMPLED:
+        raise CfrlabError(f"{name} is a sampling solver without an update rule to tune "
+                          "(cfrlab.multiplayer.mccfr.make_nsolver builds it)")
     if name not in PRESETS:
-        raise CfrlabError(f"unknown N-player algorithm {algorithm!r}; use one of {', '.join(PRESETS)}")
+        raise CfrlabError(f"unknown N-player algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
     p = PRESETS[name]
     return NParams(**{**asdict(p), **overrides}) if overrides else p
 
