@@ -1,0 +1,311 @@
+"""Numba kernels of the local best response (``lbr``): equity, the decision, one round of play.
+
+Cards are deck-local ids (``hands.Deck``); the evaluator takes ACPC ids (``to_global``). A hand's
+evaluator key and flush bits (``hkey``, ``hbits``: sums and ORs of ``CARD_KEY`` / ``CARD_BIT``
+over its cards) are computed once, so ranking a hand on a board is one addition and one lookup.
+
+Random numbers come from a splitmix64 stream in a ``uint64[1]`` state, so a deal's cards, the
+opponent's sampled actions and any sampled equity boards depend only on the deal's seed, not
+on which process played it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cfrlab.cards._eval_kernels import CARD_BIT, CARD_KEY, KEY_INIT, _lookup
+from cfrlab.cards._eval_kernels import rank_cards as _rank_cards
+from cfrlab.config import NUMBA_CACHE
+
+DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+EPS = 1e-9  # chips: an action replaces call (or fold replaces the best) only if better by more
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+
+
+@njit(cache=NUMBA_CACHE)
+def next_u64(state):
+    """The next 64-bit number of the splitmix64 stream in ``state`` (uint64[1])."""
+    z = state[0] + _GAMMA
+    state[0] = z
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=NUMBA_CACHE)
+def uniform(state):
+    """A float in [0, 1)."""
+    return float(next_u64(state) >> _S11) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=NUMBA_CACHE)
+def randint(state, n):
+    """An int in [0, n)."""
+    k = int(uniform(state) * n)
+    return k if k < n else n - 1
+
+
+@njit(cache=NUMBA_CACHE)
+def deal_cards(state, D, need, out):
+    """out[:need] = ``need`` distinct cards of 0..D-1, uniformly (a partial Fisher-Yates)."""
+    pool = np.arange(D)
+    for q in range(need):
+        t = q + randint(state, D - q)
+        x = pool[q]
+        pool[q] = pool[t]
+        pool[t] = x
+        out[q] = pool[q]
+
+
+@njit(cache=NUMBA_CACHE)
+def hand_keys(hands_g, hkey, hbits):
+    """Evaluator key sums and flush bits of every hand (ACPC ids ``hands_g`` (H, h))."""
+    for j in range(hands_g.shape[0]):
+        k = np.int64(0)
+        b = np.int64(0)
+        for q in range(hands_g.shape[1]):
+            k += CARD_KEY[hands_g[j, q]]
+            b |= CARD_BIT[hands_g[j, q]]
+        hkey[j] = k
+        hbits[j] = b
+
+
+@njit(cache=NUMBA_CACHE)
+def _rank(key, bits, ncards, single):
+    """Rank of a hand from its key sum (KEY_INIT included) and bits; a one-card hand (Kuhn)
+    ranks by its card's rank (``single``: its ACPC id)."""
+    if ncards == 1:
+        return np.int64(single >> 2)
+    return np.int64(_lookup(key, bits))
+
+
+
+@njit(cache=NUMBA_CACHE)
+def _add_completion(lbr, comp, k, kb, bb, ncards, hands, hands_g, to_global, hkey, hbits,
+                    hand_ok, mark, eq, cnt):
+    """Scores one completion ``comp[:k]`` (local ids) of the known board (key ``kb``, bits
+    ``bb``): for every hand j allowed and disjoint from it, cnt[j] += 1 and eq[j] += 1 if the
+    responder's hand ``lbr`` wins, 1/2 if it ties."""
+    H, h = hands.shape
+    key = kb
+    bits = bb
+    for q in range(k):
+        g = to_global[comp[q]]
+        key += CARD_KEY[g]
+        bits |= CARD_BIT[g]
+        mark[comp[q]] = True
+    rl = _rank(key + hkey[lbr], bits | hbits[lbr], ncards, hands_g[lbr, 0])
+    for j in range(H):
+        if not hand_ok[j]:
+            continue
+        if mark[hands[j, 0]]:
+            continue
+        if h == 2 and mark[hands[j, 1]]:
+            continue
+        rj = _rank(key + hkey[j], bits | hbits[j], ncards, hands_g[j, 0])
+        cnt[j] += 1.0
+        if rl > rj:
+            eq[j] += 1.0
+        elif rl == rj:
+            eq[j] += 0.5
+    for q in range(k):
+        mark[comp[q]] = False
+
+
+@njit(cache=NUMBA_CACHE)
+def equity(lbr, known, k, exact, samples, state, hands, hands_g, to_global, hkey, hbits,
+           hand_ok, eq):
+    """eq[j]: the probability that hand ``lbr`` beats hand j at a showdown after the board
+    ``known`` (local ids) is completed by ``k`` more cards, ties counting one half, for every
+    hand j with ``hand_ok[j]`` (0 for the others). Completions are the boards of k cards that
+    miss both hands, all of them (``exact``) or ``samples`` boards drawn uniformly from those
+    that miss ``lbr`` (each j then averages over the draws that also miss it)."""
+    H, h = hands.shape
+    D = to_global.shape[0]
+    used = np.zeros(D, dtype=np.bool_)
+    for q in range(h):
+        used[hands[lbr, q]] = True
+    kb = KEY_INIT
+    bb = np.int64(0)
+    for q in range(known.shape[0]):
+        used[known[q]] = True
+        g = to_global[known[q]]
+        kb += CARD_KEY[g]
+        bb |= CARD_BIT[g]
+    rest = np.empty(D, dtype=np.int64)
+    n = 0
+    for c in range(D):
+        if not used[c]:
+            rest[n] = c
+            n += 1
+    ncards = h + known.shape[0] + k
+    cnt = np.zeros(H)
+    eq[:] = 0.0
+    mark = np.zeros(D, dtype=np.bool_)
+    comp = np.empty(max(k, 1), dtype=np.int64)
+    if exact:
+        idx = np.arange(max(k, 1))
+        while True:
+            for q in range(k):
+                comp[q] = rest[idx[q]]
+            _add_completion(lbr, comp, k, kb, bb, ncards, hands, hands_g, to_global, hkey, hbits,
+                            hand_ok, mark, eq, cnt)
+            q = k - 1
+            while q >= 0 and idx[q] == n - k + q:
+                q -= 1
+            if q < 0:
+                break
+            idx[q] += 1
+            for t in range(q + 1, k):
+                idx[t] = idx[t - 1] + 1
+    else:
+        pool = rest[:n].copy()
+        for _ in range(samples):
+            for q in range(k):
+                t = q + randint(state, n - q)
+                x = pool[q]
+                pool[q] = pool[t]
+                pool[t] = x
+                comp[q] = pool[q]
+            _add_completion(lbr, comp, k, kb, bb, ncards, hands, hands_g, to_global, hkey, hbits,
+                            hand_ok, mark, eq, cnt)
+    for j in range(H):
+        if hand_ok[j]:
+            eq[j] = eq[j] / cnt[j] if cnt[j] > 0 else 0.5
+        else:
+            eq[j] = 0.0
+
+
+@njit(cache=NUMBA_CACHE)
+def action_values(node, seat, reach, states, eq, spent, nxt, decision, legal, policy,
+                  row_offset, out):
+    """The responder's action values at decision ``node`` (lbr module docstring): out[0] fold,
+    out[1] call, out[2] raise (-inf if illegal), relative to folding; returns the win
+    probability against the range ``reach``."""
+    H = reach.shape[0]
+    d = decision[node]
+    W = 0.0
+    WE = 0.0
+    for j in range(H):
+        w = reach[j]
+        W += w
+        WE += w * eq[j]
+    wp = WE / W if W > 0.0 else 0.5
+    me = float(spent[node, seat])
+    op = float(spent[node, 1 - seat])
+    pot = me + op
+    asked = op - me
+    out[0] = 0.0 if legal[d, 0] else -np.inf
+    out[1] = wp * pot - (1.0 - wp) * asked
+    out[2] = -np.inf
+    if legal[d, 2]:
+        ch = nxt[node, 2]
+        b = float(spent[ch, seat]) - op  # chips the raise adds beyond the call
+        fp = 0.0
+        dd = decision[ch]
+        if dd >= 0 and W > 0.0:
+            ro = row_offset[dd]
+            F = 0.0
+            for j in range(H):
+                w = reach[j]
+                if w != 0.0:
+                    F += w * policy[ro + states[j], 0]
+            fp = F / W
+        out[2] = fp * pot + (1.0 - fp) * (wp * (pot + b) - (1.0 - wp) * (asked + b))
+    return wp
+
+
+@njit(cache=NUMBA_CACHE)
+def choose(vals):
+    """The action with the best value; ties (within EPS) go to call, then raise, then fold."""
+    best = 1
+    if vals[2] > vals[1] + EPS:
+        best = 2
+    if vals[0] > vals[best] + EPS:
+        best = 0
+    return best
+
+
+@njit(cache=NUMBA_CACHE)
+def play_round(node, seat, opp, r, call_rounds, eq_ready, reach, states, eq, state, kind, player,
+               spent, nxt, decision, legal, policy, row_offset, vals):
+    """Plays from ``node`` until a chance node, a terminal, or a decision of the responder
+    (``seat``) that needs the round's equity while ``eq_ready`` is False; returns that node.
+    The opponent (holding hand ``opp``) samples its action from its row; every hand's weight
+    in ``reach`` (the responder's view of its range) is multiplied by its probability of the
+    action (Bayes' rule). The responder calls in rounds below ``call_rounds``."""
+    H = reach.shape[0]
+    while kind[node] == DECISION:
+        d = decision[node]
+        if player[node] == seat:
+            if r < call_rounds:
+                a = 1
+            else:
+                if not eq_ready:
+                    return node
+                action_values(node, seat, reach, states, eq, spent, nxt, decision, legal, policy,
+                              row_offset, vals)
+                a = choose(vals)
+        else:
+            ro = row_offset[d]
+            row = ro + states[opp]
+            u = uniform(state)
+            acc = 0.0
+            a = -1
+            for x in range(3):
+                p = policy[row, x]
+                if p > 0.0 and legal[d, x]:
+                    acc += p
+                    a = x
+                    if u < acc:
+                        break
+            if a < 0:  # an all-zero row: call
+                a = 1
+            for j in range(H):
+                if reach[j] != 0.0:
+                    reach[j] *= policy[ro + states[j], a]
+        node = nxt[node, a]
+    return node
+
+
+@njit(cache=NUMBA_CACHE)
+def showdown_sign(a_g, b_g, board_g):
+    """+1 if the hand ``a_g`` beats ``b_g`` on ``board_g`` (ACPC ids), -1 if it loses, 0 tie."""
+    h = a_g.shape[0]
+    nb = board_g.shape[0]
+    x = np.empty(h + nb, dtype=np.int64)
+    y = np.empty(h + nb, dtype=np.int64)
+    for q in range(nb):
+        x[h + q] = board_g[q]
+        y[h + q] = board_g[q]
+    for q in range(h):
+        x[q] = a_g[q]
+        y[q] = b_g[q]
+    ra = _rank_cards(x)
+    rb = _rank_cards(y)
+    return 1 if ra > rb else (-1 if ra < rb else 0)
+
+
+@njit(cache=NUMBA_CACHE)
+def rank_hands(hands_g, board_g, ok, out):
+    """out[j] = rank of hand j with the board (ACPC ids) for hands with ok[j], else -1."""
+    H, h = hands_g.shape
+    nb = board_g.shape[0]
+    x = np.empty(h + nb, dtype=np.int64)
+    for q in range(nb):
+        x[h + q] = board_g[q]
+    for j in range(H):
+        if not ok[j]:
+            out[j] = -1
+            continue
+        for q in range(h):
+            x[q] = hands_g[j, q]
+        out[j] = _rank_cards(x)

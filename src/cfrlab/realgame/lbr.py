@@ -1,0 +1,489 @@
+"""Local best response (LBR) for 2-player limit games: a fast lower bound on exploitability.
+
+Lisý and Bowling, "Equilibrium approximation quality of current no-limit poker bots" (2017),
+adapted to limit betting (actions fold, call, raise). The responder plays real hands against
+the strategy (which plays the other seat), sees its own cards and the board, and keeps the
+opponent's *range*: a weight for every hand of the deck, 1 at the start for the hands that miss
+its own cards, set to 0 for hands that meet a board card as the board is dealt, and multiplied
+at each opponent decision by that hand's probability of the action taken (Bayes' rule; the
+strategy's probabilities for every hand at once come from its ``BatchPolicy``).
+
+At a decision of its own the responder computes, assuming that from here both players only
+check or call to the end of the hand:
+
+* ``WP``: its probability of winning the showdown against the range (ties count one half):
+  the range-weighted mean over opponent hands j of ``eq[j]``, the share of the board's
+  completions (the remaining board cards dealt uniformly from the cards that miss both hands)
+  on which it beats j. All completions are enumerated when there are at most ``max_boards``
+  of them (in HULHE from the flop on); otherwise ``samples`` completions are drawn from a
+  stream seeded by the responder's cards and the board alone, so the responder's play is
+  still a fixed function of what it knows. Preflop the equities of one hand class (under
+  suit permutation) are computed once and reused.
+* with ``me`` and ``op`` the chips the responder and the opponent have put in,
+  ``pot = me + op`` and ``asked = op - me`` (the chips needed to call), the values of the
+  actions relative to folding now:
+
+  - fold:  ``0`` (only when there is a bet to call: checking is free),
+  - call:  ``WP * pot - (1 - WP) * asked``,
+  - raise (by ``b`` chips beyond the call, when a raise is left):
+    ``FP * pot + (1 - FP) * (WP * (pot + b) - (1 - WP) * (asked + b))``, where ``FP`` is the
+    range-weighted probability that the opponent folds at its decision right after the
+    raise (the opponent's other answers are taken as a call, and ``WP`` is not updated for
+    the hands that continue, as in the paper).
+
+  It takes the action of highest value; ties (within 1e-9 chips) go to call, then raise, and
+  fold needs to be strictly best. With ``call_rounds = K`` it checks or calls in the first K
+  betting rounds without computing anything (the paper's variant for its expensive first
+  rounds).
+
+The responder's strategy is a legitimate strategy of the real game, so its expected winnings
+(the mean over its two seats, as exploitability is, DESIGN.md) are a lower bound on the
+strategy's real-game exploitability, which ``real_best_response`` computes exactly.
+
+Estimation: deals are sampled (hole cards for both seats and the whole board) and each is
+played twice, the responder in seat 0 holding seat 0's cards and then in seat 1 holding seat
+1's cards (duplicate deals); the estimate is the mean over deals of the two hands' mean, with a
+95% confidence interval 1.96 * its standard error. Every deal has its own random stream (cards,
+the opponent's sampled actions), so results are the same whatever the number of workers.
+``exact=True`` gives the expected value instead, by enumerating every deal and every opponent
+action weighted by its probability (small games only).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from cfrlab.engine import build_tree_for
+from cfrlab.errors import CfrlabError
+from cfrlab.games import GameDef, load_game, parse_game
+from cfrlab.games.units import display_factor, unit_of
+from cfrlab.realgame import _lbr_kernels as K
+from cfrlab.realgame.br import AgentSpec, StrategyFile, _load
+from cfrlab.realgame.hands import hand_permutation, make_deck, permute_cards
+from cfrlab.realgame.opponents import batch_policy_of
+from cfrlab.realgame.units import Progress, run_units
+from cfrlab.strategy import Strategy
+from cfrlab.tree import CHANCE, DECISION, FOLD
+from cfrlab.tree.arrays import compile_tree
+
+DEFAULT_SAMPLES = 2000  # completions drawn where there are more than max_boards
+DEFAULT_MAX_BOARDS = 2000  # completions enumerated up to this many (HULHE: flop 1,081)
+MAX_EXACT_BOARDS = 20000  # exact mode refuses games with more completions than this
+BLOCK = 100  # deals per unit of work
+Z95 = 1.959963984540054
+_MASK = (1 << 64) - 1
+_EQ_SALT = 0x6C62_7265_7175_6974  # equity sampling streams: a fixed function of the cards
+
+
+def _mix(*xs: int) -> int:
+    """A 64-bit seed from integers (splitmix64 steps)."""
+    z = 0x9E3779B97F4A7C15
+    for x in xs:
+        z = (z ^ (int(x) & _MASK)) & _MASK
+        z = (z + 0x9E3779B97F4A7C15) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z ^= z >> 31
+    return z
+
+
+def _stream(seed: int) -> np.ndarray:
+    return np.array([seed & _MASK], dtype=np.uint64)
+
+
+class LocalBestResponse:
+    """The local best response of one game, tree and opponent (a ``BatchPolicy``)."""
+
+    def __init__(self, game: GameDef, tree, opponent, *, call_rounds: int = 0,
+                 samples: int = DEFAULT_SAMPLES, max_boards: int = DEFAULT_MAX_BOARDS) -> None:
+        if game.num_players != 2 or not game.is_limit:
+            raise CfrlabError("the local best response handles 2-player limit games")
+        if game.num_board_cards[0] != 0:
+            raise CfrlabError("games that deal board cards in the first round are not supported")
+        if call_rounds < 0:
+            raise CfrlabError(f"--call-rounds must be 0 or more, got {call_rounds}")
+        if samples < 1:
+            raise CfrlabError(f"samples must be at least 1, got {samples}")
+        self.game, self.tree, self.opp = game, tree, opponent
+        self.call_rounds = int(call_rounds)
+        self.samples, self.max_boards = int(samples), int(max_boards)
+        self.deck = make_deck(game)
+        d = self.deck
+        self.H, self.h, self.D = d.num_hands, d.num_hole, d.size
+        ta = compile_tree(tree)
+        self.kind = np.ascontiguousarray(ta.kind, dtype=np.int8)
+        self.player = np.ascontiguousarray(ta.player, dtype=np.int8)
+        self.spent = np.ascontiguousarray(ta.spent, dtype=np.int64)
+        self.nxt = np.ascontiguousarray(ta.next_node, dtype=np.int64)
+        self.decision = np.ascontiguousarray(ta.decision, dtype=np.int64)
+        self.legal = np.ascontiguousarray(ta.legal, dtype=np.bool_)
+        self.policy = np.ascontiguousarray(opponent.policy, dtype=np.float64)
+        self.row_offset = np.ascontiguousarray(opponent.row_offset, dtype=np.int64)
+        self.R = game.num_rounds
+        self.before = [int(x) for x in np.cumsum([0, *game.num_board_cards])]  # board before r
+        self.total_board = self.before[-1]
+        self.hands = np.ascontiguousarray(d.hands, dtype=np.int64)
+        self.hands_g = np.ascontiguousarray(d.to_global[d.hands], dtype=np.int64)
+        self.to_global = np.ascontiguousarray(d.to_global, dtype=np.int64)
+        self.hkey = np.zeros(self.H, dtype=np.int64)
+        self.hbits = np.zeros(self.H, dtype=np.int64)
+        K.hand_keys(self.hands_g, self.hkey, self.hbits)
+        # hands sharing a card with each card: meets[c] bool[H]
+        self.meets = np.zeros((self.D, self.H), dtype=bool)
+        for q in range(self.h):
+            self.meets[self.hands[:, q], np.arange(self.H)] = True
+        self._states0: np.ndarray | None = None
+        self._eq0: dict[int, np.ndarray] = {}  # round-0 equities by hand
+        self._eq0_canon: dict[int, np.ndarray] = {}  # ... by canonical hand (suit classes)
+        self._perm: dict[tuple, np.ndarray] = {}
+        self._vals = np.zeros(3)
+
+    # -- cards --------------------------------------------------------------------------
+    def disjoint(self, cards) -> np.ndarray:
+        """bool[H]: hands that share no card with ``cards`` (local ids)."""
+        cards = list(cards)
+        if not cards:
+            return np.ones(self.H, dtype=bool)
+        return ~self.meets[cards].any(axis=0)
+
+    def completions(self, r: int) -> int:
+        """How many completions of round r's board the responder's equity averages over."""
+        known = self.before[r + 1]
+        return math.comb(self.D - self.h - known, self.total_board - known)
+
+    def states(self, r: int, board) -> np.ndarray:
+        if r == 0:
+            if self._states0 is None:
+                self._states0 = np.ascontiguousarray(
+                    self.opp.states(0, np.zeros(0, dtype=np.int64), self.deck,
+                                    np.ones(self.H, dtype=bool)), dtype=np.int64)
+            return self._states0
+        b = np.asarray(board, dtype=np.int64)
+        return np.ascontiguousarray(self.opp.states(r, b, self.deck, self.disjoint(b)),
+                                    dtype=np.int64)
+
+    def _equity_raw(self, lbr: int, known: np.ndarray, ok: np.ndarray, exact: bool) -> np.ndarray:
+        k = self.total_board - len(known)
+        eq = np.zeros(self.H)
+        seed = _mix(_EQ_SALT, lbr, len(known), *known.tolist())
+        K.equity(lbr, known, k, exact, self.samples, _stream(seed), self.hands, self.hands_g,
+                 self.to_global, self.hkey, self.hbits, ok, eq)
+        return eq
+
+    def equity(self, lbr: int, r: int, known, ok: np.ndarray | None = None) -> np.ndarray:
+        """eq[j] of the responder holding hand ``lbr`` in round r on board ``known`` (module
+        docstring), for the hands ``ok`` (default: every hand missing its cards and the board)."""
+        known = np.asarray(known, dtype=np.int64)
+        exact = self.completions(r) <= self.max_boards
+        if r == 0:
+            return self._equity0(lbr, exact)
+        if ok is None:
+            ok = self.disjoint([*self.hands[lbr].tolist(), *known.tolist()])
+        return self._equity_raw(lbr, known, np.ascontiguousarray(ok, dtype=np.bool_), exact)
+
+    def _equity0(self, lbr: int, exact: bool) -> np.ndarray:
+        eq = self._eq0.get(lbr)
+        if eq is not None:
+            return eq
+        S = self.deck.num_suits
+        cards = self.hands[lbr]
+        tau = [-1] * S  # suits in order of appearance -> 0, 1, ...
+        nxt = 0
+        for c in cards.tolist():
+            if tau[c % S] < 0:
+                tau[c % S] = nxt
+                nxt += 1
+        for s in range(S):
+            if tau[s] < 0:
+                tau[s] = nxt
+                nxt += 1
+        canon = tuple(sorted(permute_cards(cards, tau, S).tolist()))
+        ci = self.deck.hand_of[canon]
+        base = self._eq0_canon.get(ci)
+        if base is None:
+            base = self._equity_raw(ci, np.zeros(0, dtype=np.int64),
+                                    self.disjoint(self.hands[ci].tolist()), exact)
+            self._eq0_canon[ci] = base
+        sigma = [0] * S  # tau's inverse: carries the canonical hand onto this one
+        for s in range(S):
+            sigma[tau[s]] = s
+        key = tuple(sigma)
+        perm = self._perm.get(key)
+        if perm is None:
+            perm = hand_permutation(self.deck, sigma)
+            self._perm[key] = perm
+        eq = np.empty(self.H)
+        eq[perm] = base
+        self._eq0[lbr] = eq
+        return eq
+
+    # -- sampled play ----------------------------------------------------------------------
+    def deal(self, seed: int, index: int):
+        """Deal ``index`` of the run seeded ``seed``: (hand of seat 0, hand of seat 1, board in
+        deal order, sorted within each round, local ids) and its random stream."""
+        st = _stream(_mix(seed, index))
+        h = self.h
+        cards = np.zeros(2 * h + self.total_board, dtype=np.int64)
+        K.deal_cards(st, self.D, len(cards), cards)
+        hole = [self.deck.hand_of[tuple(sorted(cards[p * h:(p + 1) * h].tolist()))] for p in (0, 1)]
+        board = cards[2 * h:]
+        for r in range(1, self.R):
+            board[self.before[r]:self.before[r + 1]].sort()
+        return hole, board, st
+
+    def play_deal(self, seed: int, index: int) -> tuple[float, float]:
+        """The responder's winnings (chips) in seat 0 and in seat 1 on one deal."""
+        hole, board, st = self.deal(seed, index)
+        states: dict[int, np.ndarray] = {}
+        valid: dict[int, np.ndarray] = {}
+        out = [0.0, 0.0]
+        for seat in (0, 1):
+            lbr, opp = hole[seat], hole[1 - seat]
+            reach = self.disjoint(self.hands[lbr].tolist()).astype(np.float64)
+            node, r = 0, 0
+            eq = np.zeros(self.H)
+            ready = False
+            if 0 not in states:
+                states[0] = self.states(0, ())
+            while True:
+                node = K.play_round(node, seat, opp, r, self.call_rounds, ready, reach, states[r],
+                                    eq, st, self.kind, self.player, self.spent, self.nxt,
+                                    self.decision, self.legal, self.policy, self.row_offset,
+                                    self._vals)
+                kd = self.kind[node]
+                if kd == DECISION:  # the responder needs the round's equities
+                    known = board[:self.before[r + 1]]
+                    eq = self.equity(lbr, r, known, reach > 0)
+                    ready = True
+                elif kd == CHANCE:
+                    r += 1
+                    if r not in states:
+                        nb = self.before[r + 1]
+                        valid[r] = self.disjoint(board[self.before[r]:nb].tolist())
+                        states[r] = self.states(r, board[:nb])
+                    reach *= valid[r]
+                    node = int(self.nxt[node, 1])
+                    ready = False
+                else:
+                    out[seat] = self._payoff(node, seat, lbr, opp, board)
+                    break
+        return out[0], out[1]
+
+    def _payoff(self, node: int, seat: int, lbr: int, opp: int, board) -> float:
+        if self.kind[node] == FOLD:
+            if self.player[node] == seat:
+                return -float(self.spent[node, seat])
+            return float(self.spent[node, 1 - seat])
+        s = K.showdown_sign(self.hands_g[lbr], self.hands_g[opp], self.to_global[board])
+        return float(s * self.spent[node, seat])
+
+    def play(self, seed: int, first: int, count: int) -> np.ndarray:
+        """(count, 2): the responder's winnings in seats 0 and 1 on deals first.. of ``seed``."""
+        out = np.zeros((count, 2))
+        for i in range(count):
+            out[i] = self.play_deal(seed, first + i)
+        return out
+
+    # -- exact expectation ----------------------------------------------------------------
+    def exact(self) -> tuple[float, float]:
+        """The responder's expected winnings in seat 0 and in seat 1 (chips): every deal and
+        every opponent action weighted by its probability; the responder's choices as in play."""
+        for r in range(self.R):
+            if self.completions(r) > MAX_EXACT_BOARDS:
+                raise CfrlabError("exact LBR enumerates every deal: this game is too large "
+                                  "(sample hands instead)")
+        self._xstates: dict[tuple, np.ndarray] = {}
+        self._xranks: dict[tuple, np.ndarray] = {}
+        norm = self.H * math.comb(self.D - self.h, self.h)
+        vals = []
+        for seat in (0, 1):
+            total = 0.0
+            for lbr in range(self.H):
+                reach = self.disjoint(self.hands[lbr].tolist()).astype(np.float64)
+                total += self._walk(seat, lbr, 0, 0, (), reach, {})
+            vals.append(total / norm)
+        return vals[0], vals[1]
+
+    def _xstate(self, r: int, board: tuple) -> np.ndarray:
+        s = self._xstates.get((r, board))
+        if s is None:
+            s = self.states(r, board)
+            self._xstates[(r, board)] = s
+        return s
+
+    def _walk(self, seat, lbr, node, r, board, reach, eqs) -> float:
+        kd = self.kind[node]
+        if kd == DECISION:
+            d = int(self.decision[node])
+            states = self._xstate(r, board)
+            if self.player[node] == seat:
+                if r < self.call_rounds:
+                    a = 1
+                else:
+                    key = (r, board)
+                    eq = eqs.get(key)
+                    if eq is None:
+                        eq = self.equity(lbr, r, np.array(board, dtype=np.int64),
+                                         self.disjoint([*self.hands[lbr].tolist(), *board]))
+                        eqs[key] = eq
+                    K.action_values(node, seat, reach, states, eq, self.spent, self.nxt,
+                                    self.decision, self.legal, self.policy, self.row_offset,
+                                    self._vals)
+                    a = K.choose(self._vals)
+                return self._walk(seat, lbr, int(self.nxt[node, a]), r, board, reach, eqs)
+            total = 0.0
+            rows = self.policy[self.row_offset[d] + states]
+            for a in range(3):
+                if not self.legal[d, a]:
+                    continue
+                child = reach * rows[:, a]
+                if child.any():
+                    total += self._walk(seat, lbr, int(self.nxt[node, a]), r, board, child, eqs)
+            return total
+        if kd == CHANCE:
+            used = set(self.hands[lbr].tolist()) | set(board)
+            rest = [c for c in range(self.D) if c not in used]
+            k = self.game.num_board_cards[r + 1]
+            n = math.comb(self.D - 2 * self.h - len(board), k)
+            total = 0.0
+            child = int(self.nxt[node, 1])
+            for new in combinations(rest, k):
+                sub = reach * self.disjoint(new)
+                if sub.any():
+                    total += self._walk(seat, lbr, child, r + 1, board + new, sub, eqs)
+            return total / n
+        if kd == FOLD:
+            if self.player[node] == seat:
+                return -float(self.spent[node, seat]) * float(reach.sum())
+            return float(self.spent[node, 1 - seat]) * float(reach.sum())
+        ranks = self._xranks.get(board)
+        if ranks is None:
+            ranks = np.zeros(self.H, dtype=np.int64)
+            K.rank_hands(self.hands_g, self.to_global[np.array(board, dtype=np.int64)],
+                         self.disjoint(board), ranks)
+            self._xranks[board] = ranks
+        sign = np.sign(ranks[lbr] - ranks).astype(np.float64)
+        return float(self.spent[node, seat]) * float(reach @ sign)
+
+
+@dataclass
+class LBRResult:
+    """Result of ``local_best_response`` (chips; ``*_unit`` in the game's unit)."""
+
+    game: str
+    value: float  # mean over the two seats: the lower bound on exploitability
+    ci95: float  # half-width of its 95% confidence interval (0 when exact)
+    seat_values: tuple[float, float]
+    seat_ci95: tuple[float, float]
+    hands: int  # hands played (2 per deal); 0 when exact
+    deals: int
+    unit: str
+    factor: float  # chips -> unit
+    call_rounds: int
+    exact: bool
+    seconds: float = 0.0
+    workers: int = 1
+    winnings: np.ndarray | None = field(default=None, repr=False)  # (deals, 2) chips
+
+    @property
+    def value_unit(self) -> float:
+        return self.value * self.factor
+
+    @property
+    def ci95_unit(self) -> float:
+        return self.ci95 * self.factor
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds > 0 else float("nan")
+
+    def to_dict(self) -> dict:
+        f = self.factor
+        return {
+            "game": self.game, "unit": self.unit, "exact": self.exact,
+            "lbr": self.value * f, "ci95": self.ci95 * f,
+            "lbr_chips": self.value, "ci95_chips": self.ci95,
+            "seat_values": [v * f for v in self.seat_values],
+            "seat_ci95": [v * f for v in self.seat_ci95],
+            "hands": self.hands, "deals": self.deals, "call_rounds": self.call_rounds,
+            "seconds": self.seconds, "hands_per_second": self.hands_per_second,
+            "workers": self.workers,
+        }
+
+
+class _Job:
+    """What a worker process holds: the responder and the run's deals."""
+
+    def __init__(self, game_text: str, game_name: str, source, options: dict, seed: int,
+                 deals: int, block: int) -> None:
+        game = parse_game(game_text, name=game_name)
+        tree = build_tree_for(game)
+        self.lbr = LocalBestResponse(game, tree, batch_policy_of(_load(source, game), tree),
+                                     **options)
+        self.seed, self.deals, self.block = seed, deals, block
+
+    def run(self, i: int) -> np.ndarray:
+        first = i * self.block
+        return self.lbr.play(self.seed, first, min(self.block, self.deals - first))
+
+
+def _ci(x: np.ndarray) -> float:
+    return Z95 * float(np.std(x, ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("inf")
+
+
+def local_best_response(opponent, game: GameDef | str | None = None, *, hands: int = 10000,
+                        seed: int = 0, call_rounds: int = 0, exact: bool = False,
+                        samples: int = DEFAULT_SAMPLES, max_boards: int = DEFAULT_MAX_BOARDS,
+                        workers: int = 1, progress: Progress | None = None,
+                        block: int = BLOCK) -> LBRResult:
+    """Local best response against ``opponent`` (module docstring): ``hands`` hands (rounded up
+    to whole duplicate deals) with ``seed``, or the exact expectation with ``exact=True``.
+
+    ``opponent``: a ``Strategy``, an agent (the card-independent bots, or one with
+    ``batch_policy``), a ``BatchPolicy``, or a source that each worker loads
+    (``StrategyFile``, ``AgentSpec``); ``workers``: local processes playing blocks of deals."""
+    t0 = time.perf_counter()
+    if game is None:
+        if isinstance(opponent, Strategy):
+            game = opponent.game
+        else:
+            raise CfrlabError("local_best_response needs the game")
+    game = load_game(game)
+    if not exact and hands <= 0:
+        raise CfrlabError(f"--hands must be positive, got {hands}")
+    if workers < 1:
+        raise CfrlabError(f"--workers must be at least 1, got {workers}")
+    obj = _load(opponent, game)
+    if isinstance(obj, Strategy) and obj.game.to_text() != game.to_text():
+        raise CfrlabError(f"the strategy is for {obj.game.name or 'another game'}, not for "
+                          f"{game.name or 'this game'}")
+    tree = build_tree_for(game)
+    options = {"call_rounds": call_rounds, "samples": samples, "max_boards": max_boards}
+    lbr = LocalBestResponse(game, tree, batch_policy_of(obj, tree), **options)
+    name, unit, factor = game.name or "custom", unit_of(game), display_factor(game)
+    if exact:
+        v0, v1 = lbr.exact()
+        return LBRResult(name, 0.5 * (v0 + v1), 0.0, (v0, v1), (0.0, 0.0), 0, 0, unit, factor,
+                         call_rounds, True, time.perf_counter() - t0, 1)
+    deals = (hands + 1) // 2
+    block = max(1, int(block))
+    n = (deals + block - 1) // block
+    if workers <= 1:
+        job = _Job.__new__(_Job)
+        job.lbr, job.seed, job.deals, job.block = lbr, seed, deals, block
+        results, _ = run_units(n, lambda: job, (), workers=1, progress=progress)
+    else:
+        source = opponent if isinstance(opponent, (StrategyFile, AgentSpec)) else obj
+        results, _ = run_units(n, _Job, (game.to_text(), game.name or "", source, options, seed,
+                                         deals, block), workers=workers, progress=progress)
+    w = np.concatenate([results[i] for i in range(n)])
+    pair = w.mean(axis=1)
+    return LBRResult(name, float(pair.mean()), _ci(pair),
+                     (float(w[:, 0].mean()), float(w[:, 1].mean())), (_ci(w[:, 0]), _ci(w[:, 1])),
+                     2 * deals, deals, unit, factor, call_rounds, False,
+                     time.perf_counter() - t0, workers, w)
