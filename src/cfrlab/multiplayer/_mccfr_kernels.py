@@ -286,3 +286,12 @@ def es_iterations(T, D, skip, n_iter, regret, avg, rng, S):
     for _ in range(n_iter):
         for i in range(P):
             es_traverse(T, D, skip, _draw_deal(D, rng), i, regret, regret, avg, rng, S)
+
+
+@njit(cache=NUMBA_CACHE)
+def es_fixed(T, D, skip, n_trav, i, regret_in, regret_out, avg, rng, S):
+    """``n_trav`` traversals for player ``i`` against the fixed profile regret-matched from
+    ``regret_in`` (updates summed into ``regret_out`` and ``avg``): sampled estimates of one
+    iteration's regrets, for checking that their mean is the full-width counterfactual regret."""
+    for _ in range(n_trav):
+        es_traverse(T, D, skip, _draw_deal(D, rng), i, regret_in, regret_out, avg, rng, S)
