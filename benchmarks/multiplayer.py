@@ -14,9 +14,16 @@ Leduc-3p: OpenSpiel takes about 7 s per iteration, so by default it runs ``--ope
 (3) iterations: its time for 1,000 is that rate times 1,000, and its NashConv after 1,000 is
 cfrlab's ``cfr-alt`` after 1,000, the same algorithm: the benchmark checks that the two
 average policies agree (to 1e-12) after the iterations OpenSpiel did run.
+Monte Carlo CFR (``es`` external sampling, ``cs`` chance sampling; ``--seed``): NashConv against
+iterations and seconds at ``SAMPLED_POINTS``, and the solver seconds to reach the same target
+(checked on a 25%-growing schedule from 1,000 iterations, at most ``--sampled-seconds`` of
+solving), in ``sampled_curves`` and ``sampled_to_target``.
+
 JSON keys: ``games`` -> game -> ``openspiel`` {iterations_run, seconds_per_iteration,
 seconds_1000, nash_conv_1000, extrapolated, agreement}, ``curves`` (algorithm -> list of
-{iterations, seconds, nash_conv}), ``to_target`` (algorithm -> {iterations, seconds, speedup}).
+{iterations, seconds, nash_conv}), ``to_target`` (algorithm -> {iterations, seconds, speedup}),
+``sampled_curves`` / ``sampled_to_target`` (the same for es and cs, with ``seed`` and
+``iterations_per_second``).
 """
 
 from __future__ import annotations
@@ -28,12 +35,14 @@ import time
 import numpy as np
 import pyspiel
 
-from cfrlab.multiplayer import NSolver, get_engine
+from cfrlab.multiplayer import NSampledSolver, NSolver, get_engine
 from cfrlab.multiplayer.openspiel import from_openspiel, load_openspiel_game
 
 ALGORITHMS = ["cfr", "cfr-alt", "cfr+", "lcfr", "dcfr"]
 CURVE_POINTS = {"kuhn-3p": [1, 10, 30, 100, 300, 1000, 3000, 10000], "leduc-3p": [1, 10, 30, 100, 300]}
 TARGET_LIMIT = {"kuhn-3p": 100_000, "leduc-3p": 3000}  # iterations at most while chasing the target
+SAMPLED = ["es", "cs"]
+SAMPLED_POINTS = {"kuhn-3p": [1000, 10_000, 100_000, 1_000_000], "leduc-3p": [1000, 10_000, 100_000]}
 
 
 def warm_up(game: str) -> None:
@@ -66,6 +75,31 @@ def to_target(game: str, alg: str, target: float, limit: int) -> dict:
     return {"iterations": None, "seconds": None, "nash_conv": None, "limit": limit}
 
 
+def sampled_curve(game: str, alg: str, points: list[int], seed: int) -> list[dict]:
+    s = NSampledSolver(game, alg, seed=seed)
+    e = s.engine
+    out = []
+    for n in points:
+        s.iterate(n - s.iterations)
+        out.append({"iterations": n, "seconds": s.seconds, "nash_conv": e.nash_conv(s.average_policy()),
+                    "iterations_per_second": n / s.seconds})
+    return out
+
+
+def sampled_to_target(game: str, alg: str, target: float, seed: int, max_seconds: float) -> dict:
+    s = NSampledSolver(game, alg, seed=seed)
+    e = s.engine
+    n = 1000
+    while s.seconds < max_seconds:
+        s.iterate(n - s.iterations)
+        nc = e.nash_conv(s.average_policy())
+        if nc <= target:
+            return {"iterations": s.iterations, "seconds": s.seconds, "nash_conv": nc, "seed": seed}
+        n = int(n * 1.25)
+    return {"iterations": None, "seconds": None, "nash_conv": nc, "seed": seed, "limit_seconds": max_seconds,
+            "iterations_run": s.iterations}
+
+
 def openspiel_run(game: str, iterations: int) -> dict:
     """OpenSpiel's CFR for ``iterations``; its time and NashConv (exact, cfrlab's evaluation:
     tests/test_multiplayer_openspiel.py checks it equals pyspiel.nash_conv)."""
@@ -80,8 +114,10 @@ def openspiel_run(game: str, iterations: int) -> dict:
             "nash_conv": get_engine(game).nash_conv(policy)}
 
 
-def bench_game(game: str, os_iterations: int, log) -> dict:
+def bench_game(game: str, os_iterations: int, log, seed: int = 0, sampled_seconds: float = 60.0) -> dict:
     warm_up(game)
+    for alg in SAMPLED:
+        NSampledSolver(game, alg, seed=seed).iterate(1)
     os = openspiel_run(game, os_iterations)
     rate = os["seconds"] / os_iterations
     info = {"iterations_run": os_iterations, "seconds_per_iteration": rate, "seconds_1000": rate * 1000,
@@ -115,19 +151,40 @@ def bench_game(game: str, os_iterations: int, log) -> dict:
             r["speedup"] = None
             log(f"  {alg:8s} does not reach it within {TARGET_LIMIT[game]} iterations")
         reach[alg] = r
-    return {"openspiel": info, "curves": curves, "to_target": reach}
+    s_curves, s_reach = {}, {}
+    for alg in SAMPLED:
+        s_curves[alg] = c = sampled_curve(game, alg, SAMPLED_POINTS[game], seed)
+        pts = "  ".join(f"{x['iterations']}:{x['nash_conv']:.3g}" for x in c)
+        log(f"  {alg:8s} NashConv by iterations  {pts}  ({c[-1]['seconds']:.3f} s, "
+            f"{c[-1]['iterations_per_second']:,.0f} it/s, seed {seed})")
+    for alg in SAMPLED:
+        r = sampled_to_target(game, alg, info["nash_conv_1000"], seed, sampled_seconds)
+        if r["seconds"]:
+            r["speedup"] = info["seconds_1000"] / r["seconds"]
+            log(f"  {alg:8s} reaches OpenSpiel's NashConv@1000 ({info['nash_conv_1000']:.4g}) after "
+                f"{r['iterations']:,} iterations, {r['seconds']:.3f} s: {r['speedup']:,.2f}x OpenSpiel's speed")
+        else:
+            r["speedup"] = None
+            log(f"  {alg:8s} does not reach it within {sampled_seconds:g} s of solving "
+                f"({r['iterations_run']:,} iterations, NashConv {r['nash_conv']:.4g})")
+        s_reach[alg] = r
+    return {"openspiel": info, "curves": curves, "to_target": reach, "sampled_curves": s_curves,
+            "sampled_to_target": s_reach}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", nargs="+", default=["kuhn-3p", "leduc-3p"])
     ap.add_argument("--openspiel-leduc", type=int, default=3, help="OpenSpiel CFR iterations run on leduc-3p")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the sampling solvers (es, cs)")
+    ap.add_argument("--sampled-seconds", type=float, default=60.0,
+                    help="solver seconds at most for es / cs chasing OpenSpiel's NashConv@1000")
     ap.add_argument("--json", action="store_true", help="last line: one JSON object")
     a = ap.parse_args()
     out = {"games": {}}
     for game in a.games:
         n = 1000 if game == "kuhn-3p" else a.openspiel_leduc
-        out["games"][game] = bench_game(game, n, print)
+        out["games"][game] = bench_game(game, n, print, a.seed, a.sampled_seconds)
     if a.json:
         print(json.dumps(out))
 
