@@ -1,6 +1,6 @@
 """N-player limit poker on enumerable decks (3-player Kuhn and Leduc): the public tree, a
-deal-vectorized CFR family, exact best responses and NashConv, strategy files and OpenSpiel
-exchange. Two-player games keep their own engine (``cfrlab.engine``); this one accepts them
+deal-vectorized CFR family, Monte Carlo CFR (chance and external sampling: ``mccfr``), exact
+best responses and NashConv, strategy files and OpenSpiel exchange. Two-player games keep their own engine (``cfrlab.engine``); this one accepts them
 too (tests compare the two), but the CLI sends only N > 2 here.
 
     >>> from cfrlab import multiplayer
