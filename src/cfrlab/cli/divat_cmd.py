@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
     @app.command("divat", help=HELP)
     def divat_command(
         logs: Annotated[list[Path], typer.Argument(metavar="LOG...", help="ACPC match logs")],
-        player: Annotated[str, typer.Option("--player", "-p", metavar="NAME", help="the player to score")],
+        player: Annotated[str, typer.Option("--player", metavar="NAME", help="the player to score")],
         game: Annotated[str | None, typer.Option("--game", "-g", metavar="G",
                                                  help="game name or .game file (default: the log's header)")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON summary")] = False,
