@@ -309,3 +309,79 @@ def rank_hands(hands_g, board_g, ok, out):
         for q in range(h):
             x[q] = hands_g[j, q]
         out[j] = _rank_cards(x)
+
+
+NO_RANK = np.int32(2**31 - 1)  # a hand that meets the board: never beaten, never tied
+
+
+@njit(cache=NUMBA_CACHE)
+def board_ranks(known, k, hands, hands_g, to_global, hkey, hbits, comps, ranks):
+    """Every completion of the board ``known`` by ``k`` cards of the rest of the deck
+    (``comps[c]``, lexicographic) and the rank of every hand on it (``ranks[c, j]``;
+    ``NO_RANK`` for a hand that meets the board). Shared by both seats of a deal: the
+    responder's equity is then one comparison per (completion, hand) (``equity_from_ranks``)."""
+    H, h = hands.shape
+    D = to_global.shape[0]
+    used = np.zeros(D, dtype=np.bool_)
+    kb = KEY_INIT
+    bb = np.int64(0)
+    for q in range(known.shape[0]):
+        used[known[q]] = True
+        g = to_global[known[q]]
+        kb += CARD_KEY[g]
+        bb |= CARD_BIT[g]
+    rest = np.empty(D, dtype=np.int64)
+    n = 0
+    for c in range(D):
+        if not used[c]:
+            rest[n] = c
+            n += 1
+    ncards = h + known.shape[0] + k
+    idx = np.arange(max(k, 1))
+    m = 0
+    while True:
+        key = kb
+        bits = bb
+        for q in range(k):
+            c = rest[idx[q]]
+            comps[m, q] = c
+            used[c] = True
+            g = to_global[c]
+            key += CARD_KEY[g]
+            bits |= CARD_BIT[g]
+        for j in range(H):
+            if used[hands[j, 0]] or (h == 2 and used[hands[j, 1]]):
+                ranks[m, j] = NO_RANK
+            else:
+                ranks[m, j] = _rank(key + hkey[j], bits | hbits[j], ncards, hands_g[j, 0])
+        for q in range(k):
+            used[rest[idx[q]]] = False
+        m += 1
+        q = k - 1
+        while q >= 0 and idx[q] == n - k + q:
+            q -= 1
+        if q < 0:
+            break
+        idx[q] += 1
+        for t in range(q + 1, k):
+            idx[t] = idx[t - 1] + 1
+    return m
+
+
+@njit(cache=NUMBA_CACHE)
+def equity_from_ranks(lbr, ranks, m, per_hand, hand_ok, eq):
+    """``equity`` (all completions) from ``board_ranks``: completions that meet the responder's
+    hand ``lbr`` (its rank is ``NO_RANK``) are skipped; each other hand j is averaged over the
+    ``per_hand`` completions that miss both hands (those meeting j hold ``NO_RANK``: they add
+    nothing)."""
+    H = ranks.shape[1]
+    eq[:] = 0.0
+    for c in range(m):
+        rl = ranks[c, lbr]
+        if rl == NO_RANK:
+            continue
+        for j in range(H):
+            rj = ranks[c, j]
+            eq[j] += (1.0 if rl > rj else 0.0) + (0.5 if rl == rj else 0.0)
+    for j in range(H):
+        eq[j] = eq[j] / per_hand if hand_ok[j] else 0.0

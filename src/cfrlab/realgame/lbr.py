@@ -141,6 +141,7 @@ class LocalBestResponse:
         self._eq0: dict[int, np.ndarray] = {}  # round-0 equities by hand
         self._eq0_canon: dict[int, np.ndarray] = {}  # ... by canonical hand (suit classes)
         self._perm: dict[tuple, np.ndarray] = {}
+        self._ranks: dict[tuple, tuple] = {}  # known board -> every hand's rank on each completion
         self._vals = np.zeros(3)
 
     # -- cards --------------------------------------------------------------------------
@@ -184,7 +185,23 @@ class LocalBestResponse:
             return self._equity0(lbr, exact)
         if ok is None:
             ok = self.disjoint([*self.hands[lbr].tolist(), *known.tolist()])
-        return self._equity_raw(lbr, known, np.ascontiguousarray(ok, dtype=np.bool_), exact)
+        ok = np.ascontiguousarray(ok, dtype=np.bool_)
+        if not exact:
+            return self._equity_raw(lbr, known, ok, exact)
+        key = tuple(known.tolist())
+        got = self._ranks.get(key)
+        if got is None:
+            k = self.total_board - len(known)
+            n = math.comb(self.D - len(known), k)
+            comps = np.zeros((n, max(k, 1)), dtype=np.int64)
+            ranks = np.zeros((n, self.H), dtype=np.int32)
+            K.board_ranks(known, k, self.hands, self.hands_g, self.to_global, self.hkey,
+                          self.hbits, comps, ranks)
+            got = (ranks, math.comb(self.D - 2 * self.h - len(known), k))
+            self._ranks[key] = got
+        eq = np.zeros(self.H)
+        K.equity_from_ranks(lbr, got[0], len(got[0]), got[1], ok, eq)
+        return eq
 
     def _equity0(self, lbr: int, exact: bool) -> np.ndarray:
         eq = self._eq0.get(lbr)
@@ -239,6 +256,7 @@ class LocalBestResponse:
     def play_deal(self, seed: int, index: int) -> tuple[float, float]:
         """The responder's winnings (chips) in seat 0 and in seat 1 on one deal."""
         hole, board, st = self.deal(seed, index)
+        self._ranks.clear()  # boards of one deal: shared by its two hands
         states: dict[int, np.ndarray] = {}
         valid: dict[int, np.ndarray] = {}
         out = [0.0, 0.0]

@@ -1,0 +1,110 @@
+"""``cfrlab lbr``: local best response in the real game (cfrlab.realgame.lbr)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cfrlab.errors import CfrlabError
+
+
+def _fmt_seconds(s: float) -> str:
+    if s < 0:
+        return "?"
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 5400:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def run_lbr(target: str, game: str | None = None, abstraction: str | None = None,
+            hands: int = 10000, seed: int = 0, call_rounds: int = 0, workers: int = 1,
+            exact: bool = False, as_json: bool = False, quiet: bool = False) -> dict:
+    """Local best response to a strategy file or a bot; prints the result (and a JSON line with
+    ``as_json``) and returns the summary dict."""
+    from cfrlab.games import load_game
+    from cfrlab.realgame.br import AgentSpec, StrategyFile
+    from cfrlab.realgame.lbr import local_best_response
+    from cfrlab.strategy import Strategy
+
+    if not exact and hands <= 0:
+        raise CfrlabError(f"--hands must be positive, got {hands}")
+    p = Path(target)
+    if p.suffix == ".npz" or p.is_file():
+        if not p.is_file():
+            raise CfrlabError(f"no such strategy file {target}")
+        s = Strategy.load(str(p), model=abstraction)  # header checks; the game; the abstraction
+        g = s.game
+        if game is not None and load_game(game).to_text() != g.to_text():
+            raise CfrlabError(f"{target} is a strategy for {g.name or 'another game'}, not for {game}")
+        opponent = StrategyFile(str(p), abstraction) if workers > 1 else s
+    else:
+        if game is None:
+            raise CfrlabError(f"{target}: a bot needs --game")
+        g = load_game(game)
+        opponent = AgentSpec(target)
+    last = [0.0]
+    block = 100
+
+    def progress(done, total, elapsed, eta):
+        if quiet or exact:
+            return
+        now = time.perf_counter()
+        if done < total and now - last[0] < 2.0:
+            return
+        last[0] = now
+        played = min(done * block * 2, 2 * ((hands + 1) // 2))
+        print(f"\rhands {played:,}/{2 * ((hands + 1) // 2):,}  elapsed {_fmt_seconds(elapsed)}  "
+              f"left {_fmt_seconds(eta)}   ", end="" if done < total else "\n", file=sys.stderr,
+              flush=True)
+
+    r = local_best_response(opponent, g, hands=hands, seed=seed, call_rounds=call_rounds,
+                            exact=exact, workers=workers, progress=progress, block=block)
+    u = r.unit
+    f = r.factor
+    how = "exact expectation" if exact else f"{r.hands:,} hands ({r.deals:,} duplicate deals)"
+    calls = f", calling through the first {call_rounds} round(s)" if call_rounds else ""
+    if exact:
+        print(f"local best response: {r.value_unit:.6g} {u} (seat 0 {r.seat_values[0] * f:.6g}, "
+              f"seat 1 {r.seat_values[1] * f:.6g}); {how}{calls}")
+    else:
+        print(f"local best response: {r.value_unit:.6g} ± {r.ci95_unit:.3g} {u} (95% CI); "
+              f"seat 0 {r.seat_values[0] * f:.6g} ± {r.seat_ci95[0] * f:.3g}, seat 1 "
+              f"{r.seat_values[1] * f:.6g} ± {r.seat_ci95[1] * f:.3g}; {how}{calls}; "
+              f"{_fmt_seconds(r.seconds)}, {r.hands_per_second * 60:,.0f} hands/min")
+    print("a lower bound on the real-game exploitability (cfrlab exploit --real gives it exactly)")
+    summary = {"target": target, **r.to_dict(), "seed": seed}
+    if as_json:
+        sys.stdout.flush()
+        print(json.dumps(summary))
+    return summary
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("lbr")
+    def lbr(
+        target: Annotated[str, typer.Argument(help="strategy file (.npz) or a bot name (with --game)")],
+        game: Annotated[str | None, typer.Option("--game", help="the game (for a bot)")] = None,
+        abstraction: Annotated[str | None, typer.Option(
+            "--abstraction", help="the abstraction file the strategy was solved in")] = None,
+        hands: Annotated[int, typer.Option("--hands", help="hands to play (in duplicate pairs)")] = 10000,
+        seed: Annotated[int, typer.Option("--seed", help="seed of the deals")] = 0,
+        call_rounds: Annotated[int, typer.Option(
+            "--call-rounds", help="check/call through the first K betting rounds")] = 0,
+        workers: Annotated[int, typer.Option("--workers", help="local worker processes")] = 1,
+        exact: Annotated[bool, typer.Option(
+            "--exact", help="the exact expectation over every deal (small games only)")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
+    ) -> None:
+        """Local best response (Lisý and Bowling, "Equilibrium approximation quality of current
+        no-limit poker bots"), for limit games: plays duplicate hands against the strategy,
+        tracks its range by Bayes' rule, and takes the action that is best if both players
+        check/call to the end. Its winnings, with a 95% confidence interval, are a lower bound
+        on the real-game exploitability."""
+        run_lbr(target, game, abstraction, hands, seed, call_rounds, workers, exact, as_json)
