@@ -12,7 +12,7 @@ on which process played it.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from cfrlab.cards._eval_kernels import CARD_BIT, CARD_KEY, KEY_INIT, _lookup
 from cfrlab.cards._eval_kernels import rank_cards as _rank_cards
@@ -315,47 +315,23 @@ NO_RANK = np.int32(2**31 - 1)  # a hand that meets the board: never beaten, neve
 
 
 @njit(cache=NUMBA_CACHE)
-def board_ranks(known, k, hands, hands_g, to_global, hkey, hbits, comps, ranks):
-    """Every completion of the board ``known`` by ``k`` cards of the rest of the deck
-    (``comps[c]``, lexicographic) and the rank of every hand on it (``ranks[c, j]``;
-    ``NO_RANK`` for a hand that meets the board). Shared by both seats of a deal: the
-    responder's equity is then one comparison per (completion, hand) (``equity_from_ranks``)."""
-    H, h = hands.shape
-    D = to_global.shape[0]
+def board_completions(known, k, D, comps):
+    """comps[c]: every set of ``k`` cards (local ids, ascending) missing the board ``known``,
+    in lexicographic order; returns their number."""
     used = np.zeros(D, dtype=np.bool_)
-    kb = KEY_INIT
-    bb = np.int64(0)
     for q in range(known.shape[0]):
         used[known[q]] = True
-        g = to_global[known[q]]
-        kb += CARD_KEY[g]
-        bb |= CARD_BIT[g]
     rest = np.empty(D, dtype=np.int64)
     n = 0
     for c in range(D):
         if not used[c]:
             rest[n] = c
             n += 1
-    ncards = h + known.shape[0] + k
     idx = np.arange(max(k, 1))
     m = 0
     while True:
-        key = kb
-        bits = bb
         for q in range(k):
-            c = rest[idx[q]]
-            comps[m, q] = c
-            used[c] = True
-            g = to_global[c]
-            key += CARD_KEY[g]
-            bits |= CARD_BIT[g]
-        for j in range(H):
-            if used[hands[j, 0]] or (h == 2 and used[hands[j, 1]]):
-                ranks[m, j] = NO_RANK
-            else:
-                ranks[m, j] = _rank(key + hkey[j], bits | hbits[j], ncards, hands_g[j, 0])
-        for q in range(k):
-            used[rest[idx[q]]] = False
+            comps[m, q] = rest[idx[q]]
         m += 1
         q = k - 1
         while q >= 0 and idx[q] == n - k + q:
@@ -366,6 +342,48 @@ def board_ranks(known, k, hands, hands_g, to_global, hkey, hbits, comps, ranks):
         for t in range(q + 1, k):
             idx[t] = idx[t - 1] + 1
     return m
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def board_ranks(known, comps, m, hands, hands_g, to_global, hkey, hbits, ranks):
+    """The rank of every hand on each completion ``comps[:m]`` of the board ``known``
+    (``ranks[c, j]``; ``NO_RANK`` for a hand that meets the board), completions split over
+    the numba threads. Shared by both seats of a deal: the responder's equity is then one
+    comparison per (completion, hand) (``equity_from_ranks``)."""
+    H, h = hands.shape
+    k = comps.shape[1] if m > 0 else 0
+    nk = known.shape[0]
+    ncards = h + nk + k
+    kb = KEY_INIT
+    bb = np.int64(0)
+    for q in range(nk):
+        g = to_global[known[q]]
+        kb += CARD_KEY[g]
+        bb |= CARD_BIT[g]
+    blocked = np.zeros(H, dtype=np.bool_)  # hands that meet the known board
+    for j in range(H):
+        for a in range(h):
+            for q in range(nk):
+                if known[q] == hands[j, a]:
+                    blocked[j] = True
+    for c in prange(m):
+        key = kb
+        bits = bb
+        for q in range(k):
+            g = to_global[comps[c, q]]
+            key += CARD_KEY[g]
+            bits |= CARD_BIT[g]
+        for j in range(H):
+            meet = blocked[j]
+            for a in range(h):
+                x = hands[j, a]
+                for q in range(k):
+                    if comps[c, q] == x:
+                        meet = True
+            if meet:
+                ranks[c, j] = NO_RANK
+            else:
+                ranks[c, j] = _rank(key + hkey[j], bits | hbits[j], ncards, hands_g[j, 0])
 
 
 @njit(cache=NUMBA_CACHE)

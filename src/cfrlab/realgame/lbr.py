@@ -193,10 +193,12 @@ class LocalBestResponse:
         if got is None:
             k = self.total_board - len(known)
             n = math.comb(self.D - len(known), k)
-            comps = np.zeros((n, max(k, 1)), dtype=np.int64)
-            ranks = np.zeros((n, self.H), dtype=np.int32)
-            K.board_ranks(known, k, self.hands, self.hands_g, self.to_global, self.hkey,
-                          self.hbits, comps, ranks)
+            comps = np.zeros((n, k), dtype=np.int64)
+            if k:
+                K.board_completions(known, k, self.D, comps)
+            ranks = np.empty((n, self.H), dtype=np.int32)
+            K.board_ranks(known, comps, n, self.hands, self.hands_g, self.to_global, self.hkey,
+                          self.hbits, ranks)
             got = (ranks, math.comb(self.D - 2 * self.h - len(known), k))
             self._ranks[key] = got
         eq = np.zeros(self.H)
