@@ -20,8 +20,8 @@ log = d / "b.log"
 cfrlab.play_match(base.game, opp, "random", 100_000, seed=21, log=log, names=("target", "field"))
 for n in (1_000, 10_000, 100_000):
     m = build_model([log], base.game, "target", abstraction=base.model, max_hands=n)
-    for name, c in (("rnr", lambda: rnr(m, 0.5, iterations=150)), ("dbr", lambda: dbr(m, 0.5, iterations=150))):
-        t = time.time(); cs = c()
+    for name, respond in (("rnr", rnr), ("dbr", dbr)):
+        t = time.time(); cs = respond(m, 0.5, iterations=150)
         est = cfrlab.play_match(base.game, cs.strategy, opp, 200_000, seed=5, duplicate=True).overall()
         print(json.dumps({"hands": n, "method": name, "vs_opponent": [est.mean * 100, est.ci95 * 100],
                           "model_exploitation": cs.exploitation * 100, "exploitability": cs.exploitability * 100,

@@ -2,10 +2,10 @@
 perturbed utilities equal a dict-walking oracle's; a 7% bonus gives a strategy a little off
 the real game's equilibrium."""
 
+import naive
 import numpy as np
 import pytest
 
-import naive
 from cfrlab.counter.perturbed import PerturbedSolver
 from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError

@@ -69,7 +69,6 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
     pre_off, state, ppar, strength = D
     reach, val, inst, rowreach, best, root = buf
     P = upd.shape[0]
-    R = pre_off.shape[0] - 1
     pos_f = 1.0
     neg_f = 1.0
     avg_f = 1.0
