@@ -67,7 +67,7 @@ class DivatTables:
     deck: np.ndarray
     holdings: np.ndarray
     hold_id: np.ndarray
-    eq0: np.ndarray
+    eq0: np.ndarray | None  # None until _with_equities (the costly part)
     enum_ok: np.ndarray
     thresholds: np.ndarray
     k_allin: float
@@ -169,7 +169,6 @@ def _tables_for(game: GameDef, thresholds: tuple[float, ...]) -> DivatTables:
     for m, row in enumerate(holdings):
         hold_id[row[0], row[-1]] = m
         hold_id[row[-1], row[0]] = m
-    eq0 = _preflop_equities(game, cards, holdings, hold_id)
     nr = game.num_rounds
     enum_ok = np.zeros(nr, dtype=np.bool_)
     for r in range(1, nr):
@@ -179,19 +178,29 @@ def _tables_for(game: GameDef, thresholds: tuple[float, ...]) -> DivatTables:
         if not enum_ok[r]:
             raise CfrlabError(f"DIVAT: the run-outs after round {r - 1} of {game.name or 'this game'} are too many")
     thr = np.asarray(thresholds, dtype=np.float64)
-    s0, s1 = int(game.blind[0]), int(game.blind[1])
-    k_allin = float(_k.allin_value(s0, s1, 0.5))
-    hmask = np.array([sum(1 << int(c) for c in row) for row in holdings], dtype=np.uint64)
-    k_base = float(_k.root_baseline_mean(eq0, hmask, s0, s1, game.first_player[0], game.raise_size[0],
-                                         game.max_raises[0], thr))
+    k_allin = float(_k.allin_value(int(game.blind[0]), int(game.blind[1]), 0.5))
     tree = build_tree(game)
-    return DivatTables(game, np.asarray(cards, dtype=np.int64), holdings, hold_id, eq0, enum_ok, thr,
-                       k_allin, k_base, tree)
+    # eq0 and k_base (the expensive part: minutes for hold'em) come in _with_equities, after
+    # the logs have been read, so that a log of another game is refused at once.
+    return DivatTables(game, np.asarray(cards, dtype=np.int64), holdings, hold_id, None, enum_ok, thr,
+                       k_allin, float("nan"), tree)
+
+
+def _with_equities(t: DivatTables) -> DivatTables:
+    """Fill the preflop equities and the root baseline's mean (once per tables object)."""
+    if t.eq0 is None:
+        g = t.game
+        eq0 = _preflop_equities(g, [int(c) for c in t.deck], t.holdings, t.hold_id)
+        hmask = np.array([sum(1 << int(c) for c in row) for row in t.holdings], dtype=np.uint64)
+        t.k_base = float(_k.root_baseline_mean(eq0, hmask, int(g.blind[0]), int(g.blind[1]), g.first_player[0],
+                                               g.raise_size[0], g.max_raises[0], t.thresholds))
+        t.eq0 = eq0
+    return t
 
 
 def divat_tables(game: GameDef | str, thresholds=THRESHOLDS) -> DivatTables:
     """The (cached) tables of ``game``; hold'em's preflop table is built once (about a minute)."""
-    return _tables_for(load_game(game), tuple(float(t) for t in thresholds))
+    return _with_equities(_tables_for(load_game(game), tuple(float(t) for t in thresholds)))
 
 
 def divat_arrays(game: GameDef | str, holes, boards, bettings, *, thresholds=THRESHOLDS) -> np.ndarray:
@@ -325,11 +334,12 @@ def divat_log(logs, player: str, game: GameDef | str | None = None, *, threshold
     if not logs:
         raise CfrlabError("no log given")
     g = load_game(game) if game is not None else _game_of_log(logs[0])
-    t = divat_tables(g, thresholds)
+    t = _tables_for(g, tuple(float(x) for x in thresholds))
     reader = _Reader(t)
+    read = [(p, reader.read(p, player)) for p in logs]  # every log checked before the tables
+    _with_equities(t)
     parts = []
-    for p in logs:
-        holes, boards, paths, pos, v0 = reader.read(p, player)
+    for p, (holes, boards, paths, pos, v0) in read:
         out = _run(t, holes, boards, paths)
         bad = np.flatnonzero(np.abs(out[:, 0] - v0) > 1e-6)
         if bad.size:

@@ -32,10 +32,12 @@ from cfrlab.counter.perturbed import PerturbedSolver
 from cfrlab.counter.restricted import RestrictedSolver
 from cfrlab.engine import best_response_values, expected_value, exploitability
 from cfrlab.errors import CfrlabError
+from cfrlab.evaluate.divat import divat_log
 from cfrlab.evaluate.match import deal_cards, exact_value
 from cfrlab.experiments.synthetic import SyntheticBucketModel
 from cfrlab.games import load_game, parse_game
 from cfrlab.realgame import AgentSpec, real_best_response
+from cfrlab.realgame.lbr import local_best_response
 from cfrlab.solvers import ALGORITHMS, PRESETS, make_solver
 from cfrlab.strategy import Strategy
 from cfrlab.tree import build_tree
@@ -96,6 +98,20 @@ def _solve_all(tree, model, algorithms=ALGORITHMS, iterations=2) -> None:
 
 
 # ---- tasks: cards and abstraction (process 1) ------------------------------------
+
+
+def sampled_evaluation(work: Path) -> None:
+    """Local best response (sampled and exact, lossless and a bot, hold'em's board ranks) and
+    DIVAT (Leduc and a three-round hold'em log)."""
+    local_best_response(Strategy.uniform("leduc"), hands=20, seed=1)
+    local_best_response(Strategy.uniform("leduc"), exact=True, call_rounds=1)
+    g = holdem(4, 2, "0 2 1", raises="2 2 2")
+    local_best_response(Strategy.uniform(g), hands=4, seed=1)
+    local_best_response(AgentSpec("always-call"), g, hands=4, seed=1)
+    for game, a, b in (("leduc", "value", "random"), (g, "always-raise", "random")):
+        log = work / "divat.log"
+        play_match(game, a, b, 50, seed=1, log=log)
+        divat_log(log, a, game).estimates()
 
 
 def cards_evaluator(work: Path) -> None:
@@ -194,9 +210,12 @@ def real_game(work: Path) -> None:
 
 
 def multiplayer_games(work: Path) -> None:
-    """The N-player engine (every preset, NashConv) and the rotated-seat match kernel."""
-    for alg in multiplayer.PRESETS:
-        r = multiplayer.solve("kuhn-3p", alg, 2)
+    """The N-player engine (every preset and both samplers, NashConv) and the rotated-seat
+    match kernel."""
+    for alg in multiplayer.SAMPLED:
+        multiplayer.solve("leduc-3p", alg, 2, seed=1)
+    for alg in (*multiplayer.PRESETS, *multiplayer.SAMPLED):
+        r = multiplayer.solve("kuhn-3p", alg, 2, seed=1)
     play_nmatch("kuhn-3p", [r.strategy, "always-call", "random"], 50, seed=1, exact=True)
 
 
@@ -274,7 +293,7 @@ def _wait_abstraction(work: Path, game, timeout: float = 1800.0):
 # abstraction "cards" builds first (waiting for it last, when run as two processes).
 GROUPS: dict[str, list] = {
     "cards": [_save_abstraction, cards_evaluator, abstraction_tables, abstraction_paths,
-              abstraction_cli],
+              abstraction_cli, sampled_evaluation],
     "engine": [solvers_lossless, counter_strategies, strategies_and_agents, matches, solvers_bucketed,
                real_game, multiplayer_games],
 }
