@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/counter_table.py [--strategy out/cfr5.npz] [--abstraction out/b5.npz]
            [--bonus out/bonus7.npz] [--opponents loose,tight,passive,bonus7,value]
-           [--hands 100000] [--rnr-iterations 150] [--match 200000] [--json]
+           [--hands 100000] [--rnr-iterations 150] [--match 200000] [--save-models DIR] [--json]
 
 The family (each reproducible from CFR5 and this command): "loose" (every CFR5 row moved
 halfway to check/call), "tight" (halfway to fold wherever folding is legal), "passive" (three
@@ -73,6 +73,8 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=100_000)
     ap.add_argument("--rnr-iterations", type=int, default=150)
     ap.add_argument("--match", type=int, default=200_000)
+    ap.add_argument("--save-models", metavar="DIR", default=None,
+                    help="also write each opponent's model here (DIR/model-NAME.npz: for cfrlab counter sweep)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     base = cfrlab.Strategy.load(args.strategy, model=args.abstraction or None)
@@ -87,6 +89,9 @@ def main() -> None:
             log = Path(d) / f"{name}.log"
             cfrlab.play_match(base.game, opp, "random", args.hands, seed=11, log=log, names=("target", "field"))
             model = build_model([log], base.game, "target", abstraction=base.model)
+            if args.save_models:
+                Path(args.save_models).mkdir(parents=True, exist_ok=True)
+                model.save(Path(args.save_models) / f"model-{name}.npz", overwrite=True)
             rows[f"fbr-{name}"] = fbr(model).strategy
             rows[f"rnr-{name}"] = rnr(model, 0.5, iterations=args.rnr_iterations).strategy
             seconds[name] = time.perf_counter() - t0
