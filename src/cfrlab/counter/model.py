@@ -147,7 +147,9 @@ class _LogReader:
         self.deck = deck(game.num_ranks, game.num_suits)
         self.card = {card_text(c): c for c in self.deck}
         self.h = game.num_hole_cards
+        self.h2 = 2 * self.h
         self.nb = game.total_board_cards()
+        self.full = 2 * self.h + self.nb
 
     def _path(self, betting: str) -> list[tuple[int, int, int, int]]:
         """(row offset of the decision, round, action column, actor) of each action."""
@@ -171,19 +173,17 @@ class _LogReader:
     def _deal(self, cards: str) -> list[int]:
         """Holes by position, then the board, padded with unused cards to a full deal (the
         padding's states are never read: those rounds were not reached)."""
-        parts = cards.split("/")
-        holes = parts[0].split("|")
-        if len(holes) != 2 or any(len(x) != 2 * self.h for x in holes):
+        holes, _, board = cards.partition("/")
+        a, bar, b = holes.partition("|")
+        if not bar or len(a) != self.h2 or len(b) != self.h2:
             raise ValueError(cards)
-        out = [self.card[x[i:i + 2]] for x in holes for i in range(0, len(x), 2)]
-        for b in parts[1:]:
-            out += [self.card[b[i:i + 2]] for i in range(0, len(b), 2)]
-        used = set(out)
-        for c in self.deck:
-            if len(out) >= 2 * self.h + self.nb:
-                break
-            if c not in used:
-                out.append(c)
+        text = a + b + board.replace("/", "")
+        card = self.card
+        out = [card[text[i:i + 2]] for i in range(0, len(text), 2)]
+        need = self.full - len(out)
+        if need > 0:
+            used = set(out)
+            out += [c for c in self.deck[:len(out) + need] if c not in used][:need]
         return out
 
     def count(self, path: Path, player: str, counts: np.ndarray, left: int | None) -> tuple[int, set]:
@@ -229,15 +229,26 @@ class _LogReader:
             states = self.model.deal_states_batch(np.asarray(deals, dtype=np.int64))
         except CfrlabError as e:
             raise CfrlabError(f"a log deal does not fit the chance model ({e})") from None
-        rows, cols = [], []
+        groups: dict[tuple[int, int], list[int]] = {}  # (betting path, position) -> deals
+        paths = {}
         for k, pos, steps in jobs:
-            st = states[k, pos]
-            for off, r, col, actor in steps:
-                if actor == pos:
-                    rows.append(off + int(st[r]))
-                    cols.append(col)
-        np.add.at(counts, (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)), 1.0)
-
+            key = (id(steps), pos)
+            got = groups.get(key)
+            if got is None:
+                groups[key] = got = []
+                paths[key] = steps
+            got.append(k)
+        flat = []
+        for key, ks in groups.items():
+            pos = key[1]
+            mine = [(off, r, col) for off, r, col, actor in paths[key] if actor == pos]
+            if not mine:
+                continue
+            idx = np.asarray(ks, dtype=np.int64)
+            for off, r, col in mine:
+                flat.append((off + states[idx, pos, r]) * 3 + col)
+        if flat:
+            counts += np.bincount(np.concatenate(flat), minlength=counts.size).reshape(counts.shape)
 
 def full_parse(game: GameDef, path: Path, lineno: int, raw: bytes) -> None:
     """Parse one line with the full parser; its error names the file and line."""
