@@ -144,6 +144,7 @@ class _LogReader:
         self.game, self.tree, self.model, self.off = game, tree, model, off
         self.rows = int(off[-1])
         self.paths: dict[str, list[tuple[int, int, int, int]]] = {}
+        self._mine_cache: dict[tuple[int, int], tuple] = {}  # keeps the path alive with its id
         self.deck = deck(game.num_ranks, game.num_suits)
         self.card = {card_text(c): c for c in self.deck}
         self.h = game.num_hole_cards
@@ -224,31 +225,34 @@ class _LogReader:
             self._flush(deals, jobs, counts)
         return n, names_seen
 
+    def _mine(self, steps, pos: int) -> tuple[list[int], list[int]]:
+        """The decisions of position ``pos`` on a betting path: (3 * row offset + action
+        column, round) each; cached per path and position."""
+        key = (id(steps), pos)
+        got = self._mine_cache.get(key)
+        if got is None:
+            mine = [(3 * off + col, r) for off, r, col, actor in steps if actor == pos]
+            got = self._mine_cache[key] = ([m[0] for m in mine], [m[1] for m in mine], steps)
+        return got[0], got[1]
+
     def _flush(self, deals, jobs, counts: np.ndarray) -> None:
         try:
             states = self.model.deal_states_batch(np.asarray(deals, dtype=np.int64))
         except CfrlabError as e:
             raise CfrlabError(f"a log deal does not fit the chance model ({e})") from None
-        groups: dict[tuple[int, int], list[int]] = {}  # (betting path, position) -> deals
-        paths = {}
+        ks, ps, rs, cells = [], [], [], []
         for k, pos, steps in jobs:
-            key = (id(steps), pos)
-            got = groups.get(key)
-            if got is None:
-                groups[key] = got = []
-                paths[key] = steps
-            got.append(k)
-        flat = []
-        for key, ks in groups.items():
-            pos = key[1]
-            mine = [(off, r, col) for off, r, col, actor in paths[key] if actor == pos]
-            if not mine:
-                continue
-            idx = np.asarray(ks, dtype=np.int64)
-            for off, r, col in mine:
-                flat.append((off + states[idx, pos, r]) * 3 + col)
-        if flat:
-            counts += np.bincount(np.concatenate(flat), minlength=counts.size).reshape(counts.shape)
+            offcol, rounds = self._mine(steps, pos)
+            n = len(offcol)
+            ks += [k] * n
+            ps += [pos] * n
+            rs += rounds
+            cells += offcol
+        if cells:
+            st = states[np.asarray(ks, dtype=np.int64), np.asarray(ps, dtype=np.int64),
+                        np.asarray(rs, dtype=np.int64)]
+            flat = np.asarray(cells, dtype=np.int64) + 3 * st
+            counts += np.bincount(flat, minlength=counts.size).reshape(counts.shape)
 
 def full_parse(game: GameDef, path: Path, lineno: int, raw: bytes) -> None:
     """Parse one line with the full parser; its error names the file and line."""
