@@ -4,7 +4,9 @@
 walks the public tree with vectors over every hand (Johanson, Waugh, Bowling and Zinkevich,
 "Accelerating best response calculation in large extensive games"), split into independent
 units (one per class of first-round boards) that local worker processes, or actors of a Ray
-cluster, run and checkpoint. See docs/realgame.md.
+cluster, run and checkpoint. ``local_best_response(opponent, game, hands=N)`` plays the
+local best response (Lisý and Bowling) against it: a lower bound with a confidence interval,
+in minutes. See docs/realgame.md.
 
 The names below load their modules on first use: the walk ranks hold'em hands with the
 seven-card evaluator, whose tables are built at import, and ``import cfrlab`` for a Leduc solve
@@ -23,9 +25,11 @@ _WHERE = {
     "BatchPolicy": "opponents",
     "StrategyPolicy": "opponents",
     "TablePolicy": "opponents",
+    "LBRResult": "lbr",
+    "local_best_response": "lbr",
 }
-__all__ = ["AgentSpec", "BatchPolicy", "RealBestResponse", "StrategyFile", "StrategyPolicy", "TablePolicy",
-           "real_best_response"]
+__all__ = ["AgentSpec", "BatchPolicy", "LBRResult", "RealBestResponse", "StrategyFile", "StrategyPolicy",
+           "TablePolicy", "local_best_response", "real_best_response"]
 
 
 def __getattr__(name: str):
