@@ -205,8 +205,8 @@ class _LogReader:
                     line = raw.decode("ascii").rstrip("\r\n")
                     _, _hand, betting, cards, _values, names = line.split(":")
                     who = names.split("|")
-                    names_seen.update(who)
                     if player not in who:
+                        names_seen.update(who)  # only read when the player is never found
                         continue
                     steps = self._path(betting)
                     deal = self._deal(cards)
