@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/counter_table.py [--strategy out/cfr5.npz] [--abstraction out/b5.npz]
            [--bonus out/bonus7.npz] [--opponents loose,tight,passive,bonus7,value]
-           [--hands 100000] [--rnr-iterations 150] [--match 200000] [--save-models DIR] [--json]
+           [--hands 100000] [--rnr-iterations 150] [--match 200000] [--save-models DIR] [--save-strategies DIR] [--json]
 
 The family (each reproducible from CFR5 and this command): "loose" (every CFR5 row moved
 halfway to check/call), "tight" (halfway to fold wherever folding is legal), "passive" (three
@@ -75,6 +75,8 @@ def main() -> None:
     ap.add_argument("--match", type=int, default=200_000)
     ap.add_argument("--save-models", metavar="DIR", default=None,
                     help="also write each opponent's model here (DIR/model-NAME.npz: for cfrlab counter sweep)")
+    ap.add_argument("--save-strategies", metavar="DIR", default=None,
+                    help="also write the counter-strategies here (DIR/fbr-NAME.npz, DIR/rnr-NAME.npz: for teams)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     base = cfrlab.Strategy.load(args.strategy, model=args.abstraction or None)
@@ -94,6 +96,10 @@ def main() -> None:
                 model.save(Path(args.save_models) / f"model-{name}.npz", overwrite=True)
             rows[f"fbr-{name}"] = fbr(model).strategy
             rows[f"rnr-{name}"] = rnr(model, 0.5, iterations=args.rnr_iterations).strategy
+            if args.save_strategies:
+                Path(args.save_strategies).mkdir(parents=True, exist_ok=True)
+                for kind in ("fbr", "rnr"):
+                    rows[f"{kind}-{name}"].save(Path(args.save_strategies) / f"{kind}-{name}.npz", overwrite=True)
             seconds[name] = time.perf_counter() - t0
             print(f"{name}: model of {model.info()['infosets_seen']:,} information sets seen; "
                   f"FBR and RNR in {seconds[name]:.0f} s", flush=True)
