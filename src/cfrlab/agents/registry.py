@@ -11,9 +11,10 @@ Specs:
   the strategy file does not say); options combine with commas (``PATH:greedy,abstraction=F``);
 * your own Python agent class: ``py:FILE.py:ClassName`` or ``py:package.module:ClassName``
   (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md);
-* a team: ``team:ucb1=SPEC,SPEC,...`` (``cfrlab.agents.team``): a UCB1 coach picks a member
-  for each hand; members are specs as above, separated by commas (so a member takes at
-  most one option: ``PATH:abstraction=FILE``).
+* a team: ``team:COACH[:REWARD]=SPEC,SPEC,...`` (``cfrlab.agents.team``): a coach (``ucb1``
+  or ``darse``) picks a member for each hand, rewarded by ``money`` (default), ``divat`` or
+  ``showdown`` (DIVAT values where the cards were shown); members are specs as above,
+  separated by commas (so a member takes at most one option: ``PATH:abstraction=FILE``).
 
 In a game of more than two players (``kuhn-3p``, ``leduc-3p``) a strategy file or
 ``cfrlab.multiplayer.NStrategy`` becomes an ``NPolicyAgent`` (``cfrlab.multiplayer.agents``), and
@@ -33,7 +34,7 @@ import numpy as np
 
 from cfrlab.agents.bots import BOTS, ValueBot
 from cfrlab.agents.strategy_agent import StrategyAgent
-from cfrlab.agents.team import COACHES, TeamAgent
+from cfrlab.agents.team import COACHES, REWARDS, TeamAgent
 from cfrlab.engine import load_abstraction
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader
@@ -224,7 +225,8 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
 
 
 def _team(text: str, game: GameDef, seed: int | None) -> Agent:
-    """``team:ucb1=A,B,...`` (``team:ucb1:money=...`` says the reward, money, explicitly)."""
+    """``team:COACH[:REWARD]=A,B,...``: coach ucb1 or darse, reward money (default), divat or
+    showdown (``cfrlab.agents.team``)."""
     head, sep, members = text.partition("=")
     parts = head.split(":")
     if not sep or len(parts) not in (2, 3) or not members.strip():
@@ -232,8 +234,10 @@ def _team(text: str, game: GameDef, seed: int | None) -> Agent:
     coach = parts[1].lower()
     if coach not in COACHES:
         raise CfrlabError(f"agent {text!r}: unknown coach {parts[1]!r}; choose from {', '.join(COACHES)}")
-    if len(parts) == 3 and parts[2].lower() != "money":
-        raise CfrlabError(f"agent {text!r}: the team's reward is money (DIVAT rewards are not built yet)")
+    reward = parts[2].lower() if len(parts) == 3 else "money"
+    if reward not in REWARDS:
+        raise CfrlabError(f"agent {text!r}: unknown team reward {parts[2]!r}; choose from {', '.join(REWARDS)}")
     specs = [m.strip() for m in members.split(",") if m.strip()]
     built = [make_agent(m, game, None if seed is None else seed + i) for i, m in enumerate(specs)]
-    return TeamAgent(built, coach, name=f"team-{coach}")
+    return TeamAgent(built, coach, name=f"team-{coach}" + ("" if reward == "money" else f"-{reward}"),
+                     reward=reward)
