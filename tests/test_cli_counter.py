@@ -56,6 +56,10 @@ def test_perturbed_from_the_command_line(capsys, tmp_path):
                        "--out", str(tmp_path / "p.npz"))
     r = json.loads(out.splitlines()[-1])
     assert code == 0 and 0 < r["exploitability"] < 0.05
-    assert cfrlab.Strategy.load(tmp_path / "p.npz").header["params"] == {"bonus": 0.07}
+    assert cfrlab.Strategy.load(tmp_path / "p.npz").header["params"] == {"bonus": 0.07, "penalty": 0.0}
     code, _, err = run(capsys, "counter", "perturbed", "kuhn", "--bonus", "-1")
     assert code != 0 and "winner's bonus" in err and err.count("\n") == 1
+    code, out, _ = run(capsys, "counter", "perturbed", "kuhn", "--penalty", "0.2", "-n", "300", "--json")
+    assert code == 0 and json.loads(out.splitlines()[-1])["penalty"] == 0.2
+    code, _, err = run(capsys, "counter", "perturbed", "kuhn", "--penalty", "-0.5")
+    assert code != 0 and "loser's penalty" in err and err.count("\n") == 1

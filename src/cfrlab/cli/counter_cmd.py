@@ -173,31 +173,35 @@ def register(app: typer.Typer) -> None:
     @counter_app.command("perturbed")
     def perturbed_cmd(
         game: Annotated[str, typer.Argument(help="built-in game name or .game file")],
-        bonus: Annotated[float, typer.Option("--bonus", help="the winner's bonus: 0.07 multiplies winnings by 1.07")],
+        bonus: Annotated[float, typer.Option("--bonus", help="the winner's bonus: 0.07 multiplies winnings by "
+                                             "1.07 (more aggressive)")] = 0.0,
+        penalty: Annotated[float, typer.Option("--penalty", help="the loser's penalty: 0.07 multiplies losses by "
+                                               "1.07 (tighter, more passive)")] = 0.0,
         iterations: IterOpt = 1000, algorithm: AlgOpt = "cfr+",
         out: OutOpt = None, force: ForceOpt = False, abstraction: AbstractionOpt = None, as_json: JsonOpt = False,
     ) -> None:
-        """A perturbed equilibrium: CFR on the game with a winner's bonus (a more aggressive style);
-        its exploitability is measured in the real (unperturbed) game."""
+        """A perturbed equilibrium: CFR on the game with a winner's bonus (a more aggressive style)
+        or a loser's penalty (a tighter one); its exploitability is measured in the real
+        (unperturbed) game."""
         _out(out, force, "strategy")
         g = load_game(game)
         tree, model = build_tree_for(g), model_for_game(g, abstraction)
-        solver = PerturbedSolver(tree, model, bonus=bonus, algorithm=algorithm)
+        solver = PerturbedSolver(tree, model, bonus=bonus, penalty=penalty, algorithm=algorithm)
         solver.iterate(iterations)
         policy = solver.average_policy()
-        s = Strategy.from_policy(g, policy, tree=tree, model=model, algorithm=f"{algorithm}+bonus",
-                                 params={"bonus": bonus}, iterations=iterations,
+        s = Strategy.from_policy(g, policy, tree=tree, model=model, algorithm=f"{algorithm}+perturbed",
+                                 params={"bonus": bonus, "penalty": penalty}, iterations=iterations,
                                  exploitability=exploitability(tree, model, policy))
         s.header["game_value"] = s.game_value()
         expl = s.header["exploitability"]
-        print(f"winner's bonus {bonus:g} after {iterations:,} iterations of {algorithm}: exploitability in the "
-              f"real game {format_unit(g, expl)}")
+        print(f"winner's bonus {bonus:g}, loser's penalty {penalty:g} after {iterations:,} iterations of "
+              f"{algorithm}: exploitability in the real game {format_unit(g, expl)}")
         if out is not None:
             with writing(out, "strategy"):
                 s.save(out, overwrite=True)
             print(f"saved {out}")
         if as_json:
-            print(json.dumps({"bonus": bonus, "iterations": iterations, "unit": unit_of(g),
+            print(json.dumps({"bonus": bonus, "penalty": penalty, "iterations": iterations, "unit": unit_of(g),
                               "exploitability": to_unit(g, expl), "exploitability_chips": expl,
                               "out": None if out is None else str(out)}))
 

@@ -6,6 +6,14 @@ and the loser's loss is unchanged, so the game is no longer zero-sum; an equilib
 is more aggressive than an equilibrium of the real game. Its quality is measured in the
 unperturbed game (the thesis's 7% agent: 35 mb/g in its abstraction).
 
+The loser's penalty is the opposite style: at every terminal the loser's loss is multiplied
+by ``1 + penalty`` (winnings unchanged), so losing costs more than winning gains: an
+equilibrium of that game risks less (folds more, raises less: tighter and more passive).
+Both together: ``u' = u + bonus * max(u, 0) + penalty * min(u, 0) = (1 + penalty) * (u + b *
+max(u, 0))`` with ``b = (bonus - penalty) / (1 + penalty)``. CFR's iterates do not change when
+every utility is multiplied by the same positive number, so the solver runs the bonus walk with
+``b`` (negative for a penalty) and multiplies the values it reports by ``1 + penalty``.
+
 The solver is ``cfrlab.solvers.cfr``'s full-width CFR (any preset without sampling or
 prediction) with a second set of terminal operators: the positive part of the showdown table
 and of the fold winnings (``_kernels.perturbed_iterations``). With ``bonus = 0`` its iterates
@@ -57,14 +65,18 @@ class _PositiveShowdown:
 
 
 class PerturbedSolver:
-    """CFR (``algorithm``: cfr, cfr+, lcfr, dcfr) on the game with a winner's ``bonus``."""
+    """CFR (``algorithm``: cfr, cfr+, lcfr, dcfr) on the game with a winner's ``bonus`` and a
+    loser's ``penalty`` (module docstring)."""
 
-    def __init__(self, tree, model, *, bonus: float, algorithm: str = "cfr+"):
-        if isinstance(bonus, bool) or not isinstance(bonus, (int, float)) or not 0.0 <= float(bonus) <= 10.0:
-            raise CfrlabError(f"the winner's bonus is a fraction from 0 to 10 (0.07 = 7%), got {bonus!r}")
+    def __init__(self, tree, model, *, bonus: float = 0.0, penalty: float = 0.0, algorithm: str = "cfr+"):
+        for what, x in (("winner's bonus", bonus), ("loser's penalty", penalty)):
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0.0 <= float(x) <= 10.0:
+                raise CfrlabError(f"the {what} is a fraction from 0 to 10 (0.07 = 7%), got {x!r}")
         if algorithm not in PERTURBABLE:
             raise CfrlabError(f"perturbed games are solved with {', '.join(PERTURBABLE)}, not {algorithm!r}")
-        self.bonus = float(bonus)
+        self.bonus, self.penalty = float(bonus), float(penalty)
+        self._scale = 1.0 + self.penalty
+        self._b = (self.bonus - self.penalty) / self._scale  # the bonus walk's parameter
         self.solver = CFRSolver(tree, model, algorithm, PRESETS[algorithm])
         if self.solver.params.predictive or not self.solver.params.alternating:
             raise CfrlabError(f"{algorithm}: the perturbed walk runs alternating updates only")
@@ -99,7 +111,7 @@ class PerturbedSolver:
             K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off),
             K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, s._opbuf32, e.opint, e.opc),
             self._aux_ops, K.SolverTables(s.regret, s._pred, s.avg, s._sigma), s._reach, s._values,
-            self._aux_values, s.rule, s.iterations, int(n), e.num_states, self._term_end, self.bonus)
+            self._aux_values, s.rule, s.iterations, int(n), e.num_states, self._term_end, self._b)
         s.iterations += int(n)
 
     def average_policy(self) -> np.ndarray:
@@ -107,7 +119,7 @@ class PerturbedSolver:
 
     def perturbed_value(self, policy: np.ndarray, player: int) -> float:
         """``player``'s expected chips in the perturbed game when both positions play
-        ``policy`` (float64[rows, 3]): winnings times 1 + bonus, losses as they are."""
+        ``policy`` (float64[rows, 3]): winnings times 1 + bonus, losses times 1 + penalty."""
         e, lay = self.solver.engine, self.solver._layout
         reach, values = lay.arenas()
         aux_values = np.zeros_like(values)
@@ -115,4 +127,4 @@ class PerturbedSolver:
         return float(CK.perturbed_value(
             K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off), ops,
             self._aux_ops, e.num_states, np.ascontiguousarray(policy, dtype=np.float64), int(player), reach,
-            values, aux_values, self._term_end, self.bonus))
+            values, aux_values, self._term_end, self._b)) * self._scale
