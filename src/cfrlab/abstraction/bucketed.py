@@ -554,6 +554,10 @@ class BucketedModel:
     def _deck(self) -> DeckMap:
         return DeckMap(self.game.num_ranks, self.game.num_suits)
 
+    @cached_property
+    def _to_local_list(self) -> list[int]:
+        return self._deck.to_local.tolist()
+
     @property
     def hs_table(self) -> np.ndarray:
         """The last round's exact hand-strength table (from the metric cache when loaded)."""
@@ -574,8 +578,14 @@ class BucketedModel:
         nb = g.total_board_cards(round)
         if len(hole) != 2 or len(board) < nb or not 0 <= round < g.num_rounds:
             raise CfrlabError(f"round {round} needs 2 hole cards and {nb} board cards")
-        local = self._deck.local(list(hole) + list(board[:nb]))
-        if len(set(local.tolist())) != len(local):
+        to_local = self._to_local_list  # plain Python: numpy's overhead dominates for 2-7 cards
+        try:
+            local = [to_local[c] if c >= 0 else -1 for c in (*hole, *board[:nb])]
+        except (IndexError, TypeError):
+            raise CfrlabError("card id out of range") from None
+        if min(local) < 0:
+            raise CfrlabError("a card is not in this game's deck")
+        if len(set(local)) != len(local):
             raise CfrlabError("repeated card")
         hand = np.zeros(2 + g.total_board_cards(), dtype=np.int64)
         hand[:len(local)] = local
