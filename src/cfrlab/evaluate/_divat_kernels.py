@@ -261,6 +261,33 @@ def _enum_round(hole, h, board, k, m, q, deck, s0, s1, first, raise_size, max_ra
     groups = 0
     eq_actual = -1.0
     base = 0.0
+    if m == 1 and q == 1:
+        # One card then one more (hold'em's turn): each unordered pair of cards is the same
+        # board either way round, so both hands are ranked once per pair, not twice.
+        win = np.zeros((na, na), dtype=np.int8)  # 2 win, 1 tie, 0 loss for position 0
+        for a in range(na):
+            ca = avail[a]
+            for b in range(a + 1, na):
+                cb2 = avail[b]
+                dk = CARD_KEY[ca] + CARD_KEY[cb2]
+                db = CARD_BIT[ca] | CARD_BIT[cb2]
+                r0 = _rank_key(key0 + dk, bits0 | db, ncard, hole[0, 0])
+                r1 = _rank_key(key1 + dk, bits1 | db, ncard, hole[1, 0])
+                w = 2 if r0 > r1 else (1 if r0 == r1 else 0)
+                win[a, b] = w
+                win[b, a] = w
+        for a in range(na):
+            w2 = 0
+            for b in range(na):
+                w2 += win[a, b]
+            e = w2 / (2.0 * (na - 1))
+            total += e
+            groups += 1
+            if actual_known and (np.uint64(1) << np.uint64(avail[a])) == actual:
+                eq_actual = e
+            if want_base:
+                base += baseline_value(s0, s1, e, first, raise_size, max_raises, thresholds)
+        return total / groups, eq_actual, base / groups
     idx = np.arange(m)
     rest = np.empty(na, dtype=np.int64)
     jdx = np.arange(q)
