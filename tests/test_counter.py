@@ -6,10 +6,14 @@ import numpy as np
 import pytest
 
 import cfrlab
+from cfrlab.cards.cards import deck
 from cfrlab.counter import OpponentModel, build_model, confidence, dbr, fbr, rnr
 from cfrlab.counter.lp import dbr_value, rnr_value
 from cfrlab.counter.restricted import RestrictedSolver
+from cfrlab.engine import build_tree_for, model_for_game, row_offsets
 from cfrlab.errors import FileMismatchError
+from cfrlab.games import load_game, parse_log_line
+from cfrlab.tree import CHANCE
 
 
 def _random_strategy(game, seed, power=3.0):
@@ -151,3 +155,33 @@ def test_rnr_curve_lies_above_the_mixture_line():
     mid = ends[1]
     below = [e for x, e in line if x <= mid.exploitability]
     assert mid.exploitation > max(below)
+
+
+def test_model_counts_equal_a_count_through_the_full_parser(leduc_log):
+    """Oracle: every line parsed by the ACPC log parser, the player's decisions walked in the
+    public tree one by one, each counted at its row (the lossless state of its cards)."""
+    _, log = leduc_log
+    g = load_game("leduc")
+    tree, model = build_tree_for(g), model_for_game(g)
+    off = row_offsets(tree, model)
+    full = 2 * g.num_hole_cards + g.total_board_cards()
+    want = np.zeros((int(off[-1]), 3))
+    lines = [x for x in log.read_text().splitlines() if x.startswith("STATE:")][:3_000]
+    for line in lines:
+        ll = parse_log_line(g, line)
+        pos = ll.names.index("target")
+        deal = [c for h in ll.hole for c in h] + [c for b in ll.board for c in b]
+        deal += [c for c in deck(g.num_ranks, g.num_suits) if c not in deal][: full - len(deal)]
+        states = model.deal_states_batch(np.asarray([deal]))[0]
+        node = 0
+        for r, acts in enumerate(ll.betting_string().split("/")):
+            for ch in acts:
+                while int(tree.kind[node]) == CHANCE:
+                    node = int(tree.child[tree.first_child[node]])
+                col = "fcr".index(ch)
+                if int(tree.player[node]) == pos:
+                    want[off[tree.decision[node]] + states[pos, r], col] += 1
+                node = tree.child_by_action(node, col)
+    got = build_model([log], "leduc", "target", max_hands=3_000)
+    assert want.sum() > 3_000
+    np.testing.assert_array_equal(got.counts, want)

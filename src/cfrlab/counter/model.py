@@ -20,11 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from cfrlab.cards.cards import card_text, deck
+from cfrlab.cards.cards import deck
 from cfrlab.engine import best_response, build_tree_for, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError, ParseError
 from cfrlab.fileio import NpzReader, save_npz
 from cfrlab.games import GameDef, load_game, parse_log_line
+from cfrlab.games.logscan import scan_log
 from cfrlab.strategy import STRATEGY_KIND, Strategy
 from cfrlab.tree import CHANCE, DECISION
 
@@ -110,9 +111,10 @@ def build_model(logs, game: GameDef | str, player: str, *, abstraction=None, def
     """Count ``player``'s decisions in ACPC ``logs`` (paths) in the chance model of ``game``
     (lossless) or of ``abstraction`` (an abstraction file or model).
 
-    Lines are read in batches: the decisions of each distinct betting string are found in
-    the tree once, the private states of a batch of deals come from the chance model's batch
-    lookup, and the counts are added with one ``np.add.at``. A line this fast reader cannot
+    The log is scanned in one compiled pass (``cfrlab.games.logscan``: cards, position); the
+    decisions of each distinct betting string are found in the tree once, the private states
+    of a batch of deals come from the chance model's batch lookup, and the counts are added
+    with one ``np.bincount``. A line this fast reader cannot
     take is handed to the full parser (``cfrlab.games.parse_log_line``), which says, with its
     line number, what is wrong with it."""
     game = load_game(game)
@@ -136,28 +138,34 @@ def build_model(logs, game: GameDef | str, player: str, *, abstraction=None, def
 
 
 class _LogReader:
-    """Batch reader of ``STATE`` lines for one game and chance model."""
+    """Batch reader of ``STATE`` lines for one game and chance model.
+
+    Each distinct betting string gets a number ``pid`` when first seen; ``2 * pid + position``
+    names the decisions one position made on it, kept as a slice of two flat tables (the
+    count cell ``3 * row offset + action`` and the round), so that a batch of hands becomes a
+    handful of numpy gathers and one ``bincount``."""
 
     BATCH = 20_000
 
     def __init__(self, game: GameDef, tree, model, off: np.ndarray):
         self.game, self.tree, self.model, self.off = game, tree, model, off
         self.rows = int(off[-1])
-        self.paths: dict[str, list[tuple[int, int, int, int]]] = {}
-        self._mine_cache: dict[tuple[int, int], tuple] = {}  # keeps the path alive with its id
+        self.pid: dict[str, int] = {}
+        self._start: list[int] = []  # per (pid, position): first entry in the flat tables
+        self._len: list[int] = []
+        self._cells: list[int] = []
+        self._rounds: list[int] = []
+        self._arrays: tuple | None = None
         self.deck = deck(game.num_ranks, game.num_suits)
-        self.card = {card_text(c): c for c in self.deck}
         self.h = game.num_hole_cards
-        self.h2 = 2 * self.h
         self.nb = game.total_board_cards()
-        self.full = 2 * self.h + self.nb
 
-    def _path(self, betting: str) -> list[tuple[int, int, int, int]]:
-        """(row offset of the decision, round, action column, actor) of each action."""
-        got = self.paths.get(betting)
+    def _path(self, betting: str) -> int:
+        """The betting's number (its decisions added to the flat tables when new)."""
+        got = self.pid.get(betting)
         if got is not None:
             return got
-        tree, node, out = self.tree, 0, []
+        tree, node, steps = self.tree, 0, []
         for r, acts in enumerate(betting.split("/")):
             for ch in acts:
                 while int(tree.kind[node]) == CHANCE:
@@ -166,93 +174,60 @@ class _LogReader:
                 nxt = tree.child_by_action(node, col) if col >= 0 and int(tree.kind[node]) == DECISION else -1
                 if nxt < 0:
                     raise ValueError(betting)
-                out.append((int(self.off[tree.decision[node]]), r, col, int(tree.player[node])))
+                steps.append((int(self.off[tree.decision[node]]), r, col, int(tree.player[node])))
                 node = nxt
-        self.paths[betting] = out
-        return out
-
-    def _deal(self, cards: str) -> list[int]:
-        """Holes by position, then the board, padded with unused cards to a full deal (the
-        padding's states are never read: those rounds were not reached)."""
-        holes, _, board = cards.partition("/")
-        a, bar, b = holes.partition("|")
-        if not bar or len(a) != self.h2 or len(b) != self.h2:
-            raise ValueError(cards)
-        text = a + b + board.replace("/", "")
-        card = self.card
-        out = [card[text[i:i + 2]] for i in range(0, len(text), 2)]
-        need = self.full - len(out)
-        if need > 0:
-            used = set(out)
-            out += [c for c in self.deck[:len(out) + need] if c not in used][:need]
-        return out
+        for pos in (0, 1):
+            mine = [(3 * off + col, r) for off, r, col, actor in steps if actor == pos]
+            self._start.append(len(self._cells))
+            self._len.append(len(mine))
+            self._cells += [m[0] for m in mine]
+            self._rounds += [m[1] for m in mine]
+        self._arrays = None
+        got = self.pid[betting] = len(self.pid)
+        return got
 
     def count(self, path: Path, player: str, counts: np.ndarray, left: int | None) -> tuple[int, set]:
-        names_seen: set[str] = set()
-        n = 0
-        deals, jobs = [], []  # jobs: (deal index, position, betting path)
-        try:
-            f = open(path, "rb")  # noqa: SIM115 - lines decoded one by one
-        except OSError as e:
-            raise CfrlabError(f"{path}: cannot read the log ({e.strerror or e})") from None
-        with f:
-            for lineno, raw in enumerate(f, 1):
-                if not raw.startswith(b"STATE:"):
-                    if raw.strip() and not raw.startswith((b"#", b";", b"SCORE:")):
-                        full_parse(self.game, path, lineno, raw)  # raises the full parser's error
-                    continue
-                try:
-                    line = raw.decode("ascii").rstrip("\r\n")
-                    _, _hand, betting, cards, _values, names = line.split(":")
-                    who = names.split("|")
-                    if player not in who:
-                        names_seen.update(who)  # only read when the player is never found
-                        continue
-                    steps = self._path(betting)
-                    deal = self._deal(cards)
-                except (ValueError, KeyError, UnicodeDecodeError):
-                    full_parse(self.game, path, lineno, raw)
-                    raise CfrlabError(f"{path}:{lineno}: cannot read this line") from None
-                jobs.append((len(deals), who.index(player), steps))
-                deals.append(deal)
-                n += 1
-                if len(deals) >= self.BATCH:
-                    self._flush(deals, jobs, counts)
-                    deals, jobs = [], []
-                if left is not None and n >= left:
-                    break
-        if deals:
-            self._flush(deals, jobs, counts)
-        return n, names_seen
+        sc = scan_log(path, player, self.h, self.nb, self.deck)
+        n = len(sc.line) if left is None else min(len(sc.line), left)
+        last = int(sc.line[n - 1]) if 0 < n < len(sc.line) else None  # lines after it are not read
+        for lineno in sc.bad.tolist():
+            if last is None or lineno < last:
+                full_parse(self.game, path, lineno, sc.raw(lineno))  # raises the full parser's error
+                raise CfrlabError(f"{path}:{lineno}: cannot read this line")
+        pids = np.empty(n, dtype=np.int64)
+        for k in range(n):
+            try:
+                pids[k] = self._path(sc.bettings[k])
+            except ValueError:
+                lineno = int(sc.line[k])
+                full_parse(self.game, path, lineno, sc.raw(lineno))
+                raise CfrlabError(f"{path}:{lineno}: cannot read this line") from None
+        combos = 2 * pids + sc.position[:n]
+        for a in range(0, n, self.BATCH):
+            b = min(n, a + self.BATCH)
+            self._flush(sc.cards[a:b], combos[a:b], counts)
+        return n, sc.other_names
 
-    def _mine(self, steps, pos: int) -> tuple[list[int], list[int]]:
-        """The decisions of position ``pos`` on a betting path: (3 * row offset + action
-        column, round) each; cached per path and position."""
-        key = (id(steps), pos)
-        got = self._mine_cache.get(key)
-        if got is None:
-            mine = [(3 * off + col, r) for off, r, col, actor in steps if actor == pos]
-            got = self._mine_cache[key] = ([m[0] for m in mine], [m[1] for m in mine], steps)
-        return got[0], got[1]
-
-    def _flush(self, deals, jobs, counts: np.ndarray) -> None:
+    def _flush(self, deals: np.ndarray, combos: np.ndarray, counts: np.ndarray) -> None:
         try:
             states = self.model.deal_states_batch(np.asarray(deals, dtype=np.int64))
         except CfrlabError as e:
             raise CfrlabError(f"a log deal does not fit the chance model ({e})") from None
-        ks, ps, rs, cells = [], [], [], []
-        for k, pos, steps in jobs:
-            offcol, rounds = self._mine(steps, pos)
-            n = len(offcol)
-            ks += [k] * n
-            ps += [pos] * n
-            rs += rounds
-            cells += offcol
-        if cells:
-            st = states[np.asarray(ks, dtype=np.int64), np.asarray(ps, dtype=np.int64),
-                        np.asarray(rs, dtype=np.int64)]
-            flat = np.asarray(cells, dtype=np.int64) + 3 * st
-            counts += np.bincount(flat, minlength=counts.size).reshape(counts.shape)
+        if self._arrays is None:
+            self._arrays = tuple(np.asarray(x, dtype=np.int64)
+                                 for x in (self._start, self._len, self._cells, self._rounds))
+        start, length, cells, rounds = self._arrays
+        lengths = length[combos]
+        total = int(lengths.sum())
+        if total == 0:
+            return
+        job = np.repeat(np.arange(len(combos)), lengths)
+        within = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        entry = start[combos][job] + within
+        st = states[job, combos[job] % 2, rounds[entry]]
+        flat = cells[entry] + 3 * st.astype(np.int64)
+        counts += np.bincount(flat, minlength=counts.size).reshape(counts.shape)
+
 
 def full_parse(game: GameDef, path: Path, lineno: int, raw: bytes) -> None:
     """Parse one line with the full parser; its error names the file and line."""

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cfrlab.cards.cards import card_text, deck
+from cfrlab.cards.cards import deck
 from cfrlab.config import cache_dir
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate import _divat_kernels as _k
@@ -50,6 +50,7 @@ from cfrlab.evaluate.stats import Estimate, estimate
 from cfrlab.fileio import NpzReader, save_npz
 from cfrlab.games import GameDef, load_game, parse_log_line
 from cfrlab.games.gamedef import write_game
+from cfrlab.games.logscan import scan_log
 from cfrlab.tree import CHANCE, DECISION, FOLD, build_tree
 
 THRESHOLDS = (0.60, 0.75, 0.85, 0.92)  # equity to bet, raise, re-raise, cap (bet-for-value)
@@ -263,58 +264,31 @@ class _Reader:
         g = t.game
         self.h = g.num_hole_cards
         self.nb = g.total_board_cards()
-        self.card = {card_text(int(c)): int(c) for c in t.deck}
 
     def read(self, path: Path, player: str):
-        holes, boards, paths, pos, vals = [], [], [], [], []
-        names_seen: set[str] = set()
-        try:
-            f = open(path, "rb")  # noqa: SIM115
-        except OSError as e:
-            raise CfrlabError(f"{path}: cannot read the log ({e.strerror or e})") from None
-        h, nbt, card, t = self.h, self.nb, self.card, self.t
-        with f:
-            for lineno, raw in enumerate(f, 1):
-                if not raw.startswith(b"STATE:"):
-                    if raw.strip() and not raw.startswith((b"#", b";", b"SCORE:")):
-                        self._fail(path, lineno, raw)
-                    continue
-                try:
-                    line = raw.decode("ascii").rstrip("\r\n")
-                    _, _hand, betting, cards, values, names = line.split(":")
-                    who = names.split("|")
-                    names_seen.update(who)
-                    if player not in who:
-                        continue
-                    parts = cards.split("/")
-                    hl = parts[0].split("|")
-                    hole = [[card[x[i:i + 2]] for i in range(0, 2 * h, 2)] for x in hl]
-                    if len(hole) != 2 or any(len(x) != 2 * h for x in hl):
-                        raise ValueError
-                    brd = [card[b[i:i + 2]] for b in parts[1:] for i in range(0, len(b), 2)]
-                    if len(brd) > nbt:
-                        raise ValueError
-                    used = set(brd) | set(hole[0]) | set(hole[1])
-                    if len(used) != len(brd) + 2 * h:
-                        raise ValueError
-                    if len(brd) < nbt:
-                        brd += [int(c) for c in t.deck if int(c) not in used][: nbt - len(brd)]
-                    p = t.path_index(betting)
-                    v = [float(x) for x in values.split("|")]
-                except (ValueError, KeyError, UnicodeDecodeError, CfrlabError):
-                    self._fail(path, lineno, raw)
-                    raise CfrlabError(f"{path}:{lineno}: cannot read this line") from None
-                holes.append(hole)
-                boards.append(brd)
-                paths.append(p)
-                k = who.index(player)
-                pos.append(k)
-                vals.append(v[0])
-        if not holes:
-            seen = ", ".join(sorted(names_seen)) or "none"
+        t, h, nbt = self.t, self.h, self.nb
+        sc = scan_log(path, player, h, nbt, t.deck)
+        if sc.bad.size:
+            lineno = int(sc.bad[0])
+            self._fail(path, lineno, sc.raw(lineno))
+            raise CfrlabError(f"{path}:{lineno}: cannot read this line")
+        if not len(sc.line):
+            seen = ", ".join(sorted(sc.other_names)) or "none"
             raise CfrlabError(f"{path}: no hand of player {player!r} (players: {seen})")
-        return (np.asarray(holes, dtype=np.int64).reshape(-1, 2, h), np.asarray(boards, dtype=np.int64).reshape(len(holes), nbt),
-                np.asarray(paths, dtype=np.int64), np.asarray(pos, dtype=np.int64), np.asarray(vals))
+        paths = np.empty(len(sc.line), dtype=np.int64)
+        vals = np.empty(len(sc.line))
+        for k, (betting, values) in enumerate(zip(sc.bettings, sc.values)):
+            try:
+                paths[k] = t.path_index(betting)
+                vals[k] = float(values.split(b"|", 1)[0])
+            except (ValueError, CfrlabError):
+                lineno = int(sc.line[k])
+                self._fail(path, lineno, sc.raw(lineno))
+                raise CfrlabError(f"{path}:{lineno}: cannot read this line") from None
+        n = len(sc.line)
+        holes = np.ascontiguousarray(sc.cards[:, :2 * h].reshape(n, 2, h))
+        boards = np.ascontiguousarray(sc.cards[:, 2 * h:])
+        return holes, boards, paths, sc.position.copy(), vals
 
     def _fail(self, path: Path, lineno: int, raw: bytes) -> None:
         g = self.t.game
