@@ -108,6 +108,7 @@ COMMAND_MODULES = (
     "cfrlab.cli.realbr_cmd",
     "cfrlab.cli.lbr_cmd",
     "cfrlab.cli.divat_cmd",
+    "cfrlab.cli.aivat_cmd",
 )
 
 announce_compiles()  # a terminal hears once that kernels compile (the first run on a machine)

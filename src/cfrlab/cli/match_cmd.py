@@ -131,6 +131,10 @@ def _print_match(summary: dict, console: Console) -> None:
     verdict = "significant" if _significant(summary["mean_chips"], summary["ci95_chips"]) else "not significant"
     console.print(f"{verdict} at 95%; {summary['engine']} engine, {summary['seconds']:.2f} s"
                   + (f", {speed:,.0f} games/s" if speed else ""))
+    av = summary.get("aivat")
+    if av is not None:
+        console.print(f"AIVAT: {_fmt(_scaled(av['mean_chips'], f), _scaled(av['ci95_chips'], f), unit)} "
+                      f"(variance / {av['variance_ratio']:.2f} against money)")
 
 
 def register(app: typer.Typer) -> None:
@@ -150,6 +154,9 @@ def register(app: typer.Typer) -> None:
         json_out: Annotated[bool, typer.Option("--json", help="print the summary as one JSON object on the last line")] = False,
         exact: Annotated[bool, typer.Option("--exact", help="also compute the exact expected value (enumerable games)")] = False,
         engine: Annotated[str, typer.Option("--engine", metavar="ENGINE", help="auto, fast (numba, limit games) or python")] = "auto",
+        aivat: Annotated[bool, typer.Option("--aivat", help=(
+            "also score every hand with AIVAT (Burch, Schmid, Moravcik, Morrill and Bowling): unbiased, "
+            "lower variance, from the strategies of the agents that are strategy files or bots"))] = False,
     ) -> None:
         """Play A against B; report A's winnings (mbb/g, or chips/g in ante games) with a 95% CI.
 
@@ -161,6 +168,8 @@ def register(app: typer.Typer) -> None:
 
         game, specs = _game_and_agents(args or [], game_opt, "match")
         if len(specs) > 2:
+            if aivat:
+                raise CfrlabError("--aivat takes 2-player matches")
             _match_n(game, specs, hands=hands, seed=seed, log=log, json_out=json_out, exact=exact, engine=engine)
             return
         agent_a, agent_b = specs
@@ -181,7 +190,7 @@ def register(app: typer.Typer) -> None:
                 counter, done = _counting(cb)
                 res = play_match(g, a, b, hands, seed=seed, duplicate=duplicate, log=log,
                                  names=(_label(agent_a, a), _label(agent_b, b)), engine=engine,
-                                 progress=counter, exact=exact)
+                                 progress=counter, exact=exact, aivat=aivat)
         except KeyboardInterrupt:
             _interrupted(done[0], games, log)
         summary = res.summary()

@@ -38,6 +38,7 @@ from cfrlab.cards.cards import deck
 from cfrlab.engine import expected_value, is_lossless, model_for_game, model_kind, row_offsets
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.evaluate import _match_kernels as K
+from cfrlab.evaluate import aivat as _aivat
 from cfrlab.evaluate.histories import DUPLICATE_MARK, LogWriter, format_log_line, safe_name
 from cfrlab.evaluate.stats import Estimate, estimate, json_ready
 from cfrlab.games import GameDef, load_game
@@ -104,6 +105,7 @@ class MatchResult:
     exact_per_position: tuple[float, float] | None = None
     exact_reason: str | None = None  # why exact=True found no exact value
     extra: dict = field(default_factory=dict)
+    aivat: np.ndarray | None = None  # A's AIVAT per hand, float64[halves, hands] (aivat=True)
 
     @property
     def games_played(self) -> int:
@@ -118,6 +120,12 @@ class MatchResult:
     def overall(self) -> Estimate:
         """A's mean chips per game with its 95% CI."""
         return estimate(self.samples())
+
+    def aivat_samples(self) -> np.ndarray:
+        """AIVAT's independent samples (per-deal pair means in duplicate), as ``samples``."""
+        if self.aivat is None:
+            raise CfrlabError("this match was played without aivat=True")
+        return self.aivat.mean(axis=0) if self.duplicate else self.aivat[0].copy()
 
     def per_position(self) -> list[Estimate]:
         """A's chips per game when A sits at position 0 and at position 1."""
@@ -160,6 +168,12 @@ class MatchResult:
             out["exact_mbb"] = self.exact_chips * mbb
         elif self.exact_reason is not None:
             out["exact_unavailable"] = self.exact_reason
+        if self.aivat is not None:
+            av = estimate(self.aivat_samples())
+            ratio = est.std ** 2 / av.std ** 2 if av.std > 0 else float("inf")
+            out["aivat"] = {"mean_chips": av.mean, "ci95_chips": av.ci95, "mean_mbb": av.mean * mbb,
+                            "ci95_mbb": av.ci95 * mbb, "mean": av.mean * display_factor(g),
+                            "ci95": av.ci95 * display_factor(g), "std_chips": av.std, "variance_ratio": ratio}
         out.update(self.extra)
         return json_ready(out)
 
@@ -204,7 +218,7 @@ def _check_agents(*agents) -> None:
 def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int | None = None,
                duplicate: bool = False, log: str | Path | None = None, names: tuple[str, str] | None = None,
                engine: str = "auto", progress: Progress | None = None, exact: bool = False,
-               batch: int = BATCH) -> MatchResult:
+               batch: int = BATCH, aivat: bool = False) -> MatchResult:
     """Play a match of ``hands`` deals (twice each in duplicate mode); see the module docstring.
 
     ``a``/``b`` are Agents (``cfrlab.agents.play_match`` also takes bot names and strategy
@@ -212,7 +226,9 @@ def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int
     possible), ``fast`` or ``python``. ``progress(done, total)`` is called after each batch
     (games played). ``exact`` also computes the exact expected value when the game's deals
     can be enumerated and both agents are policies (``exact_value``); when it cannot,
-    ``result.exact_reason`` says why.
+    ``result.exact_reason`` says why. ``aivat`` also scores every hand with AIVAT
+    (``cfrlab.evaluate.aivat``; 2-player limit games) using the strategies of the agents that
+    are tables (strategy files, built-in bots): ``result.aivat``, ``result.aivat_samples()``.
     """
     game = load_game(game)
     if game.num_players != 2:
@@ -233,18 +249,21 @@ def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int
         raise CfrlabError(f"unknown engine {engine!r} (auto, fast, python)")
     halves = 2 if duplicate else 1
     values = np.empty((halves, hands), dtype=np.float32)
+    scorer = _aivat.MatchScorer(game, a if _fast_capable(a) else None, b if _fast_capable(b) else None,
+                                halves, hands) if aivat else None
     writer = LogWriter(log, game, "match", hands, seed) if log else None
     t0 = time.perf_counter()
     try:
         if engine == "fast":
-            _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress, batch)
+            _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress, batch, scorer)
         else:
-            _play_python(game, a, b, hands, seed, halves, values, writer, names, progress)
+            _play_python(game, a, b, hands, seed, halves, values, writer, names, progress, scorer)
     finally:
         if writer is not None:
             writer.close()
     seconds = time.perf_counter() - t0
-    result = MatchResult(game, names, hands, duplicate, seed, values, engine, seconds)
+    result = MatchResult(game, names, hands, duplicate, seed, values, engine, seconds,
+                         aivat=scorer.values if scorer is not None else None)
     if exact:
         ev, result.exact_reason = exact_value_or_reason(game, a, b)
         if ev is not None:
@@ -269,7 +288,7 @@ def agent_seed(seed: int, half: int, which: int) -> int:
 # -- the python engine ------------------------------------------------------------------------
 
 
-def _play_python(game, a, b, hands, seed, halves, values, writer, names, progress) -> None:
+def _play_python(game, a, b, hands, seed, halves, values, writer, names, progress, scorer=None) -> None:
     total = halves * hands
     step = max(1, min(1000, hands // 100))
     for half in range(halves):
@@ -283,6 +302,7 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
         lines: list[str] = []
         for start in range(0, hands, BATCH):
             deals = deal_cards(game, seed, start, min(BATCH, hands - start))
+            ends = np.empty(len(deals), dtype=np.int64)
             for i, deal in enumerate(deals):
                 h = start + i
                 state = State(game, [int(c) for c in deal], hand_number=h)
@@ -298,6 +318,8 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
                     state.apply(action)
                 pay = state.payoffs()
                 values[half, h] = pay[(half - h) % 2]
+                if scorer is not None:
+                    ends[i] = scorer.terminal(state.betting_string())
                 for s in (0, 1):
                     totals[s] += pay[(s - h) % 2]
                     seats[s].end_hand(seat_view(state, (s - h) % 2))
@@ -308,6 +330,8 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
                         lines = []
                 if progress is not None and (h + 1) % step == 0:
                     progress(half * hands + h + 1, total)
+            if scorer is not None:
+                scorer.score(half, start, deals, ends, a_positions(start, len(deals), half))
         if writer is not None:
             writer.write(lines)
             writer.score(totals, seat_names)
@@ -345,7 +369,7 @@ def tree_arrays(game: GameDef) -> _TreeArrays:
     return _TREES[key]
 
 
-def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress, batch) -> None:
+def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress, batch, scorer=None) -> None:
     ta = tree_arrays(game)
     fa, fb = a.fast_policy(ta.tree), b.fast_policy(ta.tree)
     nb = game.total_board_cards()
@@ -374,6 +398,8 @@ def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress,
                              K.Seat(pol_b, off_b, pb, 0 if fb.states is None else 1, fb.greedy),
                              winner, a_positions(start, m, half), np.uint64(seed),
                              K.STREAM_ACTIONS + half, start, out, term[:m])
+                if scorer is not None:
+                    scorer.score(half, start, deals, term[:m], a_positions(start, m, half), (pa, pb))
                 if writer is not None:
                     lines = _log_lines(game, ta, deals, out, term[:m], start, half, names, totals[half])
                     if half == 0:

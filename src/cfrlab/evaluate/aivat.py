@@ -1,0 +1,216 @@
+"""AIVAT: unbiased, low-variance match results when a strategy in the match is known.
+
+Burch, Schmid, Moravčík, Morrill and Bowling, "AIVAT: a new variance reduction technique for
+agent evaluation in imperfect information games" (AAAI 2018). Money minus control variates
+that each have mean zero whatever the opponent does:
+
+* at every chance event (the deal, each round's board cards): ``V(after) - E[V(after)]``,
+  the expectation over the cards that could have come;
+* at every decision of a player whose strategy is known: ``V(h, a) - sum_a' sigma(a') V(h, a')``,
+  the action taken against the strategy's own distribution there.
+
+Unknown players' decisions get no term (their strategy is what is being measured). Every
+term has conditional mean zero given the hand so far, so the estimate is unbiased for any
+value function V; a V that predicts the outcome removes most of the luck, of the cards and
+of the known player's own dice.
+
+V here is the **call-down value**: a fold is valued exactly; elsewhere the pot goes to
+showdown after the last bet is called, at the all-in equity of the two holdings on the board
+dealt so far (board cards still to come enumerated; hold'em preflop from DIVAT's cached
+table). The estimate uses every player's hole cards, which cfrlab's matches and the ACPC
+dealer's logs record for every hand (the paper's version also covers hands whose cards were
+never shown; this one needs them).
+
+A known player is an agent with a fast policy (a strategy file or a built-in bot), playing
+with the distribution the match engine samples from; a greedy agent's terms are zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from cfrlab.errors import CfrlabError
+from cfrlab.evaluate import _aivat_kernels as _k
+from cfrlab.evaluate.divat import THRESHOLDS, _game_of_log, _Reader, _tables_for, _with_equities
+from cfrlab.evaluate.stats import Estimate, estimate
+from cfrlab.games import GameDef, load_game
+from cfrlab.tree import build_tree
+
+__all__ = ["AivatResult", "MatchScorer", "aivat_deals", "aivat_log"]
+
+
+@dataclass
+class AivatResult:
+    """Per-hand values of one player (chips), in order: money, money with only the chance
+    terms subtracted, and AIVAT (chance and known-action terms)."""
+
+    game: GameDef
+    player: str
+    money: np.ndarray
+    chance: np.ndarray
+    aivat: np.ndarray
+
+    @property
+    def hands(self) -> int:
+        return int(self.money.size)
+
+    def estimates(self) -> dict[str, Estimate]:
+        return {"money": estimate(self.money), "aivat_chance": estimate(self.chance),
+                "aivat": estimate(self.aivat)}
+
+    def variance_ratios(self) -> dict[str, float]:
+        """Money's variance over each estimator's (how many times fewer hands it needs)."""
+        vm = float(np.var(self.money))
+        out = {}
+        for name, x in (("aivat_chance", self.chance), ("aivat", self.aivat)):
+            v = float(np.var(x))
+            out[name] = vm / v if v > 0 else float("inf")
+        return out
+
+
+def _fast(agent, tree, role: str):
+    if agent is None:
+        return None
+    ag_game = getattr(agent, "game", None)
+    if isinstance(ag_game, GameDef) and ag_game.to_text() != tree.game.to_text():
+        name = getattr(agent, "name", type(agent).__name__)
+        raise CfrlabError(f"{name}: the {role} plays {ag_game.name or 'another game'}, not "
+                          f"{tree.game.name or 'this game'}")
+    fp = getattr(agent, "fast_policy", None)
+    if fp is None:
+        name = getattr(agent, "name", type(agent).__name__)
+        raise CfrlabError(f"{name}: AIVAT needs the {role}'s strategy as a table (a strategy file or a "
+                          "built-in bot: an agent with fast_policy(tree)); a Python agent's is not known")
+    return fp(tree)
+
+
+def aivat_deals(game: GameDef | str, deals, terminals, a_positions, agent_a=None, agent_b=None) -> np.ndarray:
+    """float64[n, 3]: money, chance-only and AIVAT values of agent A for each hand.
+
+    ``deals`` int[n, 2h + board] (holes by position, then the board, ACPC order; the cards of
+    rounds not reached must still be distinct), ``terminals`` the public tree's terminal node
+    of each hand (``build_tree(game)`` numbering), ``a_positions`` A's position per hand;
+    ``agent_a`` / ``agent_b`` the known agents (None: not known)."""
+    sc = MatchScorer(game, agent_a, agent_b)
+    return sc.values_of(deals, terminals, a_positions)
+
+
+class MatchScorer:
+    """AIVAT for the hands of one match, batch by batch (``play_match(aivat=True)``)."""
+
+    def __init__(self, game: GameDef | str, agent_a, agent_b, halves: int = 0, hands: int = 0) -> None:
+        self.game = g = load_game(game)
+        self.t = _tables_for(g, THRESHOLDS)  # refuses games DIVAT's equities do not cover
+        tree = self.t.tree
+        self.fast = (_fast(agent_a, tree, "first agent"), _fast(agent_b, tree, "second agent"))
+        if self.fast == (None, None):
+            raise CfrlabError("AIVAT needs at least one agent whose strategy is known (a strategy file or "
+                              "a built-in bot)")
+        self.values = np.empty((halves, hands), dtype=np.float64)
+        self.depth = _depth(tree)
+
+    def terminal(self, betting: str) -> int:
+        return int(self.t.tree.node_of_betting[betting])
+
+    def score(self, half: int, start: int, deals, terminals, a_positions, states=(None, None)) -> None:
+        out = self.values_of(deals, terminals, a_positions, states)
+        self.values[half, start:start + len(out)] = out[:, 2]
+
+    def values_of(self, deals, terminals, a_positions, states=(None, None)) -> np.ndarray:
+        g, t = self.game, self.t
+        tree = t.tree
+        deals = np.ascontiguousarray(deals, dtype=np.int64)
+        n = len(deals)
+        h = g.num_hole_cards
+        term = np.ascontiguousarray(terminals, dtype=np.int64)
+        apos = np.ascontiguousarray(a_positions, dtype=np.int64)
+        if term.shape != (n,) or apos.shape != (n,):
+            raise CfrlabError("AIVAT: one terminal node and one position per deal")
+        if n and (int(term.min()) < 0 or int(term.max()) >= tree.num_nodes or (tree.kind[term] < 2).any()):
+            raise CfrlabError("AIVAT: a terminal node is not a terminal of this game's tree")
+        nr = g.num_rounds
+        known = np.full((n, 2), -1, dtype=np.int64)
+        rows = np.arange(n)
+        tabs = []
+        for k, (fp, pos, st) in enumerate(zip(self.fast, (apos, 1 - apos), states)):
+            none = np.zeros((1, 2, nr), np.int32)
+            if fp is None:
+                tabs.append((np.zeros((1, 3)), np.zeros(1, np.int64), none, 0, False))
+                continue
+            known[rows, pos] = k
+            if fp.states is not None and (st is None or len(st) != n):
+                st = fp.states(deals)
+            step = 0 if fp.states is None else 1
+            tabs.append((np.ascontiguousarray(fp.policy, np.float64), np.ascontiguousarray(fp.offsets, np.int64),
+                         np.ascontiguousarray(st, dtype=np.int32) if step else none, step, bool(fp.greedy)))
+        _with_equities(t)
+        out = np.empty((n, 3), dtype=np.float64)
+        if n:
+            holes = np.ascontiguousarray(deals[:, :2 * h].reshape(n, 2, h))
+            boards = np.ascontiguousarray(deals[:, 2 * h:2 * h + g.total_board_cards()])
+            _k.aivat_hands(holes, boards, term, *_arrays(tree), known, *tabs[0], *tabs[1], t.deck, t.hold_id,
+                           t.eq0, np.asarray(g.num_board_cards[:nr], dtype=np.int64), self.depth, out)
+        out[apos == 1] *= -1.0
+        return out
+
+
+_ARRAYS: dict[int, tuple] = {}
+
+
+def _arrays(tree) -> tuple:
+    got = _ARRAYS.get(id(tree))
+    if got is None or got[0] is not tree:
+        nxt = np.full((tree.num_nodes, 3), -1, dtype=np.int64)
+        for node in range(tree.num_nodes):
+            for c in tree.children(node):
+                a = int(tree.action[c])
+                nxt[node, 1 if a < 0 else a] = c
+        arr = tuple(np.ascontiguousarray(x, dtype=np.int64) for x in
+                    (tree.kind, tree.player, tree.round, tree.spent, tree.parent))
+        got = (tree, arr + (nxt, np.ascontiguousarray(tree.decision, dtype=np.int64)))
+        _ARRAYS[id(tree)] = got
+    return got[1]
+
+
+def _depth(tree) -> int:
+    depth = np.zeros(tree.num_nodes, dtype=np.int64)
+    for node in range(1, tree.num_nodes):  # parents come before children
+        depth[node] = depth[tree.parent[node]] + 1
+    return int(depth.max()) + 1
+
+
+def aivat_log(logs, player: str, *, strategy=None, opponent=None, game: GameDef | str | None = None) -> AivatResult:
+    """Money, chance-only AIVAT and AIVAT per hand of ``player`` over ACPC ``logs`` (paths).
+
+    ``strategy``: the player's own agent if its strategy is known; ``opponent``: the other
+    player's (at least one). Agents with a fast policy: ``cfrlab.agents.make_agent`` builds
+    one from a strategy file or a bot name. ``game`` defaults to the one the log names."""
+    if isinstance(logs, (str, Path)):
+        logs = [logs]
+    logs = [Path(p) for p in logs]
+    if not logs:
+        raise CfrlabError("no log given")
+    if strategy is None and opponent is None:
+        raise CfrlabError("AIVAT needs at least one known strategy (the player's or its opponent's)")
+    g = load_game(game) if game is not None else _game_of_log(logs[0])
+    t = _tables_for(g, THRESHOLDS)
+    reader = _Reader(t)
+    read = [(p, reader.read(p, player)) for p in logs]
+    node_of = t.tree.node_of_betting
+    scorer = MatchScorer(g, strategy, opponent)
+    parts = []
+    for p, (holes, boards, paths, pos, v0) in read:
+        bettings = list(t.paths)  # path rows in order of first sight
+        term = np.array([node_of[bettings[k]] for k in paths], dtype=np.int64)
+        deals = np.concatenate([holes.reshape(len(holes), -1), boards], axis=1)
+        out = scorer.values_of(deals, term, pos)
+        bad = np.flatnonzero(np.abs(np.where(pos == 0, out[:, 0], -out[:, 0]) - v0) > 1e-6)  # v0: position 0's
+        if bad.size:
+            raise CfrlabError(f"{p}: a hand's values do not match its cards and betting (hand {bad[0] + 1} of "
+                              f"player {player!r}; is this a log of {g.name or 'this game'}?)")
+        parts.append(out)
+    allv = np.concatenate(parts)
+    return AivatResult(g, player, allv[:, 0].copy(), allv[:, 1].copy(), allv[:, 2].copy())
