@@ -123,7 +123,7 @@ def test_bad_input(tmp_path, capsys, leduc_profile):
     kuhn = make_agent(solve("kuhn", "cfr+", iterations=10).strategy, "kuhn")
     with pytest.raises(CfrlabError, match="plays kuhn|another game"):
         aivat_log(log, play_match(game, good, weak, 1, seed=1).names[0], strategy=kuhn)
-    rc, out, err = run(capsys, "aivat", str(log), "--player", "nobody", "--strategy", "random")
+    rc, _, err = run(capsys, "aivat", str(log), "--player", "nobody", "--strategy", "random")
     assert rc != 0 and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
