@@ -28,7 +28,7 @@ def _seed(seed: int | None) -> int:
 def play_match(game: GameDef | str, a: Agent | str, b: Agent | str, hands: int, *,
                seed: int | None = None, **options) -> MatchResult:
     """``cfrlab.evaluate.match.play_match`` with agents, strategies or agent specs (same
-    options: ``duplicate``, ``log``, ``exact``, ``engine``, ``progress``). A's result is
+    options: ``duplicate``, ``log``, ``exact``, ``engine``, ``progress``, ``aivat``). A's result is
     reported: ``overall()`` is its mean per game with a 95% confidence interval.
 
         >>> r = play_match("kuhn", "always-raise", "always-call", 10_000, seed=1, duplicate=True, exact=True)

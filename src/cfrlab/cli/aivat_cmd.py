@@ -10,7 +10,7 @@ import typer
 
 from cfrlab.agents.registry import make_agent
 from cfrlab.evaluate.aivat import aivat_log
-from cfrlab.evaluate.divat import _game_of_log
+from cfrlab.evaluate.divat import game_of_log
 from cfrlab.evaluate.stats import json_ready
 from cfrlab.games import load_game
 from cfrlab.games.units import rate_unit, to_unit
@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
                                                  help="game name or .game file (default: the log's header)")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON summary")] = False,
     ) -> None:
-        g = load_game(game) if game is not None else _game_of_log(Path(logs[0]))
+        g = load_game(game) if game is not None else game_of_log(Path(logs[0]))
         mine = make_agent(strategy, g) if strategy is not None else None
         theirs = make_agent(opponent, g) if opponent is not None else None
         res = aivat_log(logs, player, strategy=mine, opponent=theirs, game=g)  # CfrlabError: one line

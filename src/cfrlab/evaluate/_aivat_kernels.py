@@ -19,7 +19,7 @@ DECISION, CHANCE, FOLD = 0, 1, 2  # SHOWDOWN = 3
 @njit(cache=NUMBA_CACHE, inline="always")
 def _calldown(e0, s0, s1):
     """Position 0's value when the pot goes to showdown after the last bet is called."""
-    m = s0 if s0 > s1 else s1
+    m = max(s1, s0)
     return (2.0 * e0 - 1.0) * m
 
 

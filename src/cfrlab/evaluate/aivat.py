@@ -34,10 +34,9 @@ import numpy as np
 
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate import _aivat_kernels as _k
-from cfrlab.evaluate.divat import THRESHOLDS, _game_of_log, _Reader, _tables_for, _with_equities
+from cfrlab.evaluate.divat import THRESHOLDS, _Reader, _tables_for, _with_equities, game_of_log
 from cfrlab.evaluate.stats import Estimate, estimate
 from cfrlab.games import GameDef, load_game
-from cfrlab.tree import build_tree
 
 __all__ = ["AivatResult", "MatchScorer", "aivat_deals", "aivat_log"]
 
@@ -195,7 +194,7 @@ def aivat_log(logs, player: str, *, strategy=None, opponent=None, game: GameDef 
         raise CfrlabError("no log given")
     if strategy is None and opponent is None:
         raise CfrlabError("AIVAT needs at least one known strategy (the player's or its opponent's)")
-    g = load_game(game) if game is not None else _game_of_log(logs[0])
+    g = load_game(game) if game is not None else game_of_log(logs[0])
     t = _tables_for(g, THRESHOLDS)
     reader = _Reader(t)
     read = [(p, reader.read(p, player)) for p in logs]

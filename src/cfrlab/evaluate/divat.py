@@ -57,7 +57,7 @@ THRESHOLDS = (0.60, 0.75, 0.85, 0.92)  # equity to bet, raise, re-raise, cap (be
 ENUM_LIMIT = 5_000  # per-hand enumeration of a round's run-outs, at most this many boards
 TABLE_VERSION = 1
 
-__all__ = ["THRESHOLDS", "DivatResult", "DivatTables", "divat_arrays", "divat_log", "divat_tables"]
+__all__ = ["THRESHOLDS", "DivatResult", "DivatTables", "divat_arrays", "divat_log", "divat_tables", "game_of_log"]
 
 
 @dataclass
@@ -307,7 +307,7 @@ def divat_log(logs, player: str, game: GameDef | str | None = None, *, threshold
     logs = [Path(p) for p in logs]
     if not logs:
         raise CfrlabError("no log given")
-    g = load_game(game) if game is not None else _game_of_log(logs[0])
+    g = load_game(game) if game is not None else game_of_log(logs[0])
     t = _tables_for(g, tuple(float(x) for x in thresholds))
     reader = _Reader(t)
     read = [(p, reader.read(p, player)) for p in logs]  # every log checked before the tables
@@ -325,7 +325,8 @@ def divat_log(logs, player: str, game: GameDef | str | None = None, *, threshold
     return DivatResult(g, player, allv[:, 0].copy(), allv[:, 1].copy(), allv[:, 2].copy())
 
 
-def _game_of_log(path: Path) -> GameDef:
+def game_of_log(path: Path) -> GameDef:
+    """The game an ACPC log's header names (cfrlab's logs write it; the dealer's do not)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in itertools.islice(f, 20):

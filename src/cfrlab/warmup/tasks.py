@@ -32,6 +32,7 @@ from cfrlab.counter.perturbed import PerturbedSolver
 from cfrlab.counter.restricted import RestrictedSolver
 from cfrlab.engine import best_response_values, expected_value, exploitability
 from cfrlab.errors import CfrlabError
+from cfrlab.evaluate.aivat import aivat_log
 from cfrlab.evaluate.divat import divat_log
 from cfrlab.evaluate.match import deal_cards, exact_value
 from cfrlab.experiments.synthetic import SyntheticBucketModel
@@ -101,8 +102,8 @@ def _solve_all(tree, model, algorithms=ALGORITHMS, iterations=2) -> None:
 
 
 def sampled_evaluation(work: Path) -> None:
-    """Local best response (sampled and exact, lossless and a bot, hold'em's board ranks) and
-    DIVAT (Leduc and a three-round hold'em log)."""
+    """Local best response (sampled and exact, lossless and a bot, hold'em's board ranks),
+    DIVAT and AIVAT (Leduc and a three-round hold'em log; AIVAT in a match too)."""
     local_best_response(Strategy.uniform("leduc"), hands=20, seed=1)
     local_best_response(Strategy.uniform("leduc"), exact=True, call_rounds=1)
     g = holdem(4, 2, "0 2 1", raises="2 2 2")
@@ -112,6 +113,8 @@ def sampled_evaluation(work: Path) -> None:
         log = work / "divat.log"
         play_match(game, a, b, 50, seed=1, log=log)
         divat_log(log, a, game).estimates()
+        aivat_log(log, a, strategy=make_agent(a, game), opponent=make_agent(b, game), game=game).estimates()
+        play_match(game, a, b, 50, seed=1, aivat=True).summary()
 
 
 def cards_evaluator(work: Path) -> None:
