@@ -32,10 +32,11 @@ def test_model_then_counter_strategies(capsys, files):
     assert r["exploitability"] < fbr["exploitability"]
     code, out, _ = run(capsys, "counter", "dbr", str(d / "model.npz"), "--p-max", "0.5", "-n", "300", "--json")
     assert code == 0 and json.loads(out.splitlines()[-1])["method"] == "dbr"
-    code, out, _ = run(capsys, "counter", "sweep", str(d / "model.npz"), "--p", "0,0.5,1", "-n", "200",
-                       "--csv", str(d / "sweep.csv"), "--plot", str(d / "sweep.png"))
+    code, out, _ = run(capsys, "counter", "sweep", str(d / "model.npz"), "--p", "0,0.5,1", "-n", "400",
+                       "--target", "0.002", "--csv", str(d / "sweep.csv"), "--plot", str(d / "sweep.png"))
     rows = list(csv.DictReader((d / "sweep.csv").open()))
     assert code == 0 and [float(r["parameter"]) for r in rows] == [0.0, 0.5, 1.0]
+    assert all(float(r["gap"]) <= 0.002 or int(r["iterations"]) == 400 for r in rows)
     assert (d / "sweep.png").stat().st_size > 0
 
 

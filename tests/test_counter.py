@@ -130,6 +130,24 @@ def test_the_gap_to_the_restricted_equilibrium_closes():
         assert all(g > -1e-12 for g in gaps) and gaps[-1] < 1e-3 and gaps[-1] < gaps[0] / 10, gaps
 
 
+def test_a_target_gap_stops_the_solve_early():
+    """With a target, RNR and DBR stop at the first check (100 iterations, then every 50) whose
+    gap to the restricted equilibrium meets it; the gap reported is the solver's own."""
+    s = _random_strategy("leduc", 3)
+    m = OpponentModel(s.game, s.tree, s.model, np.full((len(s.policy), 3), 50.0) * s.policy)
+    loose = rnr(s, 0.5, iterations=2000, target=0.01)
+    assert loose.iterations < 2000 and (loose.iterations - 100) % 50 == 0 and loose.gap <= 0.01
+    tight = rnr(s, 0.5, iterations=loose.iterations + 50, target=1e-9)  # out of reach: runs to the end
+    assert tight.iterations == loose.iterations + 50 and tight.gap > 1e-9
+    solver = RestrictedSolver(s.tree, s.model, s.policy, p=0.5)
+    solver.iterate(loose.iterations)
+    assert solver.gap() == pytest.approx(loose.gap, abs=1e-12)
+    d = dbr(m, 0.5, iterations=2000, target=0.01)
+    assert d.iterations < 2000 and d.gap <= 0.01
+    with pytest.raises(cfrlab.CfrlabError, match="target gap must be positive"):
+        rnr(s, 0.5, target=0.0)
+
+
 def test_a_bad_log_line_is_named(leduc_log, tmp_path):
     _, log = leduc_log
     lines = log.read_text().splitlines()

@@ -34,6 +34,7 @@ class Counter:
     exploitability: float
     iterations: int = 0
     objective: float | None = None
+    gap: float | None = None  # distance to the restricted game's equilibrium, when a target asked for it
 
 
 def _target(opponent) -> tuple[Strategy, OpponentModel | None]:
@@ -45,7 +46,7 @@ def _target(opponent) -> tuple[Strategy, OpponentModel | None]:
 
 
 def _finish(target: Strategy, policy, method, parameter, exploitation, exploitability, iterations=0,
-            objective=None, extra=None) -> Counter:
+            objective=None, extra=None, gap=None) -> Counter:
     header = {"counter": {"method": method, "parameter": parameter, "exploitation": exploitation,
                           "against": target.header.get("opponent_model") or target.algorithm,
                           **(extra or {})},
@@ -53,7 +54,7 @@ def _finish(target: Strategy, policy, method, parameter, exploitation, exploitab
     s = Strategy.from_policy(target.game, policy, tree=target.tree, model=target.model, algorithm=method,
                              iterations=iterations, exploitability=exploitability, extra=header)
     s.header["game_value"] = s.game_value()
-    return Counter(s, method, parameter, exploitation, exploitability, iterations, objective)
+    return Counter(s, method, parameter, exploitation, exploitability, iterations, objective, gap)
 
 
 def fbr(opponent) -> Counter:
@@ -81,50 +82,73 @@ def confidence(observations: np.ndarray, p_max: float, kind: str = "linear", ful
 
 
 def rnr(opponent, p: float, *, iterations: int = 1000, algorithm: str = "cfr+",
-        progress: Callable[[int], None] | None = None) -> Counter:
-    """Restricted Nash response with model probability ``p`` after ``iterations`` of CFR."""
-    target, _ = _target(opponent)
-    solver = RestrictedSolver(target.tree, target.model, target.policy, p=p, algorithm=algorithm)
-    _run(solver, iterations, progress)
+        progress: Callable[[int], None] | None = None, target: float | None = None) -> Counter:
+    """Restricted Nash response with model probability ``p`` after ``iterations`` of CFR, or
+    sooner once its gap to the restricted game's equilibrium is at most ``target`` chips
+    (``RestrictedSolver.gap``, measured at 100 iterations and every 50 after)."""
+    aim, _ = _target(opponent)
+    solver = RestrictedSolver(aim.tree, aim.model, aim.policy, p=p, algorithm=algorithm)
+    gap = _run(solver, iterations, progress, target)
     r = solver.evaluate()
-    return _finish(target, r.policy, "rnr", float(p), r.exploitation, r.exploitability, solver.iterations,
-                   r.objective, {"algorithm": algorithm})
+    return _finish(aim, r.policy, "rnr", float(p), r.exploitation, r.exploitability, solver.iterations,
+                   r.objective, {"algorithm": algorithm}, gap)
 
 
 def dbr(model: OpponentModel, p_max: float, *, kind: str = "linear", full: float = 10.0, iterations: int = 1000,
-        algorithm: str = "cfr+", progress: Callable[[int], None] | None = None) -> Counter:
+        algorithm: str = "cfr+", progress: Callable[[int], None] | None = None,
+        target: float | None = None) -> Counter:
     """Data-biased response: the model is trusted at each information set in proportion to
-    how often it was observed there (``confidence``), up to ``p_max``."""
+    how often it was observed there (``confidence``), up to ``p_max``; ``target`` as in ``rnr``."""
     if not isinstance(model, OpponentModel):
         raise CfrlabError("DBR needs an opponent model with observation counts (cfrlab counter model)")
-    target = model.strategy()
+    aim = model.strategy()
     conf = confidence(model.observations, p_max, kind, full)
-    solver = RestrictedSolver(target.tree, target.model, target.policy, conf=conf, algorithm=algorithm)
-    _run(solver, iterations, progress)
+    solver = RestrictedSolver(aim.tree, aim.model, aim.policy, conf=conf, algorithm=algorithm)
+    gap = _run(solver, iterations, progress, target)
     r = solver.evaluate()
-    return _finish(target, r.policy, "dbr", float(p_max), r.exploitation, r.exploitability, solver.iterations,
-                   r.objective, {"algorithm": algorithm, "confidence": f"{kind}:{full:g}"})
+    return _finish(aim, r.policy, "dbr", float(p_max), r.exploitation, r.exploitability, solver.iterations,
+                   r.objective, {"algorithm": algorithm, "confidence": f"{kind}:{full:g}"}, gap)
 
 
-def _run(solver, iterations: int, progress) -> None:
+GAP_FIRST, GAP_EVERY = 100, 50  # when a target is set: first gap check, then every this many
+
+
+def _run(solver, iterations: int, progress, target: float | None = None) -> float | None:
+    """Iterate up to ``iterations``; with a ``target`` gap, stop at the first check that meets
+    it. Returns the last gap measured (None without a target)."""
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
         raise CfrlabError(f"iterations is a positive integer, got {iterations!r}")
+    if target is not None and not target > 0:
+        raise CfrlabError(f"the target gap must be positive, got {target!r}")
     step = max(1, iterations // 50)
+    gap = None
+    check = GAP_FIRST
     while solver.iterations < iterations:
-        solver.iterate(min(step, iterations - solver.iterations))
+        stop = min(iterations, check) if target is not None else iterations
+        solver.iterate(min(step, stop - solver.iterations))
         if progress is not None:
             progress(solver.iterations)
+        if target is not None and solver.iterations == stop:
+            gap = solver.gap()
+            if gap <= target:
+                break
+            check += GAP_EVERY
+    if target is not None and gap is None:
+        gap = solver.gap()
+    return gap
 
 
 def sweep(opponent, values, *, method: str = "rnr", iterations: int = 1000, algorithm: str = "cfr+",
-          kind: str = "linear", full: float = 10.0, on_point: Callable[[Counter], None] | None = None) -> list[Counter]:
-    """One counter-strategy per parameter value (p for RNR, P_max for DBR), in order."""
+          kind: str = "linear", full: float = 10.0, on_point: Callable[[Counter], None] | None = None,
+          target: float | None = None) -> list[Counter]:
+    """One counter-strategy per parameter value (p for RNR, P_max for DBR), in order; each
+    stops early at the ``target`` gap when one is given (see ``rnr``)."""
     out = []
     for v in values:
         if method == "rnr":
-            c = rnr(opponent, v, iterations=iterations, algorithm=algorithm)
+            c = rnr(opponent, v, iterations=iterations, algorithm=algorithm, target=target)
         elif method == "dbr":
-            c = dbr(opponent, v, kind=kind, full=full, iterations=iterations, algorithm=algorithm)
+            c = dbr(opponent, v, kind=kind, full=full, iterations=iterations, algorithm=algorithm, target=target)
         else:
             raise CfrlabError(f"unknown sweep method {method!r} (rnr or dbr)")
         out.append(c)
