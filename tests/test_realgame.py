@@ -24,7 +24,7 @@ from cfrlab.engine import best_response_values, build_tree_for, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game, parse_game
 from cfrlab.games.agent import Agent
-from cfrlab.realgame import AgentSpec, real_best_response
+from cfrlab.realgame import AgentSpec, TablePolicy, real_best_response
 from cfrlab.realgame.hands import first_round_units, make_deck
 from cfrlab.strategy import Strategy
 
@@ -140,16 +140,42 @@ def test_bucketed_four_rounds_matches_its_lift():
 
 # -- bots ---------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("method", ["walk", "fixed"])
 @pytest.mark.parametrize("bot", ["always-fold", "always-call", "always-raise", "probe", "random"])
-def test_bots_match_their_lift(bot):
+def test_bots_match_their_lift(bot, method):
     g = small_holdem(3, 4, "0 3 1", "2 2 2")
     tree = build_tree_for(g)
     fp = BOTS[bot]().fast_policy(tree)
     rows = fp.policy[fp.offsets]
-    r = real_best_response(AgentSpec(bot), g)
+    r = real_best_response(AgentSpec(bot), g, method=method)
+    assert r.method == method
     lm = LosslessModel(g)
     b0, b1 = best_response_values(tree, lm, lift_table(tree, lm, rows))
     assert r.br == pytest.approx((b0, b1), abs=TOL)
+
+
+@pytest.mark.parametrize("game", ["kuhn", "leduc", "four-rounds"])
+def test_fixed_method_equals_the_walk_for_any_table(game):
+    """A card-independent opponent with different rows at every decision (so no two betting
+    subtrees share a group by accident): the fixed method's values, per hand, are the walk's."""
+    g = small_holdem(3, 3, "0 3 1 1", "2 2 2 2") if game == "four-rounds" else load_game(game)
+    tree = build_tree_for(g)
+    rng = np.random.default_rng(7)
+    pol = rng.random((tree.num_decisions, 3)) ** 3 * tree.legal
+    pol /= pol.sum(axis=1, keepdims=True)
+    opp = TablePolicy(pol, np.arange(tree.num_decisions, dtype=np.int64))
+    walk = real_best_response(opp, g, method="walk")
+    fixed = real_best_response(opp, g, method="fixed")
+    assert fixed.method == "fixed" and walk.method == "walk"
+    assert fixed.br == pytest.approx(walk.br, abs=TOL)
+    np.testing.assert_allclose(fixed.root_values, walk.root_values, atol=TOL)
+
+
+def test_fixed_method_refuses_card_dependent_opponents():
+    with pytest.raises(CfrlabError, match="card-independent"):
+        real_best_response(Strategy.uniform("leduc"), method="fixed")
+    with pytest.raises(CfrlabError, match="unknown method"):
+        real_best_response(AgentSpec("always-call"), "leduc", method="quick")
 
 
 def test_always_fold_loses_the_blinds():

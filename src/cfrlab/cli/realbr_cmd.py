@@ -82,15 +82,21 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
     unit = r.unit
     print(f"real game: best response as player 0 wins {to_unit(g, b0):.6g} {unit}; "
           f"as player 1 wins {to_unit(g, b1):.6g} {unit}")
-    print(f"real-game exploitability {format_unit(g, r.exploitability)} (mean of the two); "
-          f"{r.units:,} units ({r.units_computed:,} computed now) in {_fmt_seconds(r.seconds)}, "
-          f"checkpoints in {ck}")
+    if r.method == "fixed":
+        print(f"real-game exploitability {format_unit(g, r.exploitability)} (mean of the two) in "
+              f"{_fmt_seconds(r.seconds)} (a card-independent opponent: {r.units:,} board classes, "
+              "no checkpoints needed)")
+    else:
+        print(f"real-game exploitability {format_unit(g, r.exploitability)} (mean of the two); "
+              f"{r.units:,} units ({r.units_computed:,} computed now) in {_fmt_seconds(r.seconds)}, "
+              f"checkpoints in {ck}")
     summary = {"game": g.name or "custom", "target": target, "unit": unit,
                "exploitability": to_unit(g, r.exploitability),
                "exploitability_chips": r.exploitability,
                "best_response_values": [to_unit(g, b0), to_unit(g, b1)],
                "units": r.units, "units_computed": r.units_computed, "seconds": r.seconds,
-               "workers": workers, "ray": ray, "checkpoint": str(ck)}
+               "workers": workers, "ray": ray, "checkpoint": None if r.method == "fixed" else str(ck),
+               "method": r.method}
     if as_json:
         sys.stdout.flush()
         print(json.dumps(summary))

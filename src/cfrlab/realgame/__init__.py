@@ -4,7 +4,8 @@
 walks the public tree with vectors over every hand (Johanson, Waugh, Bowling and Zinkevich,
 "Accelerating best response calculation in large extensive games"), split into independent
 units (one per class of first-round boards) that local worker processes, or actors of a Ray
-cluster, run and checkpoint. ``local_best_response(opponent, game, hands=N)`` plays the
+cluster, run and checkpoint (against card-independent opponents such as the bots, a faster
+exact method needs no units). ``local_best_response(opponent, game, hands=N)`` plays the
 local best response (Lisý and Bowling) against it: a lower bound with a confidence interval,
 in minutes. See docs/realgame.md.
 

@@ -1,0 +1,132 @@
+"""Numba kernels of the best response to a card-independent opponent (``fixed``).
+
+Against an opponent whose actions do not depend on its cards, its hand stays uniformly
+distributed over the cards the responder cannot see, so a showdown is worth the pot times
+``(W - L) / N`` for the responder's hand: W and L count the opponent's hands it beats and
+loses to, N all of them. ``win_minus_loss`` counts them for every hand of a board in one
+sorted sweep (card removal by per-card counts); ``last_round_mean`` averages a last-round
+value table over the last round's cards; ``eval_groups`` runs the betting subtrees.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from cfrlab.config import NUMBA_CACHE
+from cfrlab.realgame._lbr_kernels import NO_RANK
+
+CONST, SHOW, NEXT, OPP, BEST = 0, 1, 2, 3, 4  # program node kinds
+
+
+@njit(cache=NUMBA_CACHE)
+def win_minus_loss(ranks, hands, D, out):
+    """out[j] = W - L of hand j among the hands not meeting the board (``ranks[j]`` is
+    ``NO_RANK`` for the others, whose entry is left 0)."""
+    H, h = hands.shape
+    order = np.argsort(ranks)
+    cnt = np.zeros(D, dtype=np.int64)
+    total = 0
+    i = 0
+    while i < H and ranks[order[i]] != NO_RANK:  # ascending: W from the hands strictly below
+        k = i
+        while k < H and ranks[order[k]] == ranks[order[i]]:
+            j = order[k]
+            w = total
+            for a in range(h):
+                w -= cnt[hands[j, a]]
+            out[j] = w
+            k += 1
+        for q in range(i, k):
+            j = order[q]
+            total += 1
+            for a in range(h):
+                cnt[hands[j, a]] += 1
+        i = k
+    top = i
+    cnt[:] = 0
+    total = 0
+    i = top - 1
+    while i >= 0:  # descending: L from the hands strictly above
+        k = i
+        while k >= 0 and ranks[order[k]] == ranks[order[i]]:
+            j = order[k]
+            loss = total
+            for a in range(h):
+                loss -= cnt[hands[j, a]]
+            out[j] -= loss
+            k -= 1
+        for q in range(k + 1, i + 1):
+            j = order[q]
+            total += 1
+            for a in range(h):
+                cnt[hands[j, a]] += 1
+        i = k
+    for q in range(top, H):
+        out[order[q]] = 0
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def last_round_mean(ranks, m, hands, D, table, N, out):
+    """out[g, j] = mean over the completions c < m not meeting hand j of
+    ``table[g, N + (W - L of j on completion c)]`` (0 for hands meeting every completion)."""
+    H = hands.shape[0]
+    G = table.shape[0]
+    dmat = np.zeros((m, H), dtype=np.int64)
+    for c in prange(m):
+        win_minus_loss(ranks[c], hands, D, dmat[c])
+    out[:, :] = 0.0
+    for g in prange(G):
+        for j in range(H):
+            s = 0.0
+            n = 0
+            for c in range(m):
+                if ranks[c, j] != NO_RANK:
+                    s += table[g, N + dmat[c, j]]
+                    n += 1
+            if n > 0:
+                out[g, j] = s / n
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def eval_groups(start, kind, cval, nxt, c0, c1, kids, wts, M, xs, out):
+    """out[g, :] = the value at the root of group g's program (nodes start[g]..start[g+1]-1
+    in postorder); columns are hands (leaves ``NEXT`` read M[nxt, col]) or, in the last
+    round, showdown margins (leaves ``SHOW`` are ``cval * xs[col]``)."""
+    G = start.shape[0] - 1
+    ncol = out.shape[1]
+    for g in prange(G):
+        p0 = start[g]
+        p1 = start[g + 1]
+        buf = np.empty((p1 - p0, ncol), dtype=np.float64)
+        for i in range(p0, p1):
+            li = i - p0
+            k = kind[i]
+            if k == CONST:
+                for col in range(ncol):
+                    buf[li, col] = cval[i]
+            elif k == SHOW:
+                for col in range(ncol):
+                    buf[li, col] = cval[i] * xs[col]
+            elif k == NEXT:
+                for col in range(ncol):
+                    buf[li, col] = M[nxt[i], col]
+            elif k == OPP:
+                for col in range(ncol):
+                    buf[li, col] = 0.0
+                for q in range(c0[i], c1[i]):
+                    w = wts[q]
+                    if w != 0.0:
+                        ch = kids[q] - p0
+                        for col in range(ncol):
+                            buf[li, col] += w * buf[ch, col]
+            else:
+                first = kids[c0[i]] - p0
+                for col in range(ncol):
+                    buf[li, col] = buf[first, col]
+                for q in range(c0[i] + 1, c1[i]):
+                    ch = kids[q] - p0
+                    for col in range(ncol):
+                        buf[li, col] = max(buf[li, col], buf[ch, col])
+        for col in range(ncol):
+            out[g, col] = buf[p1 - p0 - 1, col]
