@@ -214,10 +214,13 @@ class FixedOpponentBR:
         M = np.zeros((G, d.num_hands))
         if r == 0 and not board:
             units = first_round_units(self.game, d, True)
+            perms: dict[tuple, np.ndarray] = {}
             for i, u in enumerate(units):
                 v = self.values(1, u.board)
                 for sg in u.perms:  # a board of the class: hand i of the representative is hand perm[i]
-                    M[:, hand_permutation(d, sg)] += v
+                    if sg not in perms:
+                        perms[sg] = hand_permutation(d, sg)
+                    M[:, perms[sg]] += v
                 if progress is not None:
                     progress(i + 1, len(units))
         else:
