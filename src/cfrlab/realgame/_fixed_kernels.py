@@ -14,7 +14,8 @@ import numpy as np
 from numba import njit, prange
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.realgame._lbr_kernels import NO_RANK
+from cfrlab.cards._eval_kernels import CARD_BIT, CARD_KEY, KEY_INIT
+from cfrlab.realgame._lbr_kernels import NO_RANK, _rank
 
 CONST, SHOW, NEXT, OPP, BEST = 0, 1, 2, 3, 4  # program node kinds
 
@@ -88,45 +89,141 @@ def last_round_mean(ranks, m, hands, D, table, N, out):
                 out[g, j] = s / n
 
 
+@njit(cache=NUMBA_CACHE)
+def _eval_one(g, start, kind, cval, nxt, c0, c1, kids, wts, M, xs, out_row):
+    """Group g's program over the columns of ``out_row`` (see ``eval_groups``)."""
+    ncol = out_row.shape[0]
+    p0 = start[g]
+    p1 = start[g + 1]
+    buf = np.empty((p1 - p0, ncol), dtype=np.float64)
+    for i in range(p0, p1):
+        li = i - p0
+        k = kind[i]
+        if k == CONST:
+            for col in range(ncol):
+                buf[li, col] = cval[i]
+        elif k == SHOW:
+            for col in range(ncol):
+                buf[li, col] = cval[i] * xs[col]
+        elif k == NEXT:
+            for col in range(ncol):
+                buf[li, col] = M[nxt[i], col]
+        elif k == OPP:
+            for col in range(ncol):
+                buf[li, col] = 0.0
+            for q in range(c0[i], c1[i]):
+                w = wts[q]
+                if w != 0.0:
+                    ch = kids[q] - p0
+                    for col in range(ncol):
+                        buf[li, col] += w * buf[ch, col]
+        else:
+            first = kids[c0[i]] - p0
+            for col in range(ncol):
+                buf[li, col] = buf[first, col]
+            for q in range(c0[i] + 1, c1[i]):
+                ch = kids[q] - p0
+                for col in range(ncol):
+                    if buf[ch, col] > buf[li, col]:
+                        buf[li, col] = buf[ch, col]
+    for col in range(ncol):
+        out_row[col] = buf[p1 - p0 - 1, col]
+
+
 @njit(cache=NUMBA_CACHE, parallel=True)
 def eval_groups(start, kind, cval, nxt, c0, c1, kids, wts, M, xs, out):
     """out[g, :] = the value at the root of group g's program (nodes start[g]..start[g+1]-1
     in postorder); columns are hands (leaves ``NEXT`` read M[nxt, col]) or, in the last
     round, showdown margins (leaves ``SHOW`` are ``cval * xs[col]``)."""
+    for g in prange(start.shape[0] - 1):
+        _eval_one(g, start, kind, cval, nxt, c0, c1, kids, wts, M, xs, out[g])
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def second_last_mean(board, turns, rivers, hands, hands_g, to_global, hkey, hbits, D, table, N,
+                     start, kind, cval, nxt, c0, c1, kids, wts, out):
+    """out[g, j] = mean over the second-last round's card sets ``turns`` (each missing the
+    board) of that round's group g value for hand j, every last-round completion (``rivers``:
+    card sets missing the board, those meeting the turn skipped) scored in one pass: per turn,
+    the hands' margins on each river, the last-round tables averaged, the groups run."""
+    H, h = hands.shape
+    T = turns.shape[0]
+    kt = turns.shape[1]
+    kr = rivers.shape[1]
     G = start.shape[0] - 1
-    ncol = out.shape[1]
-    for g in prange(G):
-        p0 = start[g]
-        p1 = start[g + 1]
-        buf = np.empty((p1 - p0, ncol), dtype=np.float64)
-        for i in range(p0, p1):
-            li = i - p0
-            k = kind[i]
-            if k == CONST:
-                for col in range(ncol):
-                    buf[li, col] = cval[i]
-            elif k == SHOW:
-                for col in range(ncol):
-                    buf[li, col] = cval[i] * xs[col]
-            elif k == NEXT:
-                for col in range(ncol):
-                    buf[li, col] = M[nxt[i], col]
-            elif k == OPP:
-                for col in range(ncol):
-                    buf[li, col] = 0.0
-                for q in range(c0[i], c1[i]):
-                    w = wts[q]
-                    if w != 0.0:
-                        ch = kids[q] - p0
-                        for col in range(ncol):
-                            buf[li, col] += w * buf[ch, col]
-            else:
-                first = kids[c0[i]] - p0
-                for col in range(ncol):
-                    buf[li, col] = buf[first, col]
-                for q in range(c0[i] + 1, c1[i]):
-                    ch = kids[q] - p0
-                    for col in range(ncol):
-                        buf[li, col] = max(buf[li, col], buf[ch, col])
-        for col in range(ncol):
-            out[g, col] = buf[p1 - p0 - 1, col]
+    GL = table.shape[0]
+    nb = board.shape[0]
+    ncards = h + nb + kt + kr
+    kb = KEY_INIT
+    bb = np.int64(0)
+    for q in range(nb):
+        kb += CARD_KEY[to_global[board[q]]]
+        bb |= CARD_BIT[to_global[board[q]]]
+    meet = np.zeros(H, dtype=np.bool_)
+    for j in range(H):
+        for a in range(h):
+            for q in range(nb):
+                if hands[j, a] == board[q]:
+                    meet[j] = True
+    per_turn = np.zeros((T, G, H))
+    xs = np.zeros(1)
+    for t in prange(T):
+        kt_key = kb
+        kt_bits = bb
+        tmask = np.zeros(D, dtype=np.bool_)
+        for q in range(kt):
+            c = turns[t, q]
+            tmask[c] = True
+            kt_key += CARD_KEY[to_global[c]]
+            kt_bits |= CARD_BIT[to_global[c]]
+        ranks = np.empty(H, dtype=np.int32)
+        wl = np.zeros(H, dtype=np.int64)
+        M = np.zeros((GL, H))
+        cnt = np.zeros(H, dtype=np.int64)
+        for rv in range(rivers.shape[0]):
+            skip = False
+            key = kt_key
+            bits = kt_bits
+            for q in range(kr):
+                c = rivers[rv, q]
+                if tmask[c]:
+                    skip = True
+                key += CARD_KEY[to_global[c]]
+                bits |= CARD_BIT[to_global[c]]
+            if skip:
+                continue
+            for j in range(H):
+                bad = meet[j]
+                for a in range(h):
+                    x = hands[j, a]
+                    if tmask[x]:
+                        bad = True
+                    for q in range(kr):
+                        if rivers[rv, q] == x:
+                            bad = True
+                ranks[j] = NO_RANK if bad else _rank(key + hkey[j], bits | hbits[j], ncards, hands_g[j, 0])
+            win_minus_loss(ranks, hands, D, wl)
+            for j in range(H):
+                if ranks[j] != NO_RANK:
+                    cnt[j] += 1
+                    for g in range(GL):
+                        M[g, j] += table[g, N + wl[j]]
+        for j in range(H):
+            if cnt[j] > 0:
+                for g in range(GL):
+                    M[g, j] /= cnt[j]
+        for g in range(G):
+            _eval_one(g, start, kind, cval, nxt, c0, c1, kids, wts, M, xs, per_turn[t, g])
+        for j in range(H):  # hands meeting the board or this turn take no value
+            bad = meet[j]
+            for a in range(h):
+                if tmask[hands[j, a]]:
+                    bad = True
+            if bad:
+                for g in range(G):
+                    per_turn[t, g, j] = 0.0
+    out[:, :] = 0.0
+    for t in range(T):
+        for g in range(G):
+            for j in range(H):
+                out[g, j] += per_turn[t, g, j]

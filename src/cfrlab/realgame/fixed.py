@@ -223,6 +223,14 @@ class FixedOpponentBR:
                     M[:, perms[sg]] += v
                 if progress is not None:
                     progress(i + 1, len(units))
+        elif r + 1 == self.R - 2:  # the next round is the second-last: one fused kernel
+            rest = [c for c in range(d.size) if c not in board]
+            kr = self.game.num_board_cards[self.R - 1]
+            turns = np.array(list(combinations(rest, k)), dtype=np.int64).reshape(-1, k)
+            rivers = np.array(list(combinations(rest, kr)), dtype=np.int64).reshape(-1, kr)
+            FK.second_last_mean(np.asarray(board, dtype=np.int64), turns, rivers, d.hands, self.hands_g,
+                                d.to_global, self.hkey, self.hbits, d.size, self.table, self.N,
+                                *self.arrays[r + 1], M)
         else:
             for cards in combinations([c for c in range(d.size) if c not in board], k):
                 M += self.values(r + 1, tuple(sorted(board + cards)))
