@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from cfrlab.config import NUMBA_CACHE
 from cfrlab.cards._eval_kernels import CARD_BIT, CARD_KEY, KEY_INIT
+from cfrlab.config import NUMBA_CACHE
 from cfrlab.realgame._lbr_kernels import NO_RANK, _rank
 
 CONST, SHOW, NEXT, OPP, BEST = 0, 1, 2, 3, 4  # program node kinds
@@ -124,8 +124,7 @@ def _eval_one(g, start, kind, cval, nxt, c0, c1, kids, wts, M, xs, out_row):
             for q in range(c0[i] + 1, c1[i]):
                 ch = kids[q] - p0
                 for col in range(ncol):
-                    if buf[ch, col] > buf[li, col]:
-                        buf[li, col] = buf[ch, col]
+                    buf[li, col] = max(buf[li, col], buf[ch, col])
     for col in range(ncol):
         out_row[col] = buf[p1 - p0 - 1, col]
 
