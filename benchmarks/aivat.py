@@ -1,6 +1,7 @@
 """AIVAT against money (and DIVAT): means, 95% CIs, variance ratios and speed.
 
-    python benchmarks/aivat.py [--hands N] [--game G] [--a SPEC] [--b SPEC] [--known both|a|b] [--json]
+    python benchmarks/aivat.py [--hands N] [--game G] [--a SPEC] [--b SPEC] [--known both|a|b]
+                               [--value auto|exact|calldown] [--json]
 
 Plays a match (fast engine, not duplicate: the variance of single hands is what AIVAT
 reduces) with a log, scores it with AIVAT from the known strategies and with DIVAT, and
@@ -47,6 +48,7 @@ def main() -> None:
     ap.add_argument("--b", default="cfr:10")
     ap.add_argument("--abstraction", default=None)
     ap.add_argument("--known", default="both", choices=["both", "a", "b"])
+    ap.add_argument("--value", default="auto", choices=["auto", "exact", "calldown"])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -58,7 +60,7 @@ def main() -> None:
     r = play_match(game, a, b, args.hands, seed=args.seed, log=log, names=("A", "B"), exact=True)
     t_match = time.perf_counter() - t0
     known = {"strategy": a if args.known in ("both", "a") else None,
-             "opponent": b if args.known in ("both", "b") else None}
+             "opponent": b if args.known in ("both", "b") else None, "value": args.value}
     t0 = time.perf_counter()
     av = aivat_log(log, "A", **known, game=game)
     t_first = time.perf_counter() - t0  # loads the kernels (and hold'em's preflop table)
@@ -72,7 +74,7 @@ def main() -> None:
     est = {**av.estimates(), "showdown_divat": dv.estimates()["showdown_divat"], "divat": dv.estimates()["divat"]}
     ratios = {**av.variance_ratios(), **dv.variance_ratios(), "money": 1.0}
     for name, e in est.items():
-        rows.append({"game": game.name, "a": la, "b": lb, "known": args.known, "hands": av.hands,
+        rows.append({"game": game.name, "a": la, "b": lb, "known": args.known, "value": args.value, "hands": av.hands,
                      "estimator": name, "mean": to_unit(game, e.mean), "ci95": to_unit(game, e.ci95),
                      "std": to_unit(game, e.std), "variance_ratio": ratios[name],
                      "exact": to_unit(game, r.exact_chips) if r.exact_chips is not None else None})

@@ -62,8 +62,9 @@ def leduc_profile():
     return game, good, weak
 
 
+@pytest.mark.parametrize("value", ["calldown", "exact"])
 @pytest.mark.parametrize("known", ["a", "b", "both"])
-def test_exactly_unbiased_by_enumeration(leduc_profile, known):
+def test_exactly_unbiased_by_enumeration(leduc_profile, known, value):
     """Weighted by each hand's exact probability, AIVAT's mean is money's to rounding, with
     either agent known, or both, in either seat; known strategies also cut the variance."""
     game, good, weak = leduc_profile
@@ -72,12 +73,25 @@ def test_exactly_unbiased_by_enumeration(leduc_profile, known):
         a = good
         b = weak
         out = aivat_deals(game, deals, term, np.full(len(deals), apos), a if known in ("a", "both") else None,
-                          b if known in ("b", "both") else None)
+                          b if known in ("b", "both") else None, value=value)
         means = prob @ out
         assert means[1] == pytest.approx(means[0], abs=1e-12)
         assert means[2] == pytest.approx(means[0], abs=1e-12)
         var = prob @ (out - means) ** 2
         assert var[2] < var[1] < var[0], var
+        if value == "exact" and known == "both":  # the true value function: no variance left
+            assert var[2] < 1e-20
+
+
+def test_exact_values_score_every_hand_at_its_expected_value(leduc_profile):
+    """Both strategies known, the exact value function: every hand of a match scores the
+    exact expected value of its seating (cfrlab's exact_value), whatever the cards did."""
+    game, good, weak = leduc_profile
+    r = play_match(game, good, weak, 2_000, seed=9, duplicate=True, exact=True, aivat="exact")
+    seat = np.array(r.exact_per_position)
+    for half in (0, 1):
+        pos = (np.arange(2_000) + half) % 2  # A's position: seat 0 is position 0 on even hands
+        np.testing.assert_allclose(r.aivat[half], seat[pos], atol=1e-9)
 
 
 def test_unknown_strategy_may_be_anything():
@@ -99,13 +113,13 @@ def test_match_means_agree_with_exact_value(tmp_path, leduc_profile):
     value, with a fraction of money's variance; the log path gives the same numbers."""
     game, good, weak = leduc_profile
     log = tmp_path / "m.log"
-    r = play_match(game, good, weak, 50_000, seed=4, duplicate=True, log=log, exact=True, aivat=True)
+    r = play_match(game, good, weak, 50_000, seed=4, duplicate=True, log=log, exact=True, aivat="calldown")
     av = r.aivat_samples()
     e = float(av.mean())
     assert abs(e - r.exact_chips) <= Z * av.std() / np.sqrt(av.size)
     money = r.samples()
     assert np.var(av) * 1.5 < np.var(money)  # measured 1.87 (duplicate money is already lower)
-    d = aivat_log(log, r.names[0], strategy=good, opponent=weak)
+    d = aivat_log(log, r.names[0], strategy=good, opponent=weak, value="calldown")
     assert d.hands == 100_000
     first = r.values[0].astype(np.float64)
     assert np.allclose(d.money[:50_000], first)
@@ -118,6 +132,8 @@ def test_bad_input(tmp_path, capsys, leduc_profile):
     play_match(game, good, weak, 100, seed=1, log=log)
     with pytest.raises(CfrlabError, match="at least one known strategy"):
         aivat_log(log, "x", game=game)
+    with pytest.raises(CfrlabError, match="unknown AIVAT value function"):
+        aivat_log(log, play_match(game, good, weak, 1, seed=1).names[0], strategy=good, value="magic")
     with pytest.raises(CfrlabError, match="no hand of player"):
         aivat_log(log, "nobody", strategy=good)
     kuhn = make_agent(solve("kuhn", "cfr+", iterations=10).strategy, "kuhn")

@@ -31,6 +31,9 @@ def register(app: typer.Typer) -> None:
                                                      help="the player's own strategy (file or bot), if known")] = None,
         opponent: Annotated[str | None, typer.Option("--opponent", metavar="SPEC",
                                                      help="the opponent's strategy (file or bot), if known")] = None,
+        value: Annotated[str, typer.Option("--value", metavar="V", help=(
+            "value function: exact (small games: the known strategies' expected values), calldown "
+            "(any game), or auto (exact where it fits)"))] = "auto",
         game: Annotated[str | None, typer.Option("--game", "-g", metavar="G",
                                                  help="game name or .game file (default: the log's header)")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON summary")] = False,
@@ -38,7 +41,7 @@ def register(app: typer.Typer) -> None:
         g = load_game(game) if game is not None else game_of_log(Path(logs[0]))
         mine = make_agent(strategy, g) if strategy is not None else None
         theirs = make_agent(opponent, g) if opponent is not None else None
-        res = aivat_log(logs, player, strategy=mine, opponent=theirs, game=g)  # CfrlabError: one line
+        res = aivat_log(logs, player, strategy=mine, opponent=theirs, game=g, value=value)  # CfrlabError: one line
         unit = rate_unit(g)
         ratios = res.variance_ratios()
         summary = {"player": player, "game": g.name, "hands": res.hands, "unit": unit, "estimators": {}}

@@ -67,12 +67,15 @@ def _dist(pol, row, nxt, node, greedy, out):
 @njit(cache=NUMBA_CACHE, parallel=True)
 def aivat_hands(holes, boards, term, kind, player, rnd, spent, parent, nxt, decision,
                 known, pol0, off0, st0, step0, greedy0, pol1, off1, st1, step1, greedy1,
-                deck, hold_id, eq0_table, num_board, max_depth, out):
+                deck, hold_id, eq0_table, num_board, max_depth, vt, vsel, kroot, out):
     """Fill out[i] = (money, money minus the chance terms, AIVAT) for position 0.
 
     ``term[i]`` the hand's terminal node; ``known[i, p]`` which table plays position p (0 or
     1; -1: not known); table t is ``pol_t``/``off_t`` with private states ``st_t[i * step_t,
-    p, round]`` (step 0: one row for every hand, card-independent agents)."""
+    p, round]`` (step 0: one row for every hand, card-independent agents). With ``vsel[i, 0]``
+    >= 0 the value function is the table ``vt[vsel[i, 0], vsel[i, 1], node]`` (a profile's
+    values given the cards so far) and the deal's term is centred on ``kroot[vsel[i, 0]]``;
+    else it is the call-down value."""
     n = holes.shape[0]
     nr = num_board.shape[0]
     h = holes.shape[2]
@@ -98,18 +101,25 @@ def aivat_hands(holes, boards, term, kind, player, rnd, spent, parent, nxt, deci
             path[depth] = x
             depth += 1
             x = parent[x]
+        s_ = vsel[i, 0]
+        di = vsel[i, 1]
         money = _value(t, kind, player, rnd, spent, eqs)
-        # the deal: V at the root has mean 0 over deals (position 0's mean equity is 1/2)
         root = path[depth - 1]
-        luck = _calldown(eqs[0], float(spent[root, 0]), float(spent[root, 1]))
+        if s_ >= 0:
+            luck = vt[s_, di, root] - kroot[s_]
+        else:  # V at the root has mean 0 over deals (position 0's mean equity is 1/2)
+            luck = _calldown(eqs[0], float(spent[root, 0]), float(spent[root, 1]))
         act = 0.0
         dist = np.empty(3, dtype=np.float64)
         for j in range(depth - 1, 0, -1):
             node = path[j]
             child = path[j - 1]
             if kind[node] == CHANCE:
-                # V after the cards minus V before: the equity is a martingale over the cards
-                luck += _value(child, kind, player, rnd, spent, eqs) - _value(node, kind, player, rnd, spent, eqs)
+                # V after the cards minus V before: V is a martingale over the cards
+                if s_ >= 0:
+                    luck += vt[s_, di, child] - vt[s_, di, node]
+                else:
+                    luck += _value(child, kind, player, rnd, spent, eqs) - _value(node, kind, player, rnd, spent, eqs)
                 continue
             p = player[node]
             tab = known[i, p]
@@ -124,8 +134,46 @@ def aivat_hands(holes, boards, term, kind, player, rnd, spent, parent, nxt, deci
             base = 0.0
             for a in range(3):
                 if dist[a] > 0.0:
-                    base += dist[a] * _value(nxt[node, a], kind, player, rnd, spent, eqs)
-            act += _value(child, kind, player, rnd, spent, eqs) - base
+                    c = nxt[node, a]
+                    base += dist[a] * (vt[s_, di, c] if s_ >= 0 else _value(c, kind, player, rnd, spent, eqs))
+            act += (vt[s_, di, child] if s_ >= 0 else _value(child, kind, player, rnd, spent, eqs)) - base
         out[i, 0] = money
         out[i, 1] = money - luck
         out[i, 2] = money - luck - act
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def profile_values(kind, player, rnd, spent, nxt, decision, winner, pos_tab, pol0, off0, st0, step0, greedy0,
+                   pol1, off1, st1, step1, greedy1, out):
+    """out[d, n]: position 0's expected value at node n of full deal d (every card known)
+    when position p plays table ``pos_tab[p]``; nodes are visited children first."""
+    nd, nn = out.shape
+    for i in prange(nd):
+        dist = np.empty(3, dtype=np.float64)
+        for node in range(nn - 1, -1, -1):
+            k = kind[node]
+            if k == FOLD:
+                out[i, node] = -float(spent[node, 0]) if player[node] == 0 else float(spent[node, 1])
+            elif k == CHANCE:
+                out[i, node] = out[i, nxt[node, 1]]
+            elif k == DECISION:
+                p = player[node]
+                d = decision[node]
+                r = rnd[node]
+                if pos_tab[p] == 0:
+                    _dist(pol0, off0[d] + st0[i * step0, p, r], nxt, node, greedy0, dist)
+                else:
+                    _dist(pol1, off1[d] + st1[i * step1, p, r], nxt, node, greedy1, dist)
+                v = 0.0
+                for a in range(3):
+                    if dist[a] > 0.0:
+                        v += dist[a] * out[i, nxt[node, a]]
+                out[i, node] = v
+            else:  # showdown
+                w = winner[i]
+                if w > 0:
+                    out[i, node] = float(spent[node, 1])
+                elif w < 0:
+                    out[i, node] = -float(spent[node, 0])
+                else:
+                    out[i, node] = 0.5 * float(spent[node, 1] - spent[node, 0])

@@ -14,10 +14,18 @@ term has conditional mean zero given the hand so far, so the estimate is unbiase
 value function V; a V that predicts the outcome removes most of the luck, of the cards and
 of the known player's own dice.
 
-V here is the **call-down value**: a fold is valued exactly; elsewhere the pot goes to
-showdown after the last bet is called, at the all-in equity of the two holdings on the board
-dealt so far (board cards still to come enumerated; hold'em preflop from DIVAT's cached
-table). The estimate uses every player's hole cards, which cfrlab's matches and the ACPC
+Two value functions (``value=``; ``auto`` picks ``exact`` where it fits in memory):
+
+* ``exact`` (small games: Kuhn, Leduc, reduced decks): position 0's expected value at each
+  node given the cards dealt so far when the known strategies play (an unknown seat assumed
+  to play like the known one), tabled over every deal. With both strategies known it is the
+  true value function and every hand scores exactly the expected value of its seating.
+* ``calldown`` (any game, the only one for full hold'em): a fold is valued exactly;
+  elsewhere the pot goes to showdown after the last bet is called, at the all-in equity of
+  the two holdings on the board dealt so far (board cards still to come enumerated;
+  hold'em preflop from DIVAT's cached table).
+
+The estimate uses every player's hole cards, which cfrlab's matches and the ACPC
 dealer's logs record for every hand (the paper's version also covers hands whose cards were
 never shown; this one needs them).
 
@@ -28,12 +36,16 @@ with the distribution the match engine samples from; a greedy agent's terms are 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
+from math import comb
 from pathlib import Path
 
 import numpy as np
 
+from cfrlab.cards.cards import deck
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate import _aivat_kernels as _k
+from cfrlab.evaluate import _match_kernels as _mk
 from cfrlab.evaluate.divat import THRESHOLDS, _Reader, _tables_for, _with_equities, game_of_log
 from cfrlab.evaluate.stats import Estimate, estimate
 from cfrlab.games import GameDef, load_game
@@ -86,21 +98,24 @@ def _fast(agent, tree, role: str):
     return fp(tree)
 
 
-def aivat_deals(game: GameDef | str, deals, terminals, a_positions, agent_a=None, agent_b=None) -> np.ndarray:
+def aivat_deals(game: GameDef | str, deals, terminals, a_positions, agent_a=None, agent_b=None, *,
+                value: str = "auto") -> np.ndarray:
     """float64[n, 3]: money, chance-only and AIVAT values of agent A for each hand.
 
     ``deals`` int[n, 2h + board] (holes by position, then the board, ACPC order; the cards of
     rounds not reached must still be distinct), ``terminals`` the public tree's terminal node
     of each hand (``build_tree(game)`` numbering), ``a_positions`` A's position per hand;
-    ``agent_a`` / ``agent_b`` the known agents (None: not known)."""
-    sc = MatchScorer(game, agent_a, agent_b)
+    ``agent_a`` / ``agent_b`` the known agents (None: not known); ``value`` the value
+    function (``VALUES``; module docstring)."""
+    sc = MatchScorer(game, agent_a, agent_b, value=value)
     return sc.values_of(deals, terminals, a_positions)
 
 
 class MatchScorer:
     """AIVAT for the hands of one match, batch by batch (``play_match(aivat=True)``)."""
 
-    def __init__(self, game: GameDef | str, agent_a, agent_b, halves: int = 0, hands: int = 0) -> None:
+    def __init__(self, game: GameDef | str, agent_a, agent_b, halves: int = 0, hands: int = 0,
+                 value: str = "auto") -> None:
         self.game = g = load_game(game)
         self.t = _tables_for(g, THRESHOLDS)  # refuses games DIVAT's equities do not cover
         tree = self.t.tree
@@ -108,8 +123,16 @@ class MatchScorer:
         if self.fast == (None, None):
             raise CfrlabError("AIVAT needs at least one agent whose strategy is known (a strategy file or "
                               "a built-in bot)")
+        if value not in VALUES:
+            raise CfrlabError(f"unknown AIVAT value function {value!r} ({', '.join(VALUES)})")
         self.values = np.empty((halves, hands), dtype=np.float64)
         self.depth = _depth(tree)
+        small = _num_deals(g) * tree.num_nodes <= EXACT_LIMIT
+        if value == "exact" and not small:
+            raise CfrlabError(f"{g.name or 'this game'} has too many deals for exact profile values; "
+                              "use the call-down value")
+        self.exact = _ProfileValues(g, tree, self.fast) if value == "exact" or (value == "auto" and small) else None
+        self.value = "exact" if self.exact is not None else "calldown"
 
     def terminal(self, betting: str) -> int:
         return int(self.t.tree.node_of_betting[betting])
@@ -147,13 +170,130 @@ class MatchScorer:
                          np.ascontiguousarray(st, dtype=np.int32) if step else none, step, bool(fp.greedy)))
         _with_equities(t)
         out = np.empty((n, 3), dtype=np.float64)
+        vsel = np.full((n, 2), -1, dtype=np.int64)
+        vt, kroot = np.zeros((1, 1, 1)), np.zeros(1)
+        if self.exact is not None and n:
+            vsel[:, 0] = apos
+            vsel[:, 1] = self.exact.index(deals)
+            vt, kroot = self.exact.table, self.exact.kroot
         if n:
             holes = np.ascontiguousarray(deals[:, :2 * h].reshape(n, 2, h))
             boards = np.ascontiguousarray(deals[:, 2 * h:2 * h + g.total_board_cards()])
             _k.aivat_hands(holes, boards, term, *_arrays(tree), known, *tabs[0], *tabs[1], t.deck, t.hold_id,
-                           t.eq0, np.asarray(g.num_board_cards[:nr], dtype=np.int64), self.depth, out)
+                           t.eq0, np.asarray(g.num_board_cards[:nr], dtype=np.int64), self.depth, vt, vsel,
+                           kroot, out)
         out[apos == 1] *= -1.0
         return out
+
+
+VALUES = ("auto", "calldown", "exact")
+EXACT_LIMIT = 20_000_000  # deals x nodes of a profile-value table (160 MB per seat assignment)
+
+
+def _num_deals(g: GameDef) -> int:
+    D = len(deck(g.num_ranks, g.num_suits))
+    h = g.num_hole_cards
+    n = comb(D, h) * comb(D - h, h)
+    left = D - 2 * h
+    for r in range(g.num_rounds):
+        k = g.num_board_cards[r]
+        n *= comb(left, k)
+        left -= k
+    return n
+
+
+def _segments(g: GameDef) -> list[int]:
+    """Lengths of a deal's unordered groups: each hole, then each round's board cards."""
+    h = g.num_hole_cards
+    return [h, h] + [int(g.num_board_cards[r]) for r in range(g.num_rounds) if g.num_board_cards[r]]
+
+
+def _canonical(g: GameDef, deals: np.ndarray) -> np.ndarray:
+    """Each deal with the cards of every group sorted (hole cards, a round's board cards)."""
+    out = np.array(deals[:, :2 * g.num_hole_cards + g.total_board_cards()], dtype=np.int64)
+    a = 0
+    for k in _segments(g):
+        out[:, a:a + k] = np.sort(out[:, a:a + k], axis=1)
+        a += k
+    return out
+
+
+def _keys(cards: np.ndarray) -> np.ndarray:
+    key = np.zeros(len(cards), dtype=np.int64)
+    for q in range(cards.shape[1]):
+        key = key * 64 + cards[:, q]
+    return key
+
+
+class _ProfileValues:
+    """The exact value function of small games: position 0's expected value at every node given
+    the cards dealt so far, when the known strategies play (an unknown seat is assumed to play
+    like the known one: any value function keeps AIVAT unbiased, a good one shrinks it), for
+    both seatings of agent A (``table[s]``: A at position s)."""
+
+    def __init__(self, g: GameDef, tree, fast) -> None:
+        cards = [int(c) for c in deck(g.num_ranks, g.num_suits)]
+        segs = _segments(g)
+        rows = []
+
+        def grow(prefix: list, used: set, i: int) -> None:
+            if i == len(segs):
+                rows.append(list(prefix))
+                return
+            for comb_ in combinations([c for c in cards if c not in used], segs[i]):
+                grow(prefix + list(comb_), used | set(comb_), i + 1)
+
+        grow([], set(), 0)
+        deals = np.array(rows, dtype=np.int64)
+        self.game, self.deals = g, deals
+        self.keys = _keys(deals)  # ascending: the enumeration is lexicographic
+        arrs = _arrays(tree)
+        kind, player, rnd, spent, _, nxt, decision = arrs
+        nb = g.total_board_cards()
+        winner = _mk.showdown_winners(deals, g.num_hole_cards, nb)
+        fa, fb = fast
+        tabs = [self._tab(fp or fa or fb, deals, g) for fp in (fa, fb)]
+        nn = tree.num_nodes
+        self.table = np.empty((2, len(deals), nn))
+        for s in (0, 1):  # A at position s; position p plays A's table (0) or B's (1)
+            pos_tab = np.array([0, 1] if s == 0 else [1, 0], dtype=np.int64)
+            _k.profile_values(kind, player, rnd, spent, nxt, decision, winner, pos_tab, *tabs[0], *tabs[1],
+                              self.table[s])
+            self._by_prefix(self.table[s], rnd)
+        root = int(np.flatnonzero(tree.parent < 0)[0])
+        self.kroot = self.table[:, :, root].mean(axis=1)
+
+    @staticmethod
+    def _tab(fp, deals, g):
+        nr = g.num_rounds
+        if fp.states is None:
+            return (np.ascontiguousarray(fp.policy, np.float64), np.ascontiguousarray(fp.offsets, np.int64),
+                    np.zeros((1, 2, nr), np.int32), 0, bool(fp.greedy))
+        return (np.ascontiguousarray(fp.policy, np.float64), np.ascontiguousarray(fp.offsets, np.int64),
+                np.ascontiguousarray(fp.states(deals), dtype=np.int32), 1, bool(fp.greedy))
+
+    def _by_prefix(self, w: np.ndarray, rnd: np.ndarray) -> None:
+        """Each round-r node's value averaged over the deals sharing its cards up to round r."""
+        g = self.game
+        for r in range(g.num_rounds):
+            cols = np.flatnonzero(rnd == r)
+            length = 2 * g.num_hole_cards + g.total_board_cards(r)
+            if length == self.deals.shape[1]:
+                continue  # every card known: the full-deal values already are
+            _, inv = np.unique(_keys(self.deals[:, :length]), return_inverse=True)
+            cnt = np.bincount(inv)
+            sums = np.zeros((len(cnt), len(cols)))
+            np.add.at(sums, inv, w[:, cols])
+            w[:, cols] = sums[inv] / cnt[inv, None]
+
+    def index(self, deals) -> np.ndarray:
+        """Row of each deal (cards in any order within a hole or a round's board)."""
+        key = _keys(_canonical(self.game, np.asarray(deals, dtype=np.int64)))
+        i = np.searchsorted(self.keys, key)
+        bad = (i >= len(self.keys)) | (self.keys[np.minimum(i, len(self.keys) - 1)] != key)
+        if bad.any():
+            raise CfrlabError("AIVAT: a deal repeats a card or uses a card outside the deck")
+        return i
 
 
 _ARRAYS: dict[int, tuple] = {}
@@ -181,7 +321,8 @@ def _depth(tree) -> int:
     return int(depth.max()) + 1
 
 
-def aivat_log(logs, player: str, *, strategy=None, opponent=None, game: GameDef | str | None = None) -> AivatResult:
+def aivat_log(logs, player: str, *, strategy=None, opponent=None, game: GameDef | str | None = None,
+              value: str = "auto") -> AivatResult:
     """Money, chance-only AIVAT and AIVAT per hand of ``player`` over ACPC ``logs`` (paths).
 
     ``strategy``: the player's own agent if its strategy is known; ``opponent``: the other
@@ -199,7 +340,7 @@ def aivat_log(logs, player: str, *, strategy=None, opponent=None, game: GameDef 
     reader = _Reader(t)
     read = [(p, reader.read(p, player)) for p in logs]
     node_of = t.tree.node_of_betting
-    scorer = MatchScorer(g, strategy, opponent)
+    scorer = MatchScorer(g, strategy, opponent, value=value)
     parts = []
     for p, (holes, boards, paths, pos, v0) in read:
         bettings = list(t.paths)  # path rows in order of first sight

@@ -218,7 +218,7 @@ def _check_agents(*agents) -> None:
 def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int | None = None,
                duplicate: bool = False, log: str | Path | None = None, names: tuple[str, str] | None = None,
                engine: str = "auto", progress: Progress | None = None, exact: bool = False,
-               batch: int = BATCH, aivat: bool = False) -> MatchResult:
+               batch: int = BATCH, aivat: bool | str = False) -> MatchResult:
     """Play a match of ``hands`` deals (twice each in duplicate mode); see the module docstring.
 
     ``a``/``b`` are Agents (``cfrlab.agents.play_match`` also takes bot names and strategy
@@ -228,7 +228,8 @@ def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int
     can be enumerated and both agents are policies (``exact_value``); when it cannot,
     ``result.exact_reason`` says why. ``aivat`` also scores every hand with AIVAT
     (``cfrlab.evaluate.aivat``; 2-player limit games) using the strategies of the agents that
-    are tables (strategy files, built-in bots): ``result.aivat``, ``result.aivat_samples()``.
+    are tables (strategy files, built-in bots): ``result.aivat``, ``result.aivat_samples()``;
+    a string picks the value function (``"exact"``, ``"calldown"``; True: ``"auto"``).
     """
     game = load_game(game)
     if game.num_players != 2:
@@ -250,7 +251,7 @@ def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int
     halves = 2 if duplicate else 1
     values = np.empty((halves, hands), dtype=np.float32)
     scorer = _aivat.MatchScorer(game, a if _fast_capable(a) else None, b if _fast_capable(b) else None,
-                                halves, hands) if aivat else None
+                                halves, hands, value="auto" if aivat is True else aivat) if aivat else None
     writer = LogWriter(log, game, "match", hands, seed) if log else None
     t0 = time.perf_counter()
     try:
