@@ -2,24 +2,32 @@
 
 On the river of hold'em every segment (one per river entry: 567 per board) is the same
 27-node betting subtree; only the pot (payoffs), the decision indices (policy rows) and the
-entry reach differ. ``last_round_lanes`` walks ``W`` segments of one shape together: every
-per-hand array has a last axis of ``W`` lanes, so the card-indexed gathers and scatters of the
-terminal sweeps (``_kernels`` module docstring: hands in rank order, running totals per card)
-are paid once for ``W`` subtrees and the lane loops vectorize. Segments whose entry reach is
-zero for both players are left out (their values are zero). Lanes never mix, so the values
-do not depend on how the segments were grouped. Measured on CFR5 (5-bucket HULHE): 8 lanes
-are about 15% faster than one subtree at a time, 4 and 16 lanes slower than 8.
+entry reach differ. ``last_round_lanes`` walks ``W`` segments of one shape together, both
+seats at once: every per-hand array is ``(n, 2W)``; in a reach array lane ``k < W`` is seat
+0's reach in the k-th segment and lane ``W + k`` seat 1's, and a value array holds in the same
+lane the value against that reach (the other seat's best-response value), so no lane ever
+moves. The terminal sweeps (``_kernels`` module docstring: hands in rank
+order, running totals per card) then pay their card-indexed gathers and scatters once for
+``2W`` vectors, and their lane loops compile to SIMD code: the loops run to a trip count
+known only at run time and index with unsigned integers, which is what lets LLVM vectorize
+them (a constant count of 16 is unrolled to scalar code first; a signed index keeps numba's
+negative-index handling in the loop).
+
+The subtree is walked depth first with one reach and one value buffer per depth, so a group
+needs ``2 x depth`` buffers instead of two per node and they stay in the core's cache.
+Segments whose entry reach is zero for both players are left out (their values are zero).
+Lanes never mix, so the values do not depend on how the segments were grouped.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
 from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
-W = 8  # lanes: 8 float64 = one cache line
+W = 8  # segments per group: 2W = 16 float64 lanes (four AVX2 vectors)
 
 
 def shape_classes(seg_off: np.ndarray, kind, player, child, slot) -> tuple[np.ndarray, np.ndarray]:
@@ -39,163 +47,205 @@ def shape_classes(seg_off: np.ndarray, kind, player, child, slot) -> tuple[np.nd
 
 
 @njit(cache=NUMBA_CACHE)
-def _fold(r0, r1, sc, h, n, pay0, pay1, xc0, xc1, v0, v1):
-    xc0[:, :] = 0.0
-    xc1[:, :] = 0.0
-    t0 = np.zeros(W)
-    t1 = np.zeros(W)
-    for q in range(n):
-        a = sc[q, 0]
-        b = sc[q, 1] if h == 2 else a
-        for w in range(W):
-            x0 = r0[q, w]
-            x1 = r1[q, w]
-            t0[w] += x0
-            t1[w] += x1
-            xc0[a, w] += x0
-            xc1[a, w] += x1
+def _card_totals(r, sc, h, n, X, xc):
+    """X[k] = sum of r[:, k]; xc[c, k] = the same over hands holding card c."""
+    M = uint64(r.shape[1])
+    X[:] = 0.0
+    xc[:, :] = 0.0
+    for jj in range(n):
+        j = uint64(jj)
+        a = uint64(sc[j, 0])
+        for k in range(M):
+            X[k] += r[j, k]
+        for k in range(M):
+            xc[a, k] += r[j, k]
         if h == 2:
-            for w in range(W):
-                xc0[b, w] += r0[q, w]
-                xc1[b, w] += r1[q, w]
-    for q in range(n):
-        a = sc[q, 0]
+            b = uint64(sc[j, 1])
+            for k in range(M):
+                xc[b, k] += r[j, k]
+
+
+@njit(cache=NUMBA_CACHE)
+def _add_hands(r, sc, h, q0, q1, X, xc):
+    M = uint64(r.shape[1])
+    for jj in range(q0, q1):
+        j = uint64(jj)
+        a = uint64(sc[j, 0])
+        for k in range(M):
+            X[k] += r[j, k]
+        for k in range(M):
+            xc[a, k] += r[j, k]
         if h == 2:
-            b = sc[q, 1]
-            for w in range(W):
-                v0[q, w] = pay0[w] * (t1[w] - xc1[a, w] - xc1[b, w] + r1[q, w])
-                v1[q, w] = pay1[w] * (t0[w] - xc0[a, w] - xc0[b, w] + r0[q, w])
+            b = uint64(sc[j, 1])
+            for k in range(M):
+                xc[b, k] += r[j, k]
+
+
+@njit(inline="always")
+def _val(r, X, xc, pay, tmp, j, a, b, k, h, showdown):
+    d = X[k] - xc[a, k] - xc[b, k] + r[j, k] if h == 2 else X[k] - xc[a, k]
+    return pay[k] * (tmp[j, k] - d) if showdown else pay[k] * d
+
+
+@njit(cache=NUMBA_CACHE)
+def _emit(r, sc, h, n, X, xc, pay, tmp, showdown, V, first, mx):
+    """A terminal's values merged into its parent's ``V``: lane k at hand q is ``pay[k]``
+    times the total of r[:, k] on hands disjoint from q (a fold), or times tmp[q, k] minus
+    that total (a showdown). ``first``: the parent's first child, copied; else lanes with
+    ``mx[k]`` (the parent's actor's values) take the max, the others the sum."""
+    M = uint64(r.shape[1])
+    for jj in range(n):
+        j = uint64(jj)
+        a = uint64(sc[j, 0])
+        b = uint64(sc[j, 1]) if h == 2 else a
+        if first:
+            for k in range(M):
+                V[j, k] = _val(r, X, xc, pay, tmp, j, a, b, k, h, showdown)
         else:
-            for w in range(W):
-                v0[q, w] = pay0[w] * (t1[w] - xc1[a, w])
-                v1[q, w] = pay1[w] * (t0[w] - xc0[a, w])
+            for k in range(M):
+                x = _val(r, X, xc, pay, tmp, j, a, b, k, h, showdown)
+                v = V[j, k]
+                V[j, k] = max(v, x) if mx[k] else v + x
 
 
 @njit(cache=NUMBA_CACHE)
-def _add_group(r0, r1, sc, h, q0, q1, xc0, xc1, X0, X1):
-    for k in range(q0, q1):
-        a = sc[k, 0]
-        for w in range(W):
-            x0 = r0[k, w]
-            x1 = r1[k, w]
-            X0[w] += x0
-            X1[w] += x1
-            xc0[a, w] += x0
-            xc1[a, w] += x1
-        if h == 2:
-            b = sc[k, 1]
-            for w in range(W):
-                xc0[b, w] += r0[k, w]
-                xc1[b, w] += r1[k, w]
-
-
-@njit(cache=NUMBA_CACHE)
-def _showdown(r0, r1, sc, h, n, grp_end, stake, xc0, xc1, v0, v1):
-    # X = 2W + G - R per lane (see _kernels): start at -R, -Rc
-    xc0[:, :] = 0.0
-    xc1[:, :] = 0.0
-    X0 = np.zeros(W)
-    X1 = np.zeros(W)
-    for q in range(n):
-        a = sc[q, 0]
-        for w in range(W):
-            x0 = r0[q, w]
-            x1 = r1[q, w]
-            X0[w] -= x0
-            X1[w] -= x1
-            xc0[a, w] -= x0
-            xc1[a, w] -= x1
-        if h == 2:
-            b = sc[q, 1]
-            for w in range(W):
-                xc0[b, w] -= r0[q, w]
-                xc1[b, w] -= r1[q, w]
+def _showdown_sweep(r, sc, h, n, grp_end, X, xc, tmp):
+    """tmp[q, k] = 2 x lane k's reach on weaker hands disjoint from q + on equal ones; X, xc
+    end as the totals (per card) of r. One sweep up the ranks keeps X = 2 x weaker + own
+    group: each group is added once before its hands are read, once after. With the
+    disjoint total taken off (``_emit``): 2 wins + ties - all = wins - losses."""
+    M = uint64(r.shape[1])
+    X[:] = 0.0
+    xc[:, :] = 0.0
     q = 0
     while q < n:
         e = grp_end[q]
-        _add_group(r0, r1, sc, h, q, e, xc0, xc1, X0, X1)
-        for k in range(q, e):
-            a = sc[k, 0]
+        _add_hands(r, sc, h, q, e, X, xc)
+        for jj in range(q, e):
+            j = uint64(jj)
+            a = uint64(sc[j, 0])
             if h == 2:
-                b = sc[k, 1]
-                for w in range(W):
-                    v0[k, w] = stake[w] * (X1[w] - xc1[a, w] - xc1[b, w])
-                    v1[k, w] = stake[w] * (X0[w] - xc0[a, w] - xc0[b, w])
+                b = uint64(sc[j, 1])
+                for k in range(M):
+                    tmp[j, k] = X[k] - xc[a, k] - xc[b, k] + r[j, k]
             else:
-                for w in range(W):
-                    v0[k, w] = stake[w] * (X1[w] - xc1[a, w])
-                    v1[k, w] = stake[w] * (X0[w] - xc0[a, w])
-        _add_group(r0, r1, sc, h, q, e, xc0, xc1, X0, X1)
+                for k in range(M):
+                    tmp[j, k] = X[k] - xc[a, k]
+        _add_hands(r, sc, h, q, e, X, xc)
         q = e
+    for k in range(M):
+        X[k] *= 0.5
+    for c in range(xc.shape[0]):
+        for k in range(M):
+            xc[c, k] *= 0.5
 
 
 @njit(cache=NUMBA_CACHE)
-def _walk_group(lanes, cnt, rep, seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l_pay,
-                order, scards, grp_end, h, policy, row_offset, sstates, in_reach, out_vals, scale,
-                reach, vals, xc0, xc1):
+def _walk_group(lanes, cnt, rep, seg_off, entry, l_kind, l_player, l_child, l_pay, l_dec,
+                order, scards, grp_end, h, policy, row_offset, ustate, uidx, in_reach,
+                out_vals, scale, depth, parent, action, R, V, X, xc, tmp, T, row):
+    """One group: reach down, depth first (``R[d]``, ``T[d]`` the action probabilities of
+    the open decision at depth d by private state), each terminal's values merged into its
+    parent's ``V[d - 1]``, each decision's into its parent's when its subtree is done."""
     n = order.shape[0]
     base = seg_off[rep]
     m = seg_off[rep + 1] - base
-    ro = np.zeros(W, np.int64)
-    pay0 = np.zeros(W)
-    pay1 = np.zeros(W)
+    M = uint64(2 * W)
+    W2 = uint64(W)
+    pay = np.zeros(2 * W)
+    mx = np.zeros((2, 2 * W), np.bool_)  # mx[p]: the lanes of p's values (max where p acts)
+    mx[0, W:] = True
+    mx[1, :W] = True
+    first = np.ones(R.shape[0], np.bool_)
+    stack = np.zeros(R.shape[0], np.int64)  # the open decision at each depth
     for p in range(2):
         for q in range(n):
             i = order[q]
             for w in range(W):
-                reach[0, p, q, w] = in_reach[entry[lanes[w]], p, i] if w < cnt else 0.0
-    for j in range(m):
-        k = base + j
-        if l_kind[k] != DECISION:
-            continue
-        qq = l_player[k]
-        src = l_slot[k, qq]
-        for w in range(W):
-            ro[w] = row_offset[l_dec[seg_off[lanes[min(w, cnt - 1)]] + j]]
-        for a in range(3):
-            c = l_child[k, a]
-            if c < 0:
-                continue
-            for q in range(n):
-                s = sstates[q]
-                for w in range(W):
-                    reach[c, qq, q, w] = reach[src, qq, q, w] * policy[ro[w] + s, a]
-    for j in range(m - 1, -1, -1):
-        k = base + j
-        kind = l_kind[k]
-        if kind == FOLD or kind == SHOWDOWN:
+                R[0, q, p * W + w] = in_reach[entry[lanes[w]], p, i] if w < cnt else 0.0
+    top = -1
+    for j in range(m + 1):
+        d = depth[j] if j < m else 0
+        while top >= max(d, 1):  # close the open decisions at depth >= d, deepest first
+            up = top - 1
+            mk = mx[l_player[base + stack[up]]]
+            if first[up]:
+                V[up, :n] = V[top, :n]
+                first[up] = False
+            else:
+                for qq in range(n):
+                    q = uint64(qq)
+                    for k in range(M):
+                        v = V[up, q, k]
+                        x = V[top, q, k]
+                        V[up, q, k] = max(v, x) if mk[k] else v + x
+            top -= 1
+        if j == m:
+            break
+        k0 = base + j
+        if j > 0:  # reach: the parent's, the actor's lanes times its action's probability
+            pq = l_player[base + parent[j]]
+            a = action[j]
+            lo = uint64(pq) * W2
+            ot = uint64(1 - pq) * W2
+            Tp = T[d - 1]
+            for qq in range(n):
+                q = uint64(qq)
+                uq = uint64(uidx[q])
+                for k in range(W2):
+                    R[d, q, lo + k] = R[d - 1, q, lo + k] * Tp[uq, a, k]
+                for k in range(W2):
+                    R[d, q, ot + k] = R[d - 1, q, ot + k]
+        kind = l_kind[k0]
+        if kind == DECISION:
+            top = d
+            stack[d] = j
+            first[d] = True
+            Td = T[d]
+            for w in range(W):
+                ro = row_offset[l_dec[seg_off[lanes[min(w, cnt - 1)]] + j]]
+                for u in range(ustate.shape[0]):
+                    for b in range(3):
+                        Td[u, b, w] = policy[ro + ustate[u], b]
+        elif kind == FOLD or kind == SHOWDOWN:
             for w in range(W):
                 kw = seg_off[lanes[min(w, cnt - 1)]] + j
-                pay0[w] = l_pay[kw, 0]
-                pay1[w] = l_pay[kw, 1]
-            if kind == FOLD:
-                _fold(reach[l_slot[k, 0], 0], reach[l_slot[k, 1], 1], scards, h, n, pay0, pay1,
-                      xc0, xc1, vals[j, 0], vals[j, 1])
+                pay[w] = l_pay[kw, 1]  # lanes against seat 0's reach: seat 1's values
+                pay[W + w] = l_pay[kw, 0]
+            up = max(d - 1, 0)  # a segment that is one terminal: its own values
+            pq = l_player[base + parent[j]] if d > 0 else 0
+            if kind == SHOWDOWN:
+                _showdown_sweep(R[d], scards, h, n, grp_end, X, xc, tmp)
             else:
-                _showdown(reach[l_slot[k, 0], 0], reach[l_slot[k, 1], 1], scards, h, n, grp_end,
-                          pay0, xc0, xc1, vals[j, 0], vals[j, 1])
-        elif kind == DECISION:
-            qq = l_player[k]
-            o = 1 - qq
-            first = True
-            for a in range(3):
-                c = l_child[k, a]
-                if c < 0:
-                    continue
-                if first:
-                    vals[j, qq, :n] = vals[c, qq, :n]
-                    vals[j, o, :n] = vals[c, o, :n]
-                    first = False
-                else:
-                    for q in range(n):
-                        for w in range(W):
-                            vals[j, qq, q, w] = max(vals[j, qq, q, w], vals[c, qq, q, w])
-                            vals[j, o, q, w] += vals[c, o, q, w]
+                _card_totals(R[d], scards, h, n, X, xc)
+            _emit(R[d], scards, h, n, X, xc, pay, tmp, kind == SHOWDOWN, V[up], first[up],
+                  mx[pq])
+            first[up] = False
     for w in range(cnt):
         e = entry[lanes[w]]
         for p in range(2):
             for q in range(n):
-                out_vals[e, p, order[q]] += scale * vals[0, p, q, w]
+                out_vals[e, p, order[q]] += scale * V[0, q, (1 - p) * W + w]
+
+
+@njit(cache=NUMBA_CACHE)
+def _tree_shape(rep, seg_off, l_kind, l_child):
+    """Depth, parent and action (from the parent) of each local node of a segment."""
+    base = seg_off[rep]
+    m = seg_off[rep + 1] - base
+    depth = np.zeros(m, np.int64)
+    parent = np.full(m, -1, np.int64)
+    action = np.zeros(m, np.int64)
+    for j in range(m):
+        if l_kind[base + j] != DECISION:
+            continue
+        for a in range(3):
+            c = l_child[base + j, a]
+            if c >= 0:
+                depth[c] = depth[j] + 1
+                parent[c] = j
+                action[c] = a
+    return depth, parent, action
 
 
 @njit(cache=NUMBA_CACHE)
@@ -206,13 +256,9 @@ def last_round_lanes(seg_off, entry, seg_class, class_rep, l_kind, l_player, l_c
     values of each segment's entry added (times ``scale``) to ``out_vals[entry]``."""
     n = order.shape[0]
     nseg = seg_off.shape[0] - 1
-    L = 1
-    for s in range(nseg):
-        L = max(L, seg_off[s + 1] - seg_off[s])
-    reach = np.zeros((L, 2, n, W))
-    vals = np.zeros((L, 2, n, W))
-    xc0 = np.zeros((D, W))
-    xc1 = np.zeros((D, W))
+    # the private states present, and each hand's place among them (policy rows per group)
+    ustate = np.unique(sstates)
+    uidx = np.searchsorted(ustate, sstates)
     live = np.zeros(nseg, np.bool_)
     for s in range(nseg):
         e = entry[s]
@@ -223,8 +269,18 @@ def last_round_lanes(seg_off, entry, seg_class, class_rep, l_kind, l_player, l_c
                     break
             if live[s]:
                 break
+    X = np.zeros(2 * W)
+    xc = np.zeros((D, 2 * W))
+    tmp = np.zeros((n, 2 * W))
+    row = np.zeros(2 * W)
     lanes = np.zeros(W, np.int64)
     for cl in range(class_rep.shape[0]):
+        rep = class_rep[cl]
+        depth, parent, action = _tree_shape(rep, seg_off, l_kind, l_child)
+        Dp = depth.max() + 1
+        R = np.zeros((Dp, n, 2 * W))
+        V = np.zeros((Dp, n, 2 * W))
+        T = np.zeros((Dp, ustate.shape[0], 3, W))
         cnt = 0
         for s in range(nseg):
             if seg_class[s] != cl or not live[s]:
@@ -232,11 +288,11 @@ def last_round_lanes(seg_off, entry, seg_class, class_rep, l_kind, l_player, l_c
             lanes[cnt] = s
             cnt += 1
             if cnt == W:
-                _walk_group(lanes, cnt, class_rep[cl], seg_off, entry, l_kind, l_player, l_child,
-                            l_slot, l_dec, l_pay, order, scards, grp_end, h, policy, row_offset,
-                            sstates, in_reach, out_vals, scale, reach, vals, xc0, xc1)
+                _walk_group(lanes, cnt, rep, seg_off, entry, l_kind, l_player, l_child, l_pay,
+                            l_dec, order, scards, grp_end, h, policy, row_offset, ustate, uidx,
+                            in_reach, out_vals, scale, depth, parent, action, R, V, X, xc, tmp, T, row)
                 cnt = 0
         if cnt:
-            _walk_group(lanes, cnt, class_rep[cl], seg_off, entry, l_kind, l_player, l_child,
-                        l_slot, l_dec, l_pay, order, scards, grp_end, h, policy, row_offset,
-                        sstates, in_reach, out_vals, scale, reach, vals, xc0, xc1)
+            _walk_group(lanes, cnt, rep, seg_off, entry, l_kind, l_player, l_child, l_pay,
+                        l_dec, order, scards, grp_end, h, policy, row_offset, ustate, uidx,
+                        in_reach, out_vals, scale, depth, parent, action, R, V, X, xc, tmp, T, row)

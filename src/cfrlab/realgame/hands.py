@@ -120,3 +120,33 @@ def first_round_units(game, deck: Deck, symmetric: bool) -> list[Unit]:
         units.append(Unit(i, rep, tuple(classes[rep].values())))
     assert sum(u.weight for u in units) == comb(deck.size, k)
     return units
+
+
+def next_board_orbits(deck: Deck, rounds: list[tuple[int, ...]], rest, k: int,
+                      symmetric: bool) -> list[tuple[tuple[int, ...], list[tuple[int, ...]]]]:
+    """The next round's ``k`` new board cards, drawn from ``rest``, grouped under the suit
+    permutations that fix every earlier round's cards (``rounds``: each round's board cards):
+    (representative, the permutations carrying it onto each distinct image, identity first).
+    Not symmetric: every draw alone. A flop of three ranks in three suits is fixed by the
+    identity only; a monotone flop by the 6 orders of the other three suits."""
+    ident = tuple(range(deck.num_suits))
+    draws = list(combinations(rest, k))
+    if not symmetric:
+        return [(d, [ident]) for d in draws]
+    S = deck.num_suits
+    fixing = [sg for sg in suit_permutations(S)
+              if all(sorted(permute_cards(cards, sg, S).tolist()) == sorted(cards)
+                     for cards in rounds if cards)]
+    if len(fixing) == 1:
+        return [(d, [ident]) for d in draws]
+    out = []
+    seen: set[tuple[int, ...]] = set()
+    for d in draws:  # lexicographic: the first draw of each orbit is its representative
+        if d in seen:
+            continue
+        images: dict[tuple[int, ...], tuple[int, ...]] = {}
+        for sg in fixing:
+            images.setdefault(tuple(sorted(permute_cards(d, sg, S).tolist())), sg)
+        seen.update(images)
+        out.append((d, [images[d]] + [sg for img, sg in images.items() if img != d]))
+    return out

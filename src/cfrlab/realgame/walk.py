@@ -20,7 +20,6 @@ the number of ordered pairs of disjoint hands, is the expected payoff.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 from math import comb
 
 import numpy as np
@@ -30,7 +29,7 @@ from cfrlab.cards.evaluator import rank_batch
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import _kernels as K
 from cfrlab.realgame._lanes import last_round_lanes, shape_classes
-from cfrlab.realgame.hands import Deck, Unit, hand_permutation, make_deck
+from cfrlab.realgame.hands import Deck, Unit, hand_permutation, make_deck, next_board_orbits
 from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 
@@ -153,6 +152,7 @@ class Walker:
         self.pairs = comb(D, h) * comb(D - h, h)
         self.cards = np.ascontiguousarray(self.deck.hands)
         self._root_reach = None
+        self._perms: dict[tuple, np.ndarray] = {}
         last = self.rounds[-1]
         self.last_class, self.last_rep = shape_classes(last.seg_off, last.kind, last.player,
                                                        last.child, last.slot)
@@ -210,13 +210,30 @@ class Walker:
         self._pass(r, True, board, in_reach, out_vals, scale, creach, cvals)
 
     def _below(self, r: int, board: tuple, creach, cvals) -> None:
-        """cvals += values of round r's chance nodes: the mean over next boards."""
+        """cvals += values of round r's chance nodes: the mean over next boards. Boards that
+        a suit permutation fixing the cards so far carries onto each other share one walk
+        (their values are the representative's, hands permuted; the reach is symmetric)."""
         used = set(board)
         rest = [c for c in range(self.deck.size) if c not in used]
         k = self.game.num_board_cards[r + 1]
         sc = 1.0 / self.outcomes[r + 1]
-        for new in combinations(rest, k):
-            self._level(r + 1, tuple(board) + new, creach, cvals, sc)
+        b = self.board_before
+        rounds = [tuple(board[b[i]:b[i + 1]]) for i in range(1, r + 1)]
+        for new, perms in next_board_orbits(self.deck, rounds, rest, k, self.opp.suit_symmetric):
+            if len(perms) == 1:
+                self._level(r + 1, tuple(board) + new, creach, cvals, sc)
+                continue
+            part = np.zeros_like(cvals)
+            self._level(r + 1, tuple(board) + new, creach, part, sc)
+            cvals += part
+            for sigma in perms[1:]:
+                K.permute_add(part, self._hand_perm(sigma), 1.0, cvals)
+
+    def _hand_perm(self, sigma) -> np.ndarray:
+        p = self._perms.get(sigma)
+        if p is None:
+            p = self._perms[sigma] = hand_permutation(self.deck, sigma)
+        return p
 
     # -- the driver's parts -----------------------------------------------------------
     def root_forward(self) -> np.ndarray:
@@ -240,8 +257,7 @@ class Walker:
             return out
         total = np.zeros_like(out)
         for sigma in unit.perms:
-            perm = hand_permutation(self.deck, sigma)
-            K.permute_add(out, perm, 1.0, total)
+            K.permute_add(out, self._hand_perm(sigma), 1.0, total)
         return total
 
     def finish(self, unit_sum: np.ndarray | None) -> tuple[float, float, np.ndarray]:
