@@ -20,12 +20,15 @@ from cfrlab.abstraction.bucketed import BucketedModel
 from cfrlab.abstraction.buckets import BucketSpec
 from cfrlab.abstraction.lossless import LosslessModel
 from cfrlab.agents.bots import BOTS
+from cfrlab.cards.cards import parse_cards
 from cfrlab.engine import best_response_values, build_tree_for, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game, parse_game
 from cfrlab.games.agent import Agent
 from cfrlab.realgame import AgentSpec, TablePolicy, real_best_response
-from cfrlab.realgame.hands import first_round_units, make_deck
+from cfrlab.realgame.hands import first_round_units, make_deck, next_board_orbits, permute_cards
+from cfrlab.realgame.opponents import batch_policy_of
+from cfrlab.realgame.walk import Walker
 from cfrlab.strategy import Strategy
 
 TOL = 1e-9
@@ -136,6 +139,59 @@ def test_bucketed_four_rounds_matches_its_lift():
     lm = LosslessModel(g)
     b0, b1 = best_response_values(tree, lm, lift(tree, bmodel, lm, pol_b))
     assert r.br == pytest.approx((b0, b1), abs=TOL)
+
+
+
+class _Unsymmetric:
+    """A bucketed policy with suit symmetry switched off: every board walked on its own."""
+
+    def __init__(self, bp):
+        self.bp = bp
+        self.kind, self.policy, self.row_offset = bp.kind, bp.policy, bp.row_offset
+        self.suit_symmetric = False
+
+    def states(self, round, board, deck, valid):
+        return self.bp.states(round, board, deck, valid)
+
+
+def test_later_boards_shared_by_suit_orbits_give_the_same_values():
+    # four rounds, four suits: turns and rivers fixed by a suit permutation of the flop
+    # share one walk; every board walked alone must give the same values per hand
+    g, tree, bmodel = bucketed_case(3, 4, "0 2 1 1", 2)
+    pol_b = random_policy(tree, row_offsets(tree, bmodel), 5)
+    bp = batch_policy_of(Strategy.from_policy(g, pol_b, tree=tree, model=bmodel), tree)
+    sym = Walker(g, tree, bp)
+    plain = Walker(g, tree, _Unsymmetric(bp))
+    unit_sum = np.zeros_like(sym.root_forward())
+    for u in first_round_units(g, sym.deck, True):
+        unit_sum += sym.unit_values(u)
+    plain_sum = np.zeros_like(unit_sum)
+    for u in first_round_units(g, plain.deck, False):
+        plain_sum += plain.unit_values(u)
+    np.testing.assert_allclose(unit_sum, plain_sum, rtol=1e-12, atol=1e-12)
+    a, b = sym.finish(unit_sum)[:2], plain.finish(plain_sum)[:2]
+    assert a == pytest.approx(b, abs=TOL)
+
+
+@pytest.mark.parametrize("flop", ["2c3c4c", "2c3c4d", "2c2d5h", "2c3d4h"])
+def test_next_board_orbits_partition_the_draws(flop):
+    g = load_game("holdem-limit")
+    deck = make_deck(g)
+    glob = {int(c): i for i, c in enumerate(deck.to_global)}
+    board = tuple(sorted(glob[c] for c in parse_cards(flop)))
+    rest = [c for c in range(deck.size) if c not in board]
+    orbits = next_board_orbits(deck, [board], rest, 1, True)
+    images = []
+    for rep, perms in orbits:
+        assert perms[0] == (0, 1, 2, 3)
+        for sg in perms:
+            assert sorted(permute_cards(board, sg, 4).tolist()) == list(board)
+            images.append(tuple(sorted(permute_cards(rep, sg, 4).tolist())))
+    assert sorted(images) == [(c,) for c in rest]  # every turn card once
+    # three ranks in three suits: no symmetry; monotone: the 10 clubs left, and one turn per
+    # rank of the other three suits (any order of them); two-tone or paired: two suits swap
+    expected = {"2c3d4h": 49, "2c3c4c": 10 + 13, "2c3c4d": 49 - 13, "2c2d5h": 49 - 12}
+    assert len(orbits) == expected[flop]
 
 
 # -- bots ---------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from cfrlab.realgame.walk import Walker
 from cfrlab.strategy import Strategy
 from cfrlab.version import __version__ as VERSION
 
-JOB_FORMAT = 1
+JOB_FORMAT = 2  # 2: later boards by suit orbits (same values, other summation order)
 
 
 @dataclass(frozen=True)
