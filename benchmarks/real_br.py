@@ -5,12 +5,15 @@
     python benchmarks/real_br.py --strategy always-fold           # a bot (card-independent)
 
 A full best response is 1,755 units (one per class of flops under suit isomorphism); this
-measures a few of them, spread over the unit list, and projects the full run:
-``projected_seconds = mean unit seconds * units / workers`` (units are about equal: each is
-one flop with every turn and river below it). Peak memory is the largest resident set among
-this process and its workers. JSON keys: ``strategy``, ``units``, ``measured_units``,
-``unit_seconds`` (unit -> s), ``mean_unit_seconds``, ``workers``, ``wall_seconds``,
-``projected_seconds``, ``projected_hours``, ``peak_rss_gb``, ``target_hours`` (12).
+measures a few of them, spread over the unit list, and projects the full run. Units differ
+in size (a flop with suit symmetry shares its turns' and rivers' walks: 675 river boards for
+a monotone flop, 2,352 with none), so the projection counts river boards:
+``projected_seconds = measured seconds per river board * river boards of all units /
+workers``. Peak memory is the largest resident set among this process and its workers.
+JSON keys: ``strategy``, ``units``, ``measured_units``, ``unit_seconds`` (unit -> s),
+``unit_boards`` (unit -> river boards), ``mean_unit_seconds``, ``seconds_per_board``,
+``boards`` (all units), ``workers``, ``wall_seconds``, ``projected_seconds``,
+``projected_hours``, ``peak_rss_gb``, ``target_hours`` (12).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 
 from cfrlab.games import load_game
 from cfrlab.realgame import AgentSpec, StrategyFile, real_best_response
-from cfrlab.realgame.hands import first_round_units, make_deck
+from cfrlab.realgame.hands import first_round_units, last_round_boards, make_deck
 
 TARGET_HOURS = 12.0
 
@@ -53,7 +56,9 @@ def main() -> None:
         opponent = AgentSpec(a.strategy)
         symmetric = True
     load_s = time.perf_counter() - t0
-    n_all = len(first_round_units(g, make_deck(g), symmetric))
+    deck = make_deck(g)
+    all_units = first_round_units(g, deck, symmetric)
+    n_all = len(all_units)
     step = max(1, n_all // max(1, a.units))
     pick = [min(n_all - 1, i * step + step // 2) for i in range(a.units)]
 
@@ -65,13 +70,19 @@ def main() -> None:
     wall = time.perf_counter() - t1
     secs = {int(k): float(v) for k, v in r.unit_seconds.items()}
     mean = sum(secs.values()) / len(secs)
-    projected = mean * r.units / a.workers
+    unit_boards = {u: last_round_boards(g, deck, all_units[u], symmetric) for u in secs}
+    per_board = sum(secs.values()) / sum(unit_boards.values())
+    boards = sum(last_round_boards(g, deck, u, symmetric) for u in all_units)
+    projected = per_board * boards / a.workers
     out = {
         "strategy": a.strategy,
         "units": r.units,
         "measured_units": sorted(secs),
         "unit_seconds": secs,
+        "unit_boards": unit_boards,
         "mean_unit_seconds": mean,
+        "seconds_per_board": per_board,
+        "boards": boards,
         "workers": a.workers,
         "load_seconds": load_s,
         "wall_seconds": wall,
@@ -80,8 +91,9 @@ def main() -> None:
         "peak_rss_gb": peak_gb(),
         "target_hours": TARGET_HOURS,
     }
-    print(f"{a.strategy}: {len(secs)} of {r.units:,} units, mean {mean:.1f} s per unit "
-          f"({a.workers} worker(s)); projected full run {projected / 3600:.1f} h "
+    print(f"{a.strategy}: {len(secs)} of {r.units:,} units, mean {mean:.1f} s per unit, "
+          f"{1e3 * per_board:.1f} ms per river board ({a.workers} worker(s)); {boards:,} river "
+          f"boards in all: projected full run {projected / 3600:.1f} h "
           f"(target {TARGET_HOURS:g} h); peak memory {out['peak_rss_gb']:.2f} GB")
     if a.json:
         print(json.dumps(out))

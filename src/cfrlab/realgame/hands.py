@@ -8,7 +8,9 @@ Suit symmetry: a suit permutation sigma maps local card ``c`` to
 ``(c // S) * S + sigma[c % S]``. ``first_round_units`` groups the first board (the flop)
 into classes under suit permutation, each with the permutations that carry its
 representative onto the other boards of its class (one per distinct board), and
-``hand_permutation`` says where each hand goes under one of them.
+``hand_permutation`` says where each hand goes under one of them. Below the first board,
+``next_board_orbits`` groups the next round's cards under the permutations that fix the
+board so far (``last_round_boards`` counts what a unit then walks).
 """
 
 from __future__ import annotations
@@ -150,3 +152,23 @@ def next_board_orbits(deck: Deck, rounds: list[tuple[int, ...]], rest, k: int,
         seen.update(images)
         out.append((d, [images[d]] + [sg for img, sg in images.items() if img != d]))
     return out
+
+
+def last_round_boards(game, deck: Deck, unit: Unit, symmetric: bool) -> int:
+    """How many last-round boards the walk of ``unit`` visits (its cost, nearly: in hold'em
+    the river holds almost all the work). 2,352 for a flop with no suit symmetry, 675 for
+    a monotone one; 2,554,656 over the 1,755 units of full hold'em, against 4,127,760
+    boards without the later rounds' symmetry."""
+    R = game.num_rounds
+    counts = list(game.num_board_cards)
+
+    def walk(r: int, rounds: list[tuple[int, ...]], used: set[int]) -> int:
+        if r == R - 1:
+            return 1
+        rest = [c for c in range(deck.size) if c not in used]
+        total = 0
+        for new, _ in next_board_orbits(deck, rounds, rest, counts[r + 1], symmetric):
+            total += walk(r + 1, rounds + [new], used | set(new))
+        return total
+
+    return walk(1, [unit.board], set(unit.board))
