@@ -233,6 +233,12 @@ def real_best_response(opponent, game: GameDef | str | None = None, *, workers: 
     source = opponent if isinstance(opponent, (StrategyFile, AgentSpec)) else obj
     results, secs = {}, {}
     ray_mod = connect_ray(ray) if ray is not None else None  # a bad address fails before any work
+    if units is None:  # units differ in size (suit symmetry): a fixed shuffle keeps the
+        # time left unbiased; the sum below is in unit order whatever the order run
+        units = [int(i) for i in np.random.default_rng(n).permutation(n)]
+        partial = False
+    else:
+        partial = True
     if n and ray_mod is not None:
         if isinstance(source, StrategyFile):
             source = source.ship(ray_mod)
@@ -247,7 +253,7 @@ def real_best_response(opponent, game: GameDef | str | None = None, *, workers: 
                                       workers=workers, store=store, progress=progress,
                                       order=units)
     factor = display_factor(game)
-    if units is not None:  # a partial run: timings only
+    if partial:  # a partial run: timings only
         return RealBestResponse(game.name or "custom", (float("nan"), float("nan")),
                                 float("nan"), unit_of(game), factor, n, len(secs), secs,
                                 time.perf_counter() - t0, workers)
