@@ -15,7 +15,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "cfrlab"
 
 LAYERS = [
-    {"errors", "config", "fileio", "numba_cache", "known_values", "version"},
+    {"errors", "config", "fileio", "numba_cache", "known_values", "version", "units"},
     {"cards"},
     {"games"},
     {"tree"},

@@ -91,3 +91,13 @@ def test_an_address_that_does_not_answer_is_one_line():
 def test_a_malformed_address_is_refused(address):
     with pytest.raises(CfrlabError, match="expected 'auto' or HOST:PORT"):
         real_best_response(Strategy.uniform("kuhn"), ray=address)
+
+
+@pytest.mark.slow
+def test_a_match_in_blocks_on_ray_plays_the_same_hands(ray_head):
+    from cfrlab.agents import play_match
+
+    one = play_match("leduc", "random", "always-raise", 40_000, seed=5, duplicate=True)
+    blocks = play_match("leduc", "random", "always-raise", 40_000, seed=5, duplicate=True,
+                        ray=ray_head, block=15_000)
+    assert blocks.values.tobytes() == one.values.tobytes()

@@ -8,17 +8,21 @@ agent B with seed + 1, as the CLI does.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
+
+import numpy as np
 
 from cfrlab.agents.registry import make_agent
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate import match as _match
 from cfrlab.evaluate.match import MatchResult
-from cfrlab.games import GameDef, load_game
+from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
 from cfrlab.multiplayer import NStrategy
 from cfrlab.multiplayer import match as _nmatch
 from cfrlab.multiplayer.match import NMatchResult
+from cfrlab.units import connect_ray, run_units
 
 
 def _seed(seed: int | None) -> int:
@@ -26,10 +30,18 @@ def _seed(seed: int | None) -> int:
 
 
 def play_match(game: GameDef | str, a: Agent | str, b: Agent | str, hands: int, *,
-               seed: int | None = None, **options) -> MatchResult:
+               seed: int | None = None, workers: int = 1, ray: str | None = None,
+               **options) -> MatchResult:
     """``cfrlab.evaluate.match.play_match`` with agents, strategies or agent specs (same
     options: ``duplicate``, ``log``, ``exact``, ``engine``, ``progress``, ``aivat``). A's result is
     reported: ``overall()`` is its mean per game with a 95% confidence interval.
+
+    ``workers`` > 1 or ``ray`` (an existing Ray cluster, "auto" or HOST:PORT): the deals are
+    played in blocks by local worker processes or Ray actors (``cfrlab.units``), each loading
+    the agents from their specs; the fast engine only, no log or AIVAT. Every hand's result
+    is the same as in one process (cards and random choices depend on the seed and the hand
+    number only), whatever the number of workers. Workers are spawned processes: call this
+    under ``if __name__ == "__main__":`` in a script.
 
         >>> r = play_match("kuhn", "always-raise", "always-call", 10_000, seed=1, duplicate=True, exact=True)
         >>> r.exact_chips, abs(r.overall().mean) < 3 * r.overall().ci95 + 1e-12
@@ -40,11 +52,80 @@ def play_match(game: GameDef | str, a: Agent | str, b: Agent | str, hands: int, 
         raise CfrlabError(f"{game.name or 'this game'} has {game.num_players} players: use "
                           "play_nmatch(game, [agent per seat], hands) (rotated seats)")
     seed = _seed(seed)
+    if workers < 1:
+        raise CfrlabError(f"workers must be at least 1, got {workers}")
+    if workers > 1 or ray is not None:
+        return _play_in_blocks(game, a, b, hands, seed, workers, ray, **options)
     if not isinstance(a, Agent):
         a = make_agent(a, game, seed)
     if not isinstance(b, Agent):
         b = make_agent(b, game, seed + 1)
     return _match.play_match(game, a, b, hands, seed=seed, **options)
+
+
+BLOCK_MIN = 100_000  # deals per unit of a match played in blocks
+
+
+class _MatchBlocks:
+    """What a worker holds (``cfrlab.units``): the game and both agents, built from specs."""
+
+    def __init__(self, game_text: str, game_name: str, spec_a: str, spec_b: str, seed: int,
+                 duplicate: bool, hands: int, block: int) -> None:
+        self.game = parse_game(game_text, name=game_name)
+        self.a = make_agent(spec_a, self.game, seed)
+        self.b = make_agent(spec_b, self.game, seed + 1)
+        self.seed, self.duplicate, self.hands, self.block = seed, duplicate, hands, block
+
+    def run(self, i: int) -> np.ndarray:
+        first = i * self.block
+        count = min(self.block, self.hands - first)
+        out = _match.play_block(self.game, self.a, self.b, self.seed, self.duplicate, first, count)
+        return out.astype(np.float64)
+
+
+def _play_in_blocks(game: GameDef, a, b, hands: int, seed: int, workers: int, ray: str | None,
+                    *, duplicate: bool = False, exact: bool = False, engine: str = "auto",
+                    progress=None, names: tuple[str, str] | None = None, block: int | None = None,
+                    **rest) -> MatchResult:
+    what = "Ray" if ray is not None else "worker processes"
+    for key in ("log", "aivat"):
+        if rest.pop(key, None):
+            raise CfrlabError(f"--{key} plays in one process: leave out --workers/--ray")
+    if rest:
+        raise CfrlabError(f"unknown option(s) of play_match: {', '.join(sorted(rest))}")
+    if not (isinstance(a, str) and isinstance(b, str)):
+        raise CfrlabError(f"a match on {what} takes its agents as specs (bot names, strategy "
+                          "files), which every worker loads itself, not as objects")
+    if engine == "python":
+        raise CfrlabError(f"a match on {what} plays by the fast engine, not the python one")
+    if hands < 1:
+        raise CfrlabError("a match needs at least one hand")
+    agent_a, agent_b = make_agent(a, game, seed), make_agent(b, game, seed + 1)
+    reason = _match.fast_reason(game, agent_a, agent_b)
+    if reason is not None:
+        raise CfrlabError(f"a match on {what} needs the fast engine, and {reason}")
+    block = block or max(BLOCK_MIN, -(-hands // (8 * workers)))
+    n = -(-hands // block)
+    halves = 2 if duplicate else 1
+    ray_mod = connect_ray(ray) if ray is not None else None
+
+    def tick(done: int, total: int, elapsed: float, eta: float) -> None:
+        if progress is not None:
+            progress(min(done * block, hands) * halves, hands * halves)
+
+    t0 = time.perf_counter()
+    results, _ = run_units(n, _MatchBlocks, (game.to_text(), game.name or "", a, b, seed,
+                                            duplicate, hands, block),
+                           workers=workers, progress=tick, ray=ray_mod)
+    values = np.concatenate([results[i] for i in range(n)], axis=1).astype(np.float32)
+    labels = names or (agent_a.name, agent_b.name)
+    result = MatchResult(game, _match._unique_names(labels), hands, duplicate, seed, values,
+                         "fast", time.perf_counter() - t0)
+    if exact:
+        ev, result.exact_reason = _match.exact_value_or_reason(game, agent_a, agent_b)
+        if ev is not None:
+            result.exact_chips, result.exact_per_position = ev
+    return result
 
 
 def crosstable(game: GameDef | str, agents: list[Agent | str], hands: int, *,

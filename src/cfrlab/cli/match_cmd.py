@@ -157,11 +157,16 @@ def register(app: typer.Typer) -> None:
         aivat: Annotated[bool, typer.Option("--aivat", help=(
             "also score every hand with AIVAT (Burch, Schmid, Moravcik, Morrill and Bowling): unbiased, "
             "lower variance, from the strategies of the agents that are strategy files or bots"))] = False,
+        workers: Annotated[int, typer.Option("--workers", metavar="N", help=(
+            "play the deals in blocks in N local processes (fast engine; the same hands as one process)"))] = 1,
+        ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help=(
+            "play the blocks on an existing Ray cluster, 'auto' or HOST:PORT"))] = None,
     ) -> None:
         """Play A against B; report A's winnings (mbb/g, or chips/g in ante games) with a 95% CI.
 
         With three players every deal is played once per seating of the agents (all 6), and each
         agent's mean comes with its 95% CI."""
+        from cfrlab.agents import play_match as play_specs
         from cfrlab.agents.registry import make_agent
         from cfrlab.evaluate.match import fast_reason, play_match
         from cfrlab.games import load_game
@@ -170,6 +175,8 @@ def register(app: typer.Typer) -> None:
         if len(specs) > 2:
             if aivat:
                 raise CfrlabError("--aivat takes 2-player matches")
+            if workers > 1 or ray is not None:
+                raise CfrlabError("--workers and --ray take 2-player matches")
             _match_n(game, specs, hands=hands, seed=seed, log=log, json_out=json_out, exact=exact, engine=engine)
             return
         agent_a, agent_b = specs
@@ -188,9 +195,15 @@ def register(app: typer.Typer) -> None:
         try:
             with _progress(f"{a.name} vs {b.name}", games, show) as cb:
                 counter, done = _counting(cb)
-                res = play_match(g, a, b, hands, seed=seed, duplicate=duplicate, log=log,
-                                 names=(_label(agent_a, a), _label(agent_b, b)), engine=engine,
-                                 progress=counter, exact=exact, aivat=aivat)
+                labels = (_label(agent_a, a), _label(agent_b, b))
+                if workers > 1 or ray is not None:
+                    res = play_specs(g, agent_a, agent_b, hands, seed=seed, duplicate=duplicate,
+                                     log=log, names=labels, engine=engine, progress=counter,
+                                     exact=exact, aivat=aivat, workers=workers, ray=ray)
+                else:
+                    res = play_match(g, a, b, hands, seed=seed, duplicate=duplicate, log=log,
+                                     names=labels, engine=engine, progress=counter, exact=exact,
+                                     aivat=aivat)
         except KeyboardInterrupt:
             _interrupted(done[0], games, log)
         summary = res.summary()

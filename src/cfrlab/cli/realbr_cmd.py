@@ -76,8 +76,14 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
               f"{_fmt_seconds(eta)}   ", end="" if done < total else "\n", file=sys.stderr,
               flush=True)
 
-    r = real_best_response(opponent, g, workers=workers, checkpoint=ck, resume=resume,
-                           progress=progress, ray=ray)
+    try:
+        r = real_best_response(opponent, g, workers=workers, checkpoint=ck, resume=resume,
+                               progress=progress, ray=ray)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the finished units are on disk
+        kept = len(list(ck.glob("unit-*.npy"))) if ck.is_dir() else 0
+        print(f"\ncfrlab: interrupted; {kept:,} finished units kept in {ck}: run the same "
+              "command with --resume to continue", file=sys.stderr, flush=True)
+        raise SystemExit(130) from None
     b0, b1 = r.br
     unit = r.unit
     print(f"real game: best response as player 0 wins {to_unit(g, b0):.6g} {unit}; "

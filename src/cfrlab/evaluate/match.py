@@ -370,7 +370,25 @@ def tree_arrays(game: GameDef) -> _TreeArrays:
     return _TREES[key]
 
 
-def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress, batch, scorer=None) -> None:
+def play_block(game: GameDef, a: Agent, b: Agent, seed: int, duplicate: bool, first: int,
+               count: int, batch: int = BATCH) -> np.ndarray:
+    """float32[halves, count]: A's winnings in chips on deals ``first`` .. ``first + count - 1``
+    of the match with deal seed ``seed``, by the fast engine; the same numbers as those hands
+    of ``play_match`` (cards and the agents' random choices depend only on the seed and the
+    hand number), so a long match can be played in blocks anywhere and put together."""
+    reason = fast_reason(game, a, b)
+    if reason is not None:
+        raise CfrlabError(f"cannot use the fast engine: {reason}")
+    halves = 2 if duplicate else 1
+    values = np.empty((halves, count), dtype=np.float32)
+    _play_fast(game, a, b, first + count, seed, halves, values, None, ("A", "B"), None, batch,
+               first=first)
+    return values
+
+
+def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress, batch, scorer=None,
+               first: int = 0) -> None:
+    """Deals ``first`` .. ``hands - 1`` into ``values[:, 0:hands - first]``."""
     ta = tree_arrays(game)
     fa, fb = a.fast_policy(ta.tree), b.fast_policy(ta.tree)
     nb = game.total_board_cards()
@@ -380,20 +398,20 @@ def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress,
     pol_b = np.ascontiguousarray(fb.policy, np.float64)
     off_a = np.ascontiguousarray(fa.offsets, np.int64)
     off_b = np.ascontiguousarray(fb.offsets, np.int64)
-    total = halves * hands
-    term = np.empty(min(batch, hands), dtype=np.int32)
+    total = halves * (hands - first)
+    term = np.empty(min(batch, hands - first), dtype=np.int32)
     totals = np.zeros((halves, 2))
     # the second half's lines wait in a temporary file: the log is written half by half
     spool = tempfile.TemporaryFile("w+", encoding="utf-8") if writer is not None and halves == 2 else None  # noqa: SIM115
     try:
-        for start in range(0, hands, batch):
+        for start in range(first, hands, batch):
             m = min(batch, hands - start)
             deals = deal_cards(game, seed, start, m)
             winner = K.showdown_winners(deals, game.num_hole_cards, nb)
             pa = fa.states(deals) if fa.states is not None else dummy
             pb = fb.states(deals) if fb.states is not None else dummy
             for half in range(halves):
-                out = values[half, start:start + m]
+                out = values[half, start - first:start - first + m]
                 K.play_hands(ta.arrays, 0,
                              K.Seat(pol_a, off_a, pa, 0 if fa.states is None else 1, fa.greedy),
                              K.Seat(pol_b, off_b, pb, 0 if fb.states is None else 1, fb.greedy),
@@ -408,7 +426,7 @@ def _play_fast(game, a, b, hands, seed, halves, values, writer, names, progress,
                     else:
                         spool.write("\n".join(lines) + "\n")
             if progress is not None:
-                progress(halves * (start + m), total)
+                progress(halves * (start + m - first), total)
         if writer is not None:
             writer.score(totals[0], names)
             if spool is not None:

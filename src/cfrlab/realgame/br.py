@@ -36,9 +36,9 @@ from cfrlab.games.units import display_factor, unit_of
 from cfrlab.realgame.fixed import FixedOpponentBR, card_independent
 from cfrlab.realgame.hands import first_round_units
 from cfrlab.realgame.opponents import batch_policy_of
-from cfrlab.realgame.units import Progress, UnitStore, connect_ray, run_units
 from cfrlab.realgame.walk import Walker
 from cfrlab.strategy import Strategy
+from cfrlab.units import Progress, UnitStore, connect_ray, run_units
 from cfrlab.version import __version__ as VERSION
 
 JOB_FORMAT = 2  # 2: later boards by suit orbits (same values, other summation order)

@@ -66,10 +66,10 @@ from cfrlab.realgame import _lbr_kernels as K
 from cfrlab.realgame.br import AgentSpec, StrategyFile, _load
 from cfrlab.realgame.hands import hand_permutation, make_deck, permute_cards
 from cfrlab.realgame.opponents import batch_policy_of
-from cfrlab.realgame.units import Progress, run_units
 from cfrlab.strategy import Strategy
 from cfrlab.tree import CHANCE, DECISION, FOLD
 from cfrlab.tree.arrays import compile_tree
+from cfrlab.units import Progress, run_units
 
 DEFAULT_SAMPLES = 2000  # completions drawn where there are more than max_boards
 DEFAULT_MAX_BOARDS = 2000  # completions enumerated up to this many (HULHE: flop 1,081)

@@ -26,7 +26,9 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+import signal
 import socket
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -100,8 +102,17 @@ class UnitStore:
 _WORKER = None
 
 
-def _init_worker(setup, args, threads: int) -> None:
+def _exit_with_parent(parent: int) -> None:
+    # a driver killed outright (SIGKILL, or SIGTERM without clean-up) must not leave its
+    # workers computing for hours: each one leaves when its parent is gone
+    while os.getppid() == parent:
+        time.sleep(2.0)
+    os._exit(1)
+
+
+def _init_worker(setup, args, threads: int, parent: int) -> None:
     global _WORKER
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     if threads:
         try:
             numba.set_num_threads(threads)
@@ -249,7 +260,17 @@ def run_units(n: int, setup: Callable, args: tuple, *, workers: int = 1,
             finished(i, arr, time.perf_counter() - s0)
         return results, seconds
     ctx = mp.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(setup, args, 1)) as pool:
-        for i, arr, s in pool.imap_unordered(_run_one, todo):
-            finished(i, arr, s)
+    on_main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, _terminated) if on_main else None
+    try:  # SIGTERM as Ctrl-C: the pool's exit stops the workers, the finished units are kept
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(setup, args, 1, os.getpid())) as pool:
+            for i, arr, s in pool.imap_unordered(_run_one, todo):
+                finished(i, arr, s)
+    finally:
+        if on_main:
+            signal.signal(signal.SIGTERM, old)
     return results, seconds
+
+
+def _terminated(signum, frame) -> None:
+    raise KeyboardInterrupt
