@@ -18,7 +18,7 @@ groups pay: on a CFR5 river board 16 segments (32 lanes) take 62 ms, 8 take 70, 
 The subtree is walked depth first with one reach and one value buffer per depth; each
 terminal's values are merged straight into its parent's (max in the lanes of the parent's
 actor, sum in the others, by a per-lane select); the policy rows are read once per private
-state present on the board (CFR5: about 140 of its 625 river states), for all of a decision's
+state present on the board (CFR5: about 130 of its 625 river states), for all of a decision's
 actions at once. Segments whose entry reach is zero for both players are left out (their
 values are zero). Lanes never mix, so the values do not depend on how the segments were
 grouped.
