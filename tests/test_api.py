@@ -94,9 +94,11 @@ def test_the_docstring_examples_run():
 
     import cfrlab.agents.matches
     import cfrlab.api
+    import cfrlab.realgame.brstrategy
     import cfrlab.strategy
 
-    for module, least in ((cfrlab.api, 6), (cfrlab.agents.matches, 4), (cfrlab.strategy, 2)):
+    for module, least in ((cfrlab.api, 6), (cfrlab.agents.matches, 4), (cfrlab.strategy, 2),
+                          (cfrlab.realgame.brstrategy, 5)):
         failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert tried >= least and failures == 0, module.__name__
 

@@ -20,12 +20,21 @@ from cfrlab.abstraction.bucketed import BucketedModel
 from cfrlab.abstraction.buckets import BucketSpec
 from cfrlab.abstraction.lossless import LosslessModel
 from cfrlab.agents.bots import BOTS
+from cfrlab.agents.registry import make_agent
 from cfrlab.cards.cards import parse_cards
 from cfrlab.engine import best_response_values, build_tree_for, row_offsets
 from cfrlab.errors import CfrlabError
+from cfrlab.evaluate.match import exact_value
 from cfrlab.games import load_game, parse_game
 from cfrlab.games.agent import Agent
-from cfrlab.realgame import AgentSpec, TablePolicy, real_best_response
+from cfrlab.games.units import to_unit
+from cfrlab.realgame import (
+    AgentSpec,
+    TablePolicy,
+    brstrategy,
+    real_best_response,
+    real_best_response_strategy,
+)
 from cfrlab.realgame.hands import first_round_units, make_deck, next_board_orbits, permute_cards
 from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.realgame.walk import Walker
@@ -291,3 +300,50 @@ def test_agent_without_batch_queries_is_told_what_to_implement():
 
     with pytest.raises(CfrlabError, match="batch_policy"):
         real_best_response(Plain(), "leduc")
+
+
+# -- the best response itself (games small enough to store it) -------------------------------
+
+def _exact_pair(game, br, opponent):
+    return exact_value(game, make_agent(br, game), opponent)
+
+
+@pytest.mark.parametrize("case", ["leduc-random", "holdem-bucketed", "bot"])
+def test_the_stored_best_response_wins_exactly_the_best_response_values(case):
+    if case == "leduc-random":
+        s = Strategy.uniform("leduc")
+        g = s.game
+        opponent = Strategy.from_policy(g, random_policy(s.tree, s.row_offset, 4))
+        agent = make_agent(opponent, g)
+    elif case == "holdem-bucketed":
+        g, tree, bmodel = bucketed_case(4, 2, "0 2 1", 2)
+        pol_b = random_policy(tree, row_offsets(tree, bmodel), 8)
+        opponent = Strategy.from_policy(g, pol_b, tree=tree, model=bmodel)
+        lm = LosslessModel(g)  # exact play needs one model: the test's own lift to real cards
+        agent = make_agent(Strategy.from_policy(g, lift(tree, bmodel, lm, pol_b), tree=tree, model=lm), g)
+    else:
+        g = load_game("leduc")
+        opponent = AgentSpec("always-raise")
+        agent = make_agent("always-raise", g)
+    values, br = real_best_response_strategy(opponent, g)
+    r = real_best_response(opponent, g)
+    assert values == pytest.approx(tuple(to_unit(g, v) for v in r.br), abs=TOL)
+    assert str(br.model.kind) == "lossless"
+    # played exactly against the opponent, the stored response wins those values per position
+    ev = _exact_pair(g, br, agent)
+    assert ev is not None
+    mean, per_position = ev
+    assert per_position == pytest.approx(r.br, abs=TOL)
+    assert mean == pytest.approx(r.exploitability, abs=TOL)
+
+
+def test_a_game_too_large_to_store_a_best_response_is_refused():
+    with pytest.raises(CfrlabError, match="too many to store a best response"):
+        real_best_response_strategy(AgentSpec("always-call"), "holdem-limit")
+
+
+def test_the_products_lift_is_the_tests_lift():
+    g, tree, bmodel = bucketed_case(3, 4, "0 3 1", 3)
+    pol_b = random_policy(tree, row_offsets(tree, bmodel), 2)
+    mine = brstrategy.lift(Strategy.from_policy(g, pol_b, tree=tree, model=bmodel))
+    np.testing.assert_array_equal(mine.policy, lift(tree, bmodel, LosslessModel(g), pol_b))

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from cfrlab.cli.common import check_output
 from cfrlab.errors import CfrlabError
 
 
@@ -39,12 +40,20 @@ def default_checkpoint(target: str, game_name: str) -> Path:
 
 def run_exploit_real(target: str, game: str | None = None, abstraction: str | None = None,
                      workers: int = 1, resume: bool = False, checkpoint: str | None = None,
-                     as_json: bool = False, quiet: bool = False, ray: str | None = None) -> dict:
+                     as_json: bool = False, quiet: bool = False, ray: str | None = None,
+                     br_out: Path | None = None, force: bool = False) -> dict:
     """Real-game best response to a strategy file or a bot; prints the result (and a JSON line
-    with ``as_json``) and returns the summary dict."""
+    with ``as_json``) and returns the summary dict. ``br_out``: also save the best response
+    itself (a lossless strategy playing both positions), where the game is small enough."""
     from cfrlab.games import load_game
     from cfrlab.games.units import format_unit, to_unit
-    from cfrlab.realgame import AgentSpec, StrategyFile, real_best_response
+    from cfrlab.realgame import (
+        AgentSpec,
+        StrategyFile,
+        real_best_response,
+        real_best_response_strategy,
+    )
+    from cfrlab.realgame.brstrategy import MAX_ROWS, lossless_rows
     from cfrlab.strategy import Strategy
 
     p = Path(target)
@@ -63,6 +72,14 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
         g = load_game(game)
         opponent = AgentSpec(target)
     ck = Path(checkpoint) if checkpoint else default_checkpoint(target, g.name or "game")
+    if br_out is not None:  # refuse before any work: a game too large, a file in the way
+        rows = lossless_rows(g)
+        if rows > MAX_ROWS:
+            raise CfrlabError(f"--br-out: {g.name or 'this game'} has {rows:.3g} information sets in "
+                              f"the real game, too many to store a best response (at most {MAX_ROWS:,})")
+        check_output(br_out, "best response")
+        if br_out.exists() and not force:
+            raise CfrlabError(f"{br_out} exists; pass --force to replace it")
     last = [0.0]
 
     def progress(done, total, elapsed, eta):
@@ -86,6 +103,9 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
         raise SystemExit(130) from None
     b0, b1 = r.br
     unit = r.unit
+    if br_out is not None:
+        _, br = real_best_response_strategy(opponent, g)
+        br.save(br_out, overwrite=True)
     print(f"real game: best response as player 0 wins {to_unit(g, b0):.6g} {unit}; "
           f"as player 1 wins {to_unit(g, b1):.6g} {unit}")
     if r.method == "fixed":
@@ -102,11 +122,17 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
                "best_response_values": [to_unit(g, b0), to_unit(g, b1)],
                "units": r.units, "units_computed": r.units_computed, "seconds": r.seconds,
                "workers": workers, "ray": ray, "checkpoint": None if r.method == "fixed" else str(ck),
-               "method": r.method}
+               "method": r.method, "br_out": None if br_out is None else str(br_out)}
+    if br_out is not None:
+        print(f"best response saved to {br_out} (a lossless strategy playing both positions)")
     if as_json:
         sys.stdout.flush()
         print(json.dumps(summary))
     return summary
+
+
+BR_OUT_HELP = ("with --real: also save the best response itself, a lossless strategy playing "
+               "both positions (games small enough to store it: Kuhn, Leduc, reduced decks)")
 
 
 def register(app: typer.Typer) -> None:
@@ -124,7 +150,10 @@ def register(app: typer.Typer) -> None:
         checkpoint: Annotated[str | None, typer.Option(
             "--checkpoint", help="directory for finished units (default: STRATEGY.realbr)")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
+        br_out: Annotated[Path | None, typer.Option("--br-out", metavar="FILE", help=BR_OUT_HELP)] = None,
+        force: Annotated[bool, typer.Option("--force", help="replace an existing --br-out file")] = False,
     ) -> None:
         """Exact best response in the real game (real cards, no abstraction): each seat's value
         and the exploitability, computed by independent units that a stopped run resumes."""
-        run_exploit_real(target, game, abstraction, workers, resume, checkpoint, as_json, ray=ray)
+        run_exploit_real(target, game, abstraction, workers, resume, checkpoint, as_json, ray=ray,
+                         br_out=br_out, force=force)

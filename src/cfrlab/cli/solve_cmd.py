@@ -290,6 +290,10 @@ def register(app: typer.Typer) -> None:
             "--resume", help="with --real: continue a stopped run from its checkpoints")] = False,
         checkpoint: Annotated[str | None, typer.Option(
             "--checkpoint", help="with --real: directory of finished units (default: STRATEGY.realbr)")] = None,
+        br_out: Annotated[Path | None, typer.Option("--br-out", metavar="FILE", help=(
+            "with --real: also save the best response itself, a lossless strategy playing both "
+            "positions (games small enough to store it: Kuhn, Leduc, reduced decks)"))] = None,
+        force: Annotated[bool, typer.Option("--force", help="replace an existing --br-out file")] = False,
     ) -> None:
         """Exact best response to a strategy: what each seat's best response wins, exploitability
         (in the strategy's abstraction; --real: in the real game, Johanson, Waugh, Bowling and
@@ -299,10 +303,11 @@ def register(app: typer.Typer) -> None:
 
         if real:
             run_exploit_real(str(file), game, str(abstraction) if abstraction else None, workers, resume,
-                             checkpoint, as_json, ray=ray)
+                             checkpoint, as_json, ray=ray, br_out=br_out, force=force)
             return
-        if game is not None or workers != 1 or ray is not None or resume or checkpoint is not None:
-            raise CfrlabError("--game, --workers, --ray, --resume and --checkpoint go with --real")
+        if (game is not None or workers != 1 or ray is not None or resume or checkpoint is not None
+                or br_out is not None):
+            raise CfrlabError("--game, --workers, --ray, --resume, --checkpoint and --br-out go with --real")
         if is_multiplayer_file(file):  # NashConv and per-player values
             cli_exploit(file, as_json)
             return

@@ -7,7 +7,8 @@ units (one per class of first-round boards) that local worker processes, or acto
 cluster, run and checkpoint (against card-independent opponents such as the bots, a faster
 exact method needs no units). ``local_best_response(opponent, game, hands=N)`` plays the
 local best response (Lisý and Bowling) against it: a lower bound with a confidence interval,
-in minutes. See docs/realgame.md.
+in minutes. ``real_best_response_strategy(opponent, game)`` returns the best
+response itself where the real game is small enough to store it. See docs/realgame.md.
 
 The names below load their modules on first use: the walk ranks hold'em hands with the
 seven-card evaluator, whose tables are built at import, and ``import cfrlab`` for a Leduc solve
@@ -28,9 +29,12 @@ _WHERE = {
     "TablePolicy": "opponents",
     "LBRResult": "lbr",
     "local_best_response": "lbr",
+    "lift": "brstrategy",
+    "real_best_response_strategy": "brstrategy",
 }
 __all__ = ["AgentSpec", "BatchPolicy", "LBRResult", "RealBestResponse", "StrategyFile", "StrategyPolicy",
-           "TablePolicy", "local_best_response", "real_best_response"]
+           "TablePolicy", "lift", "local_best_response", "real_best_response",
+           "real_best_response_strategy"]
 
 
 def __getattr__(name: str):
