@@ -53,3 +53,25 @@ def test_cli_exploit_real_matches_exploit(capsys, tmp_path):
 def test_cli_real_options_need_real(capsys, tmp_path):
     code, _, err = run(capsys, "exploit", str(tmp_path / "x.npz"), "--workers", "2")
     assert code != 0 and "go with --real" in err and "Traceback" not in err
+
+
+def test_cli_saves_the_best_response_itself(capsys, tmp_path):
+    f, br = tmp_path / "l.npz", tmp_path / "br.npz"
+    cfrlab.solve("leduc", "cfr+", iterations=20).strategy.save(f)
+    code, out, _ = run(capsys, "exploit", str(f), "--real", "--json", "--br-out", str(br),
+                       "--checkpoint", str(tmp_path / "ck"))
+    assert code == 0
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["br_out"] == str(br)
+    s = cfrlab.Strategy.load(br)
+    assert str(s.model.kind) == "lossless" and s.algorithm == "best-response"
+    code, _, err = run(capsys, "exploit", str(f), "--real", "--br-out", str(br),
+                       "--checkpoint", str(tmp_path / "ck2"))
+    assert code != 0 and "--force" in err  # an existing file is not replaced silently
+
+
+def test_cli_refuses_to_store_a_hold_em_best_response_before_any_work(capsys, tmp_path):
+    code, out, err = run(capsys, "exploit", "always-call", "--game", "holdem-limit", "--real",
+                         "--br-out", str(tmp_path / "br.npz"))
+    assert code != 0 and "too many to store a best response" in err and "Traceback" not in err
+    assert "exploitability" not in out
