@@ -65,7 +65,7 @@ def best_response_values(tree, model, policy) -> tuple[float, float]:
 
 
 def exploitability(tree, model, policy) -> float:
-    """(u0(BR, s1) + u1(s0, BR)) / 2 in chips (DESIGN.md convention; 0 at equilibrium)."""
+    """(u0(BR, s1) + u1(s0, BR)) / 2 in chips (docs/ENGINE.md convention; 0 at equilibrium)."""
     b0, b1 = best_response_values(tree, model, policy)
     return 0.5 * (b0 + b1)
 

@@ -1,6 +1,6 @@
 """Match statistics: means and 95% confidence intervals in the units the poker literature uses.
 
-Units (DESIGN.md): blind games report milli-big-blinds per game, ``mbb/g = 1000 * chips /
+Units (docs/ENGINE.md, Conventions): blind games report milli-big-blinds per game, ``mbb/g = 1000 * chips /
 big blind``; ante games (every blind equal, e.g. Kuhn, Leduc) report chips per game.
 
 A sampled mean's 95% confidence interval is ``1.96 * s / sqrt(n)`` with ``s`` the sample

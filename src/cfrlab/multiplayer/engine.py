@@ -5,7 +5,7 @@ Values are in chips per game. For a profile s (one ``policy[rows, 3]`` for all p
 - ``profile_values(s)[p]``: player p's expected payoff when everyone plays s;
 - ``best_response_values(s)[p]``: p's payoff from a best response while the others play s;
 - ``nash_conv(s)`` = sum over p of (BR value - profile value): 0 exactly at a Nash equilibrium
-  (OpenSpiel's ``nash_conv``). With two players it is twice the exploitability of DESIGN.md.
+  (OpenSpiel's ``nash_conv``). With two players it is twice the exploitability of docs/ENGINE.md.
 """
 
 from __future__ import annotations

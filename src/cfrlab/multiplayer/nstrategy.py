@@ -5,7 +5,7 @@ The file is the 2-player strategy file (``cfrlab.strategy``): ``.npz`` with one 
 text, algorithm, params, iterations, seconds, ...), atomic, never pickled. The header's
 ``model_kind`` is ``"nplayer-lossless"`` (rows as ``cfrlab.multiplayer.deals`` numbers them) and
 it adds ``num_players``, ``nash_conv`` and the per-player ``values`` / ``br_values`` (chips).
-``exploitability`` holds NashConv / N (OpenSpiel's ``exploitability``; DESIGN.md's figure when
+``exploitability`` holds NashConv / N (OpenSpiel's ``exploitability``; docs/ENGINE.md's figure when
 N = 2).
 
 The 2-player loader refuses these files (their game has more than two players), and

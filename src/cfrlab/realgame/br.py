@@ -1,7 +1,7 @@
 """Exact best response in the real game (no abstraction) for 2-player limit games.
 
 ``real_best_response(opponent, game)`` returns each seat's best-response value against the
-strategy ``opponent`` plays in both seats, and the exploitability (their mean, DESIGN.md),
+strategy ``opponent`` plays in both seats, and the exploitability (their mean, docs/ENGINE.md),
 where the responder sees its real cards. The method is Johanson, Waugh, Bowling and
 Zinkevich, "Accelerating best response calculation in large extensive games" (IJCAI 2011):
 a walk of the public tree (betting x real boards) carrying vectors over every hand

@@ -37,7 +37,7 @@ check or call to the end of the hand:
   rounds).
 
 The responder's strategy is a legitimate strategy of the real game, so its expected winnings
-(the mean over its two seats, as exploitability is, DESIGN.md) are a lower bound on the
+(the mean over its two seats, as exploitability is, docs/ENGINE.md) are a lower bound on the
 strategy's real-game exploitability, which ``real_best_response`` computes exactly.
 
 Estimation: deals are sampled (hole cards for both seats and the whole board) and each is
