@@ -1,7 +1,7 @@
 """Slow, obviously correct twin of the vector engine (the tests' oracle).
 
 Everything here is built straight from the rules of a 2-player limit ACPC game (the
-``GameDef`` fields, ACPC.md sections 2.6 and 5) and walks the full game tree deal by deal
+``GameDef`` fields, the ACPC protocol document and game.c) and walks the full game tree deal by deal
 with plain dicts. Nothing from cfrlab's tree, abstraction, solvers or evaluate packages is
 used, nor cfrlab's hand evaluator: the oracle must not share code with what it checks.
 

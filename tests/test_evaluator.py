@@ -233,7 +233,7 @@ def test_leduc_pair_beats_high_card_and_equal_private_ranks_split():
 
 
 def test_two_card_ranks_pair_first_then_lexicographic():
-    # ACPC.md 5(a): over all 2-card rank sets, pair > every non-pair, non-pairs lexicographic
+    # the ACPC dealer's two-card ranking: over all 2-card rank sets, pair > every non-pair, non-pairs lexicographic
     hands = {}
     for r1 in range(13):
         for r2 in range(r1, 13):

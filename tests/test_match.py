@@ -320,7 +320,7 @@ def test_three_player_games_are_refused():
 
 
 def test_reads_a_captured_acpc_dealer_log(tmp_path):
-    # lines captured from the ACPC dealer (ACPC.md 2.8 and 3.2)
+    # lines captured from the ACPC dealer (ACPC protocol document examples)
     path = tmp_path / "acpc.log"
     path.write_text("# name/game/hands/seed py_call_vs_ex holdem.limit.2p.reverse_blinds.game 1000 0\n"
                     "#--t_response 600000\n"

@@ -1,4 +1,4 @@
-"""ACPC match-state and log lines: the captured lines of ACPC.md 2.8, malformed lines, and
+"""ACPC match-state and log lines: the ACPC protocol document's example lines, malformed lines, and
 round trips from every seat at every step of random hands."""
 
 import pytest

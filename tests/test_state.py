@@ -523,7 +523,7 @@ def test_random_play_ends_and_payoffs_balance(name, data):
 
 def test_dealer_action_fixes_like_the_acpc_dealer():
     s = State(GAMES["holdem-nolimit"], seed=0)
-    assert s.dealer_action("x") == ("c", "invalid action, changed to call")  # ACPC.md 2.5 case 7
+    assert s.dealer_action("x") == ("c", "invalid action, changed to call")  # the dealer turns an unknown action into a call
     assert s.dealer_action("") == ("c", "bad action format in response, changed to call")
     assert s.dealer_action("r") == ("c", "bad action format in response, changed to call")
     assert s.dealer_action("f") == ("f", None) and s.dealer_action("k") == ("c", None)

@@ -1,4 +1,4 @@
-"""Hand histories in the ACPC dealer's log format (``ACPC.md`` section 3.2).
+"""Hand histories in the ACPC dealer's log format (the ACPC protocol document, on logs).
 
 A log is comment lines (``#``), one ``STATE:`` line per hand and a ``SCORE:`` line::
 

@@ -7,7 +7,7 @@ legal. Parsing is strict: the line must be exactly what the ACPC dealer writes (
 leniency is the case of card letters, which the dealer also accepts), so that
 ``parse_match_state(g, s).to_string() == s`` for every line the dealer can send.
 
-Card text layout (``ACPC.md`` 2.4): one field per position separated by ``|`` (hidden hands
+Card text layout (ACPC protocol 2.0.0): one field per position separated by ``|`` (hidden hands
 are empty), round 0's board cards straight after the last field, then ``/`` and the board
 cards of each later round reached.
 """

@@ -1,6 +1,6 @@
 """The rules engine: one hand of an ACPC game as a mutable state.
 
-The rules are those of the ACPC dealer (``game.c``, see ``ACPC.md`` section 2.6):
+The rules are those of the ACPC dealer (its ``game.c``):
 
 * turn order: after player p, the next position that has not folded and is not all-in;
   each round starts at ``first_player[round]`` (or the next position that can act);
@@ -329,7 +329,7 @@ class State:
         if not text:
             return call, "bad action format in response, changed to call"
         kind = _DEALER_LETTERS.get(text[0])
-        if kind is None:  # an unknown letter such as 'x' (ACPC.md 2.5, case 7)
+        if kind is None:  # an unknown letter such as 'x' (the dealer changes it to a call)
             return call, "invalid action, changed to call"
         size = 0
         if kind == _RAISE and not self.game.is_limit:

@@ -44,7 +44,7 @@ from cfrlab.play.protocol import (
 __all__ = ["Dealer", "DealerConfig", "DealerResult", "deal_for_hand", "fix_action", "seat_position"]
 
 def seat_position(seat: int, hand_number: int, num_players: int, fixed_seats: bool = False) -> int:
-    """Position of ``seat`` in hand ``hand_number``: ``(seat - hand) mod N`` (ACPC.md 2.3)."""
+    """Position of ``seat`` in hand ``hand_number``: ``(seat - hand) mod N`` (as the ACPC dealer seats them)."""
     return seat if fixed_seats else (seat - hand_number) % num_players
 
 
