@@ -54,20 +54,9 @@ def shape_classes(seg_off: np.ndarray, kind, player, child, slot) -> tuple[np.nd
 @njit(cache=NUMBA_CACHE)
 def _card_totals(r, sc, h, n, X, xc):
     """X[k] = sum of r[:, k]; xc[c, k] = the same over hands holding card c."""
-    M = uint64(r.shape[1])
     X[:] = 0.0
     xc[:, :] = 0.0
-    for jj in range(n):
-        j = uint64(jj)
-        a = uint64(sc[j, 0])
-        for k in range(M):
-            X[k] += r[j, k]
-        for k in range(M):
-            xc[a, k] += r[j, k]
-        if h == 2:
-            b = uint64(sc[j, 1])
-            for k in range(M):
-                xc[b, k] += r[j, k]
+    _add_hands(r, sc, h, 0, n, X, xc)
 
 
 @njit(cache=NUMBA_CACHE)

@@ -99,27 +99,12 @@ def first_round_units(game, deck: Deck, symmetric: bool) -> list[Unit]:
     if game.num_rounds < 2:
         return []
     k = game.num_board_cards[1]
-    boards = list(combinations(range(deck.size), k))
-    if not symmetric:
-        return [Unit(i, tuple(b), (tuple(range(deck.num_suits)),)) for i, b in enumerate(boards)]
-    perms = suit_permutations(deck.num_suits)
     S = deck.num_suits
-    classes: dict[tuple, dict[tuple, tuple]] = {}
-    for b in boards:
-        arr = np.array(b, dtype=np.int64)
-        images = {}
-        for sg in perms:
-            images.setdefault(tuple(sorted(permute_cards(arr, sg, S).tolist())), sg)
-        rep = min(images)
-        if rep == b:
-            # perms from the representative: identity first, then by image order
-            out = {b: tuple(range(S))}
-            for img in sorted(images):
-                out.setdefault(img, images[img])
-            classes[b] = out
     units = []
-    for i, rep in enumerate(sorted(classes)):
-        units.append(Unit(i, rep, tuple(classes[rep].values())))
+    for i, (rep, perms) in enumerate(next_board_orbits(deck, [], range(deck.size), k, symmetric)):
+        # identity first, then by image: the order the unit's values are summed in
+        rest = sorted(perms[1:], key=lambda sg: sorted(permute_cards(rep, sg, S).tolist()))
+        units.append(Unit(i, rep, (perms[0], *rest)))
     assert sum(u.weight for u in units) == comb(deck.size, k)
     return units
 
