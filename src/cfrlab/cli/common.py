@@ -66,6 +66,14 @@ def check_output(path: Path | None, what: str, *, atomic: bool = True) -> Path |
     return path
 
 
+def check_new_output(path: Path | None, force: bool, what: str) -> Path | None:
+    """``check_output``, and an existing file is replaced only with ``--force``."""
+    check_output(path, what)
+    if path is not None and Path(path).exists() and not force:
+        raise CfrlabError(f"{path} exists; use --force to overwrite it")
+    return path
+
+
 def check_output_dir(path: Path, what: str) -> Path:
     """A folder outputs go into: made if missing (said so), refused when it cannot hold files."""
     path = Path(path)

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cfrlab.cli.common import check_output, writing
+from cfrlab.cli.common import check_new_output, check_output, writing
 from cfrlab.counter import (
     DEFAULTS,
     OpponentModel,
@@ -43,14 +43,6 @@ AlgOpt = Annotated[str, typer.Option("--algorithm", "-a", metavar="ALG", help="c
 TargetOpt = Annotated[float | None, typer.Option("--target", "-t", metavar="GAP", help=(
     "stop once the gap to the restricted game's equilibrium is at most GAP (mbb/g, chips/g in "
     "ante games; checked at 100 iterations, then every 50); -n stays the most"))]
-
-
-def _out(out: Path | None, force: bool, what: str) -> None:
-    if out is None:
-        return
-    check_output(out, what)
-    if out.exists() and not force:
-        raise CfrlabError(f"{out} exists; use --force to overwrite it")
 
 
 def _load_opponent(path: Path, abstraction: Path | None, need_counts: bool = False):
@@ -135,7 +127,7 @@ def register(app: typer.Typer) -> None:
         """Count a player's actions per information set in ACPC logs: an opponent model."""
         if out is None:
             raise CfrlabError("missing option --out FILE: the opponent model to write")
-        _out(out, force, "opponent model")
+        check_new_output(out, force, "opponent model")
         m = build_model(logs, load_game(game), player, abstraction=abstraction, default=default)
         info = m.info()
         with writing(out, "opponent model"):
@@ -152,7 +144,7 @@ def register(app: typer.Typer) -> None:
         out: OutOpt = None, force: ForceOpt = False, abstraction: AbstractionOpt = None, as_json: JsonOpt = False,
     ) -> None:
         """Frequentist best response: the exact best response to the model."""
-        _out(out, force, "counter-strategy")
+        check_new_output(out, force, "counter-strategy")
         _report(fbr(_load_opponent(model, abstraction)), out, as_json)
 
     @counter_app.command("rnr")
@@ -163,7 +155,7 @@ def register(app: typer.Typer) -> None:
         out: OutOpt = None, force: ForceOpt = False, abstraction: AbstractionOpt = None, as_json: JsonOpt = False,
     ) -> None:
         """Restricted Nash response: exploit the model with probability p, stay safe otherwise."""
-        _out(out, force, "counter-strategy")
+        check_new_output(out, force, "counter-strategy")
         if not 0.0 <= p <= 1.0:
             raise CfrlabError(f"--p is a probability from 0 to 1, got {p:g}")
         opponent = _load_opponent(model, abstraction)
@@ -179,7 +171,7 @@ def register(app: typer.Typer) -> None:
         out: OutOpt = None, force: ForceOpt = False, abstraction: AbstractionOpt = None, as_json: JsonOpt = False,
     ) -> None:
         """Data-biased response: trust the model where it was observed often."""
-        _out(out, force, "counter-strategy")
+        check_new_output(out, force, "counter-strategy")
         if not 0.0 <= p_max <= 1.0:
             raise CfrlabError(f"--p-max is a probability from 0 to 1, got {p_max:g}")
         kind, full = _confidence(conf)
@@ -200,7 +192,7 @@ def register(app: typer.Typer) -> None:
         """A perturbed equilibrium: CFR on the game with a winner's bonus (a more aggressive style)
         or a loser's penalty (a tighter one); its exploitability is measured in the real
         (unperturbed) game."""
-        _out(out, force, "strategy")
+        check_new_output(out, force, "strategy")
         g = load_game(game)
         tree, model = build_tree_for(g), model_for_game(g, abstraction)
         solver = PerturbedSolver(tree, model, bonus=bonus, penalty=penalty, algorithm=algorithm)

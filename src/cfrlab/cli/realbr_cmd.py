@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from cfrlab.cli.common import check_output
+from cfrlab.cli.common import check_new_output
 from cfrlab.errors import CfrlabError
 
 
@@ -53,7 +53,7 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
         real_best_response,
         real_best_response_strategy,
     )
-    from cfrlab.realgame.brstrategy import MAX_ROWS, lossless_rows
+    from cfrlab.realgame.brstrategy import check_storable
     from cfrlab.strategy import Strategy
 
     p = Path(target)
@@ -73,13 +73,8 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
         opponent = AgentSpec(target)
     ck = Path(checkpoint) if checkpoint else default_checkpoint(target, g.name or "game")
     if br_out is not None:  # refuse before any work: a game too large, a file in the way
-        rows = lossless_rows(g)
-        if rows > MAX_ROWS:
-            raise CfrlabError(f"--br-out: {g.name or 'this game'} has {rows:.3g} information sets in "
-                              f"the real game, too many to store a best response (at most {MAX_ROWS:,})")
-        check_output(br_out, "best response")
-        if br_out.exists() and not force:
-            raise CfrlabError(f"{br_out} exists; pass --force to replace it")
+        check_storable(g)
+        check_new_output(br_out, force, "best response")
     last = [0.0]
 
     def progress(done, total, elapsed, eta):

@@ -44,17 +44,22 @@ def lossless_rows(game: GameDef, tree=None) -> int:
     return int(sum(states[int(tree.round[n])] for n in tree.decision_node))
 
 
+def check_storable(game: GameDef, tree=None) -> None:
+    """Refuse, before any work, a game whose best response cannot be stored."""
+    if game.num_players != 2 or not game.is_limit:
+        raise CfrlabError("the real-game best response handles 2-player limit games")
+    rows = lossless_rows(game, tree)
+    if rows > MAX_ROWS:
+        raise CfrlabError(f"{game.name or 'this game'} has {rows:.3g} information sets in the real "
+                          f"game: too many to store a best response (at most {MAX_ROWS:,}); "
+                          "real_best_response gives its value")
+
+
 def lift(opponent, game: GameDef | str | None = None) -> Strategy:
     """``opponent`` as a Strategy of the game's lossless model (module docstring)."""
     g = _game(opponent, game)
-    if g.num_players != 2 or not g.is_limit:
-        raise CfrlabError("the real-game best response handles 2-player limit games")
     tree = build_tree_for(g)
-    rows = lossless_rows(g, tree)
-    if rows > MAX_ROWS:
-        raise CfrlabError(f"{g.name or 'this game'} has {rows:.3g} information sets in the real game: "
-                          f"too many to store a best response (at most {MAX_ROWS:,}); "
-                          "real_best_response gives its value")
+    check_storable(g, tree)
     obj = _load(opponent, g)
     if isinstance(obj, Strategy) and obj.game.to_text() != g.to_text():
         raise CfrlabError(f"the strategy is for {obj.game.name or 'another game'}, not for "
