@@ -119,12 +119,10 @@ def _play_in_blocks(game: GameDef, a, b, hands: int, seed: int, workers: int, ra
                            workers=workers, progress=tick, ray=ray_mod)
     values = np.concatenate([results[i] for i in range(n)], axis=1).astype(np.float32)
     labels = names or (agent_a.name, agent_b.name)
-    result = MatchResult(game, _match._unique_names(labels), hands, duplicate, seed, values,
+    result = MatchResult(game, _match.unique_names(labels), hands, duplicate, seed, values,
                          "fast", time.perf_counter() - t0)
     if exact:
-        ev, result.exact_reason = _match.exact_value_or_reason(game, agent_a, agent_b)
-        if ev is not None:
-            result.exact_chips, result.exact_per_position = ev
+        result.add_exact_value(agent_a, agent_b)
     return result
 
 

@@ -111,6 +111,13 @@ class MatchResult:
     def games_played(self) -> int:
         return int(self.values.size)
 
+    def add_exact_value(self, a: Agent, b: Agent) -> None:
+        """Fill ``exact_chips`` and ``exact_per_position`` with A's exact expected value
+        against B where the game's deals can be enumerated, else ``exact_reason``."""
+        ev, self.exact_reason = exact_value_or_reason(self.game, a, b)
+        if ev is not None:
+            self.exact_chips, self.exact_per_position = ev
+
     def samples(self) -> np.ndarray:
         """The independent samples: per-deal pair means in duplicate, else per-hand values."""
         if self.duplicate:
@@ -240,7 +247,7 @@ def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int
     if not 0 <= seed < 2**64:
         raise CfrlabError("the seed must be an integer from 0 to 2**64 - 1")
     _check_agents(a, b)
-    names = _unique_names(names or (getattr(a, "name", "A"), getattr(b, "name", "B")))
+    names = unique_names(names or (getattr(a, "name", "A"), getattr(b, "name", "B")))
     reason = fast_reason(game, a, b)
     if engine == "auto":
         engine = "fast" if reason is None else "python"
@@ -266,13 +273,11 @@ def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int
     result = MatchResult(game, names, hands, duplicate, seed, values, engine, seconds,
                          aivat=scorer.values if scorer is not None else None)
     if exact:
-        ev, result.exact_reason = exact_value_or_reason(game, a, b)
-        if ev is not None:
-            result.exact_chips, result.exact_per_position = ev
+        result.add_exact_value(a, b)
     return result
 
 
-def _unique_names(names) -> tuple[str, str]:
+def unique_names(names) -> tuple[str, str]:
     n0, n1 = safe_name(names[0]), safe_name(names[1])
     if n0 == n1:
         n0, n1 = f"{n0}-A", f"{n1}-B"
