@@ -66,3 +66,8 @@ def test_cli_match_with_workers(capsys):
     assert (with_workers["mean_chips"], with_workers["ci95_chips"]) == (alone["mean_chips"], alone["ci95_chips"])
     code, _, err = run(capsys, *argv, "--workers", "2", "--log", "x.log")
     assert code != 0 and "--log plays in one process" in err and "Traceback" not in err
+
+
+def test_cli_refuses_no_workers(capsys):
+    code, _, err = run(capsys, "match", "leduc", "random", "always-call", "-n", "100", "--workers", "0")
+    assert code != 0 and "--workers must be at least 1" in err and "Traceback" not in err
