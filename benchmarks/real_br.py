@@ -13,7 +13,8 @@ workers``. Peak memory is the largest resident set among this process and its wo
 JSON keys: ``strategy``, ``units``, ``measured_units``, ``unit_seconds`` (unit -> s),
 ``unit_boards`` (unit -> river boards), ``mean_unit_seconds``, ``seconds_per_board``,
 ``boards`` (all units), ``workers``, ``wall_seconds``, ``projected_seconds``,
-``projected_hours``, ``peak_rss_gb``, ``target_hours`` (12).
+``projected_hours``, ``projected_hours_by_nodes`` (N nodes of 2 cores -> hours, plus the
+longest measured unit for the tail), ``peak_rss_gb``, ``target_hours`` (12).
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ def main() -> None:
     per_board = sum(secs.values()) / sum(unit_boards.values())
     boards = sum(last_round_boards(g, deck, u, symmetric) for u in all_units)
     projected = per_board * boards / a.workers
+    # N Ray nodes of this machine's kind (2 cores, one worker per core): the units are
+    # independent, so the walk divides by 2N; the longest unit bounds the tail
+    longest = max(secs.values())
+    by_nodes = {n: (per_board * boards / (2 * n) + longest) / 3600 for n in (1, 2, 4, 8, 16)}
     out = {
         "strategy": a.strategy,
         "units": r.units,
@@ -88,6 +93,7 @@ def main() -> None:
         "wall_seconds": wall,
         "projected_seconds": projected,
         "projected_hours": projected / 3600,
+        "projected_hours_by_nodes": by_nodes,
         "peak_rss_gb": peak_gb(),
         "target_hours": TARGET_HOURS,
     }
@@ -95,6 +101,7 @@ def main() -> None:
           f"{1e3 * per_board:.1f} ms per river board ({a.workers} worker(s)); {boards:,} river "
           f"boards in all: projected full run {projected / 3600:.1f} h "
           f"(target {TARGET_HOURS:g} h); peak memory {out['peak_rss_gb']:.2f} GB")
+    print("  on N Ray nodes of 2 cores: " + ", ".join(f"{n}: {h:.1f} h" for n, h in by_nodes.items()))
     if a.json:
         print(json.dumps(out))
 
