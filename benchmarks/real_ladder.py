@@ -21,24 +21,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-GAME = """GAMEDEF
-limit
-numPlayers = 2
-numRounds = 4
-blind = 10 5
-raiseSize = 10 10 20 20
-firstPlayer = 2 1 1 1
-maxRaises = 3 4 4 4
-numSuits = {suits}
-numRanks = {ranks}
-numHoleCards = 2
-numBoardCards = 0 3 1 1
-END GAMEDEF
-"""
+from cfrlab.games.builtins import builtin_text
+
+
+def reduced_holdem(ranks: int, suits: int) -> str:
+    """HULHE's built-in definition with a smaller deck."""
+    text = builtin_text("holdem-limit")
+    text = re.sub(r"numRanks = \d+", f"numRanks = {ranks}", text)
+    return re.sub(r"numSuits = \d+", f"numSuits = {suits}", text)
 
 
 CFRLAB = str(Path(sys.executable).with_name("cfrlab"))
@@ -99,7 +94,7 @@ def main() -> None:
     d = Path(a.out_dir or f"out/ladder-{a.ranks}x{a.suits}")
     d.mkdir(parents=True, exist_ok=True)
     game = d / f"holdem-{a.ranks}x{a.suits}.game"
-    text = GAME.format(ranks=a.ranks, suits=a.suits)
+    text = reduced_holdem(a.ranks, a.suits)
     if game.exists() and game.read_text() != text:
         sys.exit(f"{game} holds another game; pass another --out-dir")
     game.write_text(text)
