@@ -15,21 +15,9 @@ from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_of
 from cfrlab.errors import CfrlabError
 from cfrlab.games import State, load_game
 from cfrlab.multiplayer import NSolver, NStrategy, get_engine, params_for
-from cfrlab.multiplayer.tree import build_ntree
 from cfrlab.strategy import Strategy
-from cfrlab.tree import build_tree
 
 # -- tree and deals -------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", ["kuhn", "leduc"])
-def test_two_player_trees_equal_the_two_player_builder(name):
-    g = load_game(name)
-    a, b = build_tree(g), build_ntree(g)
-    for field in ("kind", "round", "parent", "first_child", "num_children", "child", "spent", "legal",
-                  "decision_node"):
-        assert np.array_equal(getattr(a, field), getattr(b, field)), field
-    assert a.betting == b.betting
 
 
 def test_three_player_sizes_match_openspiel_counts():

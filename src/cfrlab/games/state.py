@@ -459,6 +459,13 @@ class State:
         return _hand_strength(cards)
 
     # -- ACPC text -------------------------------------------------------------------
+    def betting_key(self) -> tuple:
+        """A hashable summary of everything that decides the rest of the betting (not the
+        cards, not the history): two states with equal keys have the same betting subtree."""
+        return (self._round, tuple(self._spent), tuple(self._folded), self._max_spent,
+                self._min_raise_to, self._num_raises, self._num_called, self._num_acting,
+                self._current, self._finished, len(self._actions[self._round]))
+
     def betting_string(self) -> str:
         """ACPC betting, rounds separated by '/' (written as soon as a round closes)."""
         return "/".join("".join(a) for a in self._actions)

@@ -3,7 +3,7 @@
 At each public node the walk carries, for every player p and every deal prefix x of the
 node's round, ``reach[depth, p, x]``: p's own probability of the actions on the path (chance
 is uniform over prefixes and enters at the terminals as ``1 / n_r``). It follows the tree's
-enter / leave events (``NTree.events``), so a node's buffers at its depth stay valid while its
+enter / leave events (``PublicTree.events``), so a node's buffers at its depth stay valid while its
 subtree is walked, and leaves a node when all its children are done:
 
 - a terminal writes, for each computed player p, ``payoff_p(x) * prod_{j != p} reach_j(x) / n_r``

@@ -3,7 +3,7 @@ and Bowling, "Monte Carlo sampling for regret minimization in extensive games", 
 
 Both sample one deal (a final-round prefix of ``cfrlab.multiplayer.deals``: every player's hole
 cards and the whole board; all equally likely) and walk the tree's enter / leave events
-(``NTree.events``) with scalars per depth instead of the full-width walk's vectors over deals:
+(``PublicTree.events``) with scalars per depth instead of the full-width walk's vectors over deals:
 
 - chance sampling (``cs_walk``): every public node, every player's reach; a terminal gives
   player p its payoff times the others' reach (chance's probability is the sampling

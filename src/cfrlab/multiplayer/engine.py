@@ -21,7 +21,17 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.multiplayer import _kernels as K
 from cfrlab.multiplayer.deals import Deals, build_deals
-from cfrlab.multiplayer.tree import NTree, build_ntree
+from cfrlab.tree import PublicTree, build_tree
+
+
+def check_game(game: GameDef) -> None:
+    """Refuse (one line) games the N-player engine cannot walk: no-limit, or stacks that run out."""
+    name = game.name or "this game"
+    if not game.is_limit:
+        raise CfrlabError(f"{name} is no-limit; the N-player solvers handle limit games only")
+    most = max(game.blind) + sum(m * s for m, s in zip(game.max_raises, game.raise_size))
+    if any(s < most for s in game.stack):
+        raise CfrlabError(f"{name}: limit games whose stacks can run out are not supported by the N-player engine")
 
 
 class NEngine:
@@ -30,7 +40,8 @@ class NEngine:
     def __init__(self, game: GameDef | str) -> None:
         game = load_game(game)
         self.game = game
-        self.tree: NTree = build_ntree(game)
+        check_game(game)
+        self.tree: PublicTree = build_tree(game)
         self.deals: Deals = build_deals(game)
         t = self.tree
         ns = np.array(self.deals.num_states, np.int64)
@@ -39,7 +50,8 @@ class NEngine:
         self.row_offset[1:] = np.cumsum(per)
         self.rows = int(self.row_offset[-1])
         self.dec_of_row = np.repeat(np.arange(t.num_decisions, dtype=np.int32), per)
-        self.T = K.TreeArrays(t.kind, t.player, t.round, t.parent, t.depth, t.action, t.decision,
+        slot = np.maximum(t.action, 0).astype(np.int8)  # below a chance node: its one slot
+        self.T = K.TreeArrays(t.kind, t.player, t.round, t.parent, t.depth, slot, t.decision,
                               t.spent.astype(np.float64), t.folded, t.legal, t.events, self.row_offset)
         self.D = self.deals.arrays
         P = game.num_players

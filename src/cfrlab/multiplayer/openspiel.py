@@ -30,7 +30,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_write_text
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.multiplayer.engine import NEngine, get_engine
-from cfrlab.multiplayer.tree import DECISION
+from cfrlab.tree import DECISION
 
 LEDUC_STARTING_MONEY = 100
 PROB_TOLERANCE = 1e-6

@@ -1,39 +1,57 @@
-"""The public betting tree of a 2-player limit game, compiled to flat arrays.
+"""The one public betting tree of every ACPC game, grown from the rules engine.
+
+Any number of players, limit and no-limit. Actions are fold, call/check and raise *to an
+amount*; in a no-limit game a betting abstraction (``raises``: a function of the state that
+returns raise-to totals) chooses which amounts the tree holds, by default every legal one (the
+full game, "fullgame" as OpenSpiel calls it). The rules are ``games.State``'s, so the tree's
+betting is the dealer's by construction.
 
 Nodes are numbered in DFS preorder (a parent before its children), so a forward pass is
-``for n in range(N)`` and a backward pass ``for n in reversed(range(N))``. Layout (see
-docs/ENGINE.md):
+``for n in range(N)`` and a backward pass ``for n in reversed(range(N))``. Layout (N nodes,
+D decisions, P players, A action columns; see docs/ENGINE.md):
 
 - ``kind`` int8[N]: 0 DECISION, 1 CHANCE (a round ended; the next round's cards come), 2 FOLD,
   3 SHOWDOWN.
 - ``player`` int8[N]: acting player at DECISION, the folder at FOLD, -1 otherwise.
 - ``round`` int8[N]: betting round (a CHANCE node has the round that just ended).
 - ``parent`` int32[N] (-1 at the root); children of n are
-  ``child[first_child[n] : first_child[n] + num_children[n]]``, in action order f, c, r.
-- ``action`` int8[N]: 0 fold, 1 call/check, 2 raise that led here; -1 at the root and after
-  a chance node.
-- ``spent`` int32[N, 2]: chips each player has put in, blinds included.
+  ``child[first_child[n] : first_child[n] + num_children[n]]``, in column order.
+- ``action`` int8[N]: the column of the action that led here (0 fold, 1 call/check, 2 + i the
+  i-th raise of the parent in increasing amount; a limit game has one raise, column 2); -1 at
+  the root and below a chance node.
+- ``raise_to`` int32[N]: the raise-to total of the raise that led here, 0 otherwise.
+- ``spent`` int32[N, P]: chips each player has put in, blinds included; ``folded`` bool[N, P].
 - ``decision`` int32[N]: index among DECISION nodes (preorder), -1 otherwise;
-  ``decision_node`` int32[D] its inverse; ``legal`` bool[D, 3] legal (f, c, r).
+  ``decision_node`` int32[D] its inverse; ``legal`` bool[D, A] the legal columns.
+- ``depth`` int32[N] (the root has depth 1); ``events`` int32[2N]: the depth-first walk as enter
+  (n) / leave (-n - 1) events, for kernels that keep the ancestors' buffers by depth.
 - ``betting``: ACPC betting string per node (``"rc/cr"``); ``node_of_betting`` its inverse.
   A CHANCE node carries the string of the round that just closed (``"rc"``), its child the
-  string with the round separator (``"rc/"``).
+  string with the round separator (``"rc/"``). When every player but one is all-in the board
+  is run out: one CHANCE node per remaining round, then the SHOWDOWN (``"r20000c///"``).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from cfrlab.errors import CfrlabError
 from cfrlab.games.gamedef import GameDef
+from cfrlab.games.state import State
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 FOLD_ACTION, CALL_ACTION, RAISE_ACTION = 0, 1, 2
 ACTION_CHARS = "fcr"
 KIND_NAMES = ("decision", "chance", "fold", "showdown")
+
+RaiseChooser = Callable[[State], Sequence[int]]
+"""A betting abstraction as the tree sees it: the raise-to totals to hold at a state where
+raising is legal (illegal or repeated amounts are dropped). It must depend only on the
+state's betting (``State.betting_key()``), not on the cards or the history."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,6 +73,11 @@ class PublicTree:
     legal: np.ndarray
     betting: list[str]
     node_of_betting: dict[str, int]
+    raise_to: np.ndarray
+    folded: np.ndarray
+    depth: np.ndarray
+    events: np.ndarray
+    bets: str = "limit"  # the betting abstraction: "limit", "fullgame", or its spec
 
     @property
     def num_nodes(self) -> int:
@@ -68,16 +91,39 @@ class PublicTree:
     def num_rounds(self) -> int:
         return self.game.num_rounds
 
+    @property
+    def num_players(self) -> int:
+        return self.game.num_players
+
+    @property
+    def num_actions(self) -> int:
+        """Columns of the action tables: 3 in a limit game (f, c, r)."""
+        return int(self.legal.shape[1])
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max())
+
     def children(self, n: int) -> np.ndarray:
         f = self.first_child[n]
         return self.child[f : f + self.num_children[n]]
 
     def child_by_action(self, n: int, a: int) -> int:
-        """The child of decision node n reached by action a (0 f, 1 c, 2 r); -1 if illegal."""
+        """The child of decision node n reached by column a; -1 if illegal."""
         for c in self.children(n):
             if self.action[c] == a:
                 return int(c)
         return -1
+
+    def action_text(self, n: int, a: int) -> str:
+        """The ACPC action of column a at decision node n: ``f``, ``c``, ``r`` (limit) or
+        ``r<total>`` (no-limit)."""
+        if a < RAISE_ACTION:
+            return ACTION_CHARS[a]
+        c = self.child_by_action(n, a)
+        if c < 0:
+            raise CfrlabError(f"column {a} is not legal at {self.betting[n]!r}")
+        return "r" if self.game.is_limit else f"r{int(self.raise_to[c])}"
 
     def decisions_by_round(self) -> list[int]:
         """Number of decision nodes in each round."""
@@ -93,82 +139,120 @@ class PublicTree:
         )
 
 
-class _Builder:
-    """Grows the tree depth first; one Python object per game, discarded after build."""
+def all_raises(state: State) -> list[int]:
+    """Every legal raise-to total (the full game)."""
+    bounds = state.raise_range()
+    return [] if bounds is None else list(range(bounds[0], bounds[1] + 1))
 
-    def __init__(self, game: GameDef) -> None:
+
+def _raise_totals(state: State, raises: RaiseChooser | None) -> list[int]:
+    """The raise-to totals a node holds, increasing: the one raise of a limit game, else the
+    chooser's legal amounts."""
+    bounds = state.raise_range()
+    if bounds is None:
+        return []
+    if state.game.is_limit:
+        return [bounds[0]]
+    amounts = all_raises(state) if raises is None else raises(state)
+    lo, hi = bounds
+    return sorted({int(x) for x in amounts if lo <= int(x) <= hi})
+
+
+class _Grower:
+    """Grows the tree depth first from the rules engine; discarded after the build."""
+
+    def __init__(self, game: GameDef, raises: RaiseChooser | None) -> None:
         self.g = game
+        self.raises = raises
         self.kind: list[int] = []
         self.player: list[int] = []
         self.round: list[int] = []
         self.parent: list[int] = []
         self.action: list[int] = []
-        self.spent: list[tuple[int, int]] = []
+        self.raise_to: list[int] = []
+        self.spent: list[tuple[int, ...]] = []
+        self.folded: list[tuple[bool, ...]] = []
+        self.depth: list[int] = []
         self.betting: list[str] = []
         self.children: list[list[int]] = []
-        self.legal: dict[int, tuple[bool, bool, bool]] = {}
+        self.legal: list[list[int]] = []  # per decision: its legal columns
+        self.events: list[int] = []
 
-    def new_node(self, kind: int, player: int, rnd: int, parent: int, action: int,
-                 spent: tuple[int, int], betting: str) -> int:
+    def new_node(self, kind: int, player: int, rnd: int, parent: int, action: int, to: int,
+                 st: State, betting: str) -> int:
         n = len(self.kind)
         self.kind.append(kind)
         self.player.append(player)
         self.round.append(rnd)
         self.parent.append(parent)
         self.action.append(action)
-        self.spent.append(spent)
+        self.raise_to.append(to)
+        self.spent.append(st.spent)
+        self.folded.append(st.folded)
+        self.depth.append(1 if parent < 0 else self.depth[parent] + 1)
         self.betting.append(betting)
         self.children.append([])
+        if parent >= 0:
+            self.children[parent].append(n)
+        self.events.append(n)
         return n
 
-    def decision(self, parent: int, action: int, rnd: int, to_act: int, spent: tuple[int, int],
-                 raises: int, acted: int, betting: str) -> int:
-        g = self.g
-        n = self.new_node(DECISION, to_act, rnd, parent, action, spent, betting)
-        max_spent = max(spent)
-        legal = (spent[to_act] < max_spent, True, raises < g.max_raises[rnd])
-        self.legal[n] = legal
-        other = 1 - to_act
-        for a in range(3):
-            if not legal[a]:
-                continue
-            text = betting + ACTION_CHARS[a]
-            if a == FOLD_ACTION:
-                c = self.new_node(FOLD, to_act, rnd, n, a, spent, text)
-            elif a == CALL_ACTION:
-                new = list(spent)
-                new[to_act] = max_spent
-                sp = (new[0], new[1])
-                if acted + 1 >= 2:
-                    c = self.round_end(n, rnd, sp, text)
-                else:
-                    c = self.decision(n, a, rnd, other, sp, raises, acted + 1, text)
+    def leave(self, n: int) -> int:
+        self.events.append(-n - 1)
+        return n
+
+    def decision(self, st: State, parent: int, action: int, to: int) -> int:
+        p = st.current_player()
+        n = self.new_node(DECISION, p, st.round, parent, action, to, st, st.betting_string())
+        acts: list[tuple[int, str, int]] = []
+        if st.is_legal("f"):
+            acts.append((FOLD_ACTION, "f", 0))
+        acts.append((CALL_ACTION, "c", 0))
+        limit = self.g.is_limit
+        for i, total in enumerate(_raise_totals(st, self.raises)):
+            acts.append((RAISE_ACTION + i, "r" if limit else f"r{total}", total))
+        self.legal.append([a for a, _, _ in acts])
+        for a, text, total in acts:
+            self.after(st.clone().apply(text), n, st.round, a, total)
+        return self.leave(n)
+
+    def after(self, st: State, parent: int, rnd: int, action: int, to: int) -> None:
+        """The node reached from decision ``parent`` (in round ``rnd``) by one action."""
+        R = self.g.num_rounds
+        if st.is_terminal() and not st.is_showdown():
+            n = self.new_node(FOLD, self.player[parent], rnd, parent, action, to, st,
+                              st.betting_string())
+            self.leave(n)
+        elif st.is_terminal() or st.round != rnd:
+            # the round closed: a chance node per round dealt (several when the board is run
+            # out), then the next decision or the showdown
+            text = st.betting_string()
+            closed = text.rstrip("/")
+            slashes = len(text) - len(closed)
+            last = R - 1 if st.is_terminal() else st.round
+            opened: list[int] = []
+            node, a, t = parent, action, to
+            for r in range(rnd, last):
+                node = self.new_node(CHANCE, -1, r, node, a, t, st, closed + "/" * (r - rnd))
+                opened.append(node)
+                a, t = -1, 0
+            if st.is_terminal():
+                self.leave(self.new_node(SHOWDOWN, -1, R - 1, node, a, t, st,
+                                         closed + "/" * slashes))
             else:
-                new = list(spent)
-                new[to_act] = max_spent + g.raise_size[rnd]
-                sp = (new[0], new[1])
-                c = self.decision(n, a, rnd, other, sp, raises + 1, acted + 1, text)
-            self.children[n].append(c)
-        return n
-
-    def round_end(self, parent: int, rnd: int, spent: tuple[int, int], betting: str) -> int:
-        g = self.g
-        if rnd == g.num_rounds - 1:
-            return self.new_node(SHOWDOWN, -1, rnd, parent, CALL_ACTION, spent, betting)
-        n = self.new_node(CHANCE, -1, rnd, parent, CALL_ACTION, spent, betting)
-        c = self.decision(n, -1, rnd + 1, g.first_player[rnd + 1], spent, 0, 0, betting + "/")
-        self.children[n].append(c)
-        return n
+                self.decision(st, node, a, t)
+            for c in reversed(opened):
+                self.leave(c)
+        else:
+            self.decision(st, parent, action, to)
 
 
-def _check_game(game: GameDef) -> None:
-    if not game.is_limit:
-        raise CfrlabError(f"the betting tree needs a limit game; {game.name or 'this game'} is no-limit")
-    if game.num_players != 2:
-        raise CfrlabError(f"the betting tree needs a 2-player game, got {game.num_players} players")
+def _closed_form(game: GameDef, raises: RaiseChooser | None) -> bool:
+    """A 2-player limit game whose stacks never run out: its tree is counted in closed form."""
+    if not game.is_limit or game.num_players != 2 or raises is not None:
+        return False
     most = max(game.blind[:2]) + sum(m * s for m, s in zip(game.max_raises, game.raise_size))
-    if any(s < most for s in game.stack[:2]):
-        raise CfrlabError("limit games whose stacks can run out are not supported by the betting tree")
+    return all(s >= most for s in game.stack[:2])
 
 
 @dataclass(frozen=True)
@@ -212,39 +296,121 @@ class TreeCount:
 MAX_TREE_NODES = 2_000_000  # build_tree refuses larger trees (HULHE has 17,221 nodes) ...
 MAX_TREE_BYTES = 1 << 30  # ... or trees whose building would take more memory than this
 # bytes measured with tracemalloc (peak of build_tree; tests/test_tree_size.py keeps them
-# honest): HULHE 406 per node at 16.6 betting characters per node, 2 rounds of 200 raises
-# 597 at 204 characters
-NODE_BYTES = 395  # per node while building: list entries, spent tuples, children lists, dicts
+# honest): 584 per node at 21 betting characters per node (4 rounds of 6 raises), 438 at 74
+# characters (2 rounds of 70 raises)
+NODE_BYTES = 510  # per node while growing: list entries, spent/folded tuples, children, events
 TREE_NODE_BYTES = 160  # per node of the finished tree: arrays, string objects, index dict
 CHAR_BYTES = 1  # per character of a betting string (each node's string is its own object)
 
 
-def count_tree(game: GameDef) -> TreeCount:
-    """Count the nodes ``build_tree`` would make, per round and kind, in time linear in the
-    rounds and raises (a DP over (round, raises, acted, facing a bet)): nothing is built."""
-    _check_game(game)
+MAX_COUNT_STATES = 200_000  # count_tree gives up past this many distinct betting states
+
+
+def count_tree(game: GameDef, raises: RaiseChooser | None = None, *,
+               max_states: int = MAX_COUNT_STATES) -> TreeCount:
+    """Count the nodes ``build_tree`` would make, per round and kind, without building it.
+
+    A 2-player limit game is counted in time linear in its rounds and raises (a DP over
+    (round, raises, acted, facing a bet)); any other game by a walk of the rules engine that
+    counts each distinct betting state once. A tree with more than ``max_states`` distinct
+    betting states (a no-limit game with deep stacks and every amount) is refused with what
+    is known of its size."""
+    if _closed_form(game, raises):
+        return _count_closed_form(game)
+    return _count_by_states(game, raises, max_states)
+
+
+def _unit(kind: int, r: int, R: int) -> list[int]:
+    v = [0] * (4 * R)
+    v[kind * R + r] = 1
+    return v
+
+
+# a subtree: (counts by kind*R + round, sum of betting lengths relative to its root, depth)
+_Sub = tuple[list[int], int, int]
+
+
+def _join(root: list[int], children: list[tuple[_Sub, int]]) -> _Sub:
+    """A node with counts ``root`` and children, each (subtree, extra betting characters)."""
+    counts = list(root)
+    rel, depth = 0, 0
+    for (c, crel, cdepth), extra in children:
+        n = sum(c)
+        counts = [a + b for a, b in zip(counts, c)]
+        rel += crel + extra * n
+        depth = max(depth, cdepth)
+    return counts, rel, depth + 1
+
+
+def _count_by_states(game: GameDef, raises: RaiseChooser | None, max_states: int) -> TreeCount:
     R = game.num_rounds
-    K = 4 * R
+    memo: dict[tuple, _Sub] = {}
+    limit = game.is_limit
+
+    def decision(st: State) -> _Sub:
+        key = st.betting_key()
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        if len(memo) >= max_states:
+            _refuse_uncountable(game, raises, max_states)
+        kids = []
+        if st.is_legal("f"):
+            kids.append((after(st.clone().apply("f"), st.round), 1))
+        kids.append((after(st.clone().apply("c"), st.round), 1))
+        for total in _raise_totals(st, raises):
+            text = "r" if limit else f"r{total}"
+            kids.append((after(st.clone().apply(text), st.round), len(text)))
+        sub = memo[key] = _join(_unit(DECISION, st.round, R), kids)
+        return sub
+
+    def after(st: State, rnd: int) -> _Sub:
+        if st.is_terminal() and not st.is_showdown():
+            return _join(_unit(FOLD, rnd, R), [])
+        if not st.is_terminal() and st.round == rnd:
+            return decision(st)
+        last = R - 1 if st.is_terminal() else st.round
+        inner = _join(_unit(SHOWDOWN, R - 1, R), []) if st.is_terminal() else decision(st)
+        for r in reversed(range(rnd, last)):  # each chance node's child adds a "/"
+            inner = _join(_unit(CHANCE, r, R), [(inner, 1)])
+        return inner
+
+    root = _root_state(game)
+    limit_depth = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit_depth, 20_000))
+    try:
+        counts, rel, depth = decision(root)
+    finally:
+        sys.setrecursionlimit(limit_depth)
+    by_kind = tuple(tuple(counts[k * R:(k + 1) * R]) for k in range(4))
+    return TreeCount(game, by_kind, rel, depth)
+
+
+def _root_state(game: GameDef) -> State:
+    root = State(game, seed=0)
+    if root.is_terminal():
+        raise CfrlabError(f"{game.name or 'this game'} has no betting: every blind is all-in")
+    return root
+
+
+def _refuse_uncountable(game: GameDef, raises: RaiseChooser | None, max_states: int):
+    name = game.name or "this game"
+    first = len(_raise_totals(_root_state(game), raises))
+    which = "every legal amount" if raises is None else "this betting abstraction"
+    raise CfrlabError(
+        f"the betting tree of {name} with {which} is too large to hold: more than {max_states:,} "
+        f"distinct betting states (the first decision alone has {first:,} raise amounts); "
+        f"solve it in a betting abstraction with a few raise sizes per round")
+
+
+def _count_closed_form(game: GameDef) -> TreeCount:
+    R = game.num_rounds
 
     def unit(kind: int, r: int) -> list[int]:
-        v = [0] * K
-        v[kind * R + r] = 1
-        return v
+        return _unit(kind, r, R)
 
-    # a subtree: (counts by kind*R + round, sum of betting lengths relative to its root, depth)
-    Sub = tuple[list[int], int, int]
-
-    def join(root: list[int], children: list[tuple[Sub, int]]) -> Sub:
-        """A node with counts ``root`` and children, each (subtree, extra characters)."""
-        counts = list(root)
-        rel, depth = 0, 0
-        for (c, crel, cdepth), extra in children:
-            n = sum(c)
-            counts = [a + b for a, b in zip(counts, c)]
-            rel += crel + extra * n
-            depth = max(depth, cdepth)
-        return counts, rel, depth + 1
-
+    join = _join
+    Sub = _Sub
     start: Sub | None = None  # the subtree at the first decision of round r + 1
     for r in reversed(range(R)):
         if r == R - 1:
@@ -298,27 +464,30 @@ def _human(n: float) -> str:
     return f"{int(n)} bytes"
 
 
-def build_tree(game: GameDef, *, max_nodes: int | None = MAX_TREE_NODES) -> PublicTree:
-    """Compile the public betting tree of a 2-player limit game (HULHE: 6,378 decisions).
+def build_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets: str | None = None,
+               max_nodes: int | None = MAX_TREE_NODES) -> PublicTree:
+    """The public betting tree of any ACPC game (HULHE: 6,378 decisions).
+
+    ``raises`` chooses the raise-to totals of a no-limit tree (a betting abstraction; every
+    legal amount when None) and ``bets`` names it in the tree (default "limit" or "fullgame").
     The nodes are counted first (``count_tree``): a tree above ``max_nodes`` is refused with
     its size and the memory it would take, before anything is allocated."""
-    count = count_tree(game)
+    count = count_tree(game, raises)
     if max_nodes is not None and (count.nodes > max_nodes or count.memory() > MAX_TREE_BYTES):
         _refuse_large(count, max_nodes)
-    b = _Builder(game)
-    blinds = (int(game.blind[0]), int(game.blind[1]))
+    b = _Grower(game, raises)
     limit = sys.getrecursionlimit()
-    need = 2 * count.depth + 100  # decision() and round_end() frames along the deepest path
+    need = 3 * count.depth + 100  # decision() and after() frames along the deepest path
     if need > limit:
         sys.setrecursionlimit(need)
     try:
-        b.decision(-1, -1, 0, game.first_player[0], blinds, 0, 0, "")
+        b.decision(_root_state(game), -1, -1, 0)
     finally:
         if need > limit:
             sys.setrecursionlimit(limit)
     n = len(b.kind)
     first_child = np.zeros(n, np.int32)
-    num_children = np.zeros(n, np.int8)
+    num_children = np.zeros(n, np.int16)
     flat: list[int] = []
     for i, ch in enumerate(b.children):
         first_child[i] = len(flat)
@@ -328,7 +497,13 @@ def build_tree(game: GameDef, *, max_nodes: int | None = MAX_TREE_NODES) -> Publ
     decision_node = np.flatnonzero(kind == DECISION).astype(np.int32)
     decision = np.full(n, -1, np.int32)
     decision[decision_node] = np.arange(len(decision_node), dtype=np.int32)
-    legal = np.array([b.legal[int(x)] for x in decision_node], dtype=bool).reshape(-1, 3)
+    width = max(3, max((max(cols) + 1 for cols in b.legal), default=3))
+    legal = np.zeros((len(decision_node), width), dtype=bool)
+    for d, cols in enumerate(b.legal):
+        legal[d, cols] = True
+    if int(num_children.max(initial=0)) < 128:
+        num_children = num_children.astype(np.int8)
+    P = game.num_players
     return PublicTree(
         game=game,
         kind=kind,
@@ -338,13 +513,18 @@ def build_tree(game: GameDef, *, max_nodes: int | None = MAX_TREE_NODES) -> Publ
         first_child=first_child,
         num_children=num_children,
         child=np.array(flat, np.int32),
-        action=np.array(b.action, np.int8),
-        spent=np.array(b.spent, np.int32).reshape(-1, 2),
+        action=np.array(b.action, np.int16 if width > 127 else np.int8),
+        spent=np.array(b.spent, np.int32).reshape(-1, P),
         decision=decision,
         decision_node=decision_node,
         legal=legal,
         betting=b.betting,
         node_of_betting={s: i for i, s in enumerate(b.betting)},
+        raise_to=np.array(b.raise_to, np.int32),
+        folded=np.array(b.folded, bool).reshape(-1, P),
+        depth=np.array(b.depth, np.int32),
+        events=np.array(b.events, np.int32),
+        bets=bets or ("limit" if game.is_limit else "fullgame"),
     )
 
 
