@@ -14,8 +14,9 @@ Layouts:
 
 - ``nodes`` int64[N, 8]: columns ``kind, player, round, parent, action, decision,
   first_child, num_children`` of the public tree (docs/ENGINE.md), ``child`` int64[E].
-- ``row_off`` int64[D + 1]; ``legal`` bool[D, 3]; ``regret``, ``avg``, ``sigma``
-  float64[rows, 3] with row = ``row_off[d] + state``.
+- ``row_off`` int64[D + 1]; ``legal`` bool[D, A]; ``regret``, ``avg``, ``sigma``
+  float64[rows, A] with row = ``row_off[d] + state`` (A = 3 in limit games, f c r; a no-limit
+  tree has one column per raise size).
 - ``node_off`` int64[N]: offset of node n's vector in the arenas ``reach`` and ``values``
   (float64[2, A], one row per player); a node of round r has ``cap[r]`` slots.
 - ``pmap`` int64 (all rounds' parent maps end to end, round r at ``pmap_off[r]``).
@@ -89,7 +90,35 @@ def _set_matched(sigma, x, r0, r1, r2, l0, l1, l2):
 
 
 @njit(cache=NUMBA_CACHE)
+def _match_wide(regret, pred, legal, d, row, L, sigma):
+    """Regret matching for tables wider than three columns (no-limit trees), with the
+    predicted regrets added when ``pred`` has rows."""
+    A = legal.shape[1]
+    predict = pred.shape[0] > 0
+    for x in range(row, row + L):
+        tot = 0.0
+        nl = 0
+        for a in range(A):
+            if legal[d, a]:
+                nl += 1
+                r = regret[x, a] + (pred[x, a] if predict else 0.0)
+                if r > 0.0:
+                    tot += r
+        for a in range(A):
+            r = regret[x, a] + (pred[x, a] if predict else 0.0)
+            if not legal[d, a]:
+                sigma[x, a] = 0.0
+            elif tot > 0.0:
+                sigma[x, a] = r / tot if r > 0.0 else 0.0
+            else:
+                sigma[x, a] = 1.0 / nl
+
+
+@njit(cache=NUMBA_CACHE)
 def _regret_match_rows(regret, legal, d, row, L, sigma):
+    if legal.shape[1] != 3:
+        _match_wide(regret, regret[:0], legal, d, row, L, sigma)
+        return
     l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
     for x in range(row, row + L):
         _set_matched(sigma, x, regret[x, 0], regret[x, 1], regret[x, 2], l0, l1, l2)
@@ -98,6 +127,9 @@ def _regret_match_rows(regret, legal, d, row, L, sigma):
 @njit(cache=NUMBA_CACHE)
 def _predictive_match_rows(regret, pred, legal, d, row, L, sigma):
     """Regret matching on accumulated plus predicted regrets (predictive CFR+)."""
+    if legal.shape[1] != 3:
+        _match_wide(regret, pred, legal, d, row, L, sigma)
+        return
     l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
     for x in range(row, row + L):
         _set_matched(sigma, x, regret[x, 0] + pred[x, 0], regret[x, 1] + pred[x, 1],
@@ -305,8 +337,31 @@ def _add_regret(regret, row, a, inst, pos_f, neg_f, floor):
 
 @njit(cache=NUMBA_CACHE, inline="always")
 def _add_average(avg, sigma, row, w, avg_f):
-    for a in range(3):
+    for a in range(avg.shape[1]):
         avg[row, a] = avg[row, a] * avg_f + w * sigma[row, a]
+
+
+@njit(cache=NUMBA_CACHE)
+def _update_wide(nodes, child, node_off, fc, nc, o, row, L, vi, ri, sigma, regret, pred, avg,
+                 update, pos_f, neg_f, avg_f, floor):
+    """The acting player's value (and CFR update) at a decision with more than three children."""
+    predict = pred.shape[0] > 0
+    for s in range(L):
+        x = row + s
+        v = 0.0
+        for ci in range(nc):
+            c = child[fc + ci]
+            v += sigma[x, nodes[c, COL_ACTION]] * vi[node_off[c] + s]
+        vi[o + s] = v
+        if update:
+            for ci in range(nc):
+                c = child[fc + ci]
+                a = nodes[c, COL_ACTION]
+                inst = vi[node_off[c] + s] - v
+                _add_regret(regret, x, a, inst, pos_f, neg_f, floor)
+                if predict:
+                    pred[x, a] = inst
+            _add_average(avg, sigma, x, ri[o + s], avg_f)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -368,6 +423,9 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
                             arg = nodes[c, COL_ACTION]
                     values[i, o + s] = best
                     br_action[row + s] = arg
+            elif nc > 3:  # a no-limit decision with several raise sizes
+                _update_wide(nodes, child, node_off, fc, nc, o, row, L, values[i], reach[i], sigma,
+                             regret, pred, avg, mode == MODE_CFR, pos_f, neg_f, avg_f, floor)
             else:
                 # up to three children; their offsets and actions hoisted out of the state loop
                 vi = values[i]
@@ -481,7 +539,7 @@ def evaluate_fixed(walk, ops, num_states, sigma, player, mode, reach, values, br
     scale = np.ones(R)
     trav = np.zeros(2, dtype=np.bool_)
     trav[player] = True
-    none = np.zeros((0, 3))
+    none = np.zeros((0, sigma.shape[1]))
     forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, none, sigma, reach, -1)
     terminals(groups, term_util, optab, opbuf, opbuf[:0].astype(np.float32), opint, opc, sbase, num_states,
               scale, player, reach,
@@ -497,17 +555,18 @@ def evaluate_fixed(walk, ops, num_states, sigma, player, mode, reach, values, br
 
 @njit(cache=NUMBA_CACHE)
 def normalize_rows(table, legal, dec_of_row, out):
-    """Row-normalize a nonnegative (rows, 3) table; rows summing to 0 become uniform on legal."""
+    """Row-normalize a nonnegative (rows, A) table; rows summing to 0 become uniform on legal."""
+    A = table.shape[1]
     for row in range(table.shape[0]):
         d = dec_of_row[row]
         tot = 0.0
         nl = 0
-        for a in range(3):
+        for a in range(A):
             if legal[d, a]:
                 nl += 1
                 if table[row, a] > 0.0:
                     tot += table[row, a]
-        for a in range(3):
+        for a in range(A):
             if not legal[d, a]:
                 out[row, a] = 0.0
             elif tot > 0.0:

@@ -118,13 +118,14 @@ class Engine:
              tree.first_child, tree.num_children], axis=1).astype(np.int64)
         self.child = tree.child.astype(np.int64)
         self.legal = np.ascontiguousarray(tree.legal, dtype=np.bool_)
+        self.num_actions = int(tree.num_actions)  # columns of the policy tables
         dec_sizes = np.diff(self.row_offset)
         self.decision_of_row = np.repeat(np.arange(tree.num_decisions, dtype=np.int64), dec_sizes)
         self.player_of_row = tree.player[tree.decision_node][self.decision_of_row].astype(np.int8)
         # player 0's winnings at a fold, the stake at a showdown (chance-sampled walks)
         sp = tree.spent.astype(np.float64)
         self.node_u = np.where(tree.kind == FOLD, np.where(tree.player == 0, -sp[:, 0], sp[:, 1]),
-                               np.where(tree.kind == SHOWDOWN, sp[:, 0], 0.0))
+                               np.where(tree.kind == SHOWDOWN, sp.min(axis=1), 0.0))
         # preorder: node n's subtree is n .. subtree_end[n] - 1
         self.subtree_end = np.arange(1, tree.num_nodes + 1, dtype=np.int64)
         for n in range(tree.num_nodes - 1, 0, -1):
@@ -243,7 +244,7 @@ class Engine:
                     u = np.stack([u0, -u0])
                     ops = self.fold_ops[r]
                 else:
-                    u = np.stack([sp0, sp0])
+                    u = np.stack([np.minimum(sp0, sp1)] * 2)  # the stake (short stacks: the smaller)
                     ops = self.showdown_ops
                     if r != R - 1:
                         raise CfrlabError("showdowns before the last round are not supported")

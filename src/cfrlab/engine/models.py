@@ -21,9 +21,11 @@ from cfrlab.tree import PublicTree, build_tree
 
 
 def build_tree_for(game: GameDef) -> PublicTree:
-    """The public betting tree the solvers and the engine walk for ``game``."""
-    if not game.is_limit or game.num_players != 2:
-        raise CfrlabError(f"{game.name or 'this game'}: the solvers handle 2-player limit games only")
+    """The public betting tree the 2-player engine walks for ``game``: limit, or no-limit with
+    every legal amount where that tree fits (``build_tree`` refuses it with its size)."""
+    if game.num_players != 2:
+        raise CfrlabError(f"{game.name or 'this game'} has {game.num_players} players; "
+                          "the 2-player engine needs 2 (the N-player solvers take the rest)")
     return build_tree(game)
 
 

@@ -21,8 +21,9 @@ _NO_F32 = np.zeros(0, dtype=np.float32)  # exact walks run in float64
 
 def _check_policy(engine: Engine, policy) -> np.ndarray:
     pol = np.ascontiguousarray(policy, dtype=np.float64)
-    if pol.shape != (engine.num_rows, 3):
-        raise CfrlabError(f"policy has shape {pol.shape}; this game and abstraction need ({engine.num_rows}, 3)")
+    A = engine.num_actions
+    if pol.shape != (engine.num_rows, A):
+        raise CfrlabError(f"policy has shape {pol.shape}; this game and abstraction need ({engine.num_rows}, {A})")
     return pol
 
 

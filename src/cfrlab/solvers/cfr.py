@@ -118,10 +118,11 @@ class CFRSolver:
         self.row_offset = e.row_offset
         self.iterations = 0
         self.seconds = 0.0  # time spent in iterate (Strategy.from_solver records it)
-        self.regret = np.zeros((e.num_rows, 3))
-        self.avg = np.zeros((e.num_rows, 3))
-        self._sigma = np.zeros((e.num_rows, 3))
-        self._pred = np.zeros((e.num_rows if params.predictive else 0, 3))
+        A = tree.num_actions  # 3 in limit games; a no-limit tree has a column per raise size
+        self.regret = np.zeros((e.num_rows, A))
+        self.avg = np.zeros((e.num_rows, A))
+        self._sigma = np.zeros((e.num_rows, A))
+        self._pred = np.zeros((e.num_rows if params.predictive else 0, A))
         self._rng = np.random.default_rng(self.seed) if params.sampling != "full" else None
         self._holes = None  # public chance sampling over hole pairs (bucketed models)
         self._setup_sampling()
@@ -269,7 +270,7 @@ class CFRSolver:
     def load_state_dict(self, d: dict) -> None:
         if d.get("algorithm") != self.algorithm:
             raise CfrlabError(f"checkpoint is for algorithm {d.get('algorithm')!r}, not {self.algorithm!r}")
-        shape = (self.engine.num_rows, 3)
+        shape = (self.engine.num_rows, self.tree.num_actions)
         regret = np.asarray(d["regret"], dtype=np.float64)
         avg = np.asarray(d["avg"], dtype=np.float64)
         if regret.shape != shape or avg.shape != shape:

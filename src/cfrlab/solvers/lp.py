@@ -89,7 +89,7 @@ def build_sequence_form(tree, model) -> SequenceForm:
             else:
                 last_node[p, n], last_action[p, n] = last_node[p, m], last_action[p, m]
 
-    seq = [np.full((rows, 3), -1, np.int64) for _ in (0, 1)]
+    seq = [np.full((rows, tree.num_actions), -1, np.int64) for _ in (0, 1)]
     num_seq = [1, 1]  # sequence 0 is the empty sequence
     for d, n in enumerate(tree.decision_node):
         p = int(tree.player[n])
@@ -149,7 +149,7 @@ def build_sequence_form(tree, model) -> SequenceForm:
             if showdown is None:
                 showdown = sp.coo_matrix(model.showdown_matrix())
             M = showdown
-            coef = float(tree.spent[n, 0])
+            coef = float(tree.spent[n].min())  # the stake (short stacks: the smaller)
         s0 = seq_at(0, n, np.arange(num_states[r]), r)
         s1 = seq_at(1, n, np.arange(num_states[r]), r)
         ai.append(s0[M.row])
@@ -216,9 +216,9 @@ def solve_realization_plans(
 
 
 def plans_to_policy(tree, form: SequenceForm, plans: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """Behaviour policy float64[rows, 3] from both realization plans."""
+    """Behaviour policy float64[rows, A] from both realization plans."""
     off = form.row_offset
-    policy = np.zeros((int(off[-1]), 3))
+    policy = np.zeros((int(off[-1]), tree.num_actions))
     for d, n in enumerate(tree.decision_node):
         p = int(tree.player[n])
         lo, hi = int(off[d]), int(off[d + 1])
@@ -232,7 +232,7 @@ def plans_to_policy(tree, form: SequenceForm, plans: tuple[np.ndarray, np.ndarra
 
 
 def solve_lp(tree, model, method: str | None = None) -> tuple[np.ndarray, float]:
-    """An exact equilibrium: (policy float64[rows, 3] for both players, game value for
+    """An exact equilibrium: (policy float64[rows, A] for both players, game value for
     player 0 in chips). Raises CfrlabError if the two LPs disagree on the value.
 
     ``method``: scipy's ``"highs"`` (HiGHS chooses; dual simplex here), ``"highs-ds"`` or

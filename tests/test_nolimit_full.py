@@ -1,0 +1,120 @@
+"""No-limit games solved in full (every legal amount an action) by the 2-player engine.
+
+Oracles: OpenSpiel's universal_poker ("fullgame") computes the same exploitability of the
+same policy to 1e-9 (an independent implementation of the rules and the best response), the
+LP's game value equals CFR's limit, and exploitability falls towards 0."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from cfrlab.cards import parse_cards
+from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
+from cfrlab.games import parse_game
+from cfrlab.solvers import make_solver
+from test_tree_unified import nolimit_leduc
+
+KUHN_NOLIMIT = """GAMEDEF
+nolimit
+numPlayers = 2
+numRounds = 1
+stack = 4 4
+blind = 1 1
+firstPlayer = 1
+numSuits = 1
+numRanks = 3
+numHoleCards = 1
+numBoardCards = 0
+END GAMEDEF
+"""
+
+
+def _solve(text, algorithm="cfr+", iterations=300):
+    g = parse_game(text)
+    tree, model = build_tree_for(g), model_for_game(g)
+    s = make_solver(tree, model, algorithm, seed=1)
+    s.iterate(iterations)
+    return g, tree, model, s.average_policy()
+
+
+def _openspiel_card(text: str, game) -> int:
+    """OpenSpiel's universal_poker deals the lowest ranks and first suits; cfrlab (as the
+    current ACPC dealer) the top ranks and last suits: the same game, cards renamed."""
+    (c,) = parse_cards(text)
+    return (c // 4 + 13 - game.num_ranks) * 4 + c % 4 + 4 - game.num_suits
+
+
+def openspiel_policy(game, tree, model, policy, os_game):
+    from open_spiel.python import policy as os_policy
+
+    off = row_offsets(tree, model)
+    tab = os_policy.TabularPolicy(os_game)
+    todo = [os_game.new_initial_state()]
+    while todo:
+        s = todo.pop()
+        if s.is_terminal():
+            continue
+        if s.is_chance_node():
+            todo.extend(s.child(a) for a, _ in s.chance_outcomes())
+            continue
+        text = str(s)
+        betting = re.search(r"STATE:\d+:([^:]*):", text).group(1)
+        p = s.current_player()
+        hole = [_openspiel_card(c, game) for c in re.findall(r"..", re.search(rf"P{p} Cards: (\S*)", text).group(1))]
+        board = [_openspiel_card(c, game) for c in re.findall(r"..", re.search(r"BoardCards (\S*)", text).group(1))]
+        n = tree.node_of_betting[betting]
+        r = int(tree.round[n])
+        row = off[tree.decision[n]] + model.state_of(p, hole, board, r)
+        probs = np.zeros(os_game.num_distinct_actions())
+        for c in tree.children(n):
+            a = int(tree.action[c])
+            os_action = a if a < 2 else int(tree.raise_to[c])
+            probs[os_action] = policy[row, a]
+        assert sorted(np.flatnonzero(tree.legal[tree.decision[n]]).size for _ in [0]) == [len(s.legal_actions())]
+        tab.action_probability_array[tab.state_lookup[s.information_state_string()]] = probs
+        todo.extend(s.child(a) for a in s.legal_actions())
+    return tab
+
+
+@pytest.mark.parametrize("text", [KUHN_NOLIMIT, nolimit_leduc(7)], ids=["kuhn-nl", "leduc-nl-7"])
+def test_exploitability_equals_openspiels_on_the_same_policy(text):
+    pyspiel = pytest.importorskip("pyspiel")
+    from open_spiel.python.algorithms import exploitability as os_expl
+
+    g, tree, model, pol = _solve(text, iterations=200)
+    params = {"betting": "nolimit", "numPlayers": 2, "numRounds": g.num_rounds,
+              "stack": " ".join(map(str, g.stack)), "blind": " ".join(map(str, g.blind)),
+              "firstPlayer": " ".join(str(x + 1) for x in g.first_player),
+              "numSuits": g.num_suits, "numRanks": g.num_ranks, "numHoleCards": g.num_hole_cards,
+              "numBoardCards": " ".join(map(str, g.num_board_cards)), "bettingAbstraction": "fullgame"}
+    os_game = pyspiel.load_game("universal_poker", params)
+    ours = exploitability(tree, model, pol)
+    theirs = os_expl.exploitability(os_game, openspiel_policy(g, tree, model, pol, os_game))
+    assert ours > 1e-4  # not yet converged: the comparison is not between two zeros
+    assert ours == pytest.approx(theirs, abs=1e-9)
+
+
+# after 400 iterations (measured: cfr 0.045, cfr+ 0.0008, lcfr 0.008, dcfr 0.0004, pcfr+ 0.0013,
+# pcs with seed 1 0.17); uniform play is 1.289 chips
+BOUNDS = {"cfr": 0.1, "cfr+": 0.003, "lcfr": 0.02, "dcfr": 0.002, "pcfr+": 0.004, "pcs": 0.35}
+
+
+@pytest.mark.parametrize("algorithm", sorted(BOUNDS))
+def test_every_full_width_algorithm_solves_nolimit_leduc(algorithm):
+    g, tree, model, pol = _solve(nolimit_leduc(5), algorithm, iterations=400)
+    assert exploitability(tree, model, pol) < BOUNDS[algorithm]
+
+
+def test_lp_value_equals_the_cfr_limit():
+    from cfrlab.solvers.lp import solve_lp
+
+    g, tree, model, pol = _solve(KUHN_NOLIMIT, "cfr+", iterations=3000)
+    assert exploitability(tree, model, pol) < 1e-4
+    lp_policy, value = solve_lp(tree, model)
+    assert exploitability(tree, model, lp_policy) < 1e-7
+    from cfrlab.engine import expected_value
+
+    assert expected_value(tree, model, pol, pol) == pytest.approx(value, abs=2e-4)
