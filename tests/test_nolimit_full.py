@@ -10,12 +10,12 @@ import re
 
 import numpy as np
 import pytest
+from test_tree_unified import nolimit_leduc
 
 from cfrlab.cards import parse_cards
 from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
 from cfrlab.games import parse_game
 from cfrlab.solvers import make_solver
-from test_tree_unified import nolimit_leduc
 
 KUHN_NOLIMIT = """GAMEDEF
 nolimit
@@ -104,14 +104,14 @@ BOUNDS = {"cfr": 0.1, "cfr+": 0.003, "lcfr": 0.02, "dcfr": 0.002, "pcfr+": 0.004
 
 @pytest.mark.parametrize("algorithm", sorted(BOUNDS))
 def test_every_full_width_algorithm_solves_nolimit_leduc(algorithm):
-    g, tree, model, pol = _solve(nolimit_leduc(5), algorithm, iterations=400)
+    _g, tree, model, pol = _solve(nolimit_leduc(5), algorithm, iterations=400)
     assert exploitability(tree, model, pol) < BOUNDS[algorithm]
 
 
 def test_lp_value_equals_the_cfr_limit():
     from cfrlab.solvers.lp import solve_lp
 
-    g, tree, model, pol = _solve(KUHN_NOLIMIT, "cfr+", iterations=3000)
+    _g, tree, model, pol = _solve(KUHN_NOLIMIT, "cfr+", iterations=3000)
     assert exploitability(tree, model, pol) < 1e-4
     lp_policy, value = solve_lp(tree, model)
     assert exploitability(tree, model, lp_policy) < 1e-7

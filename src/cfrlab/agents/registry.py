@@ -42,9 +42,8 @@ from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
 from cfrlab.multiplayer.agents import NPolicyAgent, table_policy
 from cfrlab.multiplayer.deals import MAX_DEALS, count_deals
-from cfrlab.multiplayer.engine import get_engine
+from cfrlab.multiplayer.engine import check_game, get_engine
 from cfrlab.multiplayer.nstrategy import NStrategy
-from cfrlab.multiplayer.engine import check_game
 from cfrlab.strategy import STRATEGY_KIND, Strategy
 
 BOT_NAMES = tuple(BOTS)
