@@ -35,8 +35,8 @@ import time
 import numpy as np
 import pyspiel
 
+from cfrlab.interop.openspiel_nplayer import from_openspiel, load_openspiel_game
 from cfrlab.multiplayer import NSampledSolver, NSolver, get_engine
-from cfrlab.multiplayer.openspiel import from_openspiel, load_openspiel_game
 
 ALGORITHMS = ["cfr", "cfr-alt", "cfr+", "lcfr", "dcfr"]
 CURVE_POINTS = {"kuhn-3p": [1, 10, 30, 100, 300, 1000, 3000, 10000], "leduc-3p": [1, 10, 30, 100, 300]}

@@ -17,13 +17,13 @@ from cli_run import run
 from cfrlab import multiplayer
 from cfrlab.agents import make_agent
 from cfrlab.agents.bots import AlwaysCall, AlwaysFold, AlwaysRaise
+from cfrlab.agents.nmatch import exact_values, ncrosstable, play_nmatch
+from cfrlab.agents.nplayer import NPolicyAgent
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate.histories import read_log
 from cfrlab.games import State, load_game
 from cfrlab.games.matchstate import seat_view
 from cfrlab.multiplayer import NStrategy
-from cfrlab.multiplayer.agents import NPolicyAgent
-from cfrlab.multiplayer.match import exact_values, ncrosstable, play_nmatch
 from cfrlab.strategy import Strategy
 
 K3 = load_game("kuhn-3p")

@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 
 from cfrlab import multiplayer
+from cfrlab.engine import _nplayer_kernels as K
 from cfrlab.engine import build_tree_for, model_for_game
+from cfrlab.engine.nplayer import FIXED
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
 from cfrlab.multiplayer import NSampledSolver, NStrategy, get_engine, make_nsolver
-from cfrlab.multiplayer import _kernels as K
-from cfrlab.multiplayer import _mccfr_kernels as MK
-from cfrlab.multiplayer.engine import FIXED
-from cfrlab.multiplayer.mccfr import from_regrets
+from cfrlab.solvers import _nmccfr_kernels as MK
 from cfrlab.solvers.mccfr import MCCFRSolver
+from cfrlab.solvers.nmccfr import from_regrets
 
 
 def random_profile(e, seed):

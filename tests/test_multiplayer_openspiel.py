@@ -11,8 +11,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from cfrlab import multiplayer
 from cfrlab.errors import CfrlabError
-from cfrlab.multiplayer import NSolver, get_engine
-from cfrlab.multiplayer.openspiel import (
+from cfrlab.interop.openspiel_nplayer import (
     export_openspiel,
     from_openspiel,
     import_openspiel,
@@ -22,6 +21,7 @@ from cfrlab.multiplayer.openspiel import (
     save_openspiel_json,
     to_openspiel,
 )
+from cfrlab.multiplayer import NSolver, get_engine
 
 
 def always_call(engine):

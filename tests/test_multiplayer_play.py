@@ -18,11 +18,11 @@ from rich.console import Console
 
 from cfrlab import multiplayer
 from cfrlab.agents import make_agent
+from cfrlab.agents.nplayer import NPolicyAgent
 from cfrlab.cards import deck, parse_card
 from cfrlab.evaluate.histories import read_log
 from cfrlab.games import State, load_game
 from cfrlab.multiplayer import NStrategy
-from cfrlab.multiplayer.agents import NPolicyAgent
 from cfrlab.play.client import run_client
 from cfrlab.play.dealer import seat_position
 from cfrlab.play.session import HumanTable

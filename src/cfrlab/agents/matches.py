@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cfrlab.agents import nmatch as _nmatch
+from cfrlab.agents.nmatch import NMatchResult
 from cfrlab.agents.registry import make_agent
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate import match as _match
@@ -20,8 +22,6 @@ from cfrlab.evaluate.match import MatchResult
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
 from cfrlab.multiplayer import NStrategy
-from cfrlab.multiplayer import match as _nmatch
-from cfrlab.multiplayer.match import NMatchResult
 from cfrlab.units import connect_ray, run_units
 
 

@@ -32,17 +32,17 @@ from pathlib import Path
 
 import numpy as np
 
+from cfrlab.abstraction.deals import MAX_DEALS, count_deals
 from cfrlab.agents.bots import BOTS, ValueBot
+from cfrlab.agents.nplayer import NPolicyAgent, table_policy
 from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.agents.team import COACHES, REWARDS, TeamAgent
 from cfrlab.engine import load_abstraction
+from cfrlab.engine.nplayer import check_game, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
-from cfrlab.multiplayer.agents import NPolicyAgent, table_policy
-from cfrlab.multiplayer.deals import MAX_DEALS, count_deals
-from cfrlab.multiplayer.engine import check_game, get_engine
 from cfrlab.multiplayer.nstrategy import NStrategy
 from cfrlab.strategy import STRATEGY_KIND, Strategy
 

@@ -341,9 +341,9 @@ def _seat_games(n: int) -> int:
 def _match_n(game: str, specs: list[str], *, hands: int, seed: int | None, log: Path | None, json_out: bool,
              exact: bool, engine: str) -> None:
     """``cfrlab match`` in a game of more than two players: a rotated-seat match."""
+    from cfrlab.agents.nmatch import check_seats, fast_reason, play_nmatch
     from cfrlab.agents.registry import make_agent
     from cfrlab.games import load_game
-    from cfrlab.multiplayer.match import check_seats, fast_reason, play_nmatch
 
     _check_hands_seed(hands, seed)
     g = load_game(game)
@@ -405,9 +405,9 @@ def _crosstable_n(game: str, specs: list[str], *, hands: int, seed: int | None, 
     """``cfrlab crosstable`` in a game of more than two players: every N agents play a match."""
     from math import comb
 
+    from cfrlab.agents.nmatch import fast_reason, ncrosstable
     from cfrlab.agents.registry import make_agent
     from cfrlab.games import load_game
-    from cfrlab.multiplayer.match import fast_reason, ncrosstable
 
     _check_hands_seed(hands, seed)
     g = load_game(game)

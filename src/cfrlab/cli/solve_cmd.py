@@ -230,7 +230,7 @@ def register(app: typer.Typer) -> None:
         """Solve a 2-player limit game; print exploitability and (with --out) save the strategy."""
         g = load_game(game)
         if g.num_players > 2:  # more players: the N-player engine
-            from cfrlab.multiplayer.commands import cli_solve
+            from cfrlab.cli.nplayer_cmd import cli_solve
 
             cli_solve(g, game_label(g, game), algorithm, iterations, seconds, out, force, as_json, parse_params(param))
             return
@@ -298,8 +298,8 @@ def register(app: typer.Typer) -> None:
         """Exact best response to a strategy: what each seat's best response wins, exploitability
         (in the strategy's abstraction; --real: in the real game, Johanson, Waugh, Bowling and
         Zinkevich, "Accelerating best response calculation in large extensive games")."""
+        from cfrlab.cli.nplayer_cmd import cli_exploit, is_multiplayer_file
         from cfrlab.cli.realbr_cmd import run_exploit_real
-        from cfrlab.multiplayer.commands import cli_exploit, is_multiplayer_file
 
         if real:
             run_exploit_real(str(file), game, str(abstraction) if abstraction else None, workers, resume,

@@ -14,21 +14,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from cfrlab.engine.nplayer import Evaluation, NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
-from cfrlab.multiplayer.engine import (
-    ALGORITHMS,
-    PRESETS,
-    SAMPLED,
-    Evaluation,
-    NEngine,
-    NParams,
-    NSolver,
-    get_engine,
-    params_for,
-)
-from cfrlab.multiplayer.mccfr import NSampledSolver, make_nsolver, solver_params
 from cfrlab.multiplayer.nstrategy import NStrategy
+from cfrlab.solvers.nmccfr import NSampledSolver, make_nsolver, solver_params
+from cfrlab.solvers.nplayer import ALGORITHMS, PRESETS, SAMPLED, NParams, NSolver, params_for
 
 __all__ = ["ALGORITHMS", "PRESETS", "SAMPLED", "Evaluation", "NEngine", "NParams", "NSampledSolver", "NSolver",
            "NStrategy", "SolveResult", "evaluate", "get_engine", "is_multiplayer", "make_nsolver", "params_for",

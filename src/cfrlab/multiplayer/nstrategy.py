@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from cfrlab.abstraction.deals import model_hash
+from cfrlab.engine.nplayer import Evaluation, NEngine, get_engine
 from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
 from cfrlab.fileio import NpzReader, one_line, save_npz
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.units import unit_of
-from cfrlab.multiplayer.deals import model_hash
-from cfrlab.multiplayer.engine import Evaluation, NEngine, get_engine
 from cfrlab.strategy import STRATEGY_KIND, check_header, check_policy
 from cfrlab.version import __version__ as VERSION
 

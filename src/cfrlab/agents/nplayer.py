@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import MatchState
-from cfrlab.multiplayer.engine import NEngine, get_engine
 from cfrlab.multiplayer.nstrategy import NStrategy
 
 ACTIONS = "fcr"

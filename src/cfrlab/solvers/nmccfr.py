@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from cfrlab.engine import _nplayer_kernels as K
+from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
-from cfrlab.multiplayer import _kernels as K
-from cfrlab.multiplayer import _mccfr_kernels as MK
-from cfrlab.multiplayer.engine import SAMPLED, NEngine, NSolver, get_engine, params_for
+from cfrlab.solvers import _nmccfr_kernels as MK
+from cfrlab.solvers.nplayer import SAMPLED, NSolver, params_for
 from cfrlab.solvers.protocol import MCCFR_KIND, resolve_seed
 
 ALGORITHMS: tuple[str, ...] = SAMPLED

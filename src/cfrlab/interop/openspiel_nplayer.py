@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from cfrlab.cards import deck
+from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_write_text
 from cfrlab.games import GameDef, load_game, parse_game
-from cfrlab.multiplayer.engine import NEngine, get_engine
 from cfrlab.tree import DECISION
 
 LEDUC_STARTING_MONEY = 100

@@ -49,16 +49,16 @@ from pathlib import Path
 
 import numpy as np
 
+from cfrlab.agents import _nmatch_kernels as K
+from cfrlab.agents.nplayer import NPolicyAgent
 from cfrlab.cards import card_text
+from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import seat_view
 from cfrlab.games.state import State, format_value
 from cfrlab.games.units import display_factor, rate_unit
-from cfrlab.multiplayer import _match_kernels as K
-from cfrlab.multiplayer.agents import NPolicyAgent
-from cfrlab.multiplayer.engine import NEngine, get_engine
 from cfrlab.multiplayer.nstrategy import NStrategy
 
 BATCH = 1 << 15  # deals per kernel call

@@ -10,13 +10,14 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
+from cfrlab.engine.nplayer import get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader
 from cfrlab.games import GameDef
 from cfrlab.games.units import unit_of
-from cfrlab.multiplayer.engine import SAMPLED, NParams, get_engine, params_for
-from cfrlab.multiplayer.mccfr import make_nsolver, solver_params
 from cfrlab.multiplayer.nstrategy import MODEL_KIND, NStrategy
+from cfrlab.solvers.nmccfr import make_nsolver, solver_params
+from cfrlab.solvers.nplayer import SAMPLED, NParams, params_for
 from cfrlab.strategy import STRATEGY_KIND
 
 CHUNK_SECONDS = 0.25  # a --seconds run checks the clock about this often

@@ -1,0 +1,124 @@
+"""The CFR family for N players on the N-player engine (``cfrlab.engine.nplayer``): the
+update rules (``NParams``, presets by name) and the full-width solver ``NSolver``."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from cfrlab.engine import _nplayer_kernels as K
+from cfrlab.engine.nplayer import NEngine, get_engine
+from cfrlab.errors import CfrlabError
+from cfrlab.games import GameDef
+
+# -- the CFR family ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NParams:
+    """Update rule (as ``cfrlab.solvers.cfr.CFRParams``): alternating updates (player 0, then
+    1, ... each against the others' newest strategies), regret floor (CFR+), DCFR discounts
+    alpha / beta of positive / negative regrets, averaging weight t^gamma."""
+
+    alternating: bool = False
+    regret_floor: bool = False
+    alpha: float | None = None
+    beta: float | None = None
+    gamma: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("alternating", "regret_floor"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise CfrlabError(f"{name} is true or false, got {getattr(self, name)!r}")
+        for name in ("alpha", "beta", "gamma"):
+            v = getattr(self, name)
+            if v is None and name != "gamma":
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise CfrlabError(f"{name} is a finite number, got {v!r}")
+        if self.gamma < 0:
+            raise CfrlabError(f"gamma is at least 0, got {self.gamma}")
+
+    def rule(self) -> K.UpdateRule:
+        return K.UpdateRule(bool(self.alternating), bool(self.regret_floor), self.alpha is not None,
+                            self.beta is not None, float(self.alpha or 0.0), float(self.beta or 0.0),
+                            float(self.gamma))
+
+
+PRESETS: dict[str, NParams] = {
+    "cfr": NParams(),
+    "cfr-alt": NParams(alternating=True),  # vanilla CFR with alternating updates, as OpenSpiel's CFRSolver
+    "cfr+": NParams(alternating=True, regret_floor=True, gamma=1.0),
+    "lcfr": NParams(alternating=True, alpha=1.0, beta=1.0, gamma=1.0),
+    "dcfr": NParams(alternating=True, alpha=1.5, beta=0.0, gamma=2.0),
+}
+SAMPLED = ("cs", "es")  # Monte Carlo CFR: cfrlab.multiplayer.mccfr
+TWO_PLAYER_ONLY = ("lp", "pcfr+", "pcs", "os")
+ALGORITHMS = (*PRESETS, *SAMPLED)
+
+
+def params_for(algorithm: str, **overrides) -> NParams:
+    """The update rule of a full-width preset, with ``NParams`` overrides."""
+    name = algorithm.lower()
+    if name in TWO_PLAYER_ONLY:
+        raise CfrlabError(f"{algorithm} is for 2-player games; with more players use one of "
+                          f"{', '.join(ALGORITHMS)}")
+    if name in SAMPLED:
+        raise CfrlabError(f"{name} is a sampling solver without an update rule to tune "
+                          "(cfrlab.multiplayer.mccfr.make_nsolver builds it)")
+    if name not in PRESETS:
+        raise CfrlabError(f"unknown N-player algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
+    p = PRESETS[name]
+    return NParams(**{**asdict(p), **overrides}) if overrides else p
+
+
+class NSolver:
+    """A full-width CFR variant for N players (``iterate``, ``average_policy``, ``current_policy``)."""
+
+    def __init__(self, game: GameDef | str, algorithm: str = "cfr", params: NParams | None = None,
+                 engine: NEngine | None = None) -> None:
+        self.engine = engine or get_engine(game)
+        self.game = self.engine.game
+        self.algorithm = algorithm
+        self.params = params or params_for(algorithm)
+        self.rule = self.params.rule()
+        e = self.engine
+        self.regret = np.zeros((e.rows, 3))
+        self.avg = np.zeros((e.rows, 3))
+        self.sigma = e.uniform_policy()
+        self.iterations = 0
+        self.seconds = 0.0
+        self.seed = None
+
+    def iterate(self, n: int = 1) -> None:
+        if n < 0:
+            raise CfrlabError(f"iterations must be >= 0, got {n}")
+        e = self.engine
+        start = time.perf_counter()
+        K.iterate(e.T, e.D, self.rule, self.iterations, int(n), self.regret, self.avg, self.sigma,
+                  e.dec_of_row, e.buf)
+        self.iterations += int(n)
+        self.seconds += time.perf_counter() - start
+
+    def current_policy(self) -> np.ndarray:
+        return self.sigma.copy()
+
+    def average_policy(self) -> np.ndarray:
+        out = np.empty_like(self.avg)
+        K.normalize_rows(self.avg, self.engine.tree.legal, self.engine.dec_of_row, out)
+        return out
+
+    def state_dict(self) -> dict:
+        return {"regret": self.regret.copy(), "avg": self.avg.copy(), "sigma": self.sigma.copy(),
+                "iterations": self.iterations, "seconds": self.seconds}
+
+    def load_state_dict(self, d: dict) -> None:
+        for key in ("regret", "avg", "sigma"):
+            arr = np.asarray(d[key], dtype=np.float64)
+            if arr.shape != self.regret.shape:
+                raise CfrlabError(f"checkpoint {key} has shape {arr.shape}, expected {self.regret.shape}")
+            setattr(self, key, arr.copy())
+        self.iterations = int(d["iterations"])
+        self.seconds = float(d.get("seconds", 0.0))
