@@ -71,7 +71,7 @@ def openspiel_policy(game, tree, model, policy, os_game):
         probs = np.zeros(os_game.num_distinct_actions())
         for c in tree.children(n):
             a = int(tree.action[c])
-            os_action = a if a < 2 else int(tree.raise_to[c])
+            os_action = a if a < 2 or game.is_limit else int(tree.raise_to[c])
             probs[os_action] = policy[row, a]
         assert sorted(np.flatnonzero(tree.legal[tree.decision[n]]).size for _ in [0]) == [len(s.legal_actions())]
         tab.action_probability_array[tab.state_lookup[s.information_state_string()]] = probs
@@ -79,22 +79,72 @@ def openspiel_policy(game, tree, model, policy, os_game):
     return tab
 
 
-@pytest.mark.parametrize("text", [KUHN_NOLIMIT, nolimit_leduc(7)], ids=["kuhn-nl", "leduc-nl-7"])
+# two hole cards and a two-card board: the strings' card order (highest first) is checked
+LIMIT_TWO_HOLE = """GAMEDEF
+limit
+numPlayers = 2
+numRounds = 2
+blind = 1 2
+raiseSize = 2 4
+firstPlayer = 1 2
+maxRaises = 2 2
+numSuits = 2
+numRanks = 3
+numHoleCards = 2
+numBoardCards = 0 2
+END GAMEDEF
+"""
+# the board over two rounds: OpenSpiel's strings forget which card came first
+BOARD_OVER_TWO_ROUNDS = LIMIT_TWO_HOLE.replace("numRounds = 2", "numRounds = 3").replace(
+    "numBoardCards = 0 2", "numBoardCards = 0 1 1").replace("raiseSize = 2 4", "raiseSize = 2 4 4").replace(
+    "firstPlayer = 1 2", "firstPlayer = 1 2 2").replace("maxRaises = 2 2", "maxRaises = 1 1 1")
+
+
+def test_a_strategy_openspiel_cannot_hold_is_refused():
+    from cfrlab.errors import CfrlabError
+    from cfrlab.interop.openspiel import export_openspiel
+    from cfrlab.strategy import Strategy
+
+    g, tree, model, pol = _solve(BOARD_OVER_TWO_ROUNDS, iterations=50)
+    with pytest.raises(CfrlabError, match="which round each board card came in"):
+        export_openspiel(Strategy.from_policy(g, pol, tree=tree, model=model))
+    assert export_openspiel(Strategy.uniform(g))  # a strategy that does not tell them apart
+
+
+@pytest.mark.parametrize("text", [KUHN_NOLIMIT, nolimit_leduc(7), LIMIT_TWO_HOLE],
+                         ids=["kuhn-nl", "leduc-nl-7", "limit-2-hole-3-rounds"])
 def test_exploitability_equals_openspiels_on_the_same_policy(text):
-    pyspiel = pytest.importorskip("pyspiel")
+    pytest.importorskip("pyspiel")
     from open_spiel.python.algorithms import exploitability as os_expl
 
+    from cfrlab.interop.openspiel import export_openspiel, load_openspiel_game, to_openspiel
+    from cfrlab.strategy import Strategy
+
     g, tree, model, pol = _solve(text, iterations=200)
-    params = {"betting": "nolimit", "numPlayers": 2, "numRounds": g.num_rounds,
-              "stack": " ".join(map(str, g.stack)), "blind": " ".join(map(str, g.blind)),
-              "firstPlayer": " ".join(str(x + 1) for x in g.first_player),
-              "numSuits": g.num_suits, "numRanks": g.num_ranks, "numHoleCards": g.num_hole_cards,
-              "numBoardCards": " ".join(map(str, g.num_board_cards)), "bettingAbstraction": "fullgame"}
-    os_game = pyspiel.load_game("universal_poker", params)
+    os_game = load_openspiel_game(g)
+    # the test's own reading of OpenSpiel's states (its ACPC string and cards) ...
+    walked = openspiel_policy(g, tree, model, pol, os_game)
     ours = exploitability(tree, model, pol)
-    theirs = os_expl.exploitability(os_game, openspiel_policy(g, tree, model, pol, os_game))
+    theirs = os_expl.exploitability(os_game, walked)
     assert ours > 1e-4  # not yet converged: the comparison is not between two zeros
     assert ours == pytest.approx(theirs, abs=1e-9)
+    # ... and cfrlab's exchange, which writes OpenSpiel's strings itself, give the same table
+    strategy = Strategy.from_policy(g, pol, tree=tree, model=model)
+    mapping = export_openspiel(strategy)
+    assert set(mapping) == set(walked.state_lookup)
+    assert np.array_equal(to_openspiel(strategy).action_probability_array, walked.action_probability_array)
+
+
+def test_universal_poker_round_trip_is_bit_identical():
+    pytest.importorskip("pyspiel")
+    from cfrlab.interop.openspiel import from_openspiel, to_openspiel
+    from cfrlab.strategy import Strategy
+
+    g, tree, model, pol = _solve(nolimit_leduc(5), iterations=50)
+    s = Strategy.from_policy(g, pol, tree=tree, model=model)
+    back = from_openspiel(to_openspiel(s))  # the game read back from OpenSpiel's parameters
+    assert back.game.to_text() == g.to_text()
+    assert np.array_equal(back.policy, s.policy)
 
 
 # after 400 iterations (measured: cfr 0.045, cfr+ 0.0008, lcfr 0.008, dcfr 0.0004, pcfr+ 0.0013,

@@ -1,8 +1,10 @@
 """Strategies as values and files: a behaviour policy for both players plus a header.
 
-Layout (docs/ENGINE.md): ``policy`` is float64 ``[rows, 3]``; for decision node ``d`` the rows
+Layout (docs/ENGINE.md): ``policy`` is float64 ``[rows, A]``; for decision node ``d`` the rows
 ``row_offset[d] : row_offset[d] + num_states[round(d)]`` hold the acting player's distribution
-over (fold, call/check, raise) in each of its private states. Illegal columns are 0.
+over the tree's action columns in each of its private states: (fold, call/check, raise) in a
+limit game, (fold, call/check, then each raise size in increasing amount) in a no-limit tree
+(``tree.action_text(node, column)`` names a column). Illegal columns are 0.
 
 A file is ``.npz`` (``cfrlab.fileio``, atomic, no pickle) with one array ``policy`` and a JSON
 header: kind ``"strategy"``, ``format``, the ACPC game definition text, the chance model's
@@ -95,8 +97,9 @@ class Strategy:
         model = model if model is not None else model_for_game(game)
         policy = np.ascontiguousarray(policy, dtype=np.float64)
         offsets = row_offsets(tree, model)
-        if policy.shape != (int(offsets[-1]), 3):
-            raise CfrlabError(f"policy has shape {policy.shape}, the game needs ({int(offsets[-1])}, 3)")
+        want = (int(offsets[-1]), tree.num_actions)
+        if policy.shape != want:
+            raise CfrlabError(f"policy has shape {policy.shape}, the game needs {want}")
         check_policy(policy, tree, model, offsets, where="policy")
         header = {
             "kind": STRATEGY_KIND,
@@ -241,13 +244,14 @@ class Strategy:
             if "policy" not in z.names:
                 raise CfrlabError(f"{path}: corrupt strategy file (no policy array)")
             shape, dtype = z.declared("policy")
-            if len(shape) != 2 or shape[1] != 3 or dtype != np.float64:
-                raise CfrlabError(f"{path}: corrupt strategy file (no float64 [rows, 3] policy; "
+            width = s.tree.num_actions  # 3 in limit games (f, c, r); one per raise size in no-limit
+            if len(shape) != 2 or shape[1] != width or dtype != np.float64:
+                raise CfrlabError(f"{path}: corrupt strategy file (no float64 [rows, {width}] policy; "
                                   f"found {dtype} {shape})")
             if rows is not None and shape[0] != rows:
                 whose = "the game has" if known else "its header says"
                 raise CfrlabError(f"{path}: corrupt strategy file ({shape[0]} rows, {whose} {rows})")
-            policy = z.read("policy", shape=(rows, 3), dtype=np.float64)
+            policy = z.read("policy", shape=(rows, width), dtype=np.float64)
         s.policy = np.ascontiguousarray(policy)
         if known:
             check_policy(s.policy, s.tree, s.model, s.row_offset, where=str(path))
@@ -299,9 +303,9 @@ class Strategy:
         lo, hi = self.rows_of(node)
         if not 0 <= state < hi - lo:
             raise CfrlabError(f"private state {state} out of range at {betting!r}")
-        legal = self.tree.legal[int(self.tree.decision[node])]
+        legal = np.flatnonzero(self.tree.legal[int(self.tree.decision[node])])
         row = self.policy[lo + state]
-        return {ACTIONS[a]: float(row[a]) for a in range(3) if legal[a]}
+        return {self.tree.action_text(node, int(a)): float(row[a]) for a in legal}
 
     def node_table(self, node: int) -> tuple[list[str], list[str], np.ndarray]:
         """(state labels, legal actions as letters, probabilities [states, legal]) at a decision."""
@@ -309,7 +313,7 @@ class Strategy:
         rnd = int(self.tree.round[node])
         legal = np.flatnonzero(self.tree.legal[int(self.tree.decision[node])])
         labels = [describe_state(self.model, rnd, s) for s in range(hi - lo)]
-        return labels, [ACTIONS[a] for a in legal], self.policy[lo:hi][:, legal]
+        return labels, [self.tree.action_text(node, int(a)) for a in legal], self.policy[lo:hi][:, legal]
 
     def infosets(self) -> Iterator[InfoSet]:
         """Every information set, decision by decision in tree order and private state by
@@ -327,11 +331,11 @@ class Strategy:
         for d, node in enumerate(tree.decision_node):
             node = int(node)
             rnd, player = int(tree.round[node]), int(tree.player[node])
-            legal = [a for a in range(3) if tree.legal[d][a]]
+            legal = [(int(a), tree.action_text(node, int(a))) for a in np.flatnonzero(tree.legal[d])]
             betting = tree.betting[node]
             for k, row in enumerate(self.policy[int(off[d]):int(off[d + 1])]):
                 yield InfoSet(player, rnd, betting, describe_state(self.model, rnd, k), node, k,
-                              {ACTIONS[a]: float(row[a]) for a in legal})
+                              {text: float(row[a]) for a, text in legal})
 
     def to_dataframe(self):
         """The information sets as a pandas DataFrame (columns player, round, betting, cards,

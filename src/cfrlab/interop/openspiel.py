@@ -1,4 +1,4 @@
-"""Strategies to and from OpenSpiel's ``kuhn_poker`` and ``leduc_poker``.
+"""Strategies to and from OpenSpiel's ``kuhn_poker``, ``leduc_poker`` and ``universal_poker``.
 
 The exchange format is OpenSpiel's tabular-policy content as JSON: a map
 ``{information-state string: {action id: probability}}`` over the acting player's legal
@@ -16,10 +16,21 @@ How the two games line up (checked against pyspiel in tests/test_openspiel.py):
   then ``[Public: b]`` in round 2, then ``[Round1: a a][Round2: a]`` (the action ids of each
   round, space separated). Pot is both players' chips in, money is 100 minus each player's
   chips in. Actions: 0 fold, 1 call/check, 2 raise, the same as cfrlab's columns.
+- Any other 2-player game is OpenSpiel's ``universal_poker`` with the same ACPC definition
+  (``openspiel_game_string``; a no-limit game with ``bettingAbstraction=fullgame``: every legal
+  amount an action, as cfrlab's full no-limit tree). Its deck is the lowest ranks and first
+  suits where cfrlab's (as the current ACPC dealer) is the top ranks and last suits: the same
+  game with the cards renamed rank for rank and suit for suit. Strings:
+  ``[Round r][Player: p][Pot: 2 x the bet][Money: stack - chips in, per player][Private: cards]
+  [Public: board][Sequences: ACPC betting with | between rounds]``, cards highest first. Actions:
+  0 fold, 1 call, then 2 raise (limit) or the raise-to amount (no-limit). Those strings do not
+  say which round each board card came in: with boards over several rounds, OpenSpiel's game
+  merges states that cfrlab keeps apart, and a strategy that tells them apart is refused.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -31,11 +42,13 @@ from cfrlab.cards import deck
 from cfrlab.engine import build_tree_for, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_write_text
-from cfrlab.games import load_game
+from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.strategy import Strategy
 from cfrlab.tree import DECISION
 
 OPENSPIEL_GAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
+UNIVERSAL = "universal_poker"
+RANKS, SUITS = "23456789TJQKA", "cdhs"
 LEDUC_STARTING_MONEY = 100  # OpenSpiel leduc_poker's default stack
 PROB_TOLERANCE = 1e-6  # how far an imported distribution may sum from 1 before it is refused
 
@@ -43,14 +56,72 @@ PROB_TOLERANCE = 1e-6  # how far an imported distribution may sum from 1 before 
 
 
 def openspiel_game_name(game) -> str:
-    """``"kuhn_poker"`` or ``"leduc_poker"`` for cfrlab's kuhn / leduc (compared by rules)."""
+    """``"kuhn_poker"`` or ``"leduc_poker"`` for cfrlab's kuhn / leduc (compared by rules),
+    ``"universal_poker"`` for any other 2-player game."""
     for ours, theirs in OPENSPIEL_GAMES.items():
         if load_game(ours).to_text() == game.to_text():
             return theirs
-    raise CfrlabError(
-        f"{game.name or 'this game'} has no OpenSpiel counterpart; OpenSpiel interop covers "
-        f"{' and '.join(OPENSPIEL_GAMES)} only"
-    )
+    if game.num_players != 2:
+        raise CfrlabError(f"{game.name or 'this game'} has {game.num_players} players; this exchange is "
+                          "for 2-player games (cfrlab.interop.openspiel_nplayer takes the rest)")
+    if game.num_ranks > 13:
+        raise CfrlabError(f"{game.name or 'this game'} has no OpenSpiel counterpart: decks of more "
+                          "than 13 ranks are a cfrlab extension of the ACPC format")
+    return UNIVERSAL
+
+
+def openspiel_game_string(game) -> str:
+    """OpenSpiel's name of ``game`` as text: ``"kuhn_poker"``, ``"leduc_poker"`` or
+    ``"universal_poker(betting=...,...)"`` with the game's ACPC definition (to load it, use
+    ``load_openspiel_game``: the text form reads "1 2" lists of one number as numbers)."""
+    name = openspiel_game_name(game)
+    if name != UNIVERSAL:
+        return name
+    params = universal_poker_params(game)
+    return f"{UNIVERSAL}(" + ",".join(f"{k}={v}" for k, v in params.items()) + ")"
+
+
+def universal_poker_params(game) -> dict[str, object]:
+    """``game`` as the parameters of OpenSpiel's universal_poker."""
+    R, P = game.num_rounds, game.num_players
+
+    def ints(xs):
+        return " ".join(str(int(x)) for x in xs)
+
+    params: dict[str, object] = {
+        "betting": "limit" if game.is_limit else "nolimit", "numPlayers": P, "numRounds": R,
+        "blind": ints(game.blind[:P]), "firstPlayer": ints(f + 1 for f in game.first_player[:R]),
+        "numSuits": game.num_suits, "numRanks": game.num_ranks, "numHoleCards": game.num_hole_cards,
+        "numBoardCards": ints(game.num_board_cards[:R])}
+    if game.is_limit:
+        params["raiseSize"] = ints(game.raise_size[:R])
+        params["maxRaises"] = ints(game.max_raises[:R])
+    else:
+        params["stack"] = ints(game.stack[:P])
+        params["bettingAbstraction"] = "fullgame"
+    return params
+
+
+def game_from_universal_poker(params: Mapping) -> GameDef:
+    """The cfrlab game of a universal_poker game's parameters (``game.get_parameters()``)."""
+    p = {k: v for k, v in params.items()}
+    if p.get("bettingAbstraction", "fullgame") not in ("fullgame",) and p.get("betting") == "nolimit":
+        raise CfrlabError(f"universal_poker with bettingAbstraction={p['bettingAbstraction']} has "
+                          "no cfrlab counterpart (cfrlab's full no-limit tree is 'fullgame')")
+    lines = ["GAMEDEF", str(p.get("betting", "limit"))]
+    for key in ("numPlayers", "numRounds", "stack", "blind", "raiseSize", "firstPlayer", "maxRaises",
+                "numSuits", "numRanks", "numHoleCards", "numBoardCards"):
+        if key in p and str(p[key]).strip():
+            lines.append(f"{key} = {p[key]}")
+    lines.append("END GAMEDEF")
+    return parse_game("\n".join(lines) + "\n")
+
+
+def _universal_card(game, card: int) -> str:
+    """The text OpenSpiel's universal_poker shows for cfrlab's ``card`` (see the module doc)."""
+    rank = card // 4 - (13 - game.num_ranks)
+    suit = card % 4 - (4 - game.num_suits)
+    return RANKS[rank] + SUITS[suit]
 
 
 @dataclass(frozen=True)
@@ -88,12 +159,40 @@ def _our_actions(tree, node: int, os_name: str) -> dict[int, int]:
     legal = np.flatnonzero(tree.legal[tree.decision[node]])
     if os_name == "kuhn_poker":
         return {_kuhn_action(tree, node, int(a)): int(a) for a in legal}
+    if os_name == UNIVERSAL and not tree.game.is_limit:  # fullgame: a raise's id is its amount
+        return {int(a) if a < 2 else int(tree.raise_to[tree.child_by_action(node, int(a))]): int(a)
+                for a in legal}
     return {int(a): int(a) for a in legal}
+
+
+def _universal_infostates(game, tree) -> Iterator[InfoState]:
+    """universal_poker's strings: hole cards and board each in decreasing card order."""
+    P = game.num_players
+    per_round = [list(itertools.combinations(deck(game.num_ranks, game.num_suits), k))
+                 for k in (game.num_hole_cards, *game.num_board_cards[:game.num_rounds])]
+    for n in tree.decision_node:
+        n = int(n)
+        p, r = int(tree.player[n]), int(tree.round[n])
+        spent = [int(x) for x in tree.spent[n]]
+        money = " ".join(str(int(game.stack[i]) - spent[i]) for i in range(P))
+        head = f"[Round {r}][Player: {p}][Pot: {P * max(spent)}][Money: {money}]"
+        tail = f"[Sequences: {tree.betting[n].replace('/', '|')}]"
+        for parts in itertools.product(*per_round[:r + 2]):
+            cards = [c for part in parts for c in part]
+            if len(set(cards)) < len(cards):
+                continue
+            hole, board = parts[0], tuple(c for part in parts[1:] for c in part)
+            text = "".join(_universal_card(game, c) for c in sorted(hole, reverse=True))
+            pub = "".join(_universal_card(game, c) for c in sorted(board, reverse=True))
+            yield InfoState(f"{head}[Private: {text}][Public: {pub}]{tail}", n, p, r, hole, board)
 
 
 def openspiel_infostates(game, tree) -> Iterator[InfoState]:
     """Every OpenSpiel information state of the game (one per decision node and cards)."""
     name = openspiel_game_name(game)
+    if name == UNIVERSAL:
+        yield from _universal_infostates(game, tree)
+        return
     cards = deck(game.num_ranks, game.num_suits)
     for n in tree.decision_node:
         n = int(n)
@@ -132,9 +231,13 @@ def export_openspiel(strategy) -> dict[str, dict[int, float]]:
         row = int(off[tree.decision[info.node]]) + int(
             model.state_of(info.player, list(info.hole), list(info.board), info.round)
         )
-        out[info.key] = {
-            os_a: float(policy[row, a]) for os_a, a in _our_actions(tree, info.node, name).items()
-        }
+        probs = {os_a: float(policy[row, a]) for os_a, a in _our_actions(tree, info.node, name).items()}
+        if out.setdefault(info.key, probs) != probs:
+            # universal_poker's strings list the board sorted, not by the round it came in
+            raise CfrlabError(
+                f"this strategy cannot be written as OpenSpiel's {name}: its information states do "
+                f"not record which round each board card came in, and the strategy plays "
+                f"differently on two boards that differ only in that order ({info.key!r})")
     return out
 
 
@@ -151,7 +254,7 @@ def import_openspiel(
     tree = tree if tree is not None else build_tree_for(game)
     model = model if model is not None else model_for_game(game)
     off = row_offsets(tree, model)
-    policy = np.full((int(off[-1]), 3), np.nan)
+    policy = np.full((int(off[-1]), tree.num_actions), np.nan)
     infos = list(openspiel_infostates(game, tree))
     known = {info.key for info in infos}
     if mapping and not any(k in known for k in mapping):
@@ -162,7 +265,8 @@ def import_openspiel(
     for info in infos:
         if info.key not in mapping:
             raise CfrlabError(f"OpenSpiel policy lacks information state {info.key!r}")
-        probs = _distribution(info.key, mapping[info.key], _our_actions(tree, info.node, name))
+        probs = _distribution(info.key, mapping[info.key], _our_actions(tree, info.node, name),
+                              tree.num_actions)
         row = int(off[tree.decision[info.node]]) + int(
             model.state_of(info.player, list(info.hole), list(info.board), info.round)
         )
@@ -186,10 +290,10 @@ def import_openspiel(
     )
 
 
-def _distribution(key: str, entry, actions: dict[int, int]) -> np.ndarray:
-    """cfrlab row (f, c, r) from one OpenSpiel entry over the legal OpenSpiel actions."""
+def _distribution(key: str, entry, actions: dict[int, int], width: int) -> np.ndarray:
+    """cfrlab row (its ``width`` columns) from one OpenSpiel entry over the legal OpenSpiel actions."""
     items = entry.items() if isinstance(entry, Mapping) else entry
-    row = np.zeros(3)
+    row = np.zeros(width)
     try:
         pairs = [(int(a), float(p)) for a, p in items]
     except (TypeError, ValueError):
@@ -271,6 +375,15 @@ def _pyspiel():
     return pyspiel
 
 
+def load_openspiel_game(game):
+    """OpenSpiel's counterpart of ``game`` as a loaded pyspiel game (needs open_spiel)."""
+    pyspiel = _pyspiel()
+    name = openspiel_game_name(game)
+    if name != UNIVERSAL:
+        return pyspiel.load_game(name)
+    return pyspiel.load_game(UNIVERSAL, universal_poker_params(game))
+
+
 def to_openspiel(strategy):
     """The strategy (Kuhn or Leduc) as an ``open_spiel.python.policy.TabularPolicy`` of
     OpenSpiel's ``kuhn_poker`` / ``leduc_poker``, whose integer action ids it uses; its
@@ -281,8 +394,7 @@ def to_openspiel(strategy):
         >>> tab.action_probability_array.shape
         (12, 2)
     """
-    pyspiel = _pyspiel()
-    os_game = pyspiel.load_game(openspiel_game_name(strategy.game))
+    os_game = load_openspiel_game(strategy.game)
     return to_openspiel_policy(export_openspiel(strategy), os_game)
 
 
@@ -299,6 +411,8 @@ def from_openspiel(policy, game=None, *, algorithm: str = "openspiel"):
             raise CfrlabError("say which game this OpenSpiel policy is for: from_openspiel(policy, game)")
         theirs = os_game.get_type().short_name
         ours = {v: k for k, v in OPENSPIEL_GAMES.items()}.get(theirs)
+        if theirs == UNIVERSAL and os_game.num_players() == 2:
+            ours = game_from_universal_poker(os_game.get_parameters())
         if ours is None or os_game.num_players() != 2:
             raise CfrlabError(f"OpenSpiel game {theirs!r} has no cfrlab counterpart "
                               f"({' and '.join(OPENSPIEL_GAMES.values())}, 2 players, only)")
