@@ -327,3 +327,13 @@ def test_fuzzed_lines_over_the_network():
     script += [("send", "MATCHSTATE:0:0:cc:Ks|Qs")]
     res, _ = _client(FakeDealer(script))
     assert res.ok and res.hands == 1 and res.actions == 1
+
+
+def test_non_ascii_digits_from_the_dealer_are_ignored_lines():
+    # issue 27: "MATCHSTATE:0:\u0660::Ks|" is not hand 0; the client ignores it and does not reply
+    fake = FakeDealer([("send", "MATCHSTATE:0:\u0660::Ks|"), ("send", "MATCHSTATE:\uff10:0::Ks|"),
+                       ("send", "MATCHSTATE:0:0::Ks|"), ("reply",), ("send", "MATCHSTATE:0:0:cc:Ks|Qs")])
+    res, err = _client(fake)
+    assert fake.replies == ["MATCHSTATE:0:0::Ks|:c"]
+    assert res.ok and res.ignored_lines == 2 and res.hands == 1
+    assert err.count("WARNING: ignoring a line from the dealer") == 2
