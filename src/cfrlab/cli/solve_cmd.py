@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cfrlab import api, known_values
-from cfrlab.cli.common import check_output, writing
+from cfrlab.cli.common import available_memory, check_output, writing
 from cfrlab.engine import build_tree_for, model_for_game
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
@@ -79,12 +79,14 @@ def game_label(game: GameDef, given: str) -> str:
     return game.name or Path(given).stem
 
 
-def size_report(game: GameDef, tree, model, algorithm: str) -> tuple[str, dict[str, Any]]:
+def size_report(game: GameDef, tree, model, algorithm: str, build_bytes: int = 0) -> tuple[str, dict[str, Any]]:
+    """The size line; the memory estimate is the larger of the solve's and ``build_bytes``
+    (the lossless tables' packing, ``abstraction.sizes.lossless_build_bytes``)."""
     from cfrlab.engine.core import get_engine
 
     states = [int(s) for s in model.num_states]
     rows = sum(states[int(tree.round[n])] for n in tree.decision_node)
-    mem = get_engine(tree, model).memory_estimate()
+    mem = max(get_engine(tree, model).memory_estimate(), build_bytes)
     info = {"nodes": int(tree.num_nodes), "decisions": int(tree.num_decisions),
             "private_states": states, "infosets": rows, "memory_mb": mem / 2**20}
     text = (f"size: {tree.num_nodes:,} public nodes, {tree.num_decisions:,} decisions "
@@ -247,10 +249,15 @@ def register(app: typer.Typer) -> None:
         ckpt = prepare_output(out, resume, force, checkpoint_every)
         if ckpt is not None:
             check_output(ckpt, "checkpoint")
+        lossless_bytes = 0
+        if abstraction is None:  # counted from the deck before minutes of building, not after
+            from cfrlab.abstraction.sizes import check_lossless
+
+            lossless_bytes = check_lossless(g, available_memory())
         tree, model = build_tree_for(g), model_for_game(g, abstraction)
         if abstraction is not None:
             console.print(f"abstraction {abstraction}: {model.spec.label()} (hash {model.hash[:12]})")
-        size_text, size_info = size_report(g, tree, model, alg)
+        size_text, size_info = size_report(g, tree, model, alg, lossless_bytes)
         console.print(f"[bold]{label}[/]: {g.summary()}")
         console.print(size_text)
         if alg == "lp":
