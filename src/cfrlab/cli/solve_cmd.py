@@ -4,6 +4,7 @@ and ``cfrlab exploit`` (exact best response to a strategy file)."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -230,6 +231,8 @@ def register(app: typer.Typer) -> None:
             "--abstraction", metavar="FILE", help="card abstraction file (cfrlab abstract build) to solve in")] = None,
     ) -> None:
         """Solve a 2-player limit game; print exploitability and (with --out) save the strategy."""
+        if seconds is not None and not math.isfinite(seconds):  # no time limit is --seconds left out
+            raise CfrlabError(f"--seconds must be a finite number of seconds, got {seconds}; leave it out for no time limit")
         g = load_game(game)
         if g.num_players > 2:  # more players: the N-player engine
             from cfrlab.multiplayer.commands import cli_solve

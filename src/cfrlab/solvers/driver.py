@@ -125,6 +125,8 @@ class StopRule:
             raise CfrlabError("say when to stop: --iterations N, --seconds S or --target EXPLOITABILITY")
         if self.iterations is not None and self.iterations < 1:
             raise CfrlabError("--iterations must be at least 1")
+        if self.seconds is not None and math.isinf(self.seconds):  # int(rate * inf) overflowed
+            raise CfrlabError("seconds must be finite (None: no time limit)")
         if self.seconds is not None and not self.seconds > 0:
             raise CfrlabError("--seconds must be positive")
         if self.target is not None and not self.target > 0:
