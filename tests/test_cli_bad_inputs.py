@@ -61,3 +61,22 @@ def test_good_bucket_counts_still_read():
     assert parse_counts("8-8-8-8", 4) == parse_counts("8 8 8 8", 4) == parse_counts("8, 8,8/8", 4) == (8,) * 4
     assert parse_counts("5", 4) == parse_counts(5, 4) == (5,) * 4
     assert parse_counts([1, 2, 3, 4], 4) == (1, 2, 3, 4)
+
+
+# -- teams and the confidence function ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", ["team:ucb1=always-call,,always-raise", "team:ucb1=always-call,",
+                                  "team:ucb1= ,always-call"])
+def test_empty_team_members_are_refused(capsys, spec):
+    # they were skipped: a team of two where three were meant
+    code, out, err = run(capsys, "match", "kuhn", spec, "always-call", "-n", "10", "-s", "1")
+    one_line_error(code, err, "a team member is empty")
+
+
+@pytest.mark.parametrize("conf", ["linear:1e400", "step:inf", "linear:nan", "linear:0", "linear:-5"])
+def test_dbr_confidence_count_must_be_finite_and_positive(capsys, tmp_path, conf):
+    # 1e400 reads as inf: a confidence that never rises, accepted with exit 0
+    code, _, err = run(capsys, "counter", "dbr", str(tmp_path / "no-model.json"), "--p-max", "0.5",
+                       "--confidence", conf)
+    one_line_error(code, err, "observation count must be a positive finite number")

@@ -237,7 +237,9 @@ def _team(text: str, game: GameDef, seed: int | None) -> Agent:
     reward = parts[2].lower() if len(parts) == 3 else "money"
     if reward not in REWARDS:
         raise CfrlabError(f"agent {text!r}: unknown team reward {parts[2]!r}; choose from {', '.join(REWARDS)}")
-    specs = [m.strip() for m in members.split(",") if m.strip()]
+    specs = [m.strip() for m in members.split(",")]
+    if not all(specs):  # "a,,b" or a trailing comma: a member left out by mistake, not skipped
+        raise CfrlabError(f"agent {text!r}: a team member is empty; give AGENT,AGENT,... with no empty entry")
     built = [make_agent(m, game, None if seed is None else seed + i) for i, m in enumerate(specs)]
     return TeamAgent(built, coach, name=f"team-{coach}" + ("" if reward == "money" else f"-{reward}"),
                      reward=reward)
