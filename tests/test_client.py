@@ -196,10 +196,22 @@ def test_cli_connect_reports_a_dropped_connection_in_one_line():
     p = subprocess.run([*CFRLAB, "connect", HOST, str(fake.port), "--agent", "always-call", "--game", "kuhn",
                         "--timeout", "20"], check=False, capture_output=True, text=True, timeout=60)
     fake.join(WAIT)
-    assert p.returncode != 0
+    assert p.returncode == 3  # docs/cli.md: 3 a lost connection (it was 2, issue 27)
     errors = [ln for ln in p.stderr.splitlines() if ln.startswith("cfrlab: error:")]
     assert errors == ["cfrlab: error: connection lost during hand 0 (after 0 finished hands)"]
     assert "Traceback" not in p.stderr
+
+
+def test_cli_connect_exits_1_when_the_dealer_falls_silent():
+    # docs/cli.md: 1 a match that did not complete (the connection is still open)
+    fake = FakeDealer([("send", "MATCHSTATE:1:0::|Ks"), ("sleep", 8)])
+    fake.start()
+    p = subprocess.run([*CFRLAB, "connect", "kuhn", HOST, str(fake.port), "--agent", "always-call",
+                        "--timeout", "1"], check=False, capture_output=True, text=True, timeout=60)
+    fake.join(WAIT)
+    assert p.returncode == 1, p.stderr
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("cfrlab: error:")]
+    assert errors == ["cfrlab: error: no message from the dealer for 1 s"]
 
 
 def test_cli_connect_with_an_unknown_agent_fails_cleanly():
