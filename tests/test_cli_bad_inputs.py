@@ -45,7 +45,7 @@ def test_api_seconds_must_be_finite():
 ])
 def test_abstract_build_refuses_bad_bucket_counts_before_any_work(capsys, tmp_path, buckets, words):
     out_file = tmp_path / "a.npz"
-    code, out, err = run(capsys, "abstract", "build", "holdem-limit", "--buckets", buckets, "-o", str(out_file), "-q")
+    code, _, err = run(capsys, "abstract", "build", "holdem-limit", "--buckets", buckets, "-o", str(out_file), "-q")
     one_line_error(code, err, *words)
     assert not out_file.exists()
 
@@ -70,7 +70,7 @@ def test_good_bucket_counts_still_read():
                                   "team:ucb1= ,always-call"])
 def test_empty_team_members_are_refused(capsys, spec):
     # they were skipped: a team of two where three were meant
-    code, out, err = run(capsys, "match", "kuhn", spec, "always-call", "-n", "10", "-s", "1")
+    code, _, err = run(capsys, "match", "kuhn", spec, "always-call", "-n", "10", "-s", "1")
     one_line_error(code, err, "a team member is empty")
 
 
@@ -80,3 +80,67 @@ def test_dbr_confidence_count_must_be_finite_and_positive(capsys, tmp_path, conf
     code, _, err = run(capsys, "counter", "dbr", str(tmp_path / "no-model.json"), "--p-max", "0.5",
                        "--confidence", conf)
     one_line_error(code, err, "observation count must be a positive finite number")
+
+
+# -- what a strategy file says of itself ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kuhn_strategy():
+    import cfrlab
+
+    return cfrlab.solve("kuhn", "cfr+", iterations=200).strategy
+
+
+def forged(strategy, path, **fields):
+    from cfrlab.fileio import save_npz
+
+    save_npz(path, {**strategy.header, **fields}, {"policy": strategy.policy})
+    return str(path)
+
+
+@pytest.mark.parametrize("value, shown", [
+    (0.0, "exploitability recorded at save: 0 chips"),
+    (-1.0, "the recorded exploitability is not a measurement (below 0), ignored"),
+    (None, "no exploitability recorded"),
+])
+def test_strategy_show_labels_the_header_exploitability_as_recorded(capsys, tmp_path, kuhn_strategy, value, shown):
+    f = forged(kuhn_strategy, tmp_path / "s.npz", exploitability=value)
+    code, out, err = run(capsys, "strategy", "show", f)
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert first.endswith(shown), first
+    assert "exploitability 0 chips" not in out and "exploitability -1" not in out
+
+
+def test_exploit_measures_and_says_when_the_file_records_another_figure(capsys, tmp_path, kuhn_strategy):
+    measured = kuhn_strategy.exploitability()
+    f = forged(kuhn_strategy, tmp_path / "s.npz", exploitability=0.0)
+    code, out, err = run(capsys, "exploit", f, "--json")
+    assert code == 0, err
+    assert "recorded at save" not in out.splitlines()[0]  # the header line shows no figure as fact
+    assert f"exploitability {measured:.3g} chips (mean of the two, measured now)" in out
+    assert "note: the file records 0 chips at save, not what was measured now" in out
+    honest = forged(kuhn_strategy, tmp_path / "h.npz", exploitability=measured)
+    code, out, _ = run(capsys, "exploit", honest)
+    assert code == 0 and "note:" not in out
+
+
+ANSI = "\x1b[2J\x1b[Hcfr+\ncfrlab: error: forged"
+
+
+def test_header_strings_are_printed_escaped(capsys, tmp_path, kuhn_strategy):
+    f = forged(kuhn_strategy, tmp_path / "s.npz", algorithm=ANSI, game_name="\x1b[31mkuhn\u202e")
+    for argv in (["strategy", "show", f], ["exploit", f]):
+        code, out, err = run(capsys, *argv)
+        assert code == 0, err
+        assert "\x1b" not in out + err and "\u202e" not in out
+        assert "\\x1b[31mkuhn\\u202e: \\x1b[2J\\x1b[Hcfr+\\x0acfrlab: error: forged after 200 iterations" in out
+        assert not any(line.startswith("cfrlab: error") for line in out.splitlines())
+
+
+def test_error_lines_escape_what_a_file_put_in_them(capsys, tmp_path, kuhn_strategy):
+    f = forged(kuhn_strategy, tmp_path / "s.npz", game_name="\x1b[2Jkuhn\nforged")
+    code, _, err = run(capsys, "match", "leduc", f, "always-call", "-n", "10", "-s", "1")
+    line = one_line_error(code, err, "\\x1b[2Jkuhn\\x0aforged")
+    assert "\x1b" not in line

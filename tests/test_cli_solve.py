@@ -320,8 +320,8 @@ def test_progress_view_renders_ticks():
 
 
 def test_a_deck_too_large_for_memory_is_refused_before_any_table_is_built(capsys, tmp_path, monkeypatch):
-    import cfrlab.cli.solve_cmd as solve_cmd
-    import cfrlab.engine.core as core
+    from cfrlab.cli import solve_cmd
+    from cfrlab.engine import core
 
     def no_engine(*a, **k):
         raise AssertionError("the engine was built before the size check")

@@ -37,7 +37,7 @@ from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.agents.team import COACHES, REWARDS, TeamAgent
 from cfrlab.engine import load_abstraction
 from cfrlab.errors import CfrlabError
-from cfrlab.fileio import NpzReader
+from cfrlab.fileio import NpzReader, printable
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
 from cfrlab.multiplayer.agents import NPolicyAgent, table_policy
@@ -194,7 +194,7 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
         if spec.game.to_text() != game.to_text():
             raise CfrlabError(f"the strategy is for {spec.game.name or 'another game'}, "
                               f"not for {game.name or 'this game'}")
-        agent = StrategyAgent(spec, name=str(spec.header.get("name") or spec.algorithm))
+        agent = StrategyAgent(spec, name=printable(spec.header.get("name") or spec.algorithm, 60))  # file text
         agent.begin_match(game, seed)
         return agent
     text = str(spec).strip()

@@ -252,12 +252,12 @@ def register(app: typer.Typer) -> None:
         ckpt = prepare_output(out, resume, force, checkpoint_every)
         if ckpt is not None:
             check_output(ckpt, "checkpoint")
-        lossless_bytes = 0
+        tree, lossless_bytes = build_tree_for(g), 0
         if abstraction is None:  # counted from the deck before minutes of building, not after
             from cfrlab.abstraction.sizes import check_lossless
 
             lossless_bytes = check_lossless(g, available_memory())
-        tree, model = build_tree_for(g), model_for_game(g, abstraction)
+        model = model_for_game(g, abstraction)
         if abstraction is not None:
             console.print(f"abstraction {abstraction}: {model.spec.label()} (hash {model.hash[:12]})")
         size_text, size_info = size_report(g, tree, model, alg, lossless_bytes)
@@ -321,6 +321,8 @@ def register(app: typer.Typer) -> None:
         if is_multiplayer_file(file):  # NashConv and per-player values
             cli_exploit(file, as_json)
             return
+        from cfrlab.cli.strategy_cmd import header_line, recorded_exploitability
+
         s = Strategy.load(file, model=abstraction)
         g = s.game
         br = api.exploit(s)
@@ -328,11 +330,14 @@ def register(app: typer.Typer) -> None:
         expl = 0.5 * (b0 + b1)
         value = s.game_value()
         unit = unit_of(g)
-        print(s.describe())
+        print(header_line(s, recorded=False))
         print(f"best response as player 0 wins {to_unit(g, b0):.6g} {unit}; "
               f"as player 1 wins {to_unit(g, b1):.6g} {unit}")
-        print(f"exploitability {format_unit(g, expl)} (mean of the two); "
+        print(f"exploitability {format_unit(g, expl)} (mean of the two, measured now); "
               f"value of the strategy against itself for player 0: {to_unit(g, value):.6g} {unit}")
+        recorded = recorded_exploitability(s)
+        if recorded is not None and not math.isclose(recorded, expl, rel_tol=1e-6, abs_tol=1e-12):
+            print(f"note: the file records {format_unit(g, recorded)} at save, not what was measured now")
         if as_json:
             print(json.dumps({"game": g.name or str(file), "file": str(file), "algorithm": s.algorithm,
                               "iterations": s.iterations, "unit": unit,

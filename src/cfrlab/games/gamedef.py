@@ -15,6 +15,7 @@ from math import comb
 
 from cfrlab.cards import cards_text, deck
 from cfrlab.errors import ParseError
+from cfrlab.fileio import printable
 
 INT32_MAX = 2**31 - 1
 UNLIMITED_RAISES = 255
@@ -60,6 +61,8 @@ class GameDef:
     def __post_init__(self) -> None:
         if not self.stack:
             object.__setattr__(self, "stack", (INT32_MAX,) * self.num_players)
+        if not self.name.isprintable():  # a name from a file header reaches terminals and logs
+            object.__setattr__(self, "name", printable(self.name))
         validate(self)
 
     # -- derived facts -------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cfrlab.errors import CfrlabError
-from cfrlab.fileio import NpzReader
+from cfrlab.fileio import NpzReader, printable
 from cfrlab.games import GameDef
 from cfrlab.games.units import unit_of
 from cfrlab.multiplayer.engine import SAMPLED, NParams, get_engine, params_for
@@ -107,7 +107,7 @@ def cli_exploit(path: Path, as_json: bool) -> dict:
     """Exact evaluation of an N-player strategy file: values, best responses, NashConv."""
     s = NStrategy.load(path)
     ev = s.evaluate()
-    print(s.describe())
+    print(printable(s.describe()))  # header strings come from the file
     for line in _figures(s.game, ev):
         print(line)
     summary = {"game": s.game.name or str(path), "file": str(path), "num_players": s.num_players,
