@@ -144,3 +144,62 @@ def test_error_lines_escape_what_a_file_put_in_them(capsys, tmp_path, kuhn_strat
     code, _, err = run(capsys, "match", "leduc", f, "always-call", "-n", "10", "-s", "1")
     line = one_line_error(code, err, "\\x1b[2Jkuhn\\x0aforged")
     assert "\x1b" not in line
+
+
+# -- checkpoints ------------------------------------------------------------------------------
+
+
+def _seed(algorithm):
+    return ["-s", "3"] if algorithm in ("cs", "pcs", "es", "os") else []
+
+
+def _checkpointed(capsys, tmp_path, algorithm):
+    out = tmp_path / "s.npz"
+    code, _, err = run(capsys, "solve", "kuhn", "-a", algorithm, "-n", "20", *_seed(algorithm), "--out", str(out),
+                       "--checkpoint-every", "10", "--no-progress")
+    assert code == 0, err
+    return out, tmp_path / "s.ckpt.npz"
+
+
+def _poison(ckpt, name, edit):
+    from cfrlab.fileio import NpzReader, save_npz
+
+    with NpzReader(ckpt) as z:
+        header = z.header
+        arrays = {k: z.read(k) for k in z.names if k != "__header__"}
+    arrays[name] = edit(arrays[name].copy())
+    save_npz(ckpt, header, arrays)
+
+
+def _nan(a):
+    a.flat[1] = float("nan")
+    return a
+
+
+def _negative(a):
+    a.flat[1] = -1.0
+    return a
+
+
+@pytest.mark.parametrize("algorithm, name, edit, words", [
+    ("cfr", "s.avg", _nan, "average-strategy sums"),
+    ("cfr", "s.avg", _negative, "average-strategy sums"),
+    ("cfr", "s.regret", _nan, "regrets hold NaN"),
+    ("cfr+", "s.regret", _negative, "regrets go below 0"),
+    ("es", "s.avg", _negative, "average-strategy sums"),
+    ("os", "s.regret", _nan, "regrets hold NaN"),
+])
+def test_resume_refuses_a_checkpoint_no_run_could_write(capsys, tmp_path, algorithm, name, edit, words):
+    out, ckpt = _checkpointed(capsys, tmp_path, algorithm)
+    _poison(ckpt, name, edit)
+    code, _, err = run(capsys, "solve", "kuhn", "-a", algorithm, "-n", "30", *_seed(algorithm), "--out", str(out),
+                       "--resume", "--no-progress")
+    one_line_error(code, err, str(ckpt), "checkpoint refused", words)
+
+
+def test_negative_regrets_are_fine_where_they_are_not_floored(capsys, tmp_path):
+    out, ckpt = _checkpointed(capsys, tmp_path, "cfr")
+    _poison(ckpt, "s.regret", _negative)
+    code, _, err = run(capsys, "solve", "kuhn", "-a", "cfr", "-n", "30", "--out", str(out), "--resume",
+                       "--no-progress")
+    assert code == 0, err

@@ -222,6 +222,8 @@ class Checkpointer:
             solver.load_state_dict(state)
         except (KeyError, ValueError, TypeError, AttributeError, IndexError) as e:
             raise CfrlabError(one_line(f"{self.path}: checkpoint does not fit this solver ({e})")) from None
+        except CfrlabError as e:  # the solver's own checks (tables no run writes): name the file
+            raise CfrlabError(one_line(f"{self.path}: checkpoint refused: {e}")) from None
         if int(solver.iterations) != header["iterations"]:
             raise CfrlabError(f"{self.path}: corrupt checkpoint (iteration count disagrees)")
         run = RunState.from_json(header.get("run") or {})
