@@ -314,3 +314,22 @@ def test_progress_view_renders_ticks():
     assert task.completed == pytest.approx(400)
     assert task.fields["it"] == "120 it" and task.fields["speed"] == "12,000 it/s"
     assert task.fields["expl"] == "expl 0.0042 chips @ 120"
+
+
+# -- issue 27 ---------------------------------------------------------------------------------
+
+
+def test_a_deck_too_large_for_memory_is_refused_before_any_table_is_built(capsys, tmp_path, monkeypatch):
+    from cfrlab.cli import solve_cmd
+    from cfrlab.engine import core
+
+    def no_engine(*a, **k):
+        raise AssertionError("the engine was built before the size check")
+
+    game = tmp_path / "k4000.game"
+    game.write_text(BLIND_GAME.replace("numSuits = 1", "numSuits = 4").replace("numRanks = 4", "numRanks = 1000"))
+    monkeypatch.setattr(core, "get_engine", no_engine)
+    monkeypatch.setattr(solve_cmd, "available_memory", lambda: 256 << 20)
+    code, out, err = run(capsys, "solve", str(game), "-a", "cfr", "-n", "1", "--no-progress")
+    assert_one_line_error(code, err, "4,000 private states", "to build", "256.0 MB available")
+    assert out == ""

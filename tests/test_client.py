@@ -196,10 +196,22 @@ def test_cli_connect_reports_a_dropped_connection_in_one_line():
     p = subprocess.run([*CFRLAB, "connect", HOST, str(fake.port), "--agent", "always-call", "--game", "kuhn",
                         "--timeout", "20"], check=False, capture_output=True, text=True, timeout=60)
     fake.join(WAIT)
-    assert p.returncode != 0
+    assert p.returncode == 3  # docs/cli.md: 3 a lost connection (it was 2, issue 27)
     errors = [ln for ln in p.stderr.splitlines() if ln.startswith("cfrlab: error:")]
     assert errors == ["cfrlab: error: connection lost during hand 0 (after 0 finished hands)"]
     assert "Traceback" not in p.stderr
+
+
+def test_cli_connect_exits_1_when_the_dealer_falls_silent():
+    # docs/cli.md: 1 a match that did not complete (the connection is still open)
+    fake = FakeDealer([("send", "MATCHSTATE:1:0::|Ks"), ("sleep", 8)])
+    fake.start()
+    p = subprocess.run([*CFRLAB, "connect", "kuhn", HOST, str(fake.port), "--agent", "always-call",
+                        "--timeout", "1"], check=False, capture_output=True, text=True, timeout=60)
+    fake.join(WAIT)
+    assert p.returncode == 1, p.stderr
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("cfrlab: error:")]
+    assert errors == ["cfrlab: error: no message from the dealer for 1 s"]
 
 
 def test_cli_connect_with_an_unknown_agent_fails_cleanly():
@@ -327,3 +339,13 @@ def test_fuzzed_lines_over_the_network():
     script += [("send", "MATCHSTATE:0:0:cc:Ks|Qs")]
     res, _ = _client(FakeDealer(script))
     assert res.ok and res.hands == 1 and res.actions == 1
+
+
+def test_non_ascii_digits_from_the_dealer_are_ignored_lines():
+    # issue 27: "MATCHSTATE:0:\u0660::Ks|" is not hand 0; the client ignores it and does not reply
+    fake = FakeDealer([("send", "MATCHSTATE:0:\u0660::Ks|"), ("send", "MATCHSTATE:\uff10:0::Ks|"),
+                       ("send", "MATCHSTATE:0:0::Ks|"), ("reply",), ("send", "MATCHSTATE:0:0:cc:Ks|Qs")])
+    res, err = _client(fake)
+    assert fake.replies == ["MATCHSTATE:0:0::Ks|:c"]
+    assert res.ok and res.ignored_lines == 2 and res.hands == 1
+    assert err.count("WARNING: ignoring a line from the dealer") == 2

@@ -501,3 +501,11 @@ def test_cli_dealer_port_in_use_and_bad_log_are_one_line(tmp_path):
     p = subprocess.run([*CFRLAB, "dealer", "kuhn", "--log", str(tmp_path / "f" / "x.log")], capture_output=True,
                        text=True, timeout=60, check=False)
     assert p.returncode != 0 and p.stdout == "" and "cannot write the log" in p.stderr  # no ports printed
+
+
+def test_fix_action_reads_only_ascii_digits():
+    # sscanf("%d") reads ASCII digits: other scripts' digits are no raise size (issue 27)
+    s = _state("holdem-nolimit", [])
+    assert fix_action(s, "r\u0664\u0665\u0660") == ("c", "bad action format in response, changed to call")
+    assert fix_action(s, "r\u00a0450") == ("c", "bad action format in response, changed to call")
+    assert fix_action(s, "r 450") == ("r450", None)

@@ -127,3 +127,31 @@ def test_write_parse_round_trip(nolimit, players, rounds, ranks, suits, data):
         stack=tuple(data.draw(st.integers(100, 1000)) for _ in range(players)) if nolimit else (),
     )
     assert parse_game(write_game(g)) == g
+
+
+# -- issue 27: numbers are read as the ACPC server reads them, and bad lines are quoted short ---
+
+
+@pytest.mark.parametrize("value", ["1_0", "\u0661\u0660", "\uff11\uff10", "1\u00a00", "10.0", "0x10"])
+def test_game_numbers_are_ascii_digits_only(value):
+    # int() takes "1_0" and other scripts' digits (readGame's sscanf reads "1_0" as 1: a different game)
+    with pytest.raises(ParseError, match=r"raisesize expects integers \(ASCII digits\)"):
+        parse_game(LEDUC.replace("raiseSize = 2 4", f"raiseSize = {value} 4"))
+
+
+def test_signed_and_tab_separated_numbers_still_read_as_sscanf_does():
+    g = parse_game(LEDUC.replace("raiseSize = 2 4", "raiseSize =\t+2\t4"))
+    assert g == load_game("leduc")
+
+
+def test_a_huge_bad_line_is_quoted_short():
+    line = "blind = 1 " + "x" * 5_000_000
+    with pytest.raises(ParseError) as e:
+        parse_game(LEDUC.replace("blind = 1 1", line))
+    msg = str(e.value)
+    assert len(msg) < 200 and msg.endswith("...") and "'blind = 1 xxxx" in msg
+
+
+def test_kuhn_n_takes_ascii_digits_only():
+    with pytest.raises(CfrlabError, match="unknown game"):
+        load_game("kuhn-\u0663")

@@ -277,3 +277,17 @@ def test_arbitrary_text_never_breaks_the_parsers(name, text):
     g = GAMES[name]
     _parses_cleanly(parse_match_state, g, text)
     _parses_cleanly(parse_log_line, g, text)
+
+
+@pytest.mark.parametrize("line", [
+    "MATCHSTATE:0:\u0661\u0662::Ks|",   # Arabic-Indic digits as the hand number
+    "MATCHSTATE:\uff10:0::Ks|",         # a fullwidth zero as the position
+    "MATCHSTATE:0:\u00b9::Ks|",          # a superscript one
+])
+def test_numbers_in_match_states_are_ascii_digits(line):
+    # ACPC numbers are ASCII (issue 27): \d and int() would read these as 12, 0, ...
+    with pytest.raises(ParseError, match="bad (hand number|position)"):
+        parse_match_state(GAMES["kuhn"], line)
+    with pytest.raises(ParseError):
+        parse_log_line(GAMES["kuhn"], line.replace("MATCHSTATE:0:", "STATE:").replace("MATCHSTATE:\uff10:0", "STATE:0")
+                       + "Qs:1|-1:a|b")

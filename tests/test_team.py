@@ -108,3 +108,9 @@ def test_a_darse_team_with_divat_rewards_fields_its_best_member():
     assert spec.coach_name == "darse" and spec.reward == "showdown"
     with pytest.raises(cfrlab.CfrlabError, match="2-player limit"):
         TeamAgent([cfrlab.make_agent("always-call", "kuhn-3p")], reward="divat").begin_match(load_game("kuhn-3p"))
+
+
+def test_team_members_must_be_agents():
+    # issue 27: a None member was accepted and failed only when the coach picked it
+    with pytest.raises(cfrlab.CfrlabError, match="team member 1 is NoneType, not an Agent"):
+        TeamAgent([cfrlab.make_agent("always-call", "kuhn"), None])

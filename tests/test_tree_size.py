@@ -173,3 +173,18 @@ def test_abstract_build_refuses_before_building(tmp_path):
     assert check_build(g, BucketSpec.make(4, 1000), available=64 << 30, force=True)["peak"] > 64 << 30
     small = check_build(g, BucketSpec.make(4, 3), available=64 << 30)
     assert small["peak"] < 64 << 30
+
+
+@pytest.mark.parametrize("text", [
+    limit_text(rounds=1, blind="1 1", raise_size="1", first="1", max_raises="1", ranks=250, suits=4, boards="0"),
+    limit_text(ranks=4, suits=4, hole=2, boards="0 2"),
+], ids=["1,000 cards, one hole card", "16 cards, two hole cards and a board"])
+def test_the_lossless_build_estimate_is_within_a_factor_of_the_peak(text):
+    # issue 27: the engine's estimate said 488 MB for a 4,000-card deck whose build peaked higher
+    from cfrlab.abstraction.sizes import lossless_build_bytes
+
+    g = parse_game(text)
+    peak, _ = traced_peak(lambda: get_engine(build_tree_for(g), model_for_game(g)))
+    est = lossless_build_bytes(g)
+    assert peak > 10 << 20
+    assert LOW <= est / peak <= HIGH, (est, peak)

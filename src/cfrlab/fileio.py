@@ -23,6 +23,7 @@ import re
 import stat
 import struct
 import threading
+import unicodedata
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -231,6 +232,23 @@ def _not_npz(path: Path) -> str | None:
 def one_line(text: Any) -> str:
     """``text`` with every run of whitespace (newlines included) made one space."""
     return " ".join(str(text).split())
+
+
+def printable(text: Any, limit: int | None = None) -> str:
+    """Text read from a file (a header's algorithm or game name, a log's player name) made safe
+    to print: control and format characters (ANSI escapes, newlines, bidi overrides) written
+    as escapes (``\\x1b``, ``\\n``), so that a file can neither clear a terminal nor forge a
+    line; cut to ``limit`` characters plus "..." when given."""
+    out = "".join(_escaped(c) if unicodedata.category(c) in _UNPRINTABLE else c for c in str(text))
+    return out if limit is None or len(out) <= limit else out[:limit] + "..."
+
+
+_UNPRINTABLE = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
+
+
+def _escaped(c: str) -> str:
+    n = ord(c)
+    return f"\\x{n:02x}" if n < 0x100 else (f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}")
 
 
 def human_size(n: float) -> str:

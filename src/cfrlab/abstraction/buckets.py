@@ -123,25 +123,31 @@ class BucketSpec:
 
 def parse_counts(buckets, num_rounds: int) -> tuple[int, ...]:
     if isinstance(buckets, int):
-        return (buckets,) * num_rounds
+        buckets = (buckets,)
     if isinstance(buckets, str):
-        parts = [p for p in re.split(r"[-,/\s]+", buckets.strip()) if p]
+        # counts (ASCII digits) between single separators: "-3" is no count, not 3-3-3-3
+        if not re.fullmatch(r"[0-9]+(?:\s*[-,/\s]\s*[0-9]+)*", buckets.strip(), re.ASCII):
+            raise CfrlabError(f"bad bucket counts {buckets!r}: positive whole numbers, one or one per "
+                              f"round (e.g. 5 or {'-'.join(['8'] * num_rounds)})")
+        parts = re.split(r"\s*[-,/\s]\s*", buckets.strip())
     else:
         parts = list(buckets)
     try:
         counts = tuple(int(p) for p in parts)
     except ValueError:
         raise CfrlabError(f"bad bucket counts {buckets!r} (e.g. 5 or 8-8-8-8)") from None
+    if any(c < 1 for c in counts):
+        raise CfrlabError(f"bad bucket counts {buckets!r}: each is at least 1")
     if len(counts) == 1:
         counts = counts * num_rounds
     if len(counts) != num_rounds:
-        raise CfrlabError(f"give one bucket count or {num_rounds} (one per round)")
+        raise CfrlabError(f"give one bucket count or {num_rounds} (one per round), got {len(counts)}")
     return counts
 
 
 def parse_nested(nested) -> tuple[int, int]:
     if isinstance(nested, str):
-        m = re.fullmatch(r"\s*(\d+)\s*[xX*]\s*(\d+)\s*", nested)
+        m = re.fullmatch(r"\s*([0-9]+)\s*[xX*]\s*([0-9]+)\s*", nested)
         if not m:
             raise CfrlabError(f"bad nested spec {nested!r} (e.g. 6x2)")
         return int(m.group(1)), int(m.group(2))

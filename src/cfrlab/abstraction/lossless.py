@@ -146,11 +146,13 @@ class LosslessModel:
     def _disjoint(self) -> list[np.ndarray]:
         out = []
         for r in range(self.game.num_rounds):
+            # h*h comparisons of H x H, not an H x m x H product (minutes for a 4,000-card deck)
             loc = self._hole_local[r]
-            m = self._rest[r].shape[1]
-            onehot = np.zeros((len(loc), m), dtype=np.int64)
-            np.put_along_axis(onehot, loc, 1, axis=1)
-            out.append((onehot @ onehot.T) == 0)
+            free = np.ones((len(loc), len(loc)), dtype=bool)
+            for i in range(loc.shape[1]):
+                for j in range(loc.shape[1]):
+                    free &= loc[:, i, None] != loc[None, :, j]
+            out.append(free)
         return out
 
     def _pair_weight(self, r: int) -> float:

@@ -40,7 +40,7 @@ from cfrlab.agents.team import COACHES, REWARDS, TeamAgent
 from cfrlab.engine import load_abstraction
 from cfrlab.engine.nplayer import check_game, get_engine
 from cfrlab.errors import CfrlabError
-from cfrlab.fileio import NpzReader
+from cfrlab.fileio import NpzReader, printable
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
 from cfrlab.multiplayer.nstrategy import NStrategy
@@ -193,7 +193,7 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
         if spec.game.to_text() != game.to_text():
             raise CfrlabError(f"the strategy is for {spec.game.name or 'another game'}, "
                               f"not for {game.name or 'this game'}")
-        agent = StrategyAgent(spec, name=str(spec.header.get("name") or spec.algorithm))
+        agent = StrategyAgent(spec, name=printable(spec.header.get("name") or spec.algorithm, 60))  # file text
         agent.begin_match(game, seed)
         return agent
     text = str(spec).strip()
@@ -236,7 +236,9 @@ def _team(text: str, game: GameDef, seed: int | None) -> Agent:
     reward = parts[2].lower() if len(parts) == 3 else "money"
     if reward not in REWARDS:
         raise CfrlabError(f"agent {text!r}: unknown team reward {parts[2]!r}; choose from {', '.join(REWARDS)}")
-    specs = [m.strip() for m in members.split(",") if m.strip()]
+    specs = [m.strip() for m in members.split(",")]
+    if not all(specs):  # "a,,b" or a trailing comma: a member left out by mistake, not skipped
+        raise CfrlabError(f"agent {text!r}: a team member is empty; give AGENT,AGENT,... with no empty entry")
     built = [make_agent(m, game, None if seed is None else seed + i) for i, m in enumerate(specs)]
     return TeamAgent(built, coach, name=f"team-{coach}" + ("" if reward == "money" else f"-{reward}"),
                      reward=reward)

@@ -99,6 +99,9 @@ class TeamAgent(Agent):
                  reward: str = "money"):
         if not members:
             raise CfrlabError("a team needs at least one member")
+        for k, m in enumerate(members):
+            if not isinstance(m, Agent):
+                raise CfrlabError(f"team member {k} is {type(m).__name__}, not an Agent")
         if coach not in COACHES:
             raise CfrlabError(f"unknown coach {coach!r}; choose from {', '.join(COACHES)}")
         if reward not in REWARDS:

@@ -121,8 +121,11 @@ for _mod in COMMAND_MODULES:
 
 
 def fail(message: str, code: int = 2) -> None:
-    """Print one line to stderr and exit non-zero."""
-    print(f"cfrlab: error: {message}", file=sys.stderr)
+    """Print one line to stderr and exit non-zero (control characters a file put in the
+    message escaped: a file can neither clear the terminal nor forge a second line)."""
+    from cfrlab.fileio import printable
+
+    print(f"cfrlab: error: {printable(message)}", file=sys.stderr)
     raise SystemExit(code)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from cfrlab.engine.nplayer import get_engine
 from cfrlab.errors import CfrlabError
-from cfrlab.fileio import NpzReader
+from cfrlab.fileio import NpzReader, printable
 from cfrlab.games import GameDef
 from cfrlab.games.units import unit_of
 from cfrlab.multiplayer.nstrategy import MODEL_KIND, NStrategy
@@ -108,7 +108,7 @@ def cli_exploit(path: Path, as_json: bool) -> dict:
     """Exact evaluation of an N-player strategy file: values, best responses, NashConv."""
     s = NStrategy.load(path)
     ev = s.evaluate()
-    print(s.describe())
+    print(printable(s.describe()))  # header strings come from the file
     for line in _figures(s.game, ev):
         print(line)
     summary = {"game": s.game.name or str(path), "file": str(path), "num_players": s.num_players,

@@ -110,8 +110,9 @@ def register(app: typer.Typer) -> None:
         print(f"{a.name}: {res.hands} hands, {format_chips(res.total)} chips ({per:+.4f} per hand), "
               f"{res.actions} actions, {res.fallbacks} replaced by call, {res.ignored_lines} bad lines ignored",
               file=sys.stderr)
-        if res.error:
-            raise CfrlabError(res.error)
+        if res.error:  # docs/cli.md: 3 a lost connection, 1 a match that did not complete
+            print(f"cfrlab: error: {res.error}", file=sys.stderr, flush=True)
+            raise SystemExit(3 if res.lost else 1)
 
     @app.command("dealer")
     def dealer(

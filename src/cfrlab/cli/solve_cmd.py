@@ -4,6 +4,7 @@ and ``cfrlab exploit`` (exact best response to a strategy file)."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cfrlab import api, known_values
-from cfrlab.cli.common import check_output, writing
+from cfrlab.cli.common import available_memory, check_output, writing
 from cfrlab.engine import build_tree_for, model_for_game
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
@@ -79,12 +80,14 @@ def game_label(game: GameDef, given: str) -> str:
     return game.name or Path(given).stem
 
 
-def size_report(game: GameDef, tree, model, algorithm: str) -> tuple[str, dict[str, Any]]:
+def size_report(game: GameDef, tree, model, algorithm: str, build_bytes: int = 0) -> tuple[str, dict[str, Any]]:
+    """The size line; the memory estimate is the larger of the solve's and ``build_bytes``
+    (the lossless tables' packing, ``abstraction.sizes.lossless_build_bytes``)."""
     from cfrlab.engine.core import get_engine
 
     states = [int(s) for s in model.num_states]
     rows = sum(states[int(tree.round[n])] for n in tree.decision_node)
-    mem = get_engine(tree, model).memory_estimate()
+    mem = max(get_engine(tree, model).memory_estimate(), build_bytes)
     info = {"nodes": int(tree.num_nodes), "decisions": int(tree.num_decisions),
             "private_states": states, "infosets": rows, "memory_mb": mem / 2**20}
     text = (f"size: {tree.num_nodes:,} public nodes, {tree.num_decisions:,} decisions "
@@ -228,6 +231,8 @@ def register(app: typer.Typer) -> None:
             "--abstraction", metavar="FILE", help="card abstraction file (cfrlab abstract build) to solve in")] = None,
     ) -> None:
         """Solve a 2-player limit game; print exploitability and (with --out) save the strategy."""
+        if seconds is not None and not math.isfinite(seconds):  # no time limit is --seconds left out
+            raise CfrlabError(f"--seconds must be a finite number of seconds, got {seconds}; leave it out for no time limit")
         g = load_game(game)
         if g.num_players > 2:  # more players: the N-player engine
             from cfrlab.cli.nplayer_cmd import cli_solve
@@ -247,10 +252,15 @@ def register(app: typer.Typer) -> None:
         ckpt = prepare_output(out, resume, force, checkpoint_every)
         if ckpt is not None:
             check_output(ckpt, "checkpoint")
-        tree, model = build_tree_for(g), model_for_game(g, abstraction)
+        tree, lossless_bytes = build_tree_for(g), 0
+        if abstraction is None:  # counted from the deck before minutes of building, not after
+            from cfrlab.abstraction.sizes import check_lossless
+
+            lossless_bytes = check_lossless(g, available_memory())
+        model = model_for_game(g, abstraction)
         if abstraction is not None:
             console.print(f"abstraction {abstraction}: {model.spec.label()} (hash {model.hash[:12]})")
-        size_text, size_info = size_report(g, tree, model, alg)
+        size_text, size_info = size_report(g, tree, model, alg, lossless_bytes)
         console.print(f"[bold]{label}[/]: {g.summary()}")
         console.print(size_text)
         if alg == "lp":
@@ -311,6 +321,8 @@ def register(app: typer.Typer) -> None:
         if is_multiplayer_file(file):  # NashConv and per-player values
             cli_exploit(file, as_json)
             return
+        from cfrlab.cli.strategy_cmd import header_line, recorded_exploitability
+
         s = Strategy.load(file, model=abstraction)
         g = s.game
         br = api.exploit(s)
@@ -318,11 +330,14 @@ def register(app: typer.Typer) -> None:
         expl = 0.5 * (b0 + b1)
         value = s.game_value()
         unit = unit_of(g)
-        print(s.describe())
+        print(header_line(s, recorded=False))
         print(f"best response as player 0 wins {to_unit(g, b0):.6g} {unit}; "
               f"as player 1 wins {to_unit(g, b1):.6g} {unit}")
-        print(f"exploitability {format_unit(g, expl)} (mean of the two); "
+        print(f"exploitability {format_unit(g, expl)} (mean of the two, measured now); "
               f"value of the strategy against itself for player 0: {to_unit(g, value):.6g} {unit}")
+        recorded = recorded_exploitability(s)
+        if recorded is not None and not math.isclose(recorded, expl, rel_tol=1e-6, abs_tol=1e-12):
+            print(f"note: the file records {format_unit(g, recorded)} at save, not what was measured now")
         if as_json:
             print(json.dumps({"game": g.name or str(file), "file": str(file), "algorithm": s.algorithm,
                               "iterations": s.iterations, "unit": unit,

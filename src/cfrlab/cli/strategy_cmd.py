@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -12,12 +13,41 @@ from rich.table import Table
 
 from cfrlab.cli.common import check_output, split_game, writing
 from cfrlab.errors import CfrlabError
+from cfrlab.fileio import printable
 from cfrlab.games import load_game
 from cfrlab.games.situation import action_word
+from cfrlab.games.units import format_unit
 from cfrlab.strategy import Strategy
 from cfrlab.tree import DECISION
 
 MAX_ROWS = 60  # private states listed per node by default (kuhn-100 has 100, HULHE buckets fewer)
+
+
+def recorded_exploitability(strategy: Strategy) -> float | None:
+    """The exploitability the file's header records, when it could be a measurement: a finite
+    number >= 0 (a header is text anyone can edit; None otherwise)."""
+    v: Any = strategy.header.get("exploitability")
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+    return float(v) if ok else None
+
+
+def header_line(strategy: Strategy, *, recorded: bool = True) -> str:
+    """What the file says of itself, every header string escaped (``printable``); its
+    exploitability labelled as recorded at save, never as a measurement (``cfrlab exploit``
+    measures it). ``recorded=False`` leaves the recorded figure out."""
+    h, g = strategy.header, strategy.game
+    text = (f"{printable(g.name or 'a custom game', 60)}: {printable(h.get('algorithm'), 60)} after "
+            f"{h.get('iterations', 0):,} iterations ({h.get('seconds', 0.0):.2f} s); "
+            f"{strategy.policy.shape[0]:,} rows; model {printable(h.get('model_kind'), 20)} "
+            f"{printable(str(h.get('model_hash') or '?')[:12])}")
+    if not recorded:
+        return text
+    expl = recorded_exploitability(strategy)
+    if expl is not None:
+        return f"{text}; exploitability recorded at save: {format_unit(g, expl)}"
+    if h.get("exploitability") is None:
+        return f"{text}; no exploitability recorded"
+    return f"{text}; the recorded exploitability is not a measurement (below 0), ignored"
 
 
 def action_names(strategy: Strategy, node: int) -> list[str]:
@@ -100,11 +130,13 @@ def register(app: typer.Typer) -> None:
         abstraction: Annotated[Path | None, typer.Option(
             "--abstraction", metavar="FILE", help="the abstraction file the strategy was solved in")] = None,
     ) -> None:
-        """Print a strategy's header and its action probabilities in readable situations."""
+        """Print a strategy's header and its action probabilities in readable situations
+        (the exploitability shown is the one recorded at save; cfrlab exploit measures it)."""
         s = Strategy.load(file, model=abstraction)
         console = Console(highlight=False, soft_wrap=True)
+        head = header_line(s)
         if betting is None and cards is None:
-            console.print(s.describe())
+            console.print(head, markup=False)
             print_opening(s, rows, console)
             return
         node = s.node_of(betting or "")
@@ -112,10 +144,10 @@ def register(app: typer.Typer) -> None:
             probs = s.action_probs(cards, betting or "")
             names = action_names(s, node)
             text = ", ".join(f"{n} {p:.4f}" for n, p in zip(names, probs.values()))
-            console.print(s.describe())
-            console.print(f"{node_title(s, node)}, holding {cards}: {text}")
+            console.print(head, markup=False)
+            console.print(f"{node_title(s, node)}, holding {printable(cards)}: {text}", markup=False)
             return
-        console.print(s.describe())
+        console.print(head, markup=False)
         console.print(strategy_table(s, [node], rows))
 
     @strategy_app.command("export")

@@ -11,6 +11,7 @@ Strategies", AISTATS 2009).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -73,8 +74,8 @@ def confidence(observations: np.ndarray, p_max: float, kind: str = "linear", ful
         raise CfrlabError(f"P_max is a probability from 0 to 1, got {p_max!r}")
     if kind not in CONFIDENCE_KINDS:
         raise CfrlabError(f"unknown confidence function {kind!r}; choose from {', '.join(CONFIDENCE_KINDS)}")
-    if not full > 0:
-        raise CfrlabError(f"the confidence function's observation count must be positive, got {full!r}")
+    if not 0 < full < math.inf:  # 1e400 reads as inf: a confidence that never rises
+        raise CfrlabError(f"the confidence function's observation count must be a positive finite number, got {full!r}")
     n = np.asarray(observations, dtype=np.float64)
     if kind == "linear":
         return float(p_max) * np.minimum(1.0, n / float(full))

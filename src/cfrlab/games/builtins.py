@@ -129,7 +129,7 @@ def builtin_text(name: str) -> str | None:
     key = name.lower()
     if key in BUILTIN_TEXTS:
         return BUILTIN_TEXTS[key]
-    m = re.fullmatch(r"kuhn-(\d+)", key)
+    m = re.fullmatch(r"kuhn-([0-9]+)", key)  # ASCII digits only (int() takes any script)
     if m:
         return kuhn_text(int(m.group(1)))
     return None

@@ -9,16 +9,29 @@ every value is 1, ``stack`` / ``maxRaises`` left out when they are the defaults)
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from math import comb
 
 from cfrlab.cards import cards_text, deck
 from cfrlab.errors import ParseError
+from cfrlab.fileio import printable
 
 INT32_MAX = 2**31 - 1
 UNLIMITED_RAISES = 255
 MAX_STANDARD_RANKS = 13
 MAX_EXTENDED_RANKS = 1000  # cfrlab's kuhn-N extension (e.g. the tutorial's 100-card Kuhn)
+SHOWN_CHARS = 80  # characters of an offending input line quoted in an error message
+# readGame reads numbers with sscanf("%d"): ASCII digits after an optional sign, between ASCII
+# blanks; int() would also take "1_0" (the server reads 1) and other scripts' digits
+_ACPC_INT = re.compile(r"[+-]?[0-9]+")
+_ACPC_BLANKS = re.compile(r"[ \t\n\r\v\f=]+")
+
+
+def shown_input(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` quoted for an error message: control characters escaped (repr), at most
+    ``limit`` characters of it, then "..." (a bad 20 MB line is not echoed whole)."""
+    return repr(text if len(text) <= limit else text[:limit]) + ("..." if len(text) > limit else "")
 
 
 class BettingType(str, enum.Enum):
@@ -48,6 +61,8 @@ class GameDef:
     def __post_init__(self) -> None:
         if not self.stack:
             object.__setattr__(self, "stack", (INT32_MAX,) * self.num_players)
+        if not self.name.isprintable():  # a name from a file header reaches terminals and logs
+            object.__setattr__(self, "name", printable(self.name))
         validate(self)
 
     # -- derived facts -------------------------------------------------------------------
@@ -190,11 +205,11 @@ def parse_game(text: str, name: str = "") -> GameDef:
             continue
         for kw, attr in _KEYWORDS:
             if low.startswith(kw):
-                rest = line[len(kw):].replace("=", " ").split()
-                try:
-                    nums = tuple(int(x) for x in rest)
-                except ValueError:
-                    raise ParseError(f"line {lineno}: {kw} expects integers, got {line.strip()!r}") from None
+                rest = [x for x in _ACPC_BLANKS.split(line[len(kw):]) if x]
+                if not all(_ACPC_INT.fullmatch(x) for x in rest):
+                    raise ParseError(f"line {lineno}: {kw} expects integers (ASCII digits), "
+                                     f"got {shown_input(line.strip())}")
+                nums = tuple(int(x) for x in rest)
                 if not nums:
                     raise ParseError(f"line {lineno}: {kw} has no values")
                 vals[attr] = nums

@@ -23,8 +23,8 @@ from cfrlab.errors import CfrlabError, ParseError
 from cfrlab.games.gamedef import GameDef
 from cfrlab.games.state import UNKNOWN, State, _deck_of, deal_length, format_value
 
-_CARD_RE = re.compile(r"(?:[2-9TJQKA]|\[\d+\])[CDHS]", re.IGNORECASE)
-_UINT_RE = re.compile(r"\d+")
+_CARD_RE = re.compile(r"(?:[2-9TJQKA]|\[[0-9]+\])[CDHS]", re.IGNORECASE | re.ASCII)
+_UINT_RE = re.compile(r"[0-9]+")  # ACPC numbers are ASCII digits (\d and int() take any script)
 _MAX_SHOWN = 160  # characters of an offending line quoted in an error message
 
 Cards = list[int]

@@ -46,7 +46,7 @@ _DIGITS = frozenset("0123456789")
 _FOLD, _CALL, _RAISE = 0, 1, 2
 _DEALER_LETTERS = {"f": _FOLD, "F": _FOLD, "c": _CALL, "C": _CALL, "k": _CALL, "K": _CALL,
                    "r": _RAISE, "R": _RAISE, "b": _RAISE, "B": _RAISE}
-_DEALER_SIZE_RE = re.compile(r"\s*[+-]?\d{1,12}")  # like sscanf("%d")
+_DEALER_SIZE_RE = re.compile(r"[ \t\n\r\v\f]*[+-]?[0-9]{1,12}")  # like sscanf("%d"): ASCII only
 
 
 @lru_cache(maxsize=64)

@@ -42,6 +42,7 @@ class ClientResult:
     ignored_lines: int = 0         # lines from the dealer that were not valid match states
     warnings: list[str] = field(default_factory=list)
     error: str | None = None       # None when the match ended normally
+    lost: bool = False             # the error is a lost connection (the CLI exits 3, docs/cli.md)
     interrupted: bool = False      # Ctrl-C (SIGINT) ended the match
 
     @property
@@ -105,10 +106,12 @@ class ACPCClient:
                     if not self._hand_over or self._hand is None:
                         where = "before the first hand" if self._hand is None else f"during hand {self._hand}"
                         self.result.error = f"connection lost {where} (after {self.result.hands} finished hands)"
+                        self.result.lost = True
                     break
                 self._on_line(line, channel)
         except ConnectionClosed as e:  # a send failed
             self.result.error = f"connection lost while sending ({e}) during hand {self._hand}"
+            self.result.lost = True
         except KeyboardInterrupt:  # Ctrl-C: the transcript says so, the caller reports it
             self.result.interrupted = True
             self.result.error = f"interrupted after {self.result.hands} finished hands"

@@ -16,7 +16,7 @@ from cfrlab.games.state import format_value
 VERSION = "2.0.0"
 VERSION_LINE = f"VERSION:{VERSION}"
 MAX_LINE = 4095
-_VERSION_RE = re.compile(r"VERSION:(\d+)\.(\d+)\.(\d+)")
+_VERSION_RE = re.compile(r"VERSION:([0-9]+)\.([0-9]+)\.([0-9]+)")
 
 
 class ConnectionClosed(Exception):

@@ -36,7 +36,7 @@ from cfrlab.engine.core import Engine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import _cs_kernels as CS
 from cfrlab.solvers.pcs_holes import HolePairPCS
-from cfrlab.solvers.protocol import CFR_KIND, resolve_seed
+from cfrlab.solvers.protocol import CFR_KIND, check_resumed_tables, resolve_seed
 
 SAMPLING = {"full": K.FULL, "pcs": K.PCS, "cs": K.CS}
 MAX_UNIFORMS = 1 << 20
@@ -280,6 +280,9 @@ class CFRSolver:
             raise CfrlabError("checkpoint was made with other solver parameters")
         if self.params.predictive and ("pred" not in d or np.shape(d["pred"]) != shape):
             raise CfrlabError(f"checkpoint of a predictive solver needs its predicted regrets, shape {shape}")
+        check_resumed_tables(regret, avg, regret_floor=bool(self.params.regret_floor))
+        if self.params.predictive and not np.isfinite(d["pred"]).all():
+            raise CfrlabError("its predicted regrets hold NaN or infinite values")
         self.regret[...] = regret
         self.avg[...] = avg
         if self.params.predictive:

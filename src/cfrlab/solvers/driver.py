@@ -125,6 +125,8 @@ class StopRule:
             raise CfrlabError("say when to stop: --iterations N, --seconds S or --target EXPLOITABILITY")
         if self.iterations is not None and self.iterations < 1:
             raise CfrlabError("--iterations must be at least 1")
+        if self.seconds is not None and math.isinf(self.seconds):  # int(rate * inf) overflowed
+            raise CfrlabError("seconds must be finite (None: no time limit)")
         if self.seconds is not None and not self.seconds > 0:
             raise CfrlabError("--seconds must be positive")
         if self.target is not None and not self.target > 0:
@@ -220,6 +222,8 @@ class Checkpointer:
             solver.load_state_dict(state)
         except (KeyError, ValueError, TypeError, AttributeError, IndexError) as e:
             raise CfrlabError(one_line(f"{self.path}: checkpoint does not fit this solver ({e})")) from None
+        except CfrlabError as e:  # the solver's own checks (tables no run writes): name the file
+            raise CfrlabError(one_line(f"{self.path}: checkpoint refused: {e}")) from None
         if int(solver.iterations) != header["iterations"]:
             raise CfrlabError(f"{self.path}: corrupt checkpoint (iteration count disagrees)")
         run = RunState.from_json(header.get("run") or {})

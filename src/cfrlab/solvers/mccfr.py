@@ -25,7 +25,7 @@ from cfrlab.cards import deck
 from cfrlab.engine import exploitability, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import _mccfr_kernels as K
-from cfrlab.solvers.protocol import MCCFR_KIND, resolve_seed
+from cfrlab.solvers.protocol import MCCFR_KIND, check_resumed_tables, resolve_seed
 from cfrlab.tree.arrays import compile_tree
 
 ALGORITHMS = ("es", "os")
@@ -200,8 +200,12 @@ class MCCFRSolver:
             raise CfrlabError(
                 f"checkpoint tables have shape {regret.shape}, this game needs {self.regret.shape}"
             )
+        avg = np.asarray(d["avg"], np.float64)
+        if avg.shape != self.avg.shape:
+            raise CfrlabError(f"checkpoint tables have shape {avg.shape}, this game needs {self.avg.shape}")
+        check_resumed_tables(regret, avg)
         self.regret = regret.copy()
-        self.avg = np.asarray(d["avg"], np.float64).copy()
+        self.avg = avg.copy()
         self.rng = np.asarray(d["rng"], np.uint64).copy()
         self.iterations = int(d["iterations"])
         self.seed = int(d["seed"])

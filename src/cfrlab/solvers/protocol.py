@@ -44,6 +44,17 @@ class Solver(Protocol):
     def load_state_dict(self, d: dict[str, Any]) -> None: ...
 
 
+def check_resumed_tables(regret: np.ndarray, avg: np.ndarray, *, regret_floor: bool = False) -> None:
+    """Refuse (one line) tables no run could have written: regrets must be finite (CFR+
+    floors them at 0), average-strategy sums finite and >= 0 (weights are never negative)."""
+    if not np.isfinite(regret).all():
+        raise CfrlabError("its regrets hold NaN or infinite values")
+    if regret_floor and (regret < 0).any():
+        raise CfrlabError("its regrets go below 0, which a solver that floors them at 0 never writes")
+    if not np.isfinite(avg).all() or (avg < 0).any():
+        raise CfrlabError("its average-strategy sums hold NaN, infinite or negative values")
+
+
 def resolve_seed(seed: int | None) -> int:
     """``seed`` as an int in [0, 2**63); None draws a fresh one from the OS's entropy."""
     if seed is None:
