@@ -51,9 +51,17 @@ def header_line(strategy: Strategy, *, recorded: bool = True) -> str:
 
 
 def action_names(strategy: Strategy, node: int) -> list[str]:
-    """Words for the legal actions at a decision: check/bet when nothing is to call."""
-    legal = strategy.tree.legal[int(strategy.tree.decision[node])]
-    return [action_word(a, bool(legal[0])) for a in range(3) if legal[a]]
+    """Words for the legal actions at a decision: check/bet when nothing is to call; a no-limit
+    raise with its raise-to total ("bet 4", "raise 6")."""
+    tree = strategy.tree
+    legal = tree.legal[int(tree.decision[node])]
+    words = []
+    for a in np.flatnonzero(legal):
+        word = action_word(min(int(a), 2), bool(legal[0]))
+        if a >= 2 and not tree.game.is_limit:
+            word += f" {int(tree.raise_to[tree.child_by_action(node, int(a))])}"
+        words.append(word)
+    return words
 
 
 def node_title(strategy: Strategy, node: int) -> str:
@@ -63,12 +71,20 @@ def node_title(strategy: Strategy, node: int) -> str:
     return f"{who} opens" if b == "" else f"{who} after {b}"
 
 
+OPENING_COLUMNS = 10
+
+
 def opening_nodes(strategy: Strategy) -> list[int]:
-    """The root and the decisions right after it: the first moves of a hand."""
+    """The root and the decisions right after it: the first moves of a hand (as many as fit
+    in OPENING_COLUMNS action columns: a no-limit root has a child per amount)."""
     tree = strategy.tree
     nodes = [0]
+    columns = int(tree.num_children[0])
     for c in tree.children(0):
         if int(tree.kind[c]) == DECISION:
+            columns += int(tree.num_children[c])
+            if columns > OPENING_COLUMNS:
+                break
             nodes.append(int(c))
     return nodes
 

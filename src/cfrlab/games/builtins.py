@@ -52,6 +52,37 @@ numBoardCards = 0 1
 END GAMEDEF
 """
 
+# no-limit Kuhn and Leduc with stacks small enough for every amount to be an action (the full
+# no-limit tree: Kuhn 4 chips, 21 decisions; Leduc 7 chips, 592 decisions, as OpenSpiel's
+# universal_poker with bettingAbstraction=fullgame)
+KUHN_NOLIMIT = """GAMEDEF
+nolimit
+numPlayers = 2
+numRounds = 1
+stack = 4 4
+blind = 1 1
+firstPlayer = 1
+numSuits = 1
+numRanks = 3
+numHoleCards = 1
+numBoardCards = 0
+END GAMEDEF
+"""
+
+LEDUC_NOLIMIT = """GAMEDEF
+nolimit
+numPlayers = 2
+numRounds = 2
+stack = 7 7
+blind = 1 1
+firstPlayer = 1 1
+numSuits = 2
+numRanks = 3
+numHoleCards = 1
+numBoardCards = 0 1
+END GAMEDEF
+"""
+
 KUHN_3P = """GAMEDEF
 limit
 numPlayers = 3
@@ -109,6 +140,8 @@ BUILTIN_TEXTS = {
     "leduc": LEDUC,
     "holdem-limit": HOLDEM_LIMIT,
     "holdem-nolimit": HOLDEM_NOLIMIT,
+    "kuhn-nolimit": KUHN_NOLIMIT,
+    "leduc-nolimit": LEDUC_NOLIMIT,
     "kuhn-3p": KUHN_3P,
     "leduc-3p": LEDUC_3P,
 }
@@ -119,6 +152,8 @@ BUILTIN_HELP = {
     "leduc": "Leduc hold'em: 6 cards, 2 rounds, bets 2 and 4, one board card",
     "holdem-limit": "heads-up limit Texas hold'em (ACPC, reverse blinds)",
     "holdem-nolimit": "heads-up no-limit Texas hold'em (ACPC, 200 big blinds)",
+    "kuhn-nolimit": "no-limit Kuhn poker: 3 cards, antes 1, stacks 4 (bets of any size, solved in full)",
+    "leduc-nolimit": "no-limit Leduc hold'em: 6 cards, 2 rounds, antes 1, stacks 7 (solved in full)",
     "kuhn-3p": "3-player Kuhn poker (ACPC)",
     "leduc-3p": "3-player Leduc hold'em as OpenSpiel's leduc_poker(players=3): 8 cards (J Q K A, 2 suits), "
                 "antes 1, bets 2 and 4, at most 2 raises a round",
