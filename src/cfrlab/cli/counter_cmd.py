@@ -201,7 +201,7 @@ def register(app: typer.Typer) -> None:
         s = Strategy.from_policy(g, policy, tree=tree, model=model, algorithm=f"{algorithm}+perturbed",
                                  params={"bonus": bonus, "penalty": penalty}, iterations=iterations,
                                  exploitability=exploitability(tree, model, policy))
-        s.header["game_value"] = s.game_value()
+        s.header["game_value"] = s.game_value("chips/g")
         expl = s.header["exploitability"]
         print(f"winner's bonus {bonus:g}, loser's penalty {penalty:g} after {iterations:,} iterations of "
               f"{algorithm}: exploitability in the real game {format_unit(g, expl)}")

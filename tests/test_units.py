@@ -1,0 +1,101 @@
+"""One unit rule for every game (``cfrlab.games.units``): figures per game in mbb/g when the
+blinds differ, chips/g when every player posts the same; every result names its unit, and a
+target can say its own.
+
+The reported bug: in a custom game with blinds 1 2, ``solve(target=1e-5)`` meant as chips ran
+450,000 iterations (the target was read as mbb/g), and the game value printed as "+57.4"
+with no unit, while ``Strategy.exploitability()`` and match results were in chips."""
+
+from __future__ import annotations
+
+import pytest
+
+import cfrlab
+from cfrlab.errors import CfrlabError
+from cfrlab.games.units import CHIPS, MBB, parse_amount, unit_of
+
+BLINDS = """GAMEDEF
+limit
+numPlayers = 2
+numRounds = 1
+blind = 1 2
+raiseSize = 2
+firstPlayer = 1
+maxRaises = 2
+numSuits = 1
+numRanks = 4
+numHoleCards = 1
+numBoardCards = 0
+END GAMEDEF
+"""
+ANTES = BLINDS.replace("blind = 1 2", "blind = 5 5").replace("raiseSize = 2", "raiseSize = 10")
+
+
+def test_a_target_in_chips_in_a_blind_game_stops_at_chips():
+    g = cfrlab.load_game(BLINDS)
+    r = cfrlab.solve(g, "cfr+", target="1e-3 chips/g", iterations=100_000)
+    assert r.stopped_by == "target" and r.iterations < 100_000
+    assert r.unit == MBB and r.exploitability_chips <= 1e-3
+    assert r.exploitability == pytest.approx(r.exploitability_chips * 500, rel=1e-12)  # big blind 2
+    assert r.game_value == pytest.approx(r.game_value_chips * 500, rel=1e-12)
+    # the strategy, the best response and the curve say the same in the same unit
+    assert r.strategy.unit == MBB
+    assert r.strategy.exploitability() == pytest.approx(r.exploitability, rel=1e-9)
+    assert r.strategy.exploitability(CHIPS) == pytest.approx(r.exploitability_chips, rel=1e-9)
+    assert r.strategy.game_value() == pytest.approx(r.game_value, rel=1e-9)
+    assert cfrlab.exploit(r.strategy).exploitability == pytest.approx(r.exploitability, rel=1e-9)
+    assert r.curve[-1][2] == r.exploitability
+    # the text says the unit, and is short
+    text = repr(r)
+    assert f"{r.game_value:+.6g} mbb/g" in text and "exploitability" in text and len(text) < 300
+
+
+def test_a_bare_target_is_in_the_games_unit():
+    r = cfrlab.solve(BLINDS, "cfr+", target=5, iterations=100_000)  # 5 mbb/g = 0.01 chips
+    assert r.stopped_by == "target" and r.exploitability <= 5 and r.unit == "mbb/g"
+    assert r.exploitability_chips <= 0.01
+    same = cfrlab.solve(BLINDS, "cfr+", target="5 mbb/g", iterations=100_000)
+    assert same.iterations == r.iterations
+
+
+def test_an_ante_game_reports_chips_per_game():
+    g = cfrlab.load_game(ANTES)
+    assert unit_of(g) == CHIPS and unit_of(cfrlab.load_game("leduc")) == "chips/g"
+    r = cfrlab.solve(g, "cfr+", target=0.05, iterations=100_000)
+    assert r.unit == "chips/g" and r.exploitability <= 0.05
+    assert r.exploitability == r.exploitability_chips
+    assert r.strategy.exploitability() == pytest.approx(r.exploitability, rel=1e-9)
+    assert "chips/g" in repr(r)
+    # mbb/g is measured against the largest blind (the ante here): 1000 / 5
+    assert r.strategy.exploitability("mbb/g") == pytest.approx(200 * r.exploitability, rel=1e-9)
+    assert parse_amount(g, "20 mbb/g") == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("target, words", [
+    ("5 bananas", ["unknown unit", "bananas"]),
+    ("mbb/g", ["target", "5 mbb/g"]),
+    (-1, ["target must be positive"]),
+    ("0 chips/g", ["target must be positive"]),
+    (float("inf"), ["target must be positive"]),
+    ("1e999 mbb/g", ["target must be positive"]),
+    (True, ["target"]),
+    ([1], ["target"]),
+])
+def test_bad_targets_are_refused_naming_the_parameter(target, words):
+    with pytest.raises(CfrlabError) as e:
+        cfrlab.solve(BLINDS, "cfr+", target=target)
+    msg = str(e.value)
+    assert all(w in msg for w in words) and "--" not in msg, msg
+
+
+def test_the_stop_rule_names_parameters_not_flags():
+    from cfrlab.solvers.driver import StopRule
+
+    for kw, word in ((dict(iterations=0), "iterations"), (dict(seconds=-1.0), "seconds"),
+                     (dict(target=0.0), "target")):
+        with pytest.raises(CfrlabError, match=f"^{word} must") as e:
+            StopRule(**kw)
+        assert "--" not in str(e.value)
+    with pytest.raises(CfrlabError) as e:
+        StopRule()
+    assert "--" not in str(e.value) and "iterations=N" in str(e.value)
