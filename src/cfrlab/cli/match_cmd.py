@@ -134,7 +134,7 @@ def _print_match(summary: dict, console: Console) -> None:
     av = summary.get("aivat")
     if av is not None:
         console.print(f"AIVAT: {_fmt(_scaled(av['mean_chips'], f), _scaled(av['ci95_chips'], f), unit)} "
-                      f"(variance / {av['variance_ratio']:.2f} against money)")
+                      f"(variance / {av['variance_ratio_text']} against money)")
 
 
 def register(app: typer.Typer) -> None:

@@ -50,7 +50,7 @@ from cfrlab.evaluate.divat import THRESHOLDS, _Reader, _tables_for, _with_equiti
 from cfrlab.evaluate.stats import Estimate, estimate
 from cfrlab.games import GameDef, load_game
 
-__all__ = ["AivatResult", "MatchScorer", "aivat_deals", "aivat_log"]
+__all__ = ["AivatResult", "MatchScorer", "aivat_deals", "aivat_log", "ratio_text", "variance_ratio"]
 
 
 @dataclass
@@ -73,13 +73,37 @@ class AivatResult:
                 "aivat": estimate(self.aivat)}
 
     def variance_ratios(self) -> dict[str, float]:
-        """Money's variance over each estimator's (how many times fewer hands it needs)."""
-        vm = float(np.var(self.money))
-        out = {}
-        for name, x in (("aivat_chance", self.chance), ("aivat", self.aivat)):
-            v = float(np.var(x))
-            out[name] = vm / v if v > 0 else float("inf")
-        return out
+        """Money's variance over each estimator's (how many times fewer hands it needs);
+        ``inf`` where the estimator's variance is zero (``variance_ratio``)."""
+        return {name: variance_ratio(self.money, x) for name, x in (("aivat_chance", self.chance),
+                                                                     ("aivat", self.aivat))}
+
+
+ZERO_SPREAD = 1e-9  # a spread this small against the values' size is rounding, not variance
+
+
+def variance_ratio(money, estimator) -> float:
+    """var(money) / var(estimator); ``inf`` when the estimator's values are all the same up to
+    rounding (both strategies known: every hand scores its exact expected value; an
+    unrounded ratio would be 1e31-sized noise), NaN when money does not vary either."""
+    m = np.asarray(money, dtype=np.float64)
+    x = np.asarray(estimator, dtype=np.float64)
+    if m.size < 2 or x.size < 2:
+        return float("nan")
+    scale = max(1.0, float(np.abs(m).max()), float(np.abs(x).max()))
+    vm, v = float(np.var(m)), float(np.var(x))
+    if np.sqrt(vm) <= ZERO_SPREAD * scale:
+        return float("nan") if np.sqrt(v) <= ZERO_SPREAD * scale else 0.0
+    return float("inf") if np.sqrt(v) <= ZERO_SPREAD * scale else vm / v
+
+
+def ratio_text(ratio: float | None) -> str:
+    """A variance ratio for people: ``"12.34"``, or what an infinite / undefined one means."""
+    if ratio is None or np.isnan(ratio):
+        return "n/a (money does not vary)"
+    if np.isinf(ratio):
+        return "inf (AIVAT's variance is zero: every hand scores its expected value)"
+    return f"{ratio:.2f}"
 
 
 def _fast(agent, tree, role: str):
