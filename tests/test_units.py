@@ -99,3 +99,50 @@ def test_the_stop_rule_names_parameters_not_flags():
     with pytest.raises(CfrlabError) as e:
         StopRule()
     assert "--" not in str(e.value) and "iterations=N" in str(e.value)
+
+
+def test_match_results_carry_the_games_unit():
+    r = cfrlab.play_match(BLINDS, "always-raise", "always-call", 2000, seed=1, duplicate=True, exact=True)
+    chips = r.overall("chips/g")
+    assert r.unit == "mbb/g" and r.overall().unit == "mbb/g" and chips.unit == "chips/g"
+    assert r.overall().mean == pytest.approx(chips.mean * 500) and r.overall().ci95 == pytest.approx(chips.ci95 * 500)
+    assert r.exact == pytest.approx(r.exact_chips * 500)
+    assert [e.unit for e in r.per_position()] == ["mbb/g", "mbb/g"]
+    s = r.summary()
+    assert s["unit"] == "mbb/g" and s["mean"] == pytest.approx(r.overall().mean)
+    text = repr(r)
+    assert "mbb/g" in text and "always-raise" in text and len(text) < 300
+    assert str(r.overall()).endswith("mbb/g (2,000 samples)")
+    kuhn = cfrlab.play_match("kuhn", "always-raise", "always-call", 100, seed=1)
+    assert kuhn.unit == "chips/g" and kuhn.overall().unit == "chips/g" and "chips/g" in repr(kuhn)
+
+
+def test_counter_strategies_carry_the_games_unit():
+    from cfrlab.counter import fbr, rnr
+
+    uniform = cfrlab.Strategy.uniform(BLINDS)
+    c = fbr(uniform)
+    br = cfrlab.exploit(uniform)
+    assert c.unit == "mbb/g" and c.exploitation == pytest.approx(sum(br.values) / 2, abs=1e-9)
+    assert c.exploitation == pytest.approx(c.exploitation_chips * 500)
+    assert c.exploitability == pytest.approx(c.strategy.exploitability(), abs=1e-9)
+    assert "mbb/g" in repr(c) and len(repr(c)) < 200
+    # a target gap in the game's unit, or naming its own: the same stop
+    a = rnr(uniform, 0.5, iterations=3000, target=5)
+    b = rnr(uniform, 0.5, iterations=3000, target="0.01 chips/g")
+    assert a.iterations == b.iterations < 3000 and a.gap <= 5 and a.gap == pytest.approx(a.gap_chips * 500)
+
+
+def test_a_zero_aivat_variance_is_reported_as_infinite_not_as_rounding_noise():
+    from cfrlab.agents import play_match
+    from cfrlab.evaluate.aivat import ratio_text, variance_ratio
+
+    # both strategies known, duplicate: every pair scores the exact expected value (up to
+    # rounding: the variance was 1e-31 and the ratio printed as 4.4e31)
+    r = play_match("leduc", "value", "random", 2000, seed=1, aivat=True, duplicate=True)
+    av = r.summary()["aivat"]
+    assert av["variance_ratio"] is None and av["variance_ratio_text"].startswith("inf (AIVAT's variance is zero")
+    assert variance_ratio([1.0, -1.0, 2.0], [0.5, 0.5 + 1e-16, 0.5]) == float("inf")
+    assert variance_ratio([1.0, -1.0], [1.0, -1.0]) == 1.0
+    assert ratio_text(variance_ratio([2.0, 2.0], [2.0, 2.0])).startswith("n/a")
+    assert ratio_text(12.345) == "12.35"
