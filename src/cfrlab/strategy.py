@@ -200,7 +200,7 @@ class Strategy:
             if self.header.get("model_kind", LOSSLESS) != LOSSLESS:
                 raise CfrlabError(
                     f"this strategy was solved in abstraction {self.header.get('abstraction_file') or '?'} "
-                    f"(hash {_short(self.header.get('model_hash'))}); pass it with --abstraction FILE")
+                    f"(hash {_short(self.header.get('model_hash'))}); give that abstraction file to read it")
             self._model = model_for_game(self.game)
         return self._model
 

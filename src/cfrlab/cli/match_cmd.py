@@ -184,6 +184,9 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError("--hands must be at least 1")
         if workers < 1:
             raise CfrlabError(f"--workers must be at least 1, got {workers}")
+        for flag, given in (("--log", log), ("--aivat", aivat)):
+            if given and (workers > 1 or ray is not None):
+                raise CfrlabError(f"{flag} plays in one process: leave out --workers/--ray")
         if seed is not None and seed < 0:
             raise CfrlabError("--seed must be a non-negative integer")
         games = hands * (2 if duplicate else 1)
