@@ -200,7 +200,7 @@ def test_strategy_show(capsys, leduc_file):
     probs = Strategy.load(leduc_file).action_probs("Ks/Kh", "rc/r")
     assert f"fold {probs['f']:.4f}, call {probs['c']:.4f}, raise {probs['r']:.4f}" in out
     code, out, _ = run(capsys, "strategy", "show", str(leduc_file), "--betting", "rc/", "--rows", "4")
-    assert code == 0 and "4 of 30 private states shown" in out and "Qs|Qh" in out
+    assert code == 0 and "4 of 30 private states shown" in out and "Qs/Qh" in out
 
 
 def test_openspiel_export_import_round_trip(capsys, leduc_file, tmp_path):

@@ -17,8 +17,9 @@ Readable situations (``Strategy.action_probs``) use the ACPC match-state notatio
 * ``cards`` is the ACPC ``<cards>`` field as the acting player sees it: hole cards by position
   separated by ``|``, then ``/`` and each round's board cards: ``"Ks|/Kh"`` (position 0 holds Ks,
   board Kh), ``"|Qs/Kh"`` (position 1 holds Qs). Without ``|`` the hole cards are the acting
-  player's: Kuhn ``"Ks"``, Leduc ``"Ks/Kh"``. After round 0 the labels that ``strategy show``
-  prints (``describe_state``: ``"Ks|Kh"``, hole then board) are accepted too.
+  player's: Kuhn ``"Ks"``, Leduc ``"Ks/Kh"``, hold'em ``"AsKd/2c3d4h/5s"``. That last form is
+  canonical: ``infosets()``, ``node_table`` and ``strategy show`` print it. After round 0 the
+  older ``"Ks|Kh"`` (hole ``|`` board) is accepted too.
 """
 
 from __future__ import annotations
@@ -354,7 +355,7 @@ class Strategy:
     def infosets(self) -> Iterator[InfoSet]:
         """Every information set, decision by decision in tree order and private state by
         private state: who acts (``player`` = position), the round, the ACPC betting, the
-        acting player's cards (``"Ks"``, ``"Ks|Kh"`` hole then board; a bucket label in an
+        acting player's cards (``"Ks"``, ``"Ks/Kh"`` hole then board; a bucket label in an
         abstraction) and the distribution over the legal actions as ACPC letters.
 
             >>> s = Strategy.uniform("kuhn")
@@ -540,7 +541,7 @@ def _name(a: int, legal: np.ndarray | None) -> str:
 
 
 def _row_place(r: int, tree, model, row_offset) -> str:
-    """`` (betting 'rc', state 3: Ks|Kh)`` for row ``r``, or "" without a layout."""
+    """`` (betting 'rc', state 3: Ks/Kh)`` for row ``r``, or "" without a layout."""
     if tree is None or row_offset is None:
         return ""
     d = int(np.searchsorted(np.asarray(row_offset), r, side="right")) - 1
