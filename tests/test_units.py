@@ -146,3 +146,17 @@ def test_a_zero_aivat_variance_is_reported_as_infinite_not_as_rounding_noise():
     assert variance_ratio([1.0, -1.0], [1.0, -1.0]) == 1.0
     assert ratio_text(variance_ratio([2.0, 2.0], [2.0, 2.0])).startswith("n/a")
     assert ratio_text(12.345) == "12.35"
+
+
+def test_aivat_of_a_log_reports_in_the_games_unit(tmp_path):
+    from cfrlab.agents import make_agent
+    from cfrlab.evaluate.aivat import aivat_log
+
+    g = cfrlab.load_game(BLINDS)
+    log = tmp_path / "m.log"
+    r = cfrlab.play_match(g, "value", "random", 500, seed=2, log=log)
+    d = aivat_log(log, r.names[0], strategy=make_agent("value", g), opponent=make_agent("random", g), game=g)
+    money = d.estimates()["money"]
+    assert d.unit == money.unit == "mbb/g" and money.mean == pytest.approx(r.overall().mean)
+    assert d.estimates("chips/g")["money"].mean == pytest.approx(r.overall("chips/g").mean)
+    assert "mbb/g" in repr(d) and len(repr(d)) < 200

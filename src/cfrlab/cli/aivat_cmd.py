@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         unit = rate_unit(g)
         ratios = res.variance_ratios()
         summary = {"player": player, "game": g.name, "hands": res.hands, "unit": unit, "estimators": {}}
-        for name, e in res.estimates().items():
+        for name, e in res.estimates("chips/g").items():
             summary["estimators"][name] = {
                 "mean": to_unit(g, e.mean), "ci95": to_unit(g, e.ci95), "std": to_unit(g, e.std),
                 "variance_ratio": 1.0 if name == "money" else ratios[name]}

@@ -49,14 +49,16 @@ from cfrlab.evaluate import _match_kernels as _mk
 from cfrlab.evaluate.divat import THRESHOLDS, _Reader, _tables_for, _with_equities, game_of_log
 from cfrlab.evaluate.stats import Estimate, estimate
 from cfrlab.games import GameDef, load_game
+from cfrlab.games.units import factor, normalize_unit, unit_of
 
 __all__ = ["AivatResult", "MatchScorer", "aivat_deals", "aivat_log", "ratio_text", "variance_ratio"]
 
 
-@dataclass
+@dataclass(repr=False)
 class AivatResult:
     """Per-hand values of one player (chips), in order: money, money with only the chance
-    terms subtracted, and AIVAT (chance and known-action terms)."""
+    terms subtracted, and AIVAT (chance and known-action terms). ``estimates(unit)`` gives
+    their means per game in the game's unit (``cfrlab.games.units``) unless told another."""
 
     game: GameDef
     player: str
@@ -68,9 +70,21 @@ class AivatResult:
     def hands(self) -> int:
         return int(self.money.size)
 
-    def estimates(self) -> dict[str, Estimate]:
-        return {"money": estimate(self.money), "aivat_chance": estimate(self.chance),
-                "aivat": estimate(self.aivat)}
+    @property
+    def unit(self) -> str:
+        return unit_of(self.game)
+
+    def estimates(self, unit: str | None = None) -> dict[str, Estimate]:
+        """Each estimator's mean per game with its 95% CI, in ``unit`` (default: the game's)."""
+        unit = normalize_unit(unit or self.unit)
+        f = factor(self.game, unit)
+        return {name: estimate(x).in_unit(f, unit) for name, x in
+                (("money", self.money), ("aivat_chance", self.chance), ("aivat", self.aivat))}
+
+    def __repr__(self) -> str:
+        e = self.estimates()
+        return (f"<AivatResult {self.player!r}, {self.hands:,} hands: money {e['money'].mean:+.4f} "
+                f"+- {e['money'].ci95:.4f}, AIVAT {e['aivat'].mean:+.4f} +- {e['aivat'].ci95:.4f} {self.unit}>")
 
     def variance_ratios(self) -> dict[str, float]:
         """Money's variance over each estimator's (how many times fewer hands it needs);
