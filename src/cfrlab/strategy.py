@@ -213,6 +213,7 @@ class Strategy:
 
     @property
     def algorithm(self) -> str:
+        """The header's algorithm ("unknown" when it names none)."""
         return str(self.header.get("algorithm") or "unknown")
 
     @property

@@ -45,18 +45,22 @@ class Counter:
 
     @property
     def unit(self) -> str:
+        """The game's unit: "mbb/g" in a blind game, "chips/g" in an ante game."""
         return unit_of(self.strategy.game)
 
     @property
     def exploitation(self) -> float:
+        """What the counter-strategy wins against the model, per game in ``unit``."""
         return to_unit(self.strategy.game, self.exploitation_chips)
 
     @property
     def exploitability(self) -> float:
+        """What a best response wins against the counter-strategy, per game in ``unit``."""
         return to_unit(self.strategy.game, self.exploitability_chips)
 
     @property
     def gap(self) -> float | None:
+        """The distance to the restricted game's equilibrium in ``unit`` (None: not measured)."""
         return None if self.gap_chips is None else to_unit(self.strategy.game, self.gap_chips)
 
     def __repr__(self) -> str:
