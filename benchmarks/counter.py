@@ -63,7 +63,7 @@ def main() -> None:
         out["model_hands_per_second"] = args.hands / out["model_seconds"]
     print(f"model from {args.hands:,} hands: {out['model_seconds']:.1f} s "
           f"({out['model_hands_per_second']:,.0f} hands/s)", flush=True)
-    fixed = opponent.policy if args.method == "rnr" else model.policy()
+    fixed = opponent.policy if args.method == "rnr" else model.policy
     kw = {"p": args.p} if args.method == "rnr" else {"conf": confidence(model.observations, args.p)}
     solver = RestrictedSolver(base.tree, base.model, fixed, **kw)
     t = time.perf_counter()

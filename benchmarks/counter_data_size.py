@@ -31,7 +31,7 @@ for n in sizes:
     m = build_model([log], base.game, "target", abstraction=base.model, max_hands=n)
     for name, respond in (("rnr", rnr), ("dbr", dbr)):
         t = time.time(); cs = respond(m, 0.5, iterations=150)
-        est = cfrlab.play_match(base.game, cs.strategy, opp, 200_000, seed=5, duplicate=True).overall()
+        est = cfrlab.play_match(base.game, cs.strategy, opp, 200_000, seed=5, duplicate=True).overall("chips/g")
         print(json.dumps({"hands": n, "method": name, "vs_opponent": [est.mean * 100, est.ci95 * 100],
-                          "model_exploitation": cs.exploitation * 100, "exploitability": cs.exploitability * 100,
+                          "model_exploitation": cs.exploitation_chips * 100, "exploitability": cs.exploitability_chips * 100,
                           "seconds": time.time() - t}), flush=True)

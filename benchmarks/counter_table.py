@@ -107,7 +107,7 @@ def main() -> None:
     for rn, s in rows.items():
         line = {"exploitability_mbb": cfrlab.exploit(s).exploitability}
         for on, o in opponents.items():
-            est = cfrlab.play_match(base.game, s, o, args.match, seed=5, duplicate=True).overall()
+            est = cfrlab.play_match(base.game, s, o, args.match, seed=5, duplicate=True).overall("chips/g")
             line[on] = [est.mean * mbb, est.ci95 * mbb]
         table[rn] = line
         cells = "  ".join(f"{on} {line[on][0]:+8.1f} +- {line[on][1]:4.1f}" for on in opponents)

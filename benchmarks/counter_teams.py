@@ -76,7 +76,7 @@ def main() -> None:
                     log = Path(d) / "m.log"
                     r = cfrlab.play_match(g, agent, opps[on], args.hands, seed=1000 + k, duplicate=True,
                                           log=log, names=("agent", "opponent"))
-                    money.append(r.overall().mean * mbb)
+                    money.append(r.overall("chips/g").mean * mbb)
                     divat.append(float(divat_log(log, "agent", g).divat.mean()) * mbb)
                     if isinstance(agent, TeamAgent):
                         plays += np.asarray(agent.plays)

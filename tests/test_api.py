@@ -13,7 +13,7 @@ from cfrlab.known_values import KUHN_GAME_VALUE, LEDUC_GAME_VALUE
 
 def test_solve_kuhn_reaches_the_game_value():
     r = cfrlab.solve("kuhn", "cfr+", iterations=2000)
-    assert r.unit == "chips" and r.iterations == 2000 and r.stopped_by == "iterations"
+    assert r.unit == "chips/g" and r.iterations == 2000 and r.stopped_by == "iterations"
     assert abs(r.game_value - KUHN_GAME_VALUE) < 1e-3
     assert r.exploitability < 1e-3
     assert r.curve[-1][0] == 2000 and r.curve[-1][2] == pytest.approx(r.exploitability)

@@ -66,7 +66,7 @@ def test_solve_kuhn_json(capsys):
     for key in ("game", "algorithm", "iterations", "seconds", "exploitability", "unit", "game_value"):
         assert key in d
     assert d["game"] == "kuhn" and d["algorithm"] == "cfr+" and d["iterations"] == 1500
-    assert d["unit"] == "chips" and d["stopped_by"] == "iterations"
+    assert d["unit"] == "chips/g" and d["stopped_by"] == "iterations"
     assert d["exploitability"] < 1e-3
     assert d["game_value"] == pytest.approx(known_values.KUHN_GAME_VALUE, abs=1e-3)
     assert d["infosets"] == 12 and d["private_states"] == [3]
@@ -189,7 +189,7 @@ def test_exploit_json_matches_the_saved_figure(capsys, leduc_file):
     assert d["exploitability"] == pytest.approx(s.header["exploitability"], abs=1e-15)
     assert d["exploitability"] == pytest.approx(sum(d["best_response_values"]) / 2, abs=1e-15)
     assert d["game_value"] == pytest.approx(s.header["game_value"], abs=1e-15)
-    assert d["unit"] == "chips" and d["iterations"] == 300
+    assert d["unit"] == "chips/g" and d["iterations"] == 300
 
 
 def test_strategy_show(capsys, leduc_file):
@@ -200,7 +200,7 @@ def test_strategy_show(capsys, leduc_file):
     probs = Strategy.load(leduc_file).action_probs("Ks/Kh", "rc/r")
     assert f"fold {probs['f']:.4f}, call {probs['c']:.4f}, raise {probs['r']:.4f}" in out
     code, out, _ = run(capsys, "strategy", "show", str(leduc_file), "--betting", "rc/", "--rows", "4")
-    assert code == 0 and "4 of 30 private states shown" in out and "Qs|Qh" in out
+    assert code == 0 and "4 of 30 private states shown" in out and "Qs/Qh" in out
 
 
 def test_openspiel_export_import_round_trip(capsys, leduc_file, tmp_path):
@@ -313,7 +313,7 @@ def test_progress_view_renders_ticks():
     task = view.progress.tasks[0]
     assert task.completed == pytest.approx(400)
     assert task.fields["it"] == "120 it" and task.fields["speed"] == "12,000 it/s"
-    assert task.fields["expl"] == "expl 0.0042 chips @ 120"
+    assert task.fields["expl"] == "expl 0.0042 chips/g @ 120"
 
 
 # -- issue 27 ---------------------------------------------------------------------------------

@@ -42,13 +42,13 @@ def test_a_model_converges_to_the_strategy_that_played(leduc_log):
     for m in (small, large):
         n = m.observations
         seen = n > 0
-        pol, p = m.policy()[seen], target.policy[seen]
+        pol, p = m.policy[seen], target.policy[seen]
         bound = 5.0 * np.sqrt(p * (1 - p) / n[seen, None]) + 1e-9  # 5 sigma, binomial
         assert (np.abs(pol - p) <= bound).all()
         errors.append(float(np.mean(np.abs(pol - p)[n[seen] > 0])))
     assert errors[1] < 0.5 * errors[0]  # ten times the hands, about a third of the error
     unseen = large.observations == 0
-    assert np.array_equal(large.policy()[unseen][:, 1], np.ones(unseen.sum()))  # default: call
+    assert np.array_equal(large.policy[unseen][:, 1], np.ones(unseen.sum()))  # default: call
 
 
 def test_model_files_round_trip_and_refuse_other_games(leduc_log, tmp_path):

@@ -328,7 +328,7 @@ def test_cli_strategy_file(capsys, tmp_path):
                                  "1", "--json"])
     assert code == 0
     d = json.loads(out.strip().splitlines()[-1])
-    assert d["unit"] == "chips" and d["call_rounds"] == 1 and d["hands"] == 200
+    assert d["unit"] == "chips/g" and d["call_rounds"] == 1 and d["hands"] == 200
 
 
 @pytest.mark.parametrize("args,msg", [

@@ -118,10 +118,10 @@ def test_leduc_states():
     assert model.num_states == (6, 30)
     assert model.describe_state(0, 0) == "Qh"
     texts = [model.describe_state(1, s) for s in range(30)]
-    assert len(set(texts)) == 30 and "Ks|Qh" in texts
+    assert len(set(texts)) == 30 and "Ks/Qh" in texts
     s = model.deal_states([51, 42, 46])  # As | Qh, board Kh
-    assert model.describe_state(1, s[0, 1]) == "As|Kh"
-    assert model.describe_state(1, s[1, 1]) == "Qh|Kh"
+    assert model.describe_state(1, s[0, 1]) == "As/Kh"
+    assert model.describe_state(1, s[1, 1]) == "Qh/Kh"
     assert len(model.hash) == 64
     assert model.hash != LosslessModel(load_game("kuhn")).hash
 

@@ -112,7 +112,7 @@ def test_a_solved_cfr_strategy_beats_the_bots_significantly():
     solver = make_solver(s.tree, s.model, "cfr+")
     solver.iterate(40)
     strat = Strategy.from_policy(s.game, solver.average_policy(), tree=s.tree, model=s.model)
-    assert strat.exploitability() < 0.5  # chips: 50 mbb/g, far below every margin below
+    assert strat.exploitability("chips/g") < 0.5  # 50 mbb/g, far below every margin below
     a = StrategyAgent(strat)
     for bot in ["always-call", "always-raise", "random", "probe", "value"]:
         ev, _ = exact_value(FLOP_HOLDEM, a, make_agent(bot, FLOP_HOLDEM))
@@ -220,7 +220,9 @@ def test_no_limit_matches_use_the_python_engine(tmp_path):
 def test_duplicate_ci_is_over_pair_means():
     res = play_match("holdem-limit", "value", "probe", 3000, seed=6, duplicate=True)
     pairs = res.values.astype(np.float64).mean(axis=0)
-    est = res.overall()
+    est = res.overall("chips/g")
+    assert res.unit == "mbb/g" and res.overall().unit == "mbb/g"
+    assert res.overall().mean == pytest.approx(est.mean * 100) and res.overall().ci95 == pytest.approx(est.ci95 * 100)
     assert est.n == 3000
     assert est.mean == pytest.approx(pairs.mean())
     assert est.ci95 == pytest.approx(1.959963984540054 * pairs.std(ddof=1) / np.sqrt(3000))

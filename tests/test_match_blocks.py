@@ -41,8 +41,8 @@ def test_two_workers_play_the_same_hands_as_one_process(tmp_path):
 
 
 @pytest.mark.parametrize("options,message", [
-    ({"log": "x.log"}, "--log plays in one process"),
-    ({"aivat": True}, "--aivat plays in one process"),
+    ({"log": "x.log"}, "^log plays in one process: leave out workers and ray"),
+    ({"aivat": True}, "^aivat plays in one process"),
     ({"engine": "python"}, "fast engine, not the python one"),
 ])
 def test_what_cannot_be_split_is_refused(options, message):

@@ -167,7 +167,7 @@ def test_abstract_build_refuses_before_building(tmp_path):
 
     g = load_game("holdem-limit")
     t0 = time.perf_counter()
-    with pytest.raises(CfrlabError, match=r"needs about .* at its peak .*--force builds anyway"):
+    with pytest.raises(CfrlabError, match=r"needs about .* at its peak .*forcing the build goes ahead anyway"):
         check_build(g, BucketSpec.make(4, 1000), available=64 << 30)
     assert time.perf_counter() - t0 < 10
     assert check_build(g, BucketSpec.make(4, 1000), available=64 << 30, force=True)["peak"] > 64 << 30

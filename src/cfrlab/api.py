@@ -1,9 +1,11 @@
 """cfrlab from Python: solve, measure and inspect strategies in a few calls.
 
 The CLI is a layer over these functions; they take a game by name (``"kuhn"``, ``"leduc"``,
-``"holdem-limit"``), by ``.game`` path or as ACPC game-definition text, and report in the
-game's unit (chips per game for ante games such as Kuhn and Leduc, mbb/g for limit hold'em),
-the unit ``cfrlab solve`` prints.
+``"holdem-limit"``), by ``.game`` path or as ACPC game-definition text. One rule for every
+game (``cfrlab.games.units``): figures are per game in the game's unit, ``"mbb/g"`` when the
+players post different blinds (limit hold'em, a custom game with ``blind = 1 2``) and
+``"chips/g"`` when they post the same (Kuhn, Leduc); every result says which in its ``unit``
+field and its text, as ``cfrlab solve`` prints it.
 
     >>> import cfrlab
     >>> result = cfrlab.solve("kuhn", "cfr+", iterations=2000)
@@ -31,7 +33,7 @@ from cfrlab.engine import best_response_values as _best_response_values
 from cfrlab.engine import build_tree_for, game_value, model_for_game
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
-from cfrlab.games.units import from_unit, to_unit, unit_of
+from cfrlab.games.units import CHIPS, format_value, parse_amount, to_unit, unit_of
 from cfrlab.solvers import ALGORITHMS, make_solver
 from cfrlab.solvers.driver import (
     FULL_WIDTH,
@@ -54,9 +56,11 @@ __all__ = ["BestResponse", "SolvePlan", "SolveResult", "best_response", "exploit
 
 
 
-@dataclass
+@dataclass(repr=False)
 class SolveResult:
-    """What ``solve`` returns. Values in ``unit`` (the game's: ``"chips"`` or ``"mbb/g"``).
+    """What ``solve`` returns. ``exploitability``, ``game_value`` and the curve are per game in
+    ``unit``, the game's: ``"mbb/g"`` in a blind game, ``"chips/g"`` in an ante game
+    (``exploitability_chips`` and ``game_value_chips`` give chips per game).
 
     ``curve`` is the measured exploitability: ``(iteration, solver seconds, exploitability)``
     triples, in measuring order; ``strategy`` is the average strategy with a header that
@@ -81,6 +85,21 @@ class SolveResult:
     first_iteration_seconds: float | None = None
     iterations_per_second: float | None = None
     resumed_from: int | None = None
+
+    @property
+    def exploitability_chips(self) -> float | None:
+        """The exploitability in chips per game."""
+        return self.strategy.header.get("exploitability")
+
+    @property
+    def game_value_chips(self) -> float:
+        """Player 0's value in chips per game."""
+        return float(self.strategy.header["game_value"])
+
+    def __repr__(self) -> str:
+        return (f"<SolveResult {self.algorithm} on {_game_name(self.strategy.game)}: {self.iterations:,} iterations "
+                f"in {self.seconds:.3g} s (stopped by {self.stopped_by}); exploitability "
+                f"{format_value(self.exploitability, self.unit)}, game value {_signed(self.game_value, self.unit)}>")
 
     def plot(self, ax=None, label: str | None = None, x: str = "iterations"):
         """Exploitability against ``x`` (``"iterations"`` or ``"seconds"``) on log-log axes;
@@ -112,14 +131,26 @@ class SolvePlan:
 
 @dataclass
 class BestResponse:
-    """The best responses to a strategy: each seat's value in ``unit`` and, for a two-seat
-    game, the exploitability (their mean: 0 at an equilibrium). ``chips`` holds the two values
-    in chips, unconverted."""
+    """The best responses to a strategy: each seat's value in ``unit`` (the game's: "mbb/g" or
+    "chips/g") and, for a two-seat game, the exploitability (their mean: 0 at an equilibrium).
+    ``chips`` holds the two values in chips per game, unconverted."""
 
     values: tuple[float, float]
     exploitability: float
     unit: str
     chips: tuple[float, float] = (0.0, 0.0)
+
+    def __repr__(self) -> str:
+        return (f"<BestResponse: exploitability {format_value(self.exploitability, self.unit)}; best response "
+                f"as player 0 {_signed(self.values[0], self.unit)}, as player 1 {_signed(self.values[1], self.unit)}>")
+
+
+def _signed(value: float, unit: str) -> str:
+    return f"{value:+.6g} {unit}"
+
+
+def _game_name(g: GameDef) -> str:
+    return g.name or "a custom game"
 
 
 def _game_of(game: GameDef | str | Path) -> GameDef:
@@ -131,13 +162,15 @@ def _label(g: GameDef, game: Any) -> str:
 
 
 def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: int | None = None,
-          seconds: float | None = None, target: float | None = None, eval_every: int | None = None,
+          seconds: float | None = None, target: float | str | None = None, eval_every: int | None = None,
           abstraction: Any = None, seed: int | None = None,
           progress: Callable[[Tick], None] | None = None, checkpoint: str | Path | None = None,
           checkpoint_every: int | None = None, on_start: Callable[[SolvePlan], None] | None = None,
           **params: Any) -> SolveResult:
     """Solve ``game`` with ``algorithm`` until ``iterations``, ``seconds`` of solver time or an
-    exploitability of ``target`` (in the game's unit), whichever comes first.
+    exploitability of ``target``, whichever comes first. ``target`` is a number in the game's
+    unit (``cfrlab.games.units``: mbb/g in a blind game, chips/g in an ante game), or a string
+    that names its unit: ``target="5 mbb/g"``, ``target="0.01 chips/g"``.
 
     ``algorithm``: one of ``cfrlab.solvers.ALGORITHMS`` (cfr, cfr+, lcfr, dcfr, pcfr+, cs, pcs,
     es, os) or ``"lp"`` (the exact sequence-form LP; no stop rule needed). ``params`` override
@@ -171,7 +204,7 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
             raise CfrlabError(f"{what} is a positive number of iterations, got {v!r}")
     if checkpoint_every is not None and checkpoint is None:
         raise CfrlabError("checkpoint_every needs a checkpoint file")
-    stop = _StopRule(iterations, seconds, None if target is None else from_unit(g, float(target)))
+    stop = _StopRule(iterations, seconds, None if target is None else parse_amount(g, target, "target"))
     drawn = False
     if seed is None and name not in FULL_WIDTH:
         seed = checkpoint_seed(checkpoint) if checkpoint is not None and Path(checkpoint).exists() else None
@@ -221,7 +254,7 @@ def _solve_lp(g: GameDef, tree, model, params: dict) -> SolveResult:
     seconds = time.perf_counter() - t
     strategy = Strategy.from_policy(g, policy, tree=tree, model=model, algorithm="lp", seconds=seconds,
                                     game_value=value, extra={"cfrlab_version": VERSION})
-    expl = strategy.exploitability()
+    expl = strategy.exploitability(CHIPS)
     strategy.header["exploitability"] = expl
     return SolveResult(strategy, "lp", 0, seconds, to_unit(g, expl), to_unit(g, value), unit_of(g),
                        "exact", [(0, seconds, to_unit(g, expl))])

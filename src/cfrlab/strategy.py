@@ -19,8 +19,9 @@ Readable situations (``Strategy.action_probs``) use the ACPC match-state notatio
 * ``cards`` is the ACPC ``<cards>`` field as the acting player sees it: hole cards by position
   separated by ``|``, then ``/`` and each round's board cards: ``"Ks|/Kh"`` (position 0 holds Ks,
   board Kh), ``"|Qs/Kh"`` (position 1 holds Qs). Without ``|`` the hole cards are the acting
-  player's: Kuhn ``"Ks"``, Leduc ``"Ks/Kh"``. After round 0 the labels that ``strategy show``
-  prints (``describe_state``: ``"Ks|Kh"``, hole then board) are accepted too.
+  player's: Kuhn ``"Ks"``, Leduc ``"Ks/Kh"``, hold'em ``"AsKd/2c3d4h/5s"``. That last form is
+  canonical: ``infosets()``, ``node_table`` and ``strategy show`` print it. After round 0 the
+  older ``"Ks|Kh"`` (hole ``|`` board) is accepted too.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
 from cfrlab.fileio import NpzReader, one_line, save_npz
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.situation import ACTIONS, action_word, parse_situation_cards
-from cfrlab.games.units import format_unit, unit_of
+from cfrlab.games.units import CHIPS, format_unit, to_unit, unit_of
 from cfrlab.tree import CHANCE, DECISION
 from cfrlab.version import __version__ as VERSION
 
@@ -75,7 +76,29 @@ class InfoSet(NamedTuple):
 
 @dataclass(eq=False)
 class Strategy:
-    """A behaviour policy for both players of ``game`` in ``model``'s private states."""
+    """A behaviour policy for both players of ``game`` in ``model``'s private states.
+
+    ``policy`` is a float64 array ``[rows, 3]``: one row per information set, its columns the
+    probabilities of fold, call/check and raise (ACPC's ``f``, ``c``, ``r``; 0 where illegal).
+    The rows of decision ``d`` (the ``d``-th decision node of ``tree``, in
+    ``tree.decision_node`` order) are ``row_offset[d] : row_offset[d + 1]``, one per private
+    state of the acting player at that round (``model.num_states[round]``; ``state_of_cards``
+    gives the index of real cards). ``rows_of(node_of("rc/r"))`` gives one decision's rows;
+    ``infosets()`` walks them all with readable keys. To perturb a strategy, change a copy of
+    ``policy`` and build a new one with ``Strategy.from_policy(s.game, p, tree=s.tree,
+    model=s.model)``: every row must stay a distribution over its legal actions
+    (``tree.legal[d]``), which ``from_policy`` checks.
+
+    ``header`` is a dict saved with the policy (JSON): ``kind`` ("strategy"), ``format``,
+    ``game`` (the ACPC game definition text) and ``game_name``, ``model_kind`` and
+    ``model_hash`` (the chance model: "lossless" or an abstraction, with its hash; a file is
+    refused for another), ``abstraction_file``, ``algorithm``, ``params``, ``seed``,
+    ``iterations``, ``seconds`` (solver time), ``exploitability`` and ``game_value`` (in chips
+    per game, as measured when it was made; None when not measured), ``unit`` (the game's
+    reporting unit), ``rows``, ``created`` (UTC time), ``name`` (``Strategy.name``), and what
+    a maker adds (``stopped_by``, ``curve``, ``cfrlab_version``, ``counter``,
+    ``opponent_model``, ...).
+    """
 
     game: GameDef
     policy: np.ndarray
@@ -89,10 +112,12 @@ class Strategy:
     def from_policy(cls, game: GameDef, policy: np.ndarray, *, tree=None, model=None,
                     algorithm: str = "unknown", params: dict | None = None, seed: int | None = None,
                     iterations: int = 0, seconds: float = 0.0, exploitability: float | None = None,
-                    game_value: float | None = None, extra: dict | None = None) -> Strategy:
+                    game_value: float | None = None, extra: dict | None = None,
+                    name: str | None = None) -> Strategy:
         """A strategy from a policy array in the layout of ``tree`` x ``model`` (the game's
-        own lossless model by default); the keywords fill the header. The rows are checked
-        (``check_policy``): each a distribution over the legal actions."""
+        own lossless model by default); the keywords fill the header (``exploitability`` and
+        ``game_value`` in chips per game; ``name``: see ``Strategy.name``). The rows are
+        checked (``check_policy``): each a distribution over the legal actions."""
         tree = tree if tree is not None else build_tree_for(game)
         model = model if model is not None else model_for_game(game)
         policy = np.ascontiguousarray(policy, dtype=np.float64)
@@ -122,7 +147,10 @@ class Strategy:
         }
         if extra:
             header.update(extra)
-        return cls(game, policy, header, tree, model, offsets)
+        s = cls(game, policy, header, tree, model, offsets)
+        if name is not None:
+            s.name = name
+        return s
 
     @classmethod
     def from_solver(cls, solver, game: GameDef | str | None = None, *, model=None, measure: bool = True,
@@ -147,8 +175,8 @@ class Strategy:
                             exploitability=exploitability, extra={"cfrlab_version": VERSION, **(extra or {})})
         if measure:
             if exploitability is None:
-                s.header["exploitability"] = s.exploitability()
-            s.header["game_value"] = s.game_value()
+                s.header["exploitability"] = s.exploitability(CHIPS)
+            s.header["game_value"] = s.game_value(CHIPS)
         return s
 
     @classmethod
@@ -176,7 +204,7 @@ class Strategy:
             if self.header.get("model_kind", LOSSLESS) != LOSSLESS:
                 raise CfrlabError(
                     f"this strategy was solved in abstraction {self.header.get('abstraction_file') or '?'} "
-                    f"(hash {_short(self.header.get('model_hash'))}); pass it with --abstraction FILE")
+                    f"(hash {_short(self.header.get('model_hash'))}); give that abstraction file to read it")
             self._model = model_for_game(self.game)
         return self._model
 
@@ -188,7 +216,21 @@ class Strategy:
 
     @property
     def algorithm(self) -> str:
-        return str(self.header.get("algorithm", "unknown"))
+        """The header's algorithm ("unknown" when it names none)."""
+        return str(self.header.get("algorithm") or "unknown")
+
+    @property
+    def name(self) -> str:
+        """The name an agent playing this strategy goes by (hand logs, match results):
+        ``header["name"]`` when set (``Strategy.from_policy(..., name=...)``, or assign
+        ``s.name = "mine"``; saved with the file), else the algorithm."""
+        return str(self.header.get("name") or self.algorithm)
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise CfrlabError(f"a strategy's name is non-empty text, got {value!r}")
+        self.header["name"] = None if value is None else value.strip()
 
     @property
     def iterations(self) -> int:
@@ -318,7 +360,7 @@ class Strategy:
     def infosets(self) -> Iterator[InfoSet]:
         """Every information set, decision by decision in tree order and private state by
         private state: who acts (``player`` = position), the round, the ACPC betting, the
-        acting player's cards (``"Ks"``, ``"Ks|Kh"`` hole then board; a bucket label in an
+        acting player's cards (``"Ks"``, ``"Ks/Kh"`` hole then board; a bucket label in an
         abstraction) and the distribution over the legal actions as ACPC letters.
 
             >>> s = Strategy.uniform("kuhn")
@@ -350,13 +392,28 @@ class Strategy:
         return pd.DataFrame(rows, columns=["player", "round", "betting", "cards", *ACTIONS])
 
     # evaluation ---------------------------------------------------------------------
-    def exploitability(self) -> float:
-        """(u0(BR, s1) + u1(s0, BR)) / 2 in chips (docs/ENGINE.md convention)."""
-        return float(exploitability(self.tree, self.model, self.policy))
+    @property
+    def unit(self) -> str:
+        """The unit of this strategy's figures: ``"mbb/g"`` in a blind game, ``"chips/g"`` in
+        an ante game (``cfrlab.games.units``)."""
+        return unit_of(self.game)
 
-    def game_value(self) -> float:
-        """Player 0's expected chips when both seats play this strategy."""
-        return float(expected_value(self.tree, self.model, self.policy, self.policy))
+    def exploitability(self, unit: str | None = None) -> float:
+        """(u0(BR, s1) + u1(s0, BR)) / 2 (docs/ENGINE.md convention), per game in ``unit``:
+        the game's (``self.unit``, as ``solve`` and ``exploit`` report) unless ``"chips/g"``
+        or ``"mbb/g"`` is asked for."""
+        return to_unit(self.game, float(exploitability(self.tree, self.model, self.policy)), unit)
+
+    def game_value(self, unit: str | None = None) -> float:
+        """Player 0's expected winnings per game when both seats play this strategy, in
+        ``unit`` (default: the game's, ``self.unit``)."""
+        return to_unit(self.game, float(expected_value(self.tree, self.model, self.policy, self.policy)), unit)
+
+    def __repr__(self) -> str:
+        expl = self.header.get("exploitability")
+        shown = "" if expl is None else f", exploitability {format_unit(self.game, expl)}"
+        return (f"<Strategy {self.name!r} for {_game_label(self.game)}: {self.policy.shape[0]:,} rows, "
+                f"{self.iterations:,} iterations{shown}>")
 
     def describe(self) -> str:
         h = self.header
@@ -489,7 +546,7 @@ def _name(a: int, legal: np.ndarray | None) -> str:
 
 
 def _row_place(r: int, tree, model, row_offset) -> str:
-    """`` (betting 'rc', state 3: Ks|Kh)`` for row ``r``, or "" without a layout."""
+    """`` (betting 'rc', state 3: Ks/Kh)`` for row ``r``, or "" without a layout."""
     if tree is None or row_offset is None:
         return ""
     d = int(np.searchsorted(np.asarray(row_offset), r, side="right")) - 1

@@ -59,7 +59,7 @@ class BucketSpec:
             raise CfrlabError(f"recall must be one of {', '.join(RECALLS)}")
         if self.recall == "imperfect" and self.history:
             raise CfrlabError("imperfect recall forgets earlier buckets, so it buckets every "
-                              "round without history (use --no-history)")
+                              "round without history (history off)")
         for lv in self.levels:
             if not lv:
                 raise CfrlabError("every round needs at least one bucketing level")

@@ -110,7 +110,7 @@ def describe_cards(game: GameDef, hole, board, rnd: int) -> str:
         if k:
             parts.append("".join(card_text(c) for c in board[start:start + k]))
         start += k
-    return text + "|" + "/".join(parts)
+    return text + "/" + "/".join(parts)  # ACPC's view of one player: hole, then each round's board
 
 
 def _strength(cards: list[int]) -> int:

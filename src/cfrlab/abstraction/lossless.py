@@ -325,7 +325,8 @@ class LosslessModel:
         return [int(c) for c in hole], [int(c) for c in board]
 
     def describe_state(self, r: int, s: int) -> str:
-        """Human text: hole cards, then ``|`` and the board by round (``"Ks|Qh"``, ``"AsKd|2c3d4h/5s"``)."""
+        """Human text as ACPC writes one player's view: hole cards, then ``/`` and the board of
+        each round (``"Ks/Qh"``, ``"AsKd/2c3d4h/5s"``)."""
         hole, board = self.state_cards(r, s)
         text = "".join(card_text(c) for c in hole)
         if not board:
@@ -336,4 +337,4 @@ class LosslessModel:
             if cnt:
                 parts.append("".join(card_text(c) for c in board[start:start + cnt]))
             start += cnt
-        return text + "|" + "/".join(parts)
+        return text + "/" + "/".join(parts)

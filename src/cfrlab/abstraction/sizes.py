@@ -221,7 +221,7 @@ def check_build(game, spec, available: int | None, force: bool = False) -> dict:
             f"building this abstraction ({' / '.join(f'{s:,}' for s in spec.num_states)} states per "
             f"round) needs about {_human(est['peak'])} at its peak ({est['phase']}; the file "
             f"{_human(est['file'])}), more than the {_human(available)} available "
-            "(fewer buckets make it smaller; --force builds anyway)")
+            "(fewer buckets make it smaller; forcing the build goes ahead anyway)")
     return est
 
 

@@ -90,7 +90,7 @@ def _play_in_blocks(game: GameDef, a, b, hands: int, seed: int, workers: int, ra
     what = "Ray" if ray is not None else "worker processes"
     for key in ("log", "aivat"):
         if rest.pop(key, None):
-            raise CfrlabError(f"--{key} plays in one process: leave out --workers/--ray")
+            raise CfrlabError(f"{key} plays in one process: leave out workers and ray")
     if rest:
         raise CfrlabError(f"unknown option(s) of play_match: {', '.join(sorted(rest))}")
     if not (isinstance(a, str) and isinstance(b, str)):

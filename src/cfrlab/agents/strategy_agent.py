@@ -25,12 +25,14 @@ ACTIONS = "fcr"
 
 
 class StrategyAgent(Agent):
-    """Plays ``strategy`` (a ``cfrlab.strategy.Strategy``) in its game."""
+    """Plays ``strategy`` (a ``cfrlab.strategy.Strategy``) in its game. ``name`` is what hand
+    logs and match results call it: by default the strategy's own (``Strategy.name``: its
+    header's ``name``, else its algorithm)."""
 
     def __init__(self, strategy: Strategy, greedy: bool = False, name: str | None = None) -> None:
         self.strategy = strategy
         self.greedy = bool(greedy)
-        self.name = name or str(strategy.header.get("name") or strategy.algorithm)
+        self.name = name or strategy.name
         self.model = strategy.model
         self.tree = strategy.tree
         self.offsets = np.asarray(strategy.row_offset, dtype=np.int64)

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from cfrlab.agents.registry import make_agent
-from cfrlab.evaluate.aivat import aivat_log
+from cfrlab.evaluate.aivat import aivat_log, ratio_text
 from cfrlab.evaluate.divat import game_of_log
 from cfrlab.evaluate.stats import json_ready
 from cfrlab.games import load_game
@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         unit = rate_unit(g)
         ratios = res.variance_ratios()
         summary = {"player": player, "game": g.name, "hands": res.hands, "unit": unit, "estimators": {}}
-        for name, e in res.estimates().items():
+        for name, e in res.estimates("chips/g").items():
             summary["estimators"][name] = {
                 "mean": to_unit(g, e.mean), "ci95": to_unit(g, e.ci95), "std": to_unit(g, e.std),
                 "variance_ratio": 1.0 if name == "money" else ratios[name]}
@@ -56,4 +56,4 @@ def register(app: typer.Typer) -> None:
         for name, e in summary["estimators"].items():
             label = {"money": "money", "aivat_chance": "AIVAT, cards only", "aivat": "AIVAT"}[name]
             print(f"  {label:18s} {e['mean']:+12.4f} +/- {e['ci95']:.4f}   std {e['std']:.4f}   "
-                  f"variance / {e['variance_ratio']:.2f}")
+                  f"variance / {ratio_text(e['variance_ratio'])}")

@@ -30,7 +30,7 @@ from cfrlab.engine import build_tree_for, exploitability, model_for_game
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_write_text
 from cfrlab.games import load_game
-from cfrlab.games.units import format_unit, from_unit, to_unit, unit_of
+from cfrlab.games.units import format_unit, to_unit, unit_of
 from cfrlab.strategy import Strategy
 
 AbstractionOpt = Annotated[Path | None, typer.Option("--abstraction", metavar="FILE",
@@ -60,9 +60,9 @@ def _report(c: Counter, out: Path | None, as_json: bool) -> None:
     console = Console(highlight=False, soft_wrap=True, stderr=as_json)
     param = "" if c.parameter is None else f" {'p' if c.method == 'rnr' else 'P_max'} = {c.parameter:g}"
     its = f" after {c.iterations:,} iterations" if c.iterations else ""
-    gap = "" if c.gap is None else f"; gap to the restricted game's equilibrium {format_unit(g, c.gap)}"
-    console.print(f"[bold]{c.method.upper()}{param}[/]{its}: wins {format_unit(g, c.exploitation)} against the "
-                  f"model; exploitability {format_unit(g, c.exploitability)}{gap}")
+    gap = "" if c.gap is None else f"; gap to the restricted game's equilibrium {format_unit(g, c.gap_chips)}"
+    console.print(f"[bold]{c.method.upper()}{param}[/]{its}: wins {format_unit(g, c.exploitation_chips)} against the "
+                  f"model; exploitability {format_unit(g, c.exploitability_chips)}{gap}")
     if out is not None:
         with writing(out, "counter-strategy"):
             c.strategy.save(out, overwrite=True)
@@ -74,18 +74,18 @@ def _report(c: Counter, out: Path | None, as_json: bool) -> None:
 def _row(c: Counter) -> dict:
     g = c.strategy.game
     return {"method": c.method, "parameter": c.parameter, "iterations": c.iterations, "unit": unit_of(g),
-            "exploitation": to_unit(g, c.exploitation), "exploitability": to_unit(g, c.exploitability),
-            "exploitation_chips": c.exploitation, "exploitability_chips": c.exploitability,
-            "gap": None if c.gap is None else to_unit(g, c.gap)}
+            "exploitation": c.exploitation, "exploitability": c.exploitability,
+            "exploitation_chips": c.exploitation_chips, "exploitability_chips": c.exploitability_chips,
+            "gap": c.gap}
 
 
 def _gap(opponent, target: float | None) -> float | None:
-    """--target in the game's unit, as chips."""
+    """--target in the game's unit (what rnr and dbr take)."""
     if target is None:
         return None
     if not target > 0:
         raise CfrlabError(f"--target is a positive gap, got {target:g}")
-    return from_unit(opponent.game, target)
+    return target
 
 
 def _values(text: str) -> list[float]:
@@ -201,7 +201,7 @@ def register(app: typer.Typer) -> None:
         s = Strategy.from_policy(g, policy, tree=tree, model=model, algorithm=f"{algorithm}+perturbed",
                                  params={"bonus": bonus, "penalty": penalty}, iterations=iterations,
                                  exploitability=exploitability(tree, model, policy))
-        s.header["game_value"] = s.game_value()
+        s.header["game_value"] = s.game_value("chips/g")
         expl = s.header["exploitability"]
         print(f"winner's bonus {bonus:g}, loser's penalty {penalty:g} after {iterations:,} iterations of "
               f"{algorithm}: exploitability in the real game {format_unit(g, expl)}")
@@ -243,9 +243,9 @@ def register(app: typer.Typer) -> None:
             c = (rnr(opponent, v, iterations=iterations, algorithm=algorithm, target=gap) if method == "rnr" else
                  dbr(opponent, v, kind=kind, full=full, iterations=iterations, algorithm=algorithm, target=gap))
             g = c.strategy.game
-            console.print(f"{method} {v:g}: exploitation {format_unit(g, c.exploitation)}, "
-                          f"exploitability {format_unit(g, c.exploitability)}"
-                          + (f", gap {format_unit(g, c.gap)}" if c.gap is not None else "")
+            console.print(f"{method} {v:g}: exploitation {format_unit(g, c.exploitation_chips)}, "
+                          f"exploitability {format_unit(g, c.exploitability_chips)}"
+                          + (f", gap {format_unit(g, c.gap_chips)}" if c.gap is not None else "")
                           + f" ({c.iterations:,} iterations, {time.perf_counter() - t0:.0f} s)")
             points.append(c)
         if csv_out is not None:
@@ -275,14 +275,14 @@ def _plot(points: list[Counter], path: Path, method: str) -> None:
 
     g = points[0].strategy.game
     unit = unit_of(g)
-    xs = [to_unit(g, c.exploitability) for c in points]
-    ys = [to_unit(g, c.exploitation) for c in points]
+    xs = [c.exploitability for c in points]
+    ys = [c.exploitation for c in points]
     fig, ax = plt.subplots(figsize=(6, 4.5))
     ax.plot(xs, ys, "o-", label=method.upper())
     for c, x, y in zip(points, xs, ys):
         ax.annotate(f"{c.parameter:g}", (x, y), textcoords="offset points", xytext=(4, -10), fontsize=8)
     line = mixture_line(points[0], points[-1])
-    ax.plot([to_unit(g, a) for a, _ in line], [to_unit(g, b) for _, b in line], "k:", label="mixture")
+    ax.plot([a for a, _ in line], [b for _, b in line], "k:", label="mixture")
     ax.set_xlabel(f"exploitability ({unit})")
     ax.set_ylabel(f"exploitation of the model ({unit})")
     ax.legend()

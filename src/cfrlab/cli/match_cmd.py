@@ -134,7 +134,7 @@ def _print_match(summary: dict, console: Console) -> None:
     av = summary.get("aivat")
     if av is not None:
         console.print(f"AIVAT: {_fmt(_scaled(av['mean_chips'], f), _scaled(av['ci95_chips'], f), unit)} "
-                      f"(variance / {av['variance_ratio']:.2f} against money)")
+                      f"(variance / {av['variance_ratio_text']} against money)")
 
 
 def register(app: typer.Typer) -> None:
@@ -184,6 +184,9 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError("--hands must be at least 1")
         if workers < 1:
             raise CfrlabError(f"--workers must be at least 1, got {workers}")
+        for flag, given in (("--log", log), ("--aivat", aivat)):
+            if given and (workers > 1 or ray is not None):
+                raise CfrlabError(f"{flag} plays in one process: leave out --workers/--ray")
         if seed is not None and seed < 0:
             raise CfrlabError("--seed must be a non-negative integer")
         games = hands * (2 if duplicate else 1)

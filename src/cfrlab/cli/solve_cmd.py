@@ -247,6 +247,8 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError("--eval-every and --checkpoint-every must be at least 1")
         console = Console(highlight=False, soft_wrap=True)
         label = game_label(g, game)
+        if alg != "lp" and iterations is None and seconds is None and target is None:
+            raise CfrlabError("say when to stop: --iterations N, --seconds S or --target EXPLOITABILITY")
         stop = None if alg == "lp" else StopRule(iterations, seconds, None if target is None else from_unit(g, target))
         check_output(out, "strategy")  # a directory, /proc, a read-only folder: refused before any work
         ckpt = prepare_output(out, resume, force, checkpoint_every)
@@ -328,7 +330,7 @@ def register(app: typer.Typer) -> None:
         br = api.exploit(s)
         b0, b1 = br.chips
         expl = 0.5 * (b0 + b1)
-        value = s.game_value()
+        value = s.game_value(CHIPS)
         unit = unit_of(g)
         print(header_line(s, recorded=False))
         print(f"best response as player 0 wins {to_unit(g, b0):.6g} {unit}; "

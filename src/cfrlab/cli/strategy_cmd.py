@@ -203,10 +203,10 @@ def register(app: typer.Typer) -> None:
         from cfrlab.interop.openspiel import load_openspiel_json
 
         s = load_openspiel_json(file, load_game(game))
-        s.header["exploitability"] = s.exploitability()
+        s.header["exploitability"] = s.exploitability("chips/g")
         with writing(out, "strategy"):
             s.save(out, overwrite=True)  # _check_out refused an existing file without --force
-        print(f"imported {file} as {out}: exploitability {s.header['exploitability']:.6g} chips")
+        print(f"imported {file} as {out}: exploitability {s.header['exploitability']:.6g} chips/g")
 
 
 def _check_format(fmt: str) -> None:

@@ -49,8 +49,10 @@ class OpponentModel:
         """float64[rows]: decisions seen per information set."""
         return self.counts.sum(axis=1)
 
+    @property
     def policy(self) -> np.ndarray:
-        """Observed frequencies where the player was seen acting, the default elsewhere."""
+        """float64[rows, 3] in ``Strategy.policy``'s layout: the observed frequencies where the
+        player was seen acting, the default policy elsewhere (a new array at each access)."""
         legal = np.repeat(np.asarray(self.tree.legal, bool), np.diff(row_offsets(self.tree, self.model)), axis=0)
         seen = self.observations
         out = default_policy(legal, self.default)
@@ -60,7 +62,7 @@ class OpponentModel:
 
     def strategy(self) -> Strategy:
         """The model as a strategy (both positions), its header saying what was observed."""
-        return Strategy.from_policy(self.game, self.policy(), tree=self.tree, model=self.model,
+        return Strategy.from_policy(self.game, self.policy, tree=self.tree, model=self.model,
                                     algorithm="opponent-model", extra={"opponent_model": self.info()})
 
     def info(self) -> dict:

@@ -2,8 +2,10 @@
 
 Each returns a ``Counter``: the counter-strategy as a ``Strategy`` (both positions; the header
 records the method, its parameter, the figures and the model it was made against) and two
-figures in chips per game, mean over the positions: ``exploitation`` (what it wins against
-the model) and ``exploitability`` (what a best response wins against it). The trade-off
+figures per game in the game's unit (``Counter.unit``: mbb/g in a blind game, chips/g in an
+ante game; ``cfrlab.games.units``), mean over the positions: ``exploitation`` (what it wins
+against the model) and ``exploitability`` (what a best response wins against it); the
+``*_chips`` fields hold them in chips per game. The trade-off
 between them is what RNR and DBR tune (Johanson, Zinkevich and Bowling, "Computing Robust
 Counter-Strategies", NIPS 2007; Johanson and Bowling, "Data Biased Robust Counter
 Strategies", AISTATS 2009).
@@ -21,21 +23,52 @@ from cfrlab.counter.model import OpponentModel, frequentist_best_response
 from cfrlab.counter.restricted import RestrictedSolver
 from cfrlab.engine import exploitability as _exploitability
 from cfrlab.errors import CfrlabError
+from cfrlab.games.units import CHIPS, format_value, parse_amount, to_unit, unit_of
 from cfrlab.strategy import VERSION, Strategy
 
 CONFIDENCE_KINDS = ("linear", "step")
 
 
-@dataclass
+@dataclass(repr=False)
 class Counter:
+    """A counter-strategy and its figures (module docstring); ``exploitation``,
+    ``exploitability`` and ``gap`` (the distance to the restricted game's equilibrium, when a
+    target asked for it) are per game in ``unit``."""
+
     strategy: Strategy
     method: str
     parameter: float | None
-    exploitation: float
-    exploitability: float
+    exploitation_chips: float
+    exploitability_chips: float
     iterations: int = 0
     objective: float | None = None
-    gap: float | None = None  # distance to the restricted game's equilibrium, when a target asked for it
+    gap_chips: float | None = None
+
+    @property
+    def unit(self) -> str:
+        """The game's unit: "mbb/g" in a blind game, "chips/g" in an ante game."""
+        return unit_of(self.strategy.game)
+
+    @property
+    def exploitation(self) -> float:
+        """What the counter-strategy wins against the model, per game in ``unit``."""
+        return to_unit(self.strategy.game, self.exploitation_chips)
+
+    @property
+    def exploitability(self) -> float:
+        """What a best response wins against the counter-strategy, per game in ``unit``."""
+        return to_unit(self.strategy.game, self.exploitability_chips)
+
+    @property
+    def gap(self) -> float | None:
+        """The distance to the restricted game's equilibrium in ``unit`` (None: not measured)."""
+        return None if self.gap_chips is None else to_unit(self.strategy.game, self.gap_chips)
+
+    def __repr__(self) -> str:
+        param = "" if self.parameter is None else f" {self.parameter:g}"
+        gap = "" if self.gap is None else f", gap {format_value(self.gap, self.unit)}"
+        return (f"<Counter {self.method}{param}: exploitation {format_value(self.exploitation, self.unit)}, "
+                f"exploitability {format_value(self.exploitability, self.unit)}{gap}>")
 
 
 def _target(opponent) -> tuple[Strategy, OpponentModel | None]:
@@ -54,7 +87,7 @@ def _finish(target: Strategy, policy, method, parameter, exploitation, exploitab
               "cfrlab_version": VERSION}
     s = Strategy.from_policy(target.game, policy, tree=target.tree, model=target.model, algorithm=method,
                              iterations=iterations, exploitability=exploitability, extra=header)
-    s.header["game_value"] = s.game_value()
+    s.header["game_value"] = s.game_value(CHIPS)
     return Counter(s, method, parameter, exploitation, exploitability, iterations, objective, gap)
 
 
@@ -83,13 +116,14 @@ def confidence(observations: np.ndarray, p_max: float, kind: str = "linear", ful
 
 
 def rnr(opponent, p: float, *, iterations: int = 1000, algorithm: str = "cfr+",
-        progress: Callable[[int], None] | None = None, target: float | None = None) -> Counter:
+        progress: Callable[[int], None] | None = None, target: float | str | None = None) -> Counter:
     """Restricted Nash response with model probability ``p`` after ``iterations`` of CFR, or
-    sooner once its gap to the restricted game's equilibrium is at most ``target`` chips
-    (``RestrictedSolver.gap``, measured at 100 iterations and every 50 after)."""
+    sooner once its gap to the restricted game's equilibrium is at most ``target``
+    (``RestrictedSolver.gap``, measured at 100 iterations and every 50 after): a number in the
+    game's unit, or a string that names its unit (``"5 mbb/g"``, ``"0.01 chips/g"``)."""
     aim, _ = _target(opponent)
     solver = RestrictedSolver(aim.tree, aim.model, aim.policy, p=p, algorithm=algorithm)
-    gap = _run(solver, iterations, progress, target)
+    gap = _run(solver, iterations, progress, _gap_target(aim, target))
     r = solver.evaluate()
     return _finish(aim, r.policy, "rnr", float(p), r.exploitation, r.exploitability, solver.iterations,
                    r.objective, {"algorithm": algorithm}, gap)
@@ -97,7 +131,7 @@ def rnr(opponent, p: float, *, iterations: int = 1000, algorithm: str = "cfr+",
 
 def dbr(model: OpponentModel, p_max: float, *, kind: str = "linear", full: float = 10.0, iterations: int = 1000,
         algorithm: str = "cfr+", progress: Callable[[int], None] | None = None,
-        target: float | None = None) -> Counter:
+        target: float | str | None = None) -> Counter:
     """Data-biased response: the model is trusted at each information set in proportion to
     how often it was observed there (``confidence``), up to ``p_max``; ``target`` as in ``rnr``."""
     if not isinstance(model, OpponentModel):
@@ -105,10 +139,15 @@ def dbr(model: OpponentModel, p_max: float, *, kind: str = "linear", full: float
     aim = model.strategy()
     conf = confidence(model.observations, p_max, kind, full)
     solver = RestrictedSolver(aim.tree, aim.model, aim.policy, conf=conf, algorithm=algorithm)
-    gap = _run(solver, iterations, progress, target)
+    gap = _run(solver, iterations, progress, _gap_target(aim, target))
     r = solver.evaluate()
     return _finish(aim, r.policy, "dbr", float(p_max), r.exploitation, r.exploitability, solver.iterations,
                    r.objective, {"algorithm": algorithm, "confidence": f"{kind}:{full:g}"}, gap)
+
+
+def _gap_target(aim: Strategy, target: float | str | None) -> float | None:
+    """A target gap in chips per game (None: no target)."""
+    return None if target is None else parse_amount(aim.game, target, "the target gap")
 
 
 GAP_FIRST, GAP_EVERY = 100, 50  # when a target is set: first gap check, then every this many
@@ -141,7 +180,7 @@ def _run(solver, iterations: int, progress, target: float | None = None) -> floa
 
 def sweep(opponent, values, *, method: str = "rnr", iterations: int = 1000, algorithm: str = "cfr+",
           kind: str = "linear", full: float = 10.0, on_point: Callable[[Counter], None] | None = None,
-          target: float | None = None) -> list[Counter]:
+          target: float | str | None = None) -> list[Counter]:
     """One counter-strategy per parameter value (p for RNR, P_max for DBR), in order; each
     stops early at the ``target`` gap when one is given (see ``rnr``)."""
     out = []
@@ -159,7 +198,8 @@ def sweep(opponent, values, *, method: str = "rnr", iterations: int = 1000, algo
 
 
 def mixture_line(first: Counter, last: Counter, n: int = 11) -> list[tuple[float, float]]:
-    """The straight line from ``first`` to ``last`` in (exploitability, exploitation): what
+    """The straight line from ``first`` to ``last`` in (exploitability, exploitation), in their
+    unit (``Counter.unit``): what
     choosing between the two by a coin before each game guarantees at most (its exploitation
     is on the line, its exploitability at most on it). RNR's curve lies above it."""
     qs = np.linspace(0.0, 1.0, n)

@@ -49,14 +49,16 @@ from cfrlab.evaluate import _match_kernels as _mk
 from cfrlab.evaluate.divat import THRESHOLDS, _Reader, _tables_for, _with_equities, game_of_log
 from cfrlab.evaluate.stats import Estimate, estimate
 from cfrlab.games import GameDef, load_game
+from cfrlab.games.units import factor, normalize_unit, unit_of
 
-__all__ = ["AivatResult", "MatchScorer", "aivat_deals", "aivat_log"]
+__all__ = ["AivatResult", "MatchScorer", "aivat_deals", "aivat_log", "ratio_text", "variance_ratio"]
 
 
-@dataclass
+@dataclass(repr=False)
 class AivatResult:
     """Per-hand values of one player (chips), in order: money, money with only the chance
-    terms subtracted, and AIVAT (chance and known-action terms)."""
+    terms subtracted, and AIVAT (chance and known-action terms). ``estimates(unit)`` gives
+    their means per game in the game's unit (``cfrlab.games.units``) unless told another."""
 
     game: GameDef
     player: str
@@ -68,18 +70,54 @@ class AivatResult:
     def hands(self) -> int:
         return int(self.money.size)
 
-    def estimates(self) -> dict[str, Estimate]:
-        return {"money": estimate(self.money), "aivat_chance": estimate(self.chance),
-                "aivat": estimate(self.aivat)}
+    @property
+    def unit(self) -> str:
+        return unit_of(self.game)
+
+    def estimates(self, unit: str | None = None) -> dict[str, Estimate]:
+        """Each estimator's mean per game with its 95% CI, in ``unit`` (default: the game's)."""
+        unit = normalize_unit(unit or self.unit)
+        f = factor(self.game, unit)
+        return {name: estimate(x).in_unit(f, unit) for name, x in
+                (("money", self.money), ("aivat_chance", self.chance), ("aivat", self.aivat))}
+
+    def __repr__(self) -> str:
+        e = self.estimates()
+        return (f"<AivatResult {self.player!r}, {self.hands:,} hands: money {e['money'].mean:+.4f} "
+                f"+- {e['money'].ci95:.4f}, AIVAT {e['aivat'].mean:+.4f} +- {e['aivat'].ci95:.4f} {self.unit}>")
 
     def variance_ratios(self) -> dict[str, float]:
-        """Money's variance over each estimator's (how many times fewer hands it needs)."""
-        vm = float(np.var(self.money))
-        out = {}
-        for name, x in (("aivat_chance", self.chance), ("aivat", self.aivat)):
-            v = float(np.var(x))
-            out[name] = vm / v if v > 0 else float("inf")
-        return out
+        """Money's variance over each estimator's (how many times fewer hands it needs);
+        ``inf`` where the estimator's variance is zero (``variance_ratio``)."""
+        return {name: variance_ratio(self.money, x) for name, x in (("aivat_chance", self.chance),
+                                                                     ("aivat", self.aivat))}
+
+
+ZERO_SPREAD = 1e-9  # a spread this small against the values' size is rounding, not variance
+
+
+def variance_ratio(money, estimator) -> float:
+    """var(money) / var(estimator); ``inf`` when the estimator's values are all the same up to
+    rounding (both strategies known: every hand scores its exact expected value; an
+    unrounded ratio would be 1e31-sized noise), NaN when money does not vary either."""
+    m = np.asarray(money, dtype=np.float64)
+    x = np.asarray(estimator, dtype=np.float64)
+    if m.size < 2 or x.size < 2:
+        return float("nan")
+    scale = max(1.0, float(np.abs(m).max()), float(np.abs(x).max()))
+    vm, v = float(np.var(m)), float(np.var(x))
+    if np.sqrt(vm) <= ZERO_SPREAD * scale:
+        return float("nan") if np.sqrt(v) <= ZERO_SPREAD * scale else 0.0
+    return float("inf") if np.sqrt(v) <= ZERO_SPREAD * scale else vm / v
+
+
+def ratio_text(ratio: float | None) -> str:
+    """A variance ratio for people: ``"12.34"``, or what an infinite / undefined one means."""
+    if ratio is None or np.isnan(ratio):
+        return "n/a (money does not vary)"
+    if np.isinf(ratio):
+        return "inf (AIVAT's variance is zero: every hand scores its expected value)"
+    return f"{ratio:.2f}"
 
 
 def _fast(agent, tree, role: str):

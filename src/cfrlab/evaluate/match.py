@@ -45,7 +45,7 @@ from cfrlab.games import GameDef, load_game
 from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import seat_view
 from cfrlab.games.state import State
-from cfrlab.games.units import display_factor, is_ante_game, rate_unit
+from cfrlab.games.units import CHIPS, display_factor, factor, is_ante_game, normalize_unit, rate_unit, unit_of
 from cfrlab.tree import build_tree
 from cfrlab.tree.arrays import TreeArrays, compile_tree
 
@@ -84,13 +84,18 @@ def a_positions(first_hand: int, n: int, half: int) -> np.ndarray:
 # -- results ----------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(repr=False)
 class MatchResult:
     """Agent A's net chips per hand: ``values`` float32[halves, hands].
 
     Row 0 is the match as dealt (A in seat 0), row 1 (duplicate only) the same deals with
     the seats swapped. float32 holds every chip amount exactly (integers and half-chip
     splits below 2**23), at half the memory of float64; statistics accumulate in float64.
+
+    The figures (``overall()``, ``per_position()``, ``exact``) are per game in ``unit``, the
+    game's (``cfrlab.games.units``: mbb/g in a blind game, chips/g in an ante game); each
+    takes ``unit="chips/g"`` or ``"mbb/g"`` for another. ``exact_chips`` and
+    ``exact_per_position`` are in chips per game, as their names say.
     """
 
     game: GameDef
@@ -111,6 +116,28 @@ class MatchResult:
     def games_played(self) -> int:
         return int(self.values.size)
 
+    @property
+    def unit(self) -> str:
+        """The unit of the figures: the game's, "mbb/g" or "chips/g"."""
+        return unit_of(self.game)
+
+    @property
+    def exact(self) -> float | None:
+        """A's exact expected value per game in ``unit`` (None without ``exact=True`` or
+        where there is none: ``exact_reason``)."""
+        return None if self.exact_chips is None else self.exact_chips * factor(self.game, self.unit)
+
+    def __repr__(self) -> str:
+        est = self.overall()
+        exact = "" if self.exact is None else f" (exact {self.exact:+.4f})"
+        return (f"<MatchResult {self.game.name or 'custom game'}: {self.names[0]} vs {self.names[1]}, "
+                f"{self.hands:,} deals{' in duplicate' if self.duplicate else ''}: {self.names[0]} "
+                f"{est.mean:+.4f} +- {est.ci95:.4f} {est.unit}{exact}; {self.engine} engine>")
+
+    def _in(self, est: Estimate, unit: str | None) -> Estimate:
+        unit = normalize_unit(unit or self.unit)
+        return est.in_unit(factor(self.game, unit), unit)
+
     def add_exact_value(self, a: Agent, b: Agent) -> None:
         """Fill ``exact_chips`` and ``exact_per_position`` with A's exact expected value
         against B where the game's deals can be enumerated, else ``exact_reason``."""
@@ -124,9 +151,9 @@ class MatchResult:
             return self.values.astype(np.float64).mean(axis=0)
         return self.values[0].astype(np.float64)
 
-    def overall(self) -> Estimate:
-        """A's mean chips per game with its 95% CI."""
-        return estimate(self.samples())
+    def overall(self, unit: str | None = None) -> Estimate:
+        """A's mean per game with its 95% CI, in ``unit`` (default: the game's, ``self.unit``)."""
+        return self._in(estimate(self.samples()), unit)
 
     def aivat_samples(self) -> np.ndarray:
         """AIVAT's independent samples (per-deal pair means in duplicate), as ``samples``."""
@@ -134,12 +161,13 @@ class MatchResult:
             raise CfrlabError("this match was played without aivat=True")
         return self.aivat.mean(axis=0) if self.duplicate else self.aivat[0].copy()
 
-    def per_position(self) -> list[Estimate]:
-        """A's chips per game when A sits at position 0 and at position 1."""
+    def per_position(self, unit: str | None = None) -> list[Estimate]:
+        """A's mean per game when A sits at position 0 and at position 1, in ``unit``
+        (default: the game's)."""
         out = []
         for p in (0, 1):
             parts = [self.values[h][a_positions(0, self.hands, h) == p] for h in range(self.values.shape[0])]
-            out.append(estimate(np.concatenate(parts)))
+            out.append(self._in(estimate(np.concatenate(parts)), unit))
         return out
 
     def summary(self) -> dict:
@@ -148,12 +176,12 @@ class MatchResult:
         over no hands) are None."""
         g = self.game
         bb = g.big_blind
-        est = self.overall()
+        est = self.overall(CHIPS)
         mbb = 1000.0 / bb if bb > 0 else float("nan")
         unit = rate_unit(g)
         labels = position_labels(g)
         per_seat = []
-        for p, e in enumerate(self.per_position()):
+        for p, e in enumerate(self.per_position(CHIPS)):
             row = {"position": p, "label": labels[p], "hands": e.n, "mean_chips": e.mean, "ci95_chips": e.ci95,
                    "mean_mbb": e.mean * mbb, "ci95_mbb": e.ci95 * mbb}
             if self.exact_per_position is not None:
@@ -177,10 +205,11 @@ class MatchResult:
             out["exact_unavailable"] = self.exact_reason
         if self.aivat is not None:
             av = estimate(self.aivat_samples())
-            ratio = est.std ** 2 / av.std ** 2 if av.std > 0 else float("inf")
+            ratio = _aivat.variance_ratio(self.samples(), self.aivat_samples())
             out["aivat"] = {"mean_chips": av.mean, "ci95_chips": av.ci95, "mean_mbb": av.mean * mbb,
                             "ci95_mbb": av.ci95 * mbb, "mean": av.mean * display_factor(g),
-                            "ci95": av.ci95 * display_factor(g), "std_chips": av.std, "variance_ratio": ratio}
+                            "ci95": av.ci95 * display_factor(g), "std_chips": av.std, "variance_ratio": ratio,
+                            "variance_ratio_text": _aivat.ratio_text(ratio)}
         out.update(self.extra)
         return json_ready(out)
 
@@ -498,7 +527,7 @@ def crosstable(game: GameDef | str, agents: list[Agent], hands: int, *, labels: 
                     progress(base + d, per_match * k * (k - 1) // 2)
             res = play_match(game, built[i], built[j], hands, seed=seed, duplicate=duplicate,
                              names=(labels[i], labels[j]), engine=engine, progress=sub)
-            est = res.overall()
+            est = res.overall(CHIPS)
             mean[i][j], mean[j][i] = est.mean * f, 0.0 - est.mean * f
             ci[i][j] = ci[j][i] = est.ci95 * f
             matches.append(res.summary())

@@ -21,15 +21,24 @@ Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 @dataclass(frozen=True)
 class Estimate:
-    """A mean in chips per game with its 95% half-width, over ``n`` samples."""
+    """A mean per game with its 95% half-width, over ``n`` samples, in ``unit`` (chips per
+    game unless it says otherwise)."""
 
     mean: float
     ci95: float
     n: int
     std: float
+    unit: str = "chips/g"
 
     def scaled(self, factor: float) -> tuple[float, float]:
         return self.mean * factor, self.ci95 * factor
+
+    def in_unit(self, factor: float, unit: str) -> Estimate:
+        """The same estimate with its values multiplied by ``factor``, labelled ``unit``."""
+        return Estimate(self.mean * factor, self.ci95 * factor, self.n, self.std * factor, unit)
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.4f} +- {self.ci95:.4f} {self.unit} ({self.n:,} samples)"
 
 
 def estimate(samples: np.ndarray) -> Estimate:

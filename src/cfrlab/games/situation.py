@@ -3,8 +3,9 @@
 ``cards`` is the ACPC ``<cards>`` field as the acting player sees it: hole cards by position
 separated by ``|``, then ``/`` and each round's board cards: ``"Ks|/Kh"`` (position 0 holds Ks,
 board Kh), ``"|Qs/Kh"`` (position 1 holds Qs). Without ``|`` the hole cards are the acting
-player's: Kuhn ``"Ks"``, Leduc ``"Ks/Kh"``. After round 0 the ``"Ks|Kh"`` labels that
-``strategy show`` prints (hole then board) are accepted too.
+player's: Kuhn ``"Ks"``, Leduc ``"Ks/Kh"``: the canonical form, the one cfrlab prints
+(``strategy show``, ``Strategy.infosets``). After round 0 ``"Ks|Kh"`` (hole ``|`` board, what
+cfrlab printed before) is accepted too.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from cfrlab.games.gamedef import GameDef
 
 
 def parse_situation_cards(game: GameDef, cards: str, actor: int, rnd: int = 0) -> tuple[list[int], list[int]]:
-    """(hole cards of ``actor``, board cards) from ``"Ks|/Kh"``, ``"|Qs/Kh"``, ``"Ks/Kh"``, or
-    (after round 0) the ``"Ks|Kh"`` labels of ``describe_state``."""
+    """(hole cards of ``actor``, board cards) from ``"Ks/Kh"`` (canonical), ``"Ks|/Kh"``,
+    ``"|Qs/Kh"``, or (after round 0) the older ``"Ks|Kh"`` labels."""
     text = cards.strip()
     hole_part, _, board_part = text.partition("/")
     fields = hole_part.split("|")
     if len(fields) == 2 and "/" not in text and rnd > 0 and game.num_players == 2:
-        # describe_state's "hole|board" (what `strategy show` prints), unambiguous after round 0
+        # the older labels' "hole|board", unambiguous after round 0
         hole_txt, board_part = fields
     elif len(fields) > 1:
         if len(fields) != game.num_players:

@@ -49,7 +49,7 @@ class Every:
 
     def __init__(self, every: int):
         if int(every) < 1:
-            raise CfrlabError("--eval-every must be at least 1")
+            raise CfrlabError("eval_every must be at least 1")
         self.every = int(every)
 
     def next_after(self, it: int) -> int:
@@ -122,15 +122,15 @@ class StopRule:
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.seconds is None and self.target is None:
-            raise CfrlabError("say when to stop: --iterations N, --seconds S or --target EXPLOITABILITY")
+            raise CfrlabError("say when to stop: iterations=N, seconds=S or target=EXPLOITABILITY")
         if self.iterations is not None and self.iterations < 1:
-            raise CfrlabError("--iterations must be at least 1")
+            raise CfrlabError(f"iterations must be at least 1, got {self.iterations!r}")
         if self.seconds is not None and math.isinf(self.seconds):  # int(rate * inf) overflowed
             raise CfrlabError("seconds must be finite (None: no time limit)")
         if self.seconds is not None and not self.seconds > 0:
-            raise CfrlabError("--seconds must be positive")
+            raise CfrlabError(f"seconds must be positive, got {self.seconds!r}")
         if self.target is not None and not self.target > 0:
-            raise CfrlabError("--target must be positive")
+            raise CfrlabError(f"target must be positive, got {self.target!r}")
 
 
 @dataclass
@@ -241,7 +241,7 @@ class Checkpointer:
         for key in ("algorithm", "params", "seed"):
             if _jsonish(theirs.get(key)) != _jsonish(mine.get(key)):
                 raise FileMismatchError(f"{self.path} was made with {key} {theirs.get(key)!r}, "
-                                        f"this run has {key} {mine.get(key)!r}; use --force to start over")
+                                        f"this run has {key} {mine.get(key)!r}; remove the checkpoint to start over")
 
 
 def checkpoint_seed(path: str | Path) -> int | None:
@@ -358,7 +358,7 @@ def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
     run.run_seconds = 0.0
     schedule = schedule_of(eval_every)
     if stop.target is not None and schedule is None:
-        raise CfrlabError("--target needs exploitability measurements (--eval-every N)")
+        raise CfrlabError("a target needs exploitability measurements (eval_every=N)")
     rate: float | None = None
     started = solver.iterations
 

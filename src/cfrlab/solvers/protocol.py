@@ -21,6 +21,25 @@ MCCFR_KIND = "mccfr"
 
 @runtime_checkable
 class Solver(Protocol):
+    """What every iterative solver offers; ``make_solver(tree, model, algorithm)`` builds one.
+
+    ``kind``: ``"cfr"`` or ``"mccfr"`` (module docstring); ``algorithm``: its name in
+    ``ALGORITHMS`` (``"cfr+"``, ``"dcfr"``, ``"es"``, ...); ``iterations``: how many it has run;
+    ``seed``: the sampling seed (None for full-width solvers); ``tree`` and ``model``: the
+    public tree and the chance model it solves; ``params``: the update rule's parameters.
+
+    ``iterate(n)`` runs ``n`` more iterations. ``average_policy()`` (what converges to an
+    equilibrium) and ``current_policy()`` return float64 ``[rows, 3]`` arrays in
+    ``Strategy.policy``'s layout (``Strategy.from_solver(solver)`` wraps the average with a
+    header). ``exploitability(average=True)`` measures the average (or current) policy exactly,
+    in chips per game (``cfrlab.games.units.to_unit`` gives the game's unit).
+    ``state_dict()`` / ``load_state_dict(d)`` save and restore everything a resumed run needs
+    (numpy arrays and JSON-able values; ``cfrlab.solvers.driver.Checkpointer`` writes them).
+
+    It is a ``typing.Protocol``: a class of one's own that has these members is a Solver for
+    ``run_solve`` and the checkpoints, without inheriting from anything.
+    """
+
     kind: str
     algorithm: str
     iterations: int
