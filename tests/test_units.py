@@ -91,8 +91,8 @@ def test_bad_targets_are_refused_naming_the_parameter(target, words):
 def test_the_stop_rule_names_parameters_not_flags():
     from cfrlab.solvers.driver import StopRule
 
-    for kw, word in ((dict(iterations=0), "iterations"), (dict(seconds=-1.0), "seconds"),
-                     (dict(target=0.0), "target")):
+    for kw, word in (({"iterations": 0}, "iterations"), ({"seconds": -1.0}, "seconds"),
+                     ({"target": 0.0}, "target")):
         with pytest.raises(CfrlabError, match=f"^{word} must") as e:
             StopRule(**kw)
         assert "--" not in str(e.value)

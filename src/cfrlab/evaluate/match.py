@@ -45,7 +45,15 @@ from cfrlab.games import GameDef, load_game
 from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import seat_view
 from cfrlab.games.state import State
-from cfrlab.games.units import CHIPS, display_factor, factor, is_ante_game, normalize_unit, rate_unit, unit_of
+from cfrlab.games.units import (
+    CHIPS,
+    display_factor,
+    factor,
+    is_ante_game,
+    normalize_unit,
+    rate_unit,
+    unit_of,
+)
 from cfrlab.tree import build_tree
 from cfrlab.tree.arrays import TreeArrays, compile_tree
 
