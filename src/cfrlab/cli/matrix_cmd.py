@@ -24,7 +24,6 @@ from rich.console import Console
 from rich.table import Table
 
 from cfrlab.errors import CfrlabError
-from cfrlab.solvers import matrix as M
 
 
 @dataclass
@@ -41,20 +40,30 @@ class MatrixGame:
         return self.B is None or bool(np.allclose(self.A + self.B, 0.0))
 
 
+# name -> one-line description (``cfrlab games`` lists them without loading the solvers)
+MATRIX_HELP = {
+    "rps": "rock-paper-scissors: win +1, tie 0, loss -1 (zero-sum)",
+    "dominance": "3x3 general-sum game solved by removing dominated strategies; equilibrium "
+                 "(a1, b1) paying (10, 2)",
+    "battle": "tennis or Power Rangers (battle of the sexes): two pure equilibria and a mixed one "
+              "paying 6/5 each",
+    "tree": "a two-move perfect-information tree in normal form: the column player's plans are "
+            "(reply to Left, reply to Right); value 3 (zero-sum)",
+}
+
+
 def _builtins() -> dict[str, MatrixGame]:
+    from cfrlab.solvers import matrix as M
+
     plans = [f"{a}{b}" for a in "lr" for b in "lr"]  # player 2's reply to Left, then to Right
+    d = MATRIX_HELP
     return {
-        "rps": MatrixGame("rps", "rock-paper-scissors: win +1, tie 0, loss -1 (zero-sum)",
-                          M.RPS, None, list(M.RPS_ACTIONS), list(M.RPS_ACTIONS)),
-        "dominance": MatrixGame("dominance", "3x3 general-sum game solved by removing dominated "
-                                "strategies; equilibrium (a1, b1) paying (10, 2)",
-                                M.DOMINANCE_A, M.DOMINANCE_B, ["a1", "a2", "a3"], ["b1", "b2", "b3"]),
-        "battle": MatrixGame("battle", "tennis or Power Rangers (battle of the sexes): two pure "
-                             "equilibria and a mixed one paying 6/5 each",
-                             M.BATTLE_A, M.BATTLE_B, ["tennis", "power-rangers"], ["tennis", "power-rangers"]),
-        "tree": MatrixGame("tree", "a two-move perfect-information tree in normal form: the column "
-                           "player's plans are (reply to Left, reply to Right); value 3 (zero-sum)",
-                           M.TREE_NORMAL_FORM, None, ["Left", "Right"], plans),
+        "rps": MatrixGame("rps", d["rps"], M.RPS, None, list(M.RPS_ACTIONS), list(M.RPS_ACTIONS)),
+        "dominance": MatrixGame("dominance", d["dominance"], M.DOMINANCE_A, M.DOMINANCE_B,
+                                ["a1", "a2", "a3"], ["b1", "b2", "b3"]),
+        "battle": MatrixGame("battle", d["battle"], M.BATTLE_A, M.BATTLE_B,
+                             ["tennis", "power-rangers"], ["tennis", "power-rangers"]),
+        "tree": MatrixGame("tree", d["tree"], M.TREE_NORMAL_FORM, None, ["Left", "Right"], plans),
     }
 
 
@@ -63,7 +72,7 @@ BUILTIN_NAMES = ("rps", "dominance", "battle", "tree")
 
 def builtin_matrix_help() -> dict[str, str]:
     """Name -> one-line description, for ``cfrlab games``."""
-    return {name: g.description for name, g in _builtins().items()}
+    return dict(MATRIX_HELP)
 
 
 # -- reading a user's matrix -----------------------------------------------------------------
@@ -254,6 +263,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Matrix games: regret matching in self-play or against a fixed strategy, and the exact solution."""
         from cfrlab.cli.common import seed_or_random
+        from cfrlab.solvers import matrix as M
 
         alg = algorithm.lower()
         if alg not in ALGORITHMS:
