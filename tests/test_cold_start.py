@@ -48,11 +48,11 @@ def test_numba_gets_the_cache_locator_the_moment_it_loads():
 
 
 @pytest.mark.parametrize("argv", [["--help"], [], ["games"], ["--version"], ["game", "show", "kuhn"]])
-def test_cli_start_up_loads_no_numba(argv):
+def test_cli_start_up_loads_no_numba_or_numpy(argv):
     quiet = "contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())"
     code = (f"import contextlib, io\nfrom cfrlab.cli.main import main\nwith {quiet}:\n"
             f"    try:\n        main({argv!r})\n    except SystemExit:\n        pass\n"
-            + _LOADED % (("numba", "llvmlite", "scipy"),))
+            + _LOADED % (HEAVY,))
     assert _run(code) == []
 
 

@@ -23,7 +23,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cfrlab.cli.games_cmd import MATRIX_HELP
 from cfrlab.errors import CfrlabError
+from cfrlab.solvers import matrix as M
 
 
 @dataclass
@@ -40,21 +42,7 @@ class MatrixGame:
         return self.B is None or bool(np.allclose(self.A + self.B, 0.0))
 
 
-# name -> one-line description (``cfrlab games`` lists them without loading the solvers)
-MATRIX_HELP = {
-    "rps": "rock-paper-scissors: win +1, tie 0, loss -1 (zero-sum)",
-    "dominance": "3x3 general-sum game solved by removing dominated strategies; equilibrium "
-                 "(a1, b1) paying (10, 2)",
-    "battle": "tennis or Power Rangers (battle of the sexes): two pure equilibria and a mixed one "
-              "paying 6/5 each",
-    "tree": "a two-move perfect-information tree in normal form: the column player's plans are "
-            "(reply to Left, reply to Right); value 3 (zero-sum)",
-}
-
-
 def _builtins() -> dict[str, MatrixGame]:
-    from cfrlab.solvers import matrix as M
-
     plans = [f"{a}{b}" for a in "lr" for b in "lr"]  # player 2's reply to Left, then to Right
     d = MATRIX_HELP
     return {
@@ -68,11 +56,6 @@ def _builtins() -> dict[str, MatrixGame]:
 
 
 BUILTIN_NAMES = ("rps", "dominance", "battle", "tree")
-
-
-def builtin_matrix_help() -> dict[str, str]:
-    """Name -> one-line description, for ``cfrlab games``."""
-    return dict(MATRIX_HELP)
 
 
 # -- reading a user's matrix -----------------------------------------------------------------
@@ -263,7 +246,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Matrix games: regret matching in self-play or against a fixed strategy, and the exact solution."""
         from cfrlab.cli.common import seed_or_random
-        from cfrlab.solvers import matrix as M
 
         alg = algorithm.lower()
         if alg not in ALGORITHMS:
