@@ -228,3 +228,43 @@ def test_a_cold_leduc_solve_compiles_no_holdem_kernel(tmp_path):
             "print(json.dumps(sorted(set(m for m in seen if m.startswith('cfrlab')))))")
     modules = _run(code, env={"CFRLAB_NUMBA_CACHE": str(tmp_path)})
     assert modules == ["cfrlab.engine._kernels"], modules
+
+
+# -- make demo compiles first what the demo runs -----------------------------------------------
+
+_SIGNATURES = textwrap.dedent("""
+    import contextlib, io, json, sys
+    from numba.core.registry import CPUDispatcher
+    from cfrlab.cli.main import main
+
+    def compiled():  # every (kernel, signature) this process has compiled or loaded from the cache
+        return {(m, k, str(s)) for m, mod in list(sys.modules.items()) if m.startswith("cfrlab")
+                for k, v in vars(mod).items() if isinstance(v, CPUDispatcher) for s in v.signatures}
+
+    def run(argv):
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                main(argv)
+            except SystemExit as e:
+                assert not e.code, (argv, e.code)
+
+    run(WARM)
+    before = compiled()
+    run(DEMO)
+    print(json.dumps([len(before), sorted(map(list, compiled() - before))]))
+""")
+
+
+def _demo_commands() -> list[list[str]]:
+    text = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    recipe = text.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    lines = [ln.strip().lstrip("@") for ln in recipe.splitlines()[1:] if ln.startswith("\t")]
+    return [ln.split(">")[0].split()[1:] for ln in lines if ln.startswith("$(BIN)/cfrlab ")]
+
+
+def test_make_demo_compiles_what_the_demo_runs_before_it_starts():
+    """The demo's own output has no silent minute: its kernels were all needed by the step before."""
+    warm, demo = _demo_commands()
+    assert "--target" in demo and "--target" not in warm
+    n, more = _run(_SIGNATURES.replace("WARM", repr(warm)).replace("DEMO", repr(demo)))
+    assert n > 0 and more == [], more
