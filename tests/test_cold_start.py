@@ -37,12 +37,14 @@ def test_import_cfrlab_loads_no_numba_or_numpy():
     assert _run("import cfrlab\n" + _LOADED % (HEAVY,)) == []
 
 
-def test_numba_gets_the_cache_locator_the_moment_it_loads():
+@pytest.mark.parametrize("first", [
+    "import cfrlab, numba",
+    "import numba, cfrlab",  # numba loaded before cfrlab
+    "import importlib.util, cfrlab; importlib.util.find_spec('numba'); import numba",  # a look-up
+])
+def test_numba_gets_the_cache_locator_the_moment_it_loads(first):
     """Whoever imports numba first, cfrlab's locator is in place before any kernel is decorated."""
-    code = ("import cfrlab, numba, json\nfrom numba.core import caching\n"
-            "print(json.dumps([c.__name__ for c in caching.CacheImpl._locator_classes][:1]))")
-    assert _run(code) == ["CfrlabCacheLocator"]
-    code = ("import numba, cfrlab, json\nfrom numba.core import caching\n"  # numba loaded first
+    code = (f"{first}\nimport json\nfrom numba.core import caching\n"
             "print(json.dumps([c.__name__ for c in caching.CacheImpl._locator_classes][:1]))")
     assert _run(code) == ["CfrlabCacheLocator"]
 

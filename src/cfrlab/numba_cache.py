@@ -281,29 +281,32 @@ class _AfterNumba:
 
     Every kernel module imports numba before it decorates a kernel, so the locator is in place
     in time whoever imports numba first; and numba (a fifth of a second or more) is imported
-    only by a task that needs it.
+    only by a task that needs it. A mere look-up (``importlib.util.find_spec("numba")``)
+    executes nothing and leaves the finder in place.
     """
 
+    def __init__(self):
+        self._finding = False
+
     def find_spec(self, name, path=None, target=None):
-        if name != "numba" or self not in sys.meta_path:
+        if name != "numba" or self._finding:
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
+        self._finding = True
+        try:
+            spec = importlib.util.find_spec(name)  # the finders after this one
+        finally:
+            self._finding = False
         loader = getattr(spec, "loader", None)
-        if loader is not None and hasattr(loader, "exec_module"):
-            loader.exec_module = self._then_install(loader.exec_module)  # this spec's loader only
-        else:  # an unusual loader: numba is imported now, with the locator
-            sys.meta_path.insert(0, self)
-            install()
+        if loader is None or not hasattr(loader, "exec_module"):
+            return None  # an unusual loader: numba's own cache locators, as without cfrlab's
+        loader.exec_module = self._then_install(loader.exec_module)  # this spec's loader only
         return spec
 
     def _then_install(self, exec_module):
         def run(module):
-            try:
-                exec_module(module)
-            except BaseException:  # numba failed to load (or Ctrl-C): the next import tries again
-                sys.meta_path.insert(0, self)
-                raise
+            exec_module(module)  # if numba fails to load (or Ctrl-C), the next import tries again
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
             install()
         return run
 
