@@ -360,7 +360,7 @@ def stop_on_compile(handle) -> None:
 # How the first compile of a process is told (announce_compiles): "log" by default.
 _NOTICE: dict = {"to": "log", "said": False, "listening": False}
 EXPECTED = "about 1-3 min"  # a first solve, match or AIVAT on two busy cores (docs/RESULTS.md)
-log = logging.getLogger("cfrlab")
+_log = logging.getLogger("cfrlab")
 
 
 def compile_notice() -> str:
@@ -380,6 +380,8 @@ def announce_compiles(to=None) -> None:
     scripts read on its stderr does not depend on the state of the cache), "off", or a text
     stream to print the line to. ``None`` keeps the current choice.
     """
+    if isinstance(to, str) and to not in ("log", "terminal", "off"):
+        raise ValueError(f"announce_compiles: {to!r} is not 'log', 'terminal', 'off' or a stream")
     if to is not None:
         _NOTICE["to"] = to
 
@@ -389,7 +391,7 @@ def _say_first_compile() -> None:
     if _NOTICE["said"] or to == "off":
         return
     if to == "log":
-        log.warning(compile_notice())
+        _log.warning(compile_notice())
     elif to == "terminal":
         if not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
             return
