@@ -127,6 +127,13 @@ def test_the_first_compile_says_so_once_from_python(tiny_checkout, tmp_path):
     assert _notices(again.stderr) == [], again.stderr  # cached: nothing to say
 
 
+def test_the_notice_modes_are_checked():
+    from cfrlab import numba_cache
+
+    with pytest.raises(ValueError, match="'terminals' is not 'log', 'terminal', 'off' or a stream"):
+        numba_cache.announce_compiles("terminals")
+
+
 def _cli_process_stderr(checkout: Path, cache: Path, terminal: bool) -> str:
     """stderr of a process that loads the CLI and runs the tiny kernels (a terminal or a pipe)."""
     code = "import cfrlab.cli.main\n" + _USE
