@@ -134,10 +134,13 @@ def test_the_notice_modes_are_checked():
         numba_cache.announce_compiles("terminals")
 
 
-def _cli_process_stderr(checkout: Path, cache: Path, terminal: bool) -> str:
-    """stderr of a process that loads the CLI and runs the tiny kernels (a terminal or a pipe)."""
-    code = "import cfrlab.cli.main\n" + _USE
+def _cli_process_stderr(checkout: Path, cache: Path, terminal: bool, worker: bool = False) -> str:
+    """stderr of a process that loads the CLI and runs the tiny kernels (a terminal or a pipe);
+    ``worker``: a process the CLI started (it loads only cfrlab, with the CLI's environment)."""
+    code = ("import cfrlab\n" if worker else "import cfrlab.cli.main\n") + _USE
     env = _tiny_env(checkout, cache)
+    if worker:
+        env["CFRLAB_COMPILE_NOTICE"] = "terminal"
     if not terminal:
         return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                               text=True, timeout=600, check=True).stderr
@@ -163,6 +166,8 @@ def test_the_cli_says_it_on_a_terminal_only(tiny_checkout, tmp_path):
     assert _notices(piped) == [], piped  # scripts reading stderr: same lines, warm or cold
     said = _notices(_cli_process_stderr(tiny_checkout, tmp_path / "b", terminal=True))
     assert len(said) == 1 and said[0].startswith("cfrlab: compiling numba kernels"), said
+    worker = _cli_process_stderr(tiny_checkout, tmp_path / "c", terminal=False, worker=True)
+    assert _notices(worker) == [], worker  # the CLI's worker processes follow its choice
 
 
 # -- Ctrl-C while loading ----------------------------------------------------------------------

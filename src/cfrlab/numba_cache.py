@@ -357,8 +357,12 @@ def stop_on_compile(handle) -> None:
         api[2].unregister("numba:compile", handle)
 
 
-# How the first compile of a process is told (announce_compiles): "log" by default.
-_NOTICE: dict = {"to": "log", "said": False, "listening": False}
+# How the first compile of a process is told (announce_compiles): "log" by default, or as the
+# process that started this one chose (its worker processes inherit the choice by the variable).
+_MODES = ("log", "terminal", "off")
+_ENV = "CFRLAB_COMPILE_NOTICE"
+_NOTICE: dict = {"to": os.environ.get(_ENV) if os.environ.get(_ENV) in _MODES else "log",
+                 "said": False, "listening": False}
 EXPECTED = "about 1-3 min"  # a first solve, match or AIVAT on two busy cores (docs/RESULTS.md)
 _log = logging.getLogger("cfrlab")
 
@@ -378,12 +382,15 @@ def announce_compiles(to=None) -> None:
     warning on the ``cfrlab`` logger, which Python prints on stderr unless logging is set up
     otherwise), "terminal" (stderr, only when it is a terminal: the CLI's choice, so that what
     scripts read on its stderr does not depend on the state of the cache), "off", or a text
-    stream to print the line to. ``None`` keeps the current choice.
+    stream to print the line to. ``None`` keeps the current choice. Worker processes started
+    afterwards (``CFRLAB_COMPILE_NOTICE`` in their environment) tell it the same way, each once.
     """
-    if isinstance(to, str) and to not in ("log", "terminal", "off"):
+    if isinstance(to, str) and to not in _MODES:
         raise ValueError(f"announce_compiles: {to!r} is not 'log', 'terminal', 'off' or a stream")
     if to is not None:
         _NOTICE["to"] = to
+    if isinstance(to, str):
+        os.environ[_ENV] = to
 
 
 def _say_first_compile() -> None:
