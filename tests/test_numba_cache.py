@@ -102,9 +102,10 @@ def _compiles(checkout: Path, cache: Path) -> int:
     out = subprocess.run([sys.executable, "-c", _RUN.format(where=str(checkout))], env=env,
                          capture_output=True, text=True, timeout=300, check=True)
     n = int(out.stdout.split()[-1])
-    said = [line for line in out.stderr.splitlines() if "compiling kernels" in line]
+    said = [line for line in out.stderr.splitlines() if "compiling numba kernels" in line]
     root = cache / numba_cache.cache_root().name  # <numba version>-py<XY>
-    want = f"cfrlab: compiling kernels, once per machine (cached in {root})"
+    want = (f"cfrlab: compiling numba kernels, first use on this machine ({numba_cache.EXPECTED};"
+            f" then cached in {root}; `make warmup` compiles them all ahead)")
     assert said == ([want] if n else []), out.stderr
     return n
 

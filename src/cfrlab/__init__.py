@@ -13,7 +13,7 @@ cards -> games -> tree -> abstraction -> engine -> solvers -> strategy -> evalua
 
 import importlib
 
-from cfrlab import numba_cache  # noqa: F401  (first: numba caches kernels per machine)
+from cfrlab import numba_cache  # noqa: F401  (first: numba, once loaded, caches kernels per machine)
 from cfrlab.errors import CfrlabError
 from cfrlab.version import __version__
 

@@ -2,8 +2,10 @@
 
 Numba's own locators key a kernel's cache by the absolute folder of its source file
 (``src/**/__pycache__`` or ``NUMBA_CACHE_DIR/<folder hash>``), so every fresh clone, and CI's
-clone at a new path, compiles every kernel again: minutes on two cores. ``install()`` (run by
-``import cfrlab``, before any kernel module) puts one more locator at the front of numba's list.
+clone at a new path, compiles every kernel again: minutes on two cores. ``install()`` puts one
+more locator at the front of numba's list; ``import cfrlab`` arranges for it to run the moment
+numba's package has loaded (``install_when_numba_loads``), so before any kernel is decorated, and
+a task that needs no kernel (``cfrlab --help``, reading a file) never imports numba at all.
 For a source file inside the cfrlab package it keeps the compiled code in::
 
     <numba_cache_dir()>/<numba version>-py<XY>/<module path in the package>/<source hash>/
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.util
+import logging
 import os
 import shutil
 import sys
@@ -60,10 +64,19 @@ def _numba_api():
     return (impl, base, event) if ok else None
 
 
-def active() -> bool:
-    """True when numba will use this module's locator for cfrlab's kernels."""
+def _installed() -> bool:
+    if _LOCATOR is None:  # checked first: no numba import while nothing is installed
+        return False
     api = _numba_api()
-    return _LOCATOR is not None and api is not None and api[0]._locator_classes[:1] == [_LOCATOR]
+    return api is not None and api[0]._locator_classes[:1] == [_LOCATOR]
+
+
+def active() -> bool:
+    """True when numba uses (or, once loaded, will use) this module's locator for cfrlab's kernels.
+
+    Asking imports numba if nothing has yet: the answer depends on its caching API.
+    """
+    return install()
 
 
 def display_root() -> str:
@@ -233,16 +246,19 @@ def _make_locator(base: type) -> type:
 
 
 def install() -> bool:
-    """Put the locator first in numba's list (once). False, changing nothing, if it cannot."""
+    """Put the locator first in numba's list (once; imports numba). False, changing nothing, if
+    it cannot."""
     global _ROOT, _LOCATOR
-    if active():
+    if _installed():
         return True
-    api = _numba_api()
+    api = _numba_api()  # importing numba runs install() through the hook below, if it is set
     if api is None:
         return False
+    if _installed():
+        return True
     import numba
 
-    impl, base, _ = api
+    impl, base, event = api
     try:
         root = config.numba_cache_dir() / (
             f"{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
@@ -256,7 +272,51 @@ def install() -> bool:
     classes[:] = [c for c in classes if c.__name__ != locator.__name__]
     classes.insert(0, locator)
     _LOCATOR = locator
+    _listen_for_first_compile(event)
     return True
+
+
+class _AfterNumba:
+    """A meta path finder that runs ``install()`` as soon as numba's package has executed.
+
+    Every kernel module imports numba before it decorates a kernel, so the locator is in place
+    in time whoever imports numba first; and numba (a fifth of a second or more) is imported
+    only by a task that needs it. A mere look-up (``importlib.util.find_spec("numba")``)
+    executes nothing and leaves the finder in place.
+    """
+
+    def __init__(self):
+        self._finding = False
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "numba" or self._finding:
+            return None
+        self._finding = True
+        try:
+            spec = importlib.util.find_spec(name)  # the finders after this one
+        finally:
+            self._finding = False
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return None  # an unusual loader: numba's own cache locators, as without cfrlab's
+        loader.exec_module = self._then_install(loader.exec_module)  # this spec's loader only
+        return spec
+
+    def _then_install(self, exec_module):
+        def run(module):
+            exec_module(module)  # if numba fails to load (or Ctrl-C), the next import tries again
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+            install()
+        return run
+
+
+def install_when_numba_loads() -> None:
+    """``install()`` now if numba is loaded, else the moment it is (run by ``import cfrlab``)."""
+    if "numba" in sys.modules:
+        install()
+    elif not any(isinstance(f, _AfterNumba) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterNumba())
 
 
 # ---- telling the user ------------------------------------------------------------------
@@ -297,32 +357,74 @@ def stop_on_compile(handle) -> None:
         api[2].unregister("numba:compile", handle)
 
 
-_ANNOUNCING: list[bool] = []
+# How the first compile of a process is told (announce_compiles): "log" by default, or as the
+# process that started this one chose (its worker processes inherit the choice by the variable).
+_MODES = ("log", "terminal", "off")
+_ENV = "CFRLAB_COMPILE_NOTICE"
+_NOTICE: dict = {"to": os.environ.get(_ENV) if os.environ.get(_ENV) in _MODES else "log",
+                 "said": False, "listening": False}
+EXPECTED = "about 1-3 min"  # a first solve, match or AIVAT on two busy cores (docs/RESULTS.md)
+_log = logging.getLogger("cfrlab")
 
 
-def announce_compiles(stream=None) -> None:
-    """From now on, the first time this process compiles a cfrlab kernel, say so on one line.
+def compile_notice() -> str:
+    """The one line said when a process first has to compile a cfrlab kernel."""
+    return (f"cfrlab: compiling numba kernels, first use on this machine ({EXPECTED}; then cached"
+            f" in {display_root()}; `make warmup` compiles them all ahead)")
 
-    A compile only happens when nothing is cached for the kernel's current source: the first
-    run on a machine (or after an upgrade) otherwise sits a minute or more silent inside numba.
-    Without ``stream`` the line goes to stderr only when that is a terminal, so what scripts
-    and tests read there does not depend on the state of the cache. Calling it again does
-    nothing (the CLI and ``cfrlab.api`` both call it).
+
+def announce_compiles(to=None) -> None:
+    """Choose how a process's first compile of a cfrlab kernel is told, once, in one line.
+
+    A compile only happens when nothing is cached for the kernel's current source (numba found
+    no machine code for it): the first use on a machine, or after an upgrade, otherwise sits a
+    minute or more silent inside numba. ``to`` is "log" (the default from ``import cfrlab``: a
+    warning on the ``cfrlab`` logger, which Python prints on stderr unless logging is set up
+    otherwise), "terminal" (stderr, only when it is a terminal: the CLI's choice, so that what
+    scripts read on its stderr does not depend on the state of the cache), "off", or a text
+    stream to print the line to. ``None`` keeps the current choice. Worker processes started
+    afterwards (``CFRLAB_COMPILE_NOTICE`` in their environment) tell it the same way, each once.
     """
-    if _ANNOUNCING:
+    if isinstance(to, str) and to not in _MODES:
+        raise ValueError(f"announce_compiles: {to!r} is not 'log', 'terminal', 'off' or a stream")
+    if to is not None:
+        _NOTICE["to"] = to
+    if isinstance(to, str):
+        os.environ[_ENV] = to
+
+
+def _say_first_compile() -> None:
+    to = _NOTICE["to"]
+    if _NOTICE["said"] or to == "off":
         return
-    _ANNOUNCING.append(True)
-    said = []
-
-    def note():
-        out = stream or sys.stderr
-        if said or (stream is None and not (hasattr(out, "isatty") and out.isatty())):
+    if to == "log":
+        _log.warning(compile_notice())
+    elif to == "terminal":
+        if not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
             return
-        said.append(True)
-        print(f"cfrlab: compiling kernels, once per machine (cached in {display_root()})",
-              file=out, flush=True)
+        print(compile_notice(), file=sys.stderr, flush=True)
+    else:
+        print(compile_notice(), file=to, flush=True)
+    _NOTICE["said"] = True
 
-    on_compile(note)
+
+def _listen_for_first_compile(event) -> None:
+    if _NOTICE["listening"]:
+        return
+    _NOTICE["listening"] = True
+
+    class _FirstCompile(event.Listener):
+        def on_start(self, ev):
+            if not _NOTICE["said"] and _is_package_kernel(ev):
+                try:
+                    _say_first_compile()
+                except Exception:  # noqa: BLE001 - a closed stream: no notice, but the compile goes on
+                    _NOTICE["said"] = True
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", _FirstCompile())
 
 
-install()
+install_when_numba_loads()

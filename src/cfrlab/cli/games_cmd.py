@@ -9,6 +9,17 @@ from rich.table import Table
 from cfrlab.games import load_game
 from cfrlab.games.builtins import BUILTIN_HELP
 
+# The matrix games of ``cfrlab matrix``, listed here so that ``cfrlab games`` loads no solver.
+MATRIX_HELP = {
+    "rps": "rock-paper-scissors: win +1, tie 0, loss -1 (zero-sum)",
+    "dominance": "3x3 general-sum game solved by removing dominated strategies; equilibrium "
+                 "(a1, b1) paying (10, 2)",
+    "battle": "tennis or Power Rangers (battle of the sexes): two pure equilibria and a mixed one "
+              "paying 6/5 each",
+    "tree": "a two-move perfect-information tree in normal form: the column player's plans are "
+            "(reply to Left, reply to Right); value 3 (zero-sum)",
+}
+
 
 def register(app: typer.Typer) -> None:
     game_app = typer.Typer(help="Inspect game definitions.", no_args_is_help=True)
@@ -17,8 +28,6 @@ def register(app: typer.Typer) -> None:
     @app.command("games")
     def games() -> None:
         """List the built-in games."""
-        from cfrlab.cli.matrix_cmd import builtin_matrix_help
-
         t = Table(title="built-in games (a .game file works wherever a name does)")
         t.add_column("name")
         t.add_column("description")
@@ -29,7 +38,7 @@ def register(app: typer.Typer) -> None:
         m = Table(title="matrix games for cfrlab matrix (a CSV or text file of payoffs works too)")
         m.add_column("name")
         m.add_column("description")
-        for name, desc in builtin_matrix_help().items():
+        for name, desc in MATRIX_HELP.items():
             m.add_row(name, desc)
         console.print(m)
 

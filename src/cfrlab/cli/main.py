@@ -2,19 +2,26 @@
 
 Usage errors (a missing argument, an unknown option, a bad value) are one line too:
 ``cfrlab: error: <message> (see cfrlab CMD --help)``, exit 2. The conventions every command
-follows are in docs/cli.md."""
+follows are in docs/cli.md. A command's module, and the numba kernels it uses, load only when
+it runs: ``cfrlab --help`` and ``cfrlab games`` start in a fraction of a second."""
 
 from __future__ import annotations
 
-import importlib
 import sys
-from typing import Annotated
 
-import typer
-import typer.core
+try:  # Ctrl-C while Python loads the CLI: one line and 130, as anywhere else (see main())
+    import importlib
+    from collections.abc import MutableMapping
+    from typing import Annotated
 
-from cfrlab.errors import CfrlabError
-from cfrlab.numba_cache import announce_compiles
+    import typer
+    import typer.core
+
+    from cfrlab.errors import CfrlabError
+    from cfrlab.numba_cache import announce_compiles
+except KeyboardInterrupt:
+    print("cfrlab: error: interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
 
 _EXC = []
 try:  # recent typer carries its own copy of click
@@ -34,8 +41,112 @@ NO_ARGS_HELP = tuple(m.NoArgsIsHelpError for m in _EXC if hasattr(m, "NoArgsIsHe
 CLICK_ERRORS = tuple(m.ClickException for m in _EXC)
 ABORTS = (typer.Abort, *(m.Abort for m in _EXC if hasattr(m, "Abort")))
 
+# name -> (module of cfrlab.cli that registers it, the summary ``cfrlab --help`` lists), in the
+# listed order. Each module defines ``register(app)`` (one module per command group keeps files
+# focused) and is imported only when one of its commands runs or shows its help: ``cfrlab --help``
+# imports no numba, numpy or kernel (tests/test_cold_start.py checks the summaries against the
+# commands' own help).
+COMMANDS = {
+    "games": ("games_cmd", "List the built-in games."),
+    "solve": ("solve_cmd", ("Solve a 2-player limit game; print exploitability and (with --out) "
+                            "save the strategy.")),
+    "exploit": ("solve_cmd", ("Exact best response to a strategy: what each seat's best response "
+                              "wins, exploitability.")),
+    "match": ("match_cmd", ("Play A against B; report A's winnings (mbb/g, or chips/g in ante "
+                            "games) with a 95% CI.")),
+    "crosstable": ("match_cmd", ("Every pair of agents plays a match; prints the row player's "
+                                 "winnings ± 95% CI.")),
+    "log": ("match_cmd", ("Read a match log back: check every hand, print each player's winnings "
+                          "± 95% CI.")),
+    "connect": ("play_cmd", "Play an agent in a match run by an ACPC dealer (protocol 2.0.0)."),
+    "dealer": ("play_cmd", ("Run an ACPC-compatible match: prints the ports, then "
+                            "SCORE:<seat totals>:<names>.")),
+    "play": ("play_cmd", ("Play against an agent in the terminal (f = fold, c = check/call, "
+                          "r = bet/raise).")),
+    "serve": ("play_cmd", ("Play against an agent in the browser: open http://HOST:PORT/ (one "
+                           "session per visitor).")),
+    "matrix": ("matrix_cmd", ("Matrix games: regret matching in self-play or against a fixed "
+                              "strategy, and the exact solution.")),
+    "exploit-real": ("realbr_cmd", ("Exact best response in the real game (real cards, no "
+                                    "abstraction).")),
+    "lbr": ("lbr_cmd", ("Local best response (Lisý and Bowling), for limit games: a lower bound "
+                        "on the real-game exploitability.")),
+    "divat": ("divat_cmd", ("Money, showdown DIVAT and DIVAT per hand of one player in ACPC logs "
+                            "(both hands shown).")),
+    "aivat": ("aivat_cmd", ("Money and AIVAT per hand of one player in ACPC logs (every hand's "
+                            "cards recorded).")),
+    "game": ("games_cmd", "Inspect game definitions."),
+    "strategy": ("strategy_cmd", "Inspect, export and import strategy files."),
+    "abstract": ("abstract_cmd", "Card abstraction (bucketing) for hold'em-style games."),
+    "experiment": ("experiment_cmd", ("Reproduce published experiments (Zinkevich et al. 2007, "
+                                      "Figure 1).")),
+    "counter": ("counter_cmd", "Opponent models from logs and counter-strategies (FBR, RNR, DBR)."),
+}
+
+
+def load_commands(module: str) -> dict:
+    """The click commands ``cfrlab.cli.<module>`` registers, by name (imports the module)."""
+    sub = typer.Typer()
+    importlib.import_module(f"cfrlab.cli.{module}").register(sub)
+    return dict(typer.main.get_group(sub).commands)
+
+
+class LazyCommands(MutableMapping):
+    """A group's commands by name, each module imported on the first access to one of its
+    commands (names and membership need no import)."""
+
+    def __init__(self, commands):
+        self._loaded = dict(commands)
+
+    def __getitem__(self, name):
+        if name not in self._loaded and name in COMMANDS:
+            for n, cmd in load_commands(COMMANDS[name][0]).items():
+                self._loaded.setdefault(n, cmd)
+        return self._loaded[name]
+
+    def __contains__(self, name):
+        return name in COMMANDS or name in self._loaded
+
+    def __iter__(self):
+        return iter(dict.fromkeys([*COMMANDS, *self._loaded]))
+
+    def __len__(self):
+        return len(dict.fromkeys([*COMMANDS, *self._loaded]))
+
+    def __setitem__(self, name, cmd):
+        self._loaded[name] = cmd
+
+    def __delitem__(self, name):
+        del self._loaded[name]
+
+
+class LazyGroup(typer.core.TyperGroup):
+    """cfrlab's top-level group: commands load when they run; its help lists the summaries."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.commands = LazyCommands(self.commands)
+        self._listing = False
+
+    def list_commands(self, ctx):
+        return list(self.commands)
+
+    def get_command(self, ctx, cmd_name):
+        if self._listing and cmd_name in COMMANDS:
+            return typer.core.TyperCommand(cmd_name, help=COMMANDS[cmd_name][1])
+        return super().get_command(ctx, cmd_name)
+
+    def format_help(self, ctx, formatter):
+        self._listing = True
+        try:
+            return super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
 app = typer.Typer(
     name="cfrlab",
+    cls=LazyGroup,
     help="Counterfactual regret minimization for poker: solve, evaluate, exploit and play.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -94,30 +205,10 @@ def _root(
 ) -> None:
     """Counterfactual regret minimization for poker: solve, evaluate, exploit and play."""
 
-# Each module defines ``register(app)``; one module per command group keeps files focused.
-COMMAND_MODULES = (
-    "cfrlab.cli.games_cmd",
-    "cfrlab.cli.solve_cmd",
-    "cfrlab.cli.strategy_cmd",
-    "cfrlab.cli.abstract_cmd",
-    "cfrlab.cli.match_cmd",
-    "cfrlab.cli.play_cmd",
-    "cfrlab.cli.experiment_cmd",
-    "cfrlab.cli.matrix_cmd",
-    "cfrlab.cli.counter_cmd",
-    "cfrlab.cli.realbr_cmd",
-    "cfrlab.cli.lbr_cmd",
-    "cfrlab.cli.divat_cmd",
-    "cfrlab.cli.aivat_cmd",
-)
 
-announce_compiles()  # a terminal hears once that kernels compile (the first run on a machine)
-for _mod in COMMAND_MODULES:
-    try:
-        importlib.import_module(_mod).register(app)
-    except ModuleNotFoundError as e:  # a command group not written yet (development only)
-        if e.name != _mod:
-            raise
+# A terminal hears once that kernels compile (the first run on a machine); scripts reading stderr
+# see the same lines with a warm or a cold cache.
+announce_compiles("terminal")
 
 
 def fail(message: str, code: int = 2) -> None:

@@ -23,6 +23,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cfrlab.cli.games_cmd import MATRIX_HELP
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import matrix as M
 
@@ -43,27 +44,18 @@ class MatrixGame:
 
 def _builtins() -> dict[str, MatrixGame]:
     plans = [f"{a}{b}" for a in "lr" for b in "lr"]  # player 2's reply to Left, then to Right
+    d = MATRIX_HELP
     return {
-        "rps": MatrixGame("rps", "rock-paper-scissors: win +1, tie 0, loss -1 (zero-sum)",
-                          M.RPS, None, list(M.RPS_ACTIONS), list(M.RPS_ACTIONS)),
-        "dominance": MatrixGame("dominance", "3x3 general-sum game solved by removing dominated "
-                                "strategies; equilibrium (a1, b1) paying (10, 2)",
-                                M.DOMINANCE_A, M.DOMINANCE_B, ["a1", "a2", "a3"], ["b1", "b2", "b3"]),
-        "battle": MatrixGame("battle", "tennis or Power Rangers (battle of the sexes): two pure "
-                             "equilibria and a mixed one paying 6/5 each",
-                             M.BATTLE_A, M.BATTLE_B, ["tennis", "power-rangers"], ["tennis", "power-rangers"]),
-        "tree": MatrixGame("tree", "a two-move perfect-information tree in normal form: the column "
-                           "player's plans are (reply to Left, reply to Right); value 3 (zero-sum)",
-                           M.TREE_NORMAL_FORM, None, ["Left", "Right"], plans),
+        "rps": MatrixGame("rps", d["rps"], M.RPS, None, list(M.RPS_ACTIONS), list(M.RPS_ACTIONS)),
+        "dominance": MatrixGame("dominance", d["dominance"], M.DOMINANCE_A, M.DOMINANCE_B,
+                                ["a1", "a2", "a3"], ["b1", "b2", "b3"]),
+        "battle": MatrixGame("battle", d["battle"], M.BATTLE_A, M.BATTLE_B,
+                             ["tennis", "power-rangers"], ["tennis", "power-rangers"]),
+        "tree": MatrixGame("tree", d["tree"], M.TREE_NORMAL_FORM, None, ["Left", "Right"], plans),
     }
 
 
 BUILTIN_NAMES = ("rps", "dominance", "battle", "tree")
-
-
-def builtin_matrix_help() -> dict[str, str]:
-    """Name -> one-line description, for ``cfrlab games``."""
-    return {name: g.description for name, g in _builtins().items()}
 
 
 # -- reading a user's matrix -----------------------------------------------------------------
