@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from cfrlab import numba_cache, realgame
+from cfrlab import realgame
 from cfrlab.engine import best_response as _best_response
 from cfrlab.engine import best_response_values as _best_response_values
 from cfrlab.engine import build_tree_for, game_value, model_for_game
@@ -49,8 +49,6 @@ from cfrlab.solvers.driver import (
 from cfrlab.solvers.driver import StopRule as _StopRule
 from cfrlab.solvers.lp import solve_lp
 from cfrlab.strategy import VERSION, Strategy
-
-numba_cache.announce_compiles()  # in a terminal, the first compile of a session says so once
 
 __all__ = ["BestResponse", "SolvePlan", "SolveResult", "best_response", "exploit", "load_game", "sizes", "solve"]
 
