@@ -403,10 +403,10 @@ def scan_bytes(data: bytes, game: GameDef, player: str) -> LogScan:
     name = np.frombuffer(player.encode("utf-8"), dtype=np.uint8)
     found, nbad, nscore = _scan(buf, name, card_table(deck_ids), h, bcum, deck_ids, cards, pos, line, rounds,
                                 spans, bad, scores)
-    sp = spans[:found].tolist()
-    bettings = [data[a:b].decode("ascii", errors="replace") for a, b, *_ in sp]
-    values = [data[c:d] for _a, _b, c, d, _e, _f in sp]
-    names = [data[e:f] for *_x, e, f in sp]
+    col = [spans[:found, j].tolist() for j in range(6)]  # plain ints by column (fast slicing)
+    bettings = [data[a:b].decode("ascii", errors="replace") for a, b in zip(col[0], col[1])]
+    values = [data[a:b] for a, b in zip(col[2], col[3])]
+    names = [data[a:b] for a, b in zip(col[4], col[5])]
     return LogScan(cards[:found], pos[:found], line[:found], rounds[:found], bettings, values, names,
                    bad[:nbad].copy(), scores[:nscore].copy(), data)
 
@@ -487,8 +487,11 @@ def _strengths(hands: np.ndarray) -> np.ndarray | None:
             from cfrlab.cards.evaluator import rank_batch  # the evaluator loads for 5+ cards only
 
             return rank_batch(hands).astype(np.int64)
-        uniq, inv = np.unique(np.sort(hands, axis=1), axis=0, return_inverse=True)
-        ranks = np.array([_hand_strength(row) for row in uniq.tolist()], dtype=np.int64)
+        rows = np.sort(hands, axis=1)
+        base = int(rows.max(initial=0)) + 1  # each distinct hand ranked once, found by a key
+        key = rows @ (base ** np.arange(rows.shape[1], dtype=np.int64))
+        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        ranks = np.array([_hand_strength(row) for row in rows[first].tolist()], dtype=np.int64)
     except (CfrlabError, ValueError):
         return None
     return ranks[inv.reshape(-1)]
@@ -499,10 +502,13 @@ def _invalid_rows(game: GameDef, sc: LogScan, rows: np.ndarray) -> tuple[np.ndar
     if not rows.size:
         return np.zeros(0, dtype=bool), np.zeros((0, 2))
     ids: dict[str, int] = {}
-    bi = np.array([ids.setdefault(sc.bettings[k], len(ids)) for k in rows.tolist()], dtype=np.int64)
-    facts = [_betting_facts(game, b) for b in ids]
     vids: dict[bytes, int] = {}
-    vi = np.array([vids.setdefault(sc.values[k], len(vids)) for k in rows.tolist()], dtype=np.int64)
+    every = len(rows) == len(sc.line)
+    bettings = sc.bettings if every else [sc.bettings[k] for k in rows.tolist()]
+    values = sc.values if every else [sc.values[k] for k in rows.tolist()]
+    bi = np.array([ids.setdefault(b, len(ids)) for b in bettings], dtype=np.int64)
+    vi = np.array([vids.setdefault(v, len(vids)) for v in values], dtype=np.int64)
+    facts = [_betting_facts(game, b) for b in ids]
     vals = [_values_of(v) for v in vids]
     vtab = np.array([v if v is not None else (np.nan, np.nan) for v in vals], dtype=np.float64).reshape(-1, 2)
     # each distinct (betting, values) pair once: 2 a fold, 1 / -1 / 0 a showdown, 9 refused
@@ -608,7 +614,7 @@ def _check_scores(path, sc: LogScan, rows: np.ndarray, values: np.ndarray, extra
     lines = np.concatenate([sc.line[rows], np.array([ln for ln, _ in extra], dtype=np.int64)])
     names = [sc.names[k] for k in rows.tolist()] + [r[4] for _, r in extra]
     vals = np.concatenate([values, np.array([r[3] for _, r in extra], dtype=np.float64).reshape(-1, 2)])
-    order = np.argsort(lines, kind="stable")
+    order = np.argsort(lines, kind="stable") if extra else np.arange(len(lines))
     lines, vals = lines[order], vals[order]
     groups: dict[bytes, int] = {}
     gid = np.array([groups.setdefault(names[k], len(groups)) for k in order.tolist()], dtype=np.int64)
