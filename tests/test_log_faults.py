@@ -96,7 +96,7 @@ def test_a_bad_line_is_refused_by_every_consumer_with_its_line(tmp_path, case):
         with pytest.raises(CfrlabError) as e:
             read(p)
         msg = str(e.value)
-        assert f"bad.log:5:" in msg, (who, msg)
+        assert "bad.log:5:" in msg, (who, msg)
         assert words in msg, (who, msg)
         assert "\n" not in msg
 
@@ -172,7 +172,7 @@ def test_cli_refuses_a_fifo(capsys, fifo, tmp_path):
                  ["divat", str(fifo), "--player", "a", "--game", "leduc"],
                  ["aivat", str(fifo), "--player", "a", "--opponent", "always-call", "--game", "leduc"],
                  ["aivat", str(fifo), "--player", "a", "--opponent", "always-call"]):
-        code, out, err = run(capsys, *argv)
+        code, _, err = run(capsys, *argv)
         assert code != 0 and "not a regular file" in err and "Traceback" not in err, (argv, err)
 
 
@@ -196,7 +196,7 @@ def test_a_mid_round_slash_is_one_line_in_kuhn(tmp_path):
 
 def test_cli_model_refuses_a_bad_line(capsys, tmp_path):
     p = _with_bad_line(tmp_path, BAD_LINES["no board card"][0])
-    code, out, err = run(capsys, "counter", "model", "leduc", str(p), "--player", "a", "--out", str(tmp_path / "m.npz"))
+    code, _, err = run(capsys, "counter", "model", "leduc", str(p), "--player", "a", "--out", str(tmp_path / "m.npz"))
     assert code != 0 and "bad.log:5:" in err and "Traceback" not in err
     assert not (tmp_path / "m.npz").exists()
 
@@ -216,3 +216,13 @@ def test_a_model_header_of_the_wrong_type_is_one_line(tmp_path, entry, value):
         np.savez(f, **arrays)
     with pytest.raises(CfrlabError, match=f"corrupt opponent model.*{entry}"):
         OpponentModel.load(path)
+
+
+def test_a_log_without_its_game_is_refused_without_naming_a_flag_in_python(capsys, tmp_path):
+    p = _write(tmp_path, LEDUC.split("\n", 1)[1], "nohdr.log")  # the dealer's logs name no game
+    with pytest.raises(CfrlabError, match="does not name its game") as e:
+        divat_log([p], "a")
+    assert "--" not in str(e.value)
+    for argv in (["divat", str(p), "--player", "a"], ["aivat", str(p), "--player", "a", "--opponent", "always-call"]):
+        code, _, err = run(capsys, *argv)
+        assert code != 0 and "does not name its game; give the game with --game" in err

@@ -126,7 +126,7 @@ def test_the_reader_accepts_what_the_full_check_accepts(tmp_path):
         if "me" not in rec.names:
             assert len(hands) == 0
             continue
-        cards, pos, betting = _expected(game, text, "me")
+        cards, _pos, betting = _expected(game, text, "me")
         assert hands.cards[0].tolist() == cards and hands.bettings == [betting]
         assert hands.values[0].tolist() == rec.values
     assert accepted > 20 and refused > 300

@@ -312,4 +312,8 @@ def game_of_log(path: Path) -> GameDef:
             return load_game(name)
         except CfrlabError:
             pass
-    raise CfrlabError(f"{path}: the log does not name its game; pass it (--game)")
+    raise NoGameError(f"{path}: the log does not name its game; give the game")
+
+
+class NoGameError(CfrlabError):
+    """A log whose header names no game cfrlab knows (the caller must give the game)."""

@@ -490,7 +490,7 @@ def _strengths(hands: np.ndarray) -> np.ndarray | None:
         rows = np.sort(hands, axis=1)
         base = int(rows.max(initial=0)) + 1  # each distinct hand ranked once, found by a key
         key = rows @ (base ** np.arange(rows.shape[1], dtype=np.int64))
-        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        _, first, inv = np.unique(key, return_index=True, return_inverse=True)
         ranks = np.array([_hand_strength(row) for row in rows[first].tolist()], dtype=np.int64)
     except (CfrlabError, ValueError):
         return None
