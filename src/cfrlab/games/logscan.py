@@ -18,6 +18,7 @@ parser, which reads them or says what is wrong. Any refusal names the file and t
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import stat
@@ -484,9 +485,8 @@ def _strengths(hands: np.ndarray) -> np.ndarray | None:
         if hands.shape[1] == 1:
             return hands[:, 0] >> 2
         if hands.shape[1] >= 5:
-            from cfrlab.cards.evaluator import rank_batch  # the evaluator loads for 5+ cards only
-
-            return rank_batch(hands).astype(np.int64)
+            evaluator = importlib.import_module("cfrlab.cards.evaluator")  # its tables load for 5+ cards only
+            return evaluator.rank_batch(hands).astype(np.int64)
         rows = np.sort(hands, axis=1)
         base = int(rows.max(initial=0)) + 1  # each distinct hand ranked once, found by a key
         key = rows @ (base ** np.arange(rows.shape[1], dtype=np.int64))
