@@ -135,3 +135,21 @@ def test_the_reader_accepts_what_the_full_check_accepts(tmp_path):
 def test_a_missing_file_is_one_line(tmp_path):
     with pytest.raises(CfrlabError, match="cannot read the log"):
         read_hands(tmp_path / "none.log", load_game("leduc"), "me")
+
+
+def test_lines_only_the_full_parser_reads_join_in_file_order(tmp_path):
+    """kuhn-20 writes ranks past A as [13]s: the scan leaves those lines to the full parser,
+    and the reader merges both in file order, also up to a limit."""
+    game = load_game("kuhn-20")
+    log = tmp_path / "m.log"
+    cfrlab.play_match(game, "random", "random", 200, seed=1, log=log, names=("me", "you"))
+    text = log.read_text().splitlines()
+    sc = scan_bytes(read_log_bytes(log), game, "me")
+    assert 20 < sc.bad.size < 180
+    hands = read_hands(log, game, "me")
+    assert hands.line.tolist() == [k + 1 for k, x in enumerate(text) if x.startswith("STATE:")]
+    for k, lineno in enumerate(hands.line.tolist()):
+        cards, pos, betting = _expected(game, text[lineno - 1], "me")
+        assert hands.cards[k].tolist() == cards and hands.position[k] == pos and hands.bettings[k] == betting
+    first = read_hands(log, game, "me", limit=9)
+    assert first.line.tolist() == hands.line[:9].tolist()
