@@ -40,9 +40,6 @@ from cfrlab.games.state import _hand_strength, format_value
 MAX_LINE = 1 << 20  # bytes in one log line (a no-limit hand is a few hundred)
 _CHUNK = 1 << 22
 
-# line kinds
-_SKIP, _STATE, _BAD = 0, 1, 2
-
 _NOT_REGULAR = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
                 (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                 (stat.S_ISDIR, "a directory"))
@@ -150,7 +147,7 @@ def log_hint(path, game: GameDef, seen_hand: bool) -> str:
         named = header_game(path)
     except CfrlabError:
         named = None
-    if named and game.name and named != game.name:
+    if named and game.name and named != "".join("_" if c in "|:" or c.isspace() else c for c in game.name):
         return f" (the log's header names {named}, not {game.name})"
     return "" if seen_hand else f" (is this a log of {game.name or 'this game'}?)"
 
