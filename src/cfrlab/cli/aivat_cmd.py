@@ -9,8 +9,9 @@ from typing import Annotated
 import typer
 
 from cfrlab.agents.registry import make_agent
+from cfrlab.errors import CfrlabError
 from cfrlab.evaluate.aivat import aivat_log, ratio_text
-from cfrlab.evaluate.divat import game_of_log
+from cfrlab.evaluate.divat import NoGameError, game_of_log
 from cfrlab.evaluate.stats import json_ready
 from cfrlab.games import load_game
 from cfrlab.games.units import rate_unit, to_unit
@@ -38,7 +39,7 @@ def register(app: typer.Typer) -> None:
                                                  help="game name or .game file (default: the log's header)")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON summary")] = False,
     ) -> None:
-        g = load_game(game) if game is not None else game_of_log(Path(logs[0]))
+        g = load_game(game) if game is not None else _game_of(Path(logs[0]))
         mine = make_agent(strategy, g) if strategy is not None else None
         theirs = make_agent(opponent, g) if opponent is not None else None
         res = aivat_log(logs, player, strategy=mine, opponent=theirs, game=g, value=value)  # CfrlabError: one line
@@ -57,3 +58,11 @@ def register(app: typer.Typer) -> None:
             label = {"money": "money", "aivat_chance": "AIVAT, cards only", "aivat": "AIVAT"}[name]
             print(f"  {label:18s} {e['mean']:+12.4f} +/- {e['ci95']:.4f}   std {e['std']:.4f}   "
                   f"variance / {ratio_text(e['variance_ratio'])}")
+
+
+def _game_of(log: Path):
+    """The game the log's header names; the error says which option gives it."""
+    try:
+        return game_of_log(log)
+    except NoGameError as e:
+        raise CfrlabError(f"{e} with --game") from None

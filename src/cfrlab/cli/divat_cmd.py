@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from cfrlab.evaluate.divat import divat_log
+from cfrlab.errors import CfrlabError
+from cfrlab.evaluate.divat import NoGameError, divat_log, game_of_log
 from cfrlab.evaluate.stats import json_ready
 from cfrlab.games.units import rate_unit, to_unit
 
@@ -28,6 +29,8 @@ def register(app: typer.Typer) -> None:
                                                  help="game name or .game file (default: the log's header)")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON summary")] = False,
     ) -> None:
+        if game is None and logs:
+            game = _game_of(logs[0])
         res = divat_log(logs, player, game)  # a CfrlabError becomes main's one-line error
         g = res.game
         unit = rate_unit(g)
@@ -46,3 +49,11 @@ def register(app: typer.Typer) -> None:
             label = {"money": "money", "showdown_divat": "showdown DIVAT", "divat": "DIVAT"}[name]
             print(f"  {label:15s} {e['mean']:+12.4f} +/- {e['ci95']:.4f}   std {e['std']:.4f}   "
                   f"variance / {e['variance_ratio']:.2f}")
+
+
+def _game_of(log: Path):
+    """The game the log's header names; the error says which option gives it."""
+    try:
+        return game_of_log(log)
+    except NoGameError as e:
+        raise CfrlabError(f"{e} with --game") from None

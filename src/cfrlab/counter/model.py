@@ -15,17 +15,17 @@ decisions, default policy).
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from cfrlab.cards.cards import deck
 from cfrlab.engine import best_response, build_tree_for, model_for_game, row_offsets
-from cfrlab.errors import CfrlabError, ParseError
-from cfrlab.fileio import NpzReader, save_npz
-from cfrlab.games import GameDef, load_game, parse_log_line
-from cfrlab.games.logscan import scan_log
+from cfrlab.errors import CfrlabError
+from cfrlab.fileio import NpzReader, one_line, save_npz
+from cfrlab.games import GameDef, load_game
+from cfrlab.games.logscan import read_hands
 from cfrlab.strategy import STRATEGY_KIND, Strategy
 from cfrlab.tree import CHANCE, DECISION
 
@@ -87,10 +87,24 @@ class OpponentModel:
             counts = z.read("counts", shape=s.policy.shape, dtype=np.float64, what="the observation counts")
         if not np.isfinite(counts).all() or (counts < 0).any():
             raise CfrlabError(f"{path}: corrupt opponent model (negative or non-finite counts)")
-        default = str(info.get("default", "call"))
-        if default not in DEFAULTS:
-            raise CfrlabError(f"{path}: corrupt opponent model (default policy {default!r})")
-        return cls(s.game, s.tree, s.model, counts, default, str(info.get("player", "")), int(info.get("hands", 0)))
+        _check_info(path, info)
+        return cls(s.game, s.tree, s.model, counts, info.get("default", "call"), info.get("player", ""),
+                   info.get("hands", 0))
+
+
+def _check_info(path, info: dict) -> None:
+    """The ``opponent_model`` header entry's types (a hand-edited or foreign header is one line)."""
+    def bad(key: str, what: str) -> CfrlabError:
+        return CfrlabError(f"{path}: corrupt opponent model ({key} {one_line(repr(info[key]))[:60]} is not {what})")
+
+    for key in ("hands", "decisions", "infosets_seen"):
+        v = info.get(key, 0)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise bad(key, "a count")
+    if not isinstance(info.get("player", ""), str):
+        raise bad("player", "a name")
+    if info.get("default", "call") not in DEFAULTS:
+        raise bad("default", f"one of {', '.join(DEFAULTS)}")
 
 
 def default_policy(legal: np.ndarray, default: str) -> np.ndarray:
@@ -110,15 +124,21 @@ def default_policy(legal: np.ndarray, default: str) -> np.ndarray:
 
 def build_model(logs, game: GameDef | str, player: str, *, abstraction=None, default: str = "call",
                 max_hands: int | None = None) -> OpponentModel:
-    """Count ``player``'s decisions in ACPC ``logs`` (paths) in the chance model of ``game``
-    (lossless) or of ``abstraction`` (an abstraction file or model).
+    """Count ``player``'s decisions in ACPC ``logs`` (a path or a list of paths) in the chance
+    model of ``game`` (lossless) or of ``abstraction`` (an abstraction file or model).
 
-    The log is scanned in one compiled pass (``cfrlab.games.logscan``: cards, position); the
-    decisions of each distinct betting string are found in the tree once, the private states
-    of a batch of deals come from the chance model's batch lookup, and the counts are added
-    with one ``np.bincount``. A line this fast reader cannot
-    take is handed to the full parser (``cfrlab.games.parse_log_line``), which says, with its
-    line number, what is wrong with it."""
+    Each log is read by ``cfrlab.games.logscan.read_hands``, the reader every log consumer
+    shares: one compiled pass over the file, then every line checked by the rules engine (a
+    line of another game, unfinished, malformed or with values its cards and betting do not
+    give is refused with its file and line). The decisions of each distinct betting string
+    are found in the tree once, the private states of a batch of deals come from the chance
+    model's batch lookup, and the counts are added with one ``np.bincount``."""
+    logs = [logs] if isinstance(logs, (str, Path)) else list(logs)
+    if not logs:
+        raise CfrlabError("no log given")
+    if max_hands is not None and (isinstance(max_hands, bool) or not isinstance(max_hands, numbers.Integral)
+                                  or max_hands < 1):
+        raise CfrlabError(f"max_hands must be a positive whole number, got {max_hands!r}")
     game = load_game(game)
     if default not in DEFAULTS:
         raise CfrlabError(f"unknown default policy {default!r}; choose from {', '.join(DEFAULTS)}")
@@ -158,9 +178,6 @@ class _LogReader:
         self._cells: list[int] = []
         self._rounds: list[int] = []
         self._arrays: tuple | None = None
-        self.deck = deck(game.num_ranks, game.num_suits)
-        self.h = game.num_hole_cards
-        self.nb = game.total_board_cards()
 
     def _path(self, betting: str) -> int:
         """The betting's number (its decisions added to the flat tables when new)."""
@@ -189,26 +206,20 @@ class _LogReader:
         return got
 
     def count(self, path: Path, player: str, counts: np.ndarray, left: int | None) -> tuple[int, set]:
-        sc = scan_log(path, player, self.h, self.nb, self.deck)
-        n = len(sc.line) if left is None else min(len(sc.line), left)
-        last = int(sc.line[n - 1]) if 0 < n < len(sc.line) else None  # lines after it are not read
-        for lineno in sc.bad.tolist():
-            if last is None or lineno < last:
-                full_parse(self.game, path, lineno, sc.raw(lineno))  # raises the full parser's error
-                raise CfrlabError(f"{path}:{lineno}: cannot read this line")
+        hands = read_hands(path, self.game, player, limit=left)
+        n = len(hands)
         pids = np.empty(n, dtype=np.int64)
         for k in range(n):
             try:
-                pids[k] = self._path(sc.bettings[k])
+                pids[k] = self._path(hands.bettings[k])
             except ValueError:
-                lineno = int(sc.line[k])
-                full_parse(self.game, path, lineno, sc.raw(lineno))
-                raise CfrlabError(f"{path}:{lineno}: cannot read this line") from None
-        combos = 2 * pids + sc.position[:n]
+                raise CfrlabError(f"{path}:{int(hands.line[k])}: betting {hands.bettings[k]!r} is not in the "
+                                  "model's betting tree") from None
+        combos = 2 * pids + hands.position
         for a in range(0, n, self.BATCH):
             b = min(n, a + self.BATCH)
-            self._flush(sc.cards[a:b], combos[a:b], counts)
-        return n, sc.other_names
+            self._flush(hands.cards[a:b], combos[a:b], counts)
+        return n, hands.other_names
 
     def _flush(self, deals: np.ndarray, combos: np.ndarray, counts: np.ndarray) -> None:
         try:
@@ -229,14 +240,6 @@ class _LogReader:
         st = states[job, combos[job] % 2, rounds[entry]]
         flat = cells[entry] + 3 * st.astype(np.int64)
         counts += np.bincount(flat, minlength=counts.size).reshape(counts.shape)
-
-
-def full_parse(game: GameDef, path: Path, lineno: int, raw: bytes) -> None:
-    """Parse one line with the full parser; its error names the file and line."""
-    try:
-        parse_log_line(game, raw.decode("utf-8", errors="replace").rstrip("\r\n"))
-    except CfrlabError as e:
-        raise ParseError(f"{path}:{lineno}: {e}") from None
 
 
 def frequentist_best_response(tree, model, fixed: np.ndarray) -> tuple[np.ndarray, float]:

@@ -48,9 +48,9 @@ from cfrlab.errors import CfrlabError
 from cfrlab.evaluate import _divat_kernels as _k
 from cfrlab.evaluate.stats import Estimate, estimate
 from cfrlab.fileio import NpzReader, save_npz
-from cfrlab.games import GameDef, load_game, parse_log_line
+from cfrlab.games import GameDef, load_game
 from cfrlab.games.gamedef import write_game
-from cfrlab.games.logscan import scan_log
+from cfrlab.games.logscan import header_game, read_hands
 from cfrlab.tree import CHANCE, DECISION, FOLD, build_tree
 
 THRESHOLDS = (0.60, 0.75, 0.85, 0.92)  # equity to bet, raise, re-raise, cap (bet-for-value)
@@ -256,46 +256,25 @@ class DivatResult:
 
 
 class _Reader:
-    """Fast reader of ``STATE`` lines into card and betting arrays (any line it cannot take
-    goes to the full parser, whose message names the file and line)."""
+    """Reads a player's hands into card and betting arrays (``cfrlab.games.logscan.read_hands``,
+    the reader every log consumer shares: every line checked, any refusal naming its file and
+    line)."""
 
     def __init__(self, t: DivatTables):
         self.t = t
-        g = t.game
-        self.h = g.num_hole_cards
-        self.nb = g.total_board_cards()
+        self.h = t.game.num_hole_cards
 
     def read(self, path: Path, player: str):
-        t, h, nbt = self.t, self.h, self.nb
-        sc = scan_log(path, player, h, nbt, t.deck)
-        if sc.bad.size:
-            lineno = int(sc.bad[0])
-            self._fail(path, lineno, sc.raw(lineno))
-            raise CfrlabError(f"{path}:{lineno}: cannot read this line")
-        if not len(sc.line):
-            seen = ", ".join(sorted(sc.other_names)) or "none"
+        t, h = self.t, self.h
+        hands = read_hands(path, t.game, player)
+        if not len(hands):
+            seen = ", ".join(sorted(hands.other_names)) or "none"
             raise CfrlabError(f"{path}: no hand of player {player!r} (players: {seen})")
-        paths = np.empty(len(sc.line), dtype=np.int64)
-        vals = np.empty(len(sc.line))
-        for k, (betting, values) in enumerate(zip(sc.bettings, sc.values)):
-            try:
-                paths[k] = t.path_index(betting)
-                vals[k] = float(values.split(b"|", 1)[0])
-            except (ValueError, CfrlabError):
-                lineno = int(sc.line[k])
-                self._fail(path, lineno, sc.raw(lineno))
-                raise CfrlabError(f"{path}:{lineno}: cannot read this line") from None
-        n = len(sc.line)
-        holes = np.ascontiguousarray(sc.cards[:, :2 * h].reshape(n, 2, h))
-        boards = np.ascontiguousarray(sc.cards[:, 2 * h:])
-        return holes, boards, paths, sc.position.copy(), vals
-
-    def _fail(self, path: Path, lineno: int, raw: bytes) -> None:
-        g = self.t.game
-        try:
-            parse_log_line(g, raw.decode("utf-8", errors="replace").rstrip("\r\n"))
-        except CfrlabError as e:
-            raise CfrlabError(f"{path}:{lineno}: {e} (is this a log of {g.name or 'this game'}?)") from None
+        paths = np.array([t.path_index(b) for b in hands.bettings], dtype=np.int64)
+        n = len(hands)
+        holes = np.ascontiguousarray(hands.cards[:, :2 * h].reshape(n, 2, h))
+        boards = np.ascontiguousarray(hands.cards[:, 2 * h:])
+        return holes, boards, paths, hands.position.copy(), hands.values[:, 0].copy()
 
 
 def divat_log(logs, player: str, game: GameDef | str | None = None, *, thresholds=THRESHOLDS) -> DivatResult:
@@ -327,15 +306,14 @@ def divat_log(logs, player: str, game: GameDef | str | None = None, *, threshold
 
 def game_of_log(path: Path) -> GameDef:
     """The game an ACPC log's header names (cfrlab's logs write it; the dealer's do not)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in itertools.islice(f, 20):
-                if line.startswith("# name/game/hands/seed"):
-                    parts = line.split()
-                    if len(parts) >= 4:
-                        return load_game(parts[3])
-    except OSError as e:
-        raise CfrlabError(f"{path}: cannot read the log ({e.strerror or e})") from None
-    except CfrlabError:
-        pass
-    raise CfrlabError(f"{path}: the log does not name its game; pass it (--game)")
+    name = header_game(path)  # refuses a FIFO, a device or an endless line
+    if name is not None:
+        try:
+            return load_game(name)
+        except CfrlabError:
+            pass
+    raise NoGameError(f"{path}: the log does not name its game; give the game")
+
+
+class NoGameError(CfrlabError):
+    """A log whose header names no game cfrlab knows (the caller must give the game)."""

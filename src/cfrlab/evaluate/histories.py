@@ -13,15 +13,14 @@ removed); ``SCORE`` totals are in seat order. A duplicate match writes two such 
 into one file (the second after a ``# duplicate half: seats swapped`` comment), as two
 dealer runs with the same seed would.
 
-``read_log`` parses every line with the rules engine (``cfrlab.games.parse_log_line``),
-checks that each hand's values are the payoffs its cards and betting give and that each
-``SCORE`` line adds up the hands since the previous one (per name), and raises one
-``ParseError`` naming the file and line number for anything malformed.
+``read_log`` parses every line with the rules engine (``cfrlab.games.logscan.check_log_line``:
+``parse_log_line`` and the payoffs its cards and betting give, the check every log consumer
+makes), checks that each ``SCORE`` line adds up the hands since the previous one (per name),
+and raises one ``ParseError`` naming the file and line number for anything malformed.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import TextIO
 from cfrlab.cards.cards import card_text
 from cfrlab.errors import CfrlabError, ParseError
 from cfrlab.games.gamedef import GameDef
+from cfrlab.games.logscan import check_log_line, log_hint, log_lines, parse_score_line
 from cfrlab.games.matchstate import LogLine, parse_log_line
 from cfrlab.games.state import format_value
 
@@ -118,63 +118,33 @@ class MatchLog:
         return out
 
 
-def _parse_score(line: str, where: str) -> tuple[list[float], list[str]]:
-    parts = line.rstrip("\r\n").split(":")
-    if len(parts) != 3:
-        raise ParseError(f"{where}: a SCORE line is 'SCORE:<totals>:<names>', got {line.strip()[:120]!r}")
-    try:
-        totals = [float(v) for v in parts[1].split("|")]
-    except ValueError:
-        totals = []
-    if not totals or not all(math.isfinite(t) for t in totals):
-        raise ParseError(f"{where}: bad totals in {line.strip()[:120]!r}")
-    names = parts[2].split("|")
-    if len(names) != len(totals):
-        raise ParseError(f"{where}: {len(totals)} totals but {len(names)} names in the SCORE line")
-    return totals, names
-
-
 def iter_log(path: str | Path, game: GameDef, verify: bool = True) -> Iterator[LogLine | tuple]:
-    """Yield each hand (``LogLine``) and each score ``(totals, names)`` in file order."""
+    """Yield each hand (``LogLine``) and each score ``(totals, names)`` in file order.
+
+    The file must be a regular file and its lines at most ``MAX_LINE`` bytes
+    (``cfrlab.games.logscan``, the reader every log consumer shares)."""
     path = Path(path)
-    try:
-        f = open(path, "rb")  # noqa: SIM115 (lines decoded one by one: a binary line is a ParseError)
-    except OSError as e:
-        raise CfrlabError(f"{path}: cannot read the log ({e.strerror or e})") from None
     seen_hand = False
-    with f:
-        for lineno, raw_bytes in enumerate(f, 1):
-            where = f"{path}:{lineno}"
+    for lineno, raw_bytes in log_lines(path):
+        where = f"{path}:{lineno}"
+        try:
+            line = raw_bytes.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ParseError(f"{where}: not text (an ACPC log is UTF-8/ASCII lines)") from None
+        if not line.strip() or line.startswith(("#", ";")):
+            continue
+        if line.startswith("SCORE:"):
             try:
-                raw = raw_bytes.decode("utf-8")
-            except UnicodeDecodeError:
-                raise ParseError(f"{where}: not text (an ACPC log is UTF-8/ASCII lines)") from None
-            line = raw.rstrip("\r\n")
-            if not line.strip() or line.startswith(("#", ";")):
-                continue
-            if line.startswith("SCORE:"):
-                yield _parse_score(line, where)
-                continue
-            try:
-                rec = parse_log_line(game, line)
+                yield parse_score_line(line)
             except CfrlabError as e:
-                hint = "" if seen_hand else f" (is this a log of {game.name or 'this game'}?)"
-                raise ParseError(f"{where}: {e}{hint}") from None
-            seen_hand = True
-            if verify:
-                _check_values(rec, where)
-            yield rec
-
-
-def _check_values(rec: LogLine, where: str) -> None:
-    try:
-        expected = rec.state().payoffs()
-    except CfrlabError as e:
-        raise ParseError(f"{where}: {e}") from None
-    if not all(abs(a - b) <= 1e-6 for a, b in zip(expected, rec.values)):
-        shown = "|".join(format_value(v) for v in rec.values)
-        want = "|".join(format_value(v) for v in expected)
-        raise ParseError(f"{where}: values {shown} do not match the hand's cards and betting (expected {want})")
+                raise ParseError(f"{where}: {e}") from None
+            continue
+        try:
+            rec = check_log_line(game, line) if verify else parse_log_line(game, line)
+        except CfrlabError as e:
+            raise ParseError(f"{where}: {e}{log_hint(path, game, seen_hand)}") from None
+        seen_hand = True
+        yield rec
 
 
 def read_log(path: str | Path, game: GameDef, verify: bool = True) -> MatchLog:
