@@ -140,8 +140,8 @@ class MCCFRSolver:
         self.deal_states, self.deal_value = deals if deals is not None else deal_tables(tree, model)
         self.seed = resolve_seed(seed)
         self.rng = np.random.SeedSequence(self.seed).generate_state(1, dtype=np.uint64)
-        self.regret = np.zeros((rows, 3))
-        self.avg = np.zeros((rows, 3))
+        self.regret = np.zeros((rows, tree.num_actions))
+        self.avg = np.zeros((rows, tree.num_actions))
         self.iterations = 0
         self.seconds = 0.0  # time spent in iterate (Strategy.from_solver records it)
         self._tree_arrays = compile_tree(tree)

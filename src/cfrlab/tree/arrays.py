@@ -3,7 +3,7 @@
 MCCFR and the match engine walk the tree node by node; they read it as a ``TreeArrays``
 namedtuple (numba passes it as a typed tuple), built once per tree by ``compile_tree``.
 Layouts are ``PublicTree``'s (docs/ENGINE.md) in compact dtypes, plus ``next_node[n, a]``: the
-child reached by action a (fold, call, raise; -1 if illegal), a chance node's child in column 1.
+child reached by action column a (-1 if illegal), a chance node's child in column 1.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import PublicTree
 
 TreeArrays = namedtuple(
@@ -23,7 +24,9 @@ TreeArrays = namedtuple(
 def compile_tree(tree: PublicTree) -> TreeArrays:
     """``tree`` as contiguous arrays for the scalar kernels (see the module docstring)."""
     n = tree.num_nodes
-    nxt = np.full((n, 3), -1, dtype=np.int32)
+    if int(tree.num_children.max(initial=0)) > 127:
+        raise CfrlabError("the scalar kernels take at most 127 actions per decision")
+    nxt = np.full((n, tree.num_actions), -1, dtype=np.int32)
     for node in range(n):
         start = tree.first_child[node]
         for c in tree.child[start:start + tree.num_children[node]]:
