@@ -100,7 +100,7 @@ def forged(strategy, path, **fields):
 
 
 @pytest.mark.parametrize("value, shown", [
-    (0.0, "exploitability recorded at save: 0 chips"),
+    (0.0, "exploitability recorded at save: 0 chips/g"),
     (-1.0, "the recorded exploitability is not a measurement (below 0), ignored"),
     (None, "no exploitability recorded"),
 ])
@@ -110,7 +110,7 @@ def test_strategy_show_labels_the_header_exploitability_as_recorded(capsys, tmp_
     assert code == 0, err
     first = out.splitlines()[0]
     assert first.endswith(shown), first
-    assert "exploitability 0 chips" not in out and "exploitability -1" not in out
+    assert "exploitability 0 chips/g" not in out and "exploitability -1" not in out
 
 
 def test_exploit_measures_and_says_when_the_file_records_another_figure(capsys, tmp_path, kuhn_strategy):
@@ -119,8 +119,8 @@ def test_exploit_measures_and_says_when_the_file_records_another_figure(capsys, 
     code, out, err = run(capsys, "exploit", f, "--json")
     assert code == 0, err
     assert "recorded at save" not in out.splitlines()[0]  # the header line shows no figure as fact
-    assert f"exploitability {measured:.3g} chips (mean of the two, measured now)" in out
-    assert "note: the file records 0 chips at save, not what was measured now" in out
+    assert f"exploitability {measured:.3g} chips/g (mean of the two, measured now)" in out
+    assert "note: the file records 0 chips/g at save, not what was measured now" in out
     honest = forged(kuhn_strategy, tmp_path / "h.npz", exploitability=measured)
     code, out, _ = run(capsys, "exploit", honest)
     assert code == 0 and "note:" not in out
