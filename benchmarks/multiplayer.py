@@ -1,4 +1,4 @@
-"""N-player CFR (cfrlab.multiplayer) against OpenSpiel's C++ CFR on 3-player Kuhn and Leduc.
+"""N-player CFR (cfrlab.engine.nplayer, cfrlab.solvers.nplayer) against OpenSpiel's C++ CFR on 3-player Kuhn and Leduc.
 
     python benchmarks/multiplayer.py                # both games, all algorithms
     python benchmarks/multiplayer.py --json         # last line: one JSON object
@@ -35,8 +35,10 @@ import time
 import numpy as np
 import pyspiel
 
+from cfrlab.engine.nplayer import get_engine
 from cfrlab.interop.openspiel_nplayer import from_openspiel, load_openspiel_game
-from cfrlab.multiplayer import NSampledSolver, NSolver, get_engine
+from cfrlab.solvers.nmccfr import NSampledSolver
+from cfrlab.solvers.nplayer import NSolver
 
 ALGORITHMS = ["cfr", "cfr-alt", "cfr+", "lcfr", "dcfr"]
 CURVE_POINTS = {"kuhn-3p": [1, 10, 30, 100, 300, 1000, 3000, 10000], "leduc-3p": [1, 10, 30, 100, 300]}

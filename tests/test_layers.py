@@ -23,7 +23,6 @@ LAYERS = [
     {"engine"},
     {"solvers"},
     {"strategy"},
-    {"multiplayer"},
     {"evaluate"},
     {"agents"},
     {"realgame"},

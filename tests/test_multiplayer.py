@@ -1,4 +1,4 @@
-"""The N-player engine (cfrlab.multiplayer): tree, deals, CFR iterates against a naive
+"""The N-player engine (cfrlab.engine.nplayer, cfrlab.solvers.nplayer): tree, deals, CFR iterates against a naive
 tree-walking twin over the rules engine, exact values against the 2-player engine, the
 Szafron-Gibson-Sturtevant equilibrium family of 3-player Kuhn poker, strategy files."""
 
@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import itertools
 
+import nplayer
 import numpy as np
 import pytest
 
-from cfrlab import multiplayer
 from cfrlab.cards import card_text, deck
 from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
+from cfrlab.engine.nplayer import get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import State, load_game
-from cfrlab.multiplayer import NSolver, NStrategy, get_engine, params_for
+from cfrlab.solvers.nplayer import NSolver, params_for
 from cfrlab.strategy import Strategy
 
 # -- tree and deals -------------------------------------------------------------------------
@@ -49,7 +50,7 @@ def test_two_player_nash_conv_is_twice_the_engines_exploitability(name):
         r = int(tree.round[tree.decision_node[d]])
         for s in range(int(off2[d + 1] - off2[d])):
             hole, board = model.state_cards(r, s)
-            pn[e.row_offset[d] + e.deals.state_of(hole, board, r)] = p2[off2[d] + s]
+            pn[e.row_offset[d] + e.deals.state_index(hole, board, r)] = p2[off2[d] + s]
     assert e.nash_conv(pn) / 2 == pytest.approx(exploitability(tree, model, p2), abs=1e-12)
     assert sum(e.profile_values(pn)) == pytest.approx(0.0, abs=1e-12)
 
@@ -137,7 +138,7 @@ def _rows_of_naive(engine):
     cards = deck(engine.game.num_ranks, engine.game.num_suits)
     for d, node in enumerate(t.decision_node):
         for c in cards:
-            row = int(engine.row_offset[d]) + engine.deals.state_of([c], [], 0)
+            row = int(engine.row_offset[d]) + engine.deals.state_index([c], [], 0)
             yield row, (int(t.player[node]), card_text(c), t.betting[node]), t.legal[d].astype(float)
 
 
@@ -238,7 +239,7 @@ def test_cfr_reaches_the_szafron_gibson_sturtevant_family():
     family's values u1 = -k(1/2 + beta), u2 = -k/2, u3 = k(1 + beta), k = 1/24, are checked too)."""
     out = {}
     for algorithm, n in (("cfr", 20000), ("cfr+", 20000)):
-        r = multiplayer.solve("kuhn-3p", algorithm, n)
+        r = nplayer.solve("kuhn-3p", algorithm, n)
         e = get_engine("kuhn-3p")
         x = family_parameters(r.strategy.policy, e)
         viol, beta = family_violation(x)
@@ -258,19 +259,20 @@ def test_cfr_reaches_the_szafron_gibson_sturtevant_family():
 
 
 def test_strategy_file_round_trip_and_refusals(tmp_path):
-    r = multiplayer.solve("kuhn-3p", "cfr+", 50)
+    r = nplayer.solve("kuhn-3p", "cfr+", 50)
     f = tmp_path / "k3.npz"
     r.strategy.save(f)
-    s = NStrategy.load(f)
+    s = Strategy.load(f)
     assert np.array_equal(s.policy, r.strategy.policy)
     assert s.header["nash_conv"] == pytest.approx(r.nash_conv) and s.header["num_players"] == 3
     assert len(s.header["values"]) == 3
     with pytest.raises(CfrlabError, match="not for leduc-3p"):
-        NStrategy.load(f, game="leduc-3p")
+        Strategy.load(f, game="leduc-3p")
     two = tmp_path / "k2.npz"
     Strategy.uniform("kuhn").save(two)
-    with pytest.raises(CfrlabError, match="2-player strategy") as e:
-        NStrategy.load(two)
+    assert Strategy.load(two).num_players == 2  # one loader for every player count
+    with pytest.raises(CfrlabError, match="not for kuhn-3p") as e:
+        Strategy.load(two, game="kuhn-3p")
     assert "\n" not in str(e.value)
 
 
@@ -282,7 +284,7 @@ def test_solver_refuses_two_player_only_algorithms():
 
 
 def test_solve_curve_decreases_on_leduc_3p():
-    r = multiplayer.solve("leduc-3p", "dcfr", 30, checkpoints=3)
+    r = nplayer.solve("leduc-3p", "dcfr", 30, checkpoints=3)
     ncs = [nc for _, _, nc in r.curve]
     assert ncs[0] > ncs[-1] and r.nash_conv == pytest.approx(ncs[-1])
     assert sum(r.evaluation.values) == pytest.approx(0.0, abs=1e-12)

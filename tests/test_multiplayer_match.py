@@ -1,4 +1,4 @@
-"""Rotated-seat N-player matches and crosstables (cfrlab.multiplayer.match) against oracles:
+"""Rotated-seat N-player matches and crosstables (cfrlab.agents.nmatch) against oracles:
 exact values from a naive expectation over every deal and seating through the rules engine,
 zero-sum deal by deal, sampled means within their CIs of the exact values, CIs shrinking as
 1/sqrt(deals), the python engine equal to the kernel game by game, crosstables equal to their
@@ -10,34 +10,34 @@ import json
 from functools import cache
 from itertools import permutations
 
+import nplayer
 import numpy as np
 import pytest
 from cli_run import run
 
-from cfrlab import multiplayer
 from cfrlab.agents import make_agent
 from cfrlab.agents.bots import AlwaysCall, AlwaysFold, AlwaysRaise
 from cfrlab.agents.nmatch import exact_values, ncrosstable, play_nmatch
 from cfrlab.agents.nplayer import NPolicyAgent
+from cfrlab.engine.nplayer import get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate.histories import read_log
 from cfrlab.games import State, load_game
 from cfrlab.games.matchstate import seat_view
-from cfrlab.multiplayer import NStrategy
 from cfrlab.strategy import Strategy
 
 K3 = load_game("kuhn-3p")
 
 
 @cache
-def _solved(game: str, algorithm: str, iterations: int) -> NStrategy:
-    return multiplayer.solve(game, algorithm, iterations).strategy
+def _solved(game: str, algorithm: str, iterations: int) -> Strategy:
+    return nplayer.solve(game, algorithm, iterations).strategy
 
 
 def _naive_values(game, agents) -> np.ndarray:
     """Each agent's expected chips per game over all deals and all seatings, by walking the rules
     engine with each agent's ``distribution`` (no N-player engine involved)."""
-    eng = multiplayer.get_engine(game)
+    eng = get_engine(game)
     deals = eng.deals.prefix_cards[-1]
     n = game.num_players
     total = np.zeros(n)
@@ -80,7 +80,7 @@ def test_bots_take_their_n_player_form_and_strategies_become_agents(tmp_path):
 
 def test_n_player_bots_decide_as_the_bots_at_every_information_set():
     """The table form and the bot's own act agree wherever the bot can act (both deterministic bots)."""
-    eng = multiplayer.get_engine(K3)
+    eng = get_engine(K3)
     for bot_cls in (AlwaysCall, AlwaysFold, AlwaysRaise):
         bot = bot_cls()
         form = make_agent(bot.name, K3)
@@ -128,7 +128,7 @@ def test_rotated_means_agree_with_the_exact_values_and_sum_to_zero():
 
 def test_leduc_3p_rotated_mean_agrees_with_the_exact_value():
     g = load_game("leduc-3p")
-    agents = [NStrategy.uniform(g), *_bots(g, "always-raise", "always-call")]
+    agents = [Strategy.uniform(g), *_bots(g, "always-raise", "always-call")]
     r = play_nmatch(g, agents, 20_000, seed=5, exact=True)
     assert abs(sum(r.exact)) < 1e-9 and np.abs(r.samples().sum(axis=1)).max() < 1e-9
     for e, x in zip(r.estimates(), r.exact):
@@ -192,7 +192,7 @@ def test_mismatched_players_and_seats_are_refused_in_one_line(tmp_path):
     two = tmp_path / "k2.npz"
     Strategy.uniform("kuhn").save(two)
     three = tmp_path / "k3.npz"
-    NStrategy.uniform("kuhn-3p").save(three)
+    Strategy.uniform("kuhn-3p").save(three)
     with pytest.raises(CfrlabError, match="2-player strategy") as e:
         make_agent(str(two), K3)
     assert "\n" not in str(e.value)
@@ -203,7 +203,7 @@ def test_mismatched_players_and_seats_are_refused_in_one_line(tmp_path):
     with pytest.raises(CfrlabError, match="3 seats"):
         play_nmatch(K3, _bots(K3, "always-call", "random"), 10)
     with pytest.raises(CfrlabError, match="kuhn-3p"):
-        play_nmatch(K3, [NStrategy.uniform("leduc-3p")] * 3, 10)
+        play_nmatch(K3, [Strategy.uniform("leduc-3p")] * 3, 10)
 
 
 def test_cli_three_player_match_crosstable_and_errors(capsys, tmp_path):

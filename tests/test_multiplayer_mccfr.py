@@ -1,4 +1,4 @@
-"""Monte Carlo CFR for N players (cfrlab.multiplayer.mccfr): chance sampling (cs) and external
+"""Monte Carlo CFR for N players (cfrlab.solvers.nmccfr): chance sampling (cs) and external
 sampling (es). Oracles: the full-width engine's counterfactual regrets and average-strategy
 updates of the same profile (exactly, over every deal, for cs; within statistical tolerance for
 es), the exact NashConv of uniform play, and the 2-player es solver (cfrlab.solvers.mccfr) on
@@ -9,19 +9,20 @@ from __future__ import annotations
 import itertools
 import json
 
+import nplayer
 import numpy as np
 import pytest
 
-from cfrlab import multiplayer
 from cfrlab.engine import _nplayer_kernels as K
 from cfrlab.engine import build_tree_for, model_for_game
-from cfrlab.engine.nplayer import FIXED
+from cfrlab.engine.nplayer import FIXED, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
-from cfrlab.multiplayer import NSampledSolver, NStrategy, get_engine, make_nsolver
 from cfrlab.solvers import _nmccfr_kernels as MK
 from cfrlab.solvers.mccfr import MCCFRSolver
-from cfrlab.solvers.nmccfr import from_regrets
+from cfrlab.solvers.nmccfr import NSampledSolver, from_regrets, make_nsolver
+from cfrlab.solvers.nplayer import NSolver
+from cfrlab.strategy import Strategy
 
 
 def random_profile(e, seed):
@@ -81,7 +82,7 @@ def test_chance_sampled_updates_average_to_full_width_over_every_deal(game):
 
 def test_uniform_full_width_oracle_is_the_cfr_solvers_first_iteration():
     e = get_engine("kuhn-3p")
-    s = multiplayer.NSolver("kuhn-3p", "cfr")
+    s = NSolver("kuhn-3p", "cfr")
     s.iterate(1)
     np.testing.assert_array_equal(full_width_update(e, e.uniform_policy())[0], s.regret)
 
@@ -130,7 +131,7 @@ def test_kuhn_3p_nash_conv_decreases_and_reaches_a_hundredth_of_uniform(alg):
     for both, against 0.02 allowed)."""
     e = get_engine("kuhn-3p")
     uniform = e.nash_conv(e.uniform_policy())
-    r = multiplayer.solve("kuhn-3p", alg, 100_000, seed=5)
+    r = nplayer.solve("kuhn-3p", alg, 100_000, seed=5)
     s = NSampledSolver("kuhn-3p", alg, seed=5)
     ncs = [uniform]
     for n in (1000, 10_000, 100_000):
@@ -145,7 +146,7 @@ def test_kuhn_3p_nash_conv_decreases_and_reaches_a_hundredth_of_uniform(alg):
 def test_leduc_3p_es_nash_conv_decreases():
     e = get_engine("leduc-3p")
     uniform = e.nash_conv(e.uniform_policy())  # 12.611221340388 (OpenSpiel's)
-    r = multiplayer.solve("leduc-3p", "es", 3000, checkpoints=3, seed=1)  # at 1,000, 2,000, 3,000
+    r = nplayer.solve("leduc-3p", "es", 3000, checkpoints=3, seed=1)  # at 1,000, 2,000, 3,000
     ncs = [uniform, *(nc for _, _, nc in r.curve)]
     assert all(a > b for a, b in itertools.pairwise(ncs)), ncs
     assert r.nash_conv < uniform / 2
@@ -185,8 +186,8 @@ def test_same_seed_same_bits_other_seed_differs(alg):
     d.load_state_dict(state)
     d.iterate(3000)
     assert np.array_equal(d.avg, a.avg) and d.iterations == 5000 and d.seed == 3
-    s1 = multiplayer.solve("kuhn-3p", alg, 3000, seed=8).strategy.policy
-    s2 = multiplayer.solve("kuhn-3p", alg, 3000, seed=8).strategy.policy
+    s1 = nplayer.solve("kuhn-3p", alg, 3000, seed=8).strategy.policy
+    s2 = nplayer.solve("kuhn-3p", alg, 3000, seed=8).strategy.policy
     assert np.array_equal(s1, s2)
 
 
@@ -214,7 +215,7 @@ def test_cli_solve_es_kuhn_3p(capsys, tmp_path):
     d = json.loads(out.strip().splitlines()[-1])
     assert d["algorithm"] == "es" and d["iterations"] == 20_000 and isinstance(d["seed"], int)
     assert d["nash_conv"] < get_engine("kuhn-3p").nash_conv(get_engine("kuhn-3p").uniform_policy()) / 10
-    s = NStrategy.load(f)
+    s = Strategy.load(f)
     assert s.algorithm == "es" and s.header["seed"] == d["seed"]
     assert s.evaluate().nash_conv == pytest.approx(d["nash_conv"], abs=1e-15)
     code, _, err = run(capsys, "solve", "kuhn-3p", "-a", "cs", "-n", "10", "-p", "alpha=1")

@@ -3,13 +3,14 @@ OpenSpiel's own CFR iterates (its CFRSolver is vanilla CFR with alternating upda
 
 from __future__ import annotations
 
+import nplayer
 import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from cfrlab import multiplayer
+from cfrlab.engine.nplayer import get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.interop.openspiel_nplayer import (
     export_openspiel,
@@ -21,7 +22,7 @@ from cfrlab.interop.openspiel_nplayer import (
     save_openspiel_json,
     to_openspiel,
 )
-from cfrlab.multiplayer import NSolver, get_engine
+from cfrlab.solvers.nplayer import NSolver
 
 
 def always_call(engine):
@@ -33,7 +34,7 @@ def always_call(engine):
 def profiles(name, cfr_iterations):
     e = get_engine(name)
     return {"uniform": e.uniform_policy(), "always-call": always_call(e),
-            "cfr+": multiplayer.solve(name, "cfr+", cfr_iterations).strategy.policy}
+            "cfr+": nplayer.solve(name, "cfr+", cfr_iterations).strategy.policy}
 
 
 def openspiel_nash_conv(name, policy, python_too=True):
@@ -103,7 +104,7 @@ def test_openspiel_cfr_iterates_match_cfr_alt_on_leduc_3p():
 
 
 def test_export_import_round_trip_and_refusals(tmp_path):
-    policy = multiplayer.solve("kuhn-3p", "cfr+", 20).strategy.policy
+    policy = nplayer.solve("kuhn-3p", "cfr+", 20).strategy.policy
     f = tmp_path / "k3.json"
     assert save_openspiel_json(f, "kuhn-3p", policy) == 48
     assert np.array_equal(load_openspiel_json(f, "kuhn-3p"), policy)

@@ -10,27 +10,28 @@ import subprocess
 import threading
 import warnings
 
+import nplayer
 import numpy as np
 import pytest
 from cli_run import run
 from play_helpers import CFRLAB, HOST, WAIT, CallAgent, DealerThread
 from rich.console import Console
 
-from cfrlab import multiplayer
 from cfrlab.agents import make_agent
 from cfrlab.agents.nplayer import NPolicyAgent
 from cfrlab.cards import deck, parse_card
+from cfrlab.engine.nplayer import get_engine
 from cfrlab.evaluate.histories import read_log
 from cfrlab.games import State, load_game
-from cfrlab.multiplayer import NStrategy
 from cfrlab.play.client import run_client
 from cfrlab.play.dealer import seat_position
 from cfrlab.play.session import HumanTable
 from cfrlab.play.terminal import TerminalPlay
+from cfrlab.strategy import Strategy
 
 
 def _random_policy(game, seed) -> np.ndarray:
-    eng = multiplayer.get_engine(game)
+    eng = get_engine(game)
     legal = np.repeat(eng.tree.legal, np.diff(eng.row_offset), axis=0)
     p = np.random.default_rng(seed).random(legal.shape) * legal
     return p / p.sum(axis=1, keepdims=True)
@@ -41,7 +42,7 @@ def _greedy_action(agent: NPolicyAgent, game, state: State) -> str:
     t = eng.tree
     node = t.node_of_betting[state.betting_string()]
     p = state.current_player()
-    s = eng.deals.state_of(state.hole_cards(p), state.visible_board(), int(t.round[node]))
+    s = eng.deals.state_index(state.hole_cards(p), state.visible_board(), int(t.round[node]))
     row = agent.policy[eng.row_offset[t.decision[node]] + s]
     legal = ["fcr".index(a[0]) for a in state.legal_actions()]
     return "fcr"[max(legal, key=lambda a: (row[a], -a))]
@@ -96,7 +97,7 @@ def test_a_greedy_strategy_plays_itself_at_the_acpc_dealer(tmp_path, name):
 def test_cfrlab_connect_plays_a_3_player_strategy_file(tmp_path):
     g = load_game("kuhn-3p")
     f = tmp_path / "k3.npz"
-    multiplayer.solve(g, "cfr+", 100).strategy.save(f)
+    nplayer.solve(g, "cfr+", 100).strategy.save(f)
     d = DealerThread(g, 40, 2)
     others = [threading.Thread(target=run_client, args=(HOST, d.ports[i], g, make_agent("random", g, i)),
                                kwargs={"err": io.StringIO(), "idle_timeout": WAIT}, daemon=True) for i in (1, 2)]
@@ -139,7 +140,7 @@ def _deal_of(g, rec):
 
 def test_cli_play_kuhn_3p_with_a_strategy_file_and_a_bot(tmp_path, capsys, monkeypatch):
     f = tmp_path / "k3.npz"
-    NStrategy.uniform("kuhn-3p").save(f)
+    Strategy.uniform("kuhn-3p").save(f)
     monkeypatch.setattr("sys.stdin", io.StringIO("c\n" * 10))
     code, out, err = run(capsys, "play", "kuhn-3p", "--vs", str(f), "--vs", "always-call", "--hands", "2",
                          "--seed", "3")

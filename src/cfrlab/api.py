@@ -48,6 +48,11 @@ from cfrlab.solvers.driver import (
 )
 from cfrlab.solvers.driver import StopRule as _StopRule
 from cfrlab.solvers.lp import solve_lp
+from cfrlab.solvers.nmccfr import make_nsolver
+from cfrlab.solvers.nplayer import ALGORITHMS as N_ALGORITHMS
+from cfrlab.solvers.nplayer import PRESETS as N_PRESETS
+
+N_FULL_WIDTH = tuple(N_PRESETS)  # the N-player CFR family (deterministic: no seed)
 from cfrlab.strategy import VERSION, Strategy
 
 __all__ = ["BestResponse", "SolvePlan", "SolveResult", "best_response", "exploit", "load_game", "sizes", "solve"]
@@ -130,17 +135,18 @@ class SolvePlan:
 @dataclass
 class BestResponse:
     """The best responses to a strategy: each seat's value in ``unit`` (the game's: "mbb/g" or
-    "chips/g") and, for a two-seat game, the exploitability (their mean: 0 at an equilibrium).
-    ``chips`` holds the two values in chips per game, unconverted."""
+    "chips/g") and the exploitability: NashConv / N, which for two seats is their mean (0 at an
+    equilibrium; with more players each seat's value is its best response against the others
+    playing the strategy). ``chips`` holds the values in chips per game, unconverted."""
 
-    values: tuple[float, float]
+    values: tuple[float, ...]
     exploitability: float
     unit: str
-    chips: tuple[float, float] = (0.0, 0.0)
+    chips: tuple[float, ...] = (0.0, 0.0)
 
     def __repr__(self) -> str:
-        return (f"<BestResponse: exploitability {format_value(self.exploitability, self.unit)}; best response "
-                f"as player 0 {_signed(self.values[0], self.unit)}, as player 1 {_signed(self.values[1], self.unit)}>")
+        seats = ", ".join(f"as player {p} {_signed(v, self.unit)}" for p, v in enumerate(self.values))
+        return f"<BestResponse: exploitability {format_value(self.exploitability, self.unit)}; best response {seats}>"
 
 
 def _signed(value: float, unit: str) -> str:
@@ -189,10 +195,14 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
     """
     g = _game_of(game)
     name = str(algorithm).lower()
-    if name != "lp" and name not in ALGORITHMS:
-        raise CfrlabError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)} or lp")
-    tree = build_tree_for(g)
-    model = model_for_game(g, abstraction)
+    many = g.num_players > 2  # the N-player engine: the CFR family and cs / es, exact deals
+    known = N_ALGORITHMS if many else (*ALGORITHMS, "lp")
+    if name not in known:
+        why = f"; {name} is for 2-player games" if many and name in (*ALGORITHMS, "lp") else ""
+        raise CfrlabError(f"unknown algorithm {algorithm!r} for {_game_name(g)}{why}; choose from "
+                          f"{', '.join(known)}")
+    model = model_for_game(g, abstraction)  # refuses an abstraction with more players
+    tree = None if many else build_tree_for(g)
     if name == "lp":
         return _solve_lp(g, tree, model, params)
     if iterations is None and seconds is None and target is None:
@@ -204,11 +214,15 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
         raise CfrlabError("checkpoint_every needs a checkpoint file")
     stop = _StopRule(iterations, seconds, None if target is None else parse_amount(g, target, "target"))
     drawn = False
-    if seed is None and name not in FULL_WIDTH:
+    if seed is None and name not in FULL_WIDTH and name not in N_FULL_WIDTH:
         seed = checkpoint_seed(checkpoint) if checkpoint is not None and Path(checkpoint).exists() else None
         if seed is None:
             seed, drawn = secrets.randbits(31), True
-    solver = make_solver(tree, model, name, seed=seed, **params)
+    if many:
+        solver = make_nsolver(g, name, seed=seed, **params)
+        tree, model = solver.tree, solver.model
+    else:
+        solver = make_solver(tree, model, name, seed=seed, **params)
     solver_params = asdict(solver.params) if is_dataclass(solver.params) else dict(solver.params)
     run_state, checkpointer = None, None
     if checkpoint is not None:
@@ -224,7 +238,7 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
     run = run_solve(solver, stop, solver.exploitability, eval_every=schedule, checkpoint=checkpointer,
                     checkpoint_every=checkpoint_every, run=run_state, on_tick=progress)
     avg = solver.average_policy()  # once: at 10 buckets each copy is 1.4 GB
-    value = game_value(tree, model, avg)
+    value = float(solver.engine.profile_values(avg)[0]) if many else game_value(tree, model, avg)
     st = run.state
     curve = [(int(i), float(s), to_unit(g, e)) for i, s, e in st.history]
     strategy = Strategy.from_policy(
@@ -233,6 +247,10 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
         exploitability=run.exploitability, game_value=value,
         extra={"stopped_by": run.stopped_by, "cfrlab_version": VERSION,
                "curve": [list(c) for c in thin_history(st.history)]})
+    if many:  # the per-player figures N-player files carry (values, best responses, NashConv)
+        strategy.evaluate()
+        strategy.header["exploitability"] = run.exploitability if run.exploitability is not None \
+            else strategy.header["exploitability"]
     expl = run.exploitability
     first = st.first_chunk_seconds
     done_here = run.iterations - (st.resumed_from or 0)
@@ -281,8 +299,12 @@ def exploit(strategy: Strategy | str | Path, *, game: GameDef | str | None = Non
     if workers != 1 or checkpoint is not None or resume or ray is not None:
         raise CfrlabError("workers, checkpoint, resume and ray apply to real=True only")
     s = _strategy_of(strategy, game, abstraction)
-    b0, b1 = _best_response_values(s.tree, s.model, s.policy)
     g = s.game
+    if s.num_players > 2:  # each seat's best response against the others; NashConv / N
+        ev = s.evaluate()
+        return BestResponse(tuple(to_unit(g, b) for b in ev.br_values), to_unit(g, ev.nash_conv / s.num_players),
+                            unit_of(g), tuple(float(b) for b in ev.br_values))
+    b0, b1 = _best_response_values(s.tree, s.model, s.policy)
     return BestResponse((to_unit(g, b0), to_unit(g, b1)), to_unit(g, 0.5 * (b0 + b1)), unit_of(g),
                         (float(b0), float(b1)))
 

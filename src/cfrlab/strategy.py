@@ -35,9 +35,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from cfrlab.abstraction import LOSSLESS, ChanceModel
+from cfrlab.abstraction import LOSSLESS, NPLAYER, ChanceModel
 from cfrlab.engine import (
-    build_tree_for,
+    best_response_values,
     describe_state,
     expected_value,
     exploitability,
@@ -45,7 +45,10 @@ from cfrlab.engine import (
     model_for_game,
     model_kind,
     row_offsets,
+    tree_for,
 )
+from cfrlab.engine.nplayer import Evaluation
+from cfrlab.engine.nplayer import get_engine as nplayer_engine
 from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
 from cfrlab.fileio import NpzReader, one_line, save_npz
 from cfrlab.games import GameDef, load_game, parse_game
@@ -118,7 +121,7 @@ class Strategy:
         own lossless model by default); the keywords fill the header (``exploitability`` and
         ``game_value`` in chips per game; ``name``: see ``Strategy.name``). The rows are
         checked (``check_policy``): each a distribution over the legal actions."""
-        tree = tree if tree is not None else build_tree_for(game)
+        tree = tree if tree is not None else tree_for(game)
         model = model if model is not None else model_for_game(game)
         policy = np.ascontiguousarray(policy, dtype=np.float64)
         offsets = row_offsets(tree, model)
@@ -131,6 +134,7 @@ class Strategy:
             "format": FORMAT_VERSION,
             "game": game.to_text(),
             "game_name": game.name,
+            "num_players": game.num_players,
             "model_kind": model_kind(model),
             "model_hash": str(model.hash),
             "algorithm": algorithm,
@@ -183,7 +187,7 @@ class Strategy:
     def uniform(cls, game: GameDef | str, *, tree=None, model=None) -> Strategy:
         """Every legal action with equal probability (a baseline and a test oracle)."""
         game = load_game(game)
-        tree = tree if tree is not None else build_tree_for(game)
+        tree = tree if tree is not None else tree_for(game)
         model = model if model is not None else model_for_game(game)
         offsets = row_offsets(tree, model)
         legal = np.asarray(tree.legal, dtype=np.float64)
@@ -195,13 +199,13 @@ class Strategy:
     @property
     def tree(self):
         if self._tree is None:
-            self._tree = build_tree_for(self.game)
+            self._tree = tree_for(self.game)
         return self._tree
 
     @property
     def model(self):
         if self._model is None:
-            if self.header.get("model_kind", LOSSLESS) != LOSSLESS:
+            if self.header.get("model_kind", LOSSLESS) not in (LOSSLESS, NPLAYER):
                 raise CfrlabError(
                     f"this strategy was solved in abstraction {self.header.get('abstraction_file') or '?'} "
                     f"(hash {_short(self.header.get('model_hash'))}); give that abstraction file to read it")
@@ -257,9 +261,6 @@ class Strategy:
                 file_game = parse_game(header["game"], name=header.get("game_name") or "")
             except ParseError as e:
                 raise CfrlabError(one_line(f"{path}: corrupt strategy header (game definition: {e})")) from None
-            if file_game.num_players != 2:
-                raise FileMismatchError(f"{path} is a {file_game.num_players}-player strategy; load it with "
-                                        "cfrlab.multiplayer (cfrlab exploit reads it)")
             if game is not None:
                 want = load_game(game)
                 if want.to_text() != file_game.to_text():
@@ -268,7 +269,7 @@ class Strategy:
                 file_game = want if not file_game.name else file_game
             if model is not None and not isinstance(model, ChanceModel):
                 model = model_for_game(file_game, model)  # an abstraction file name
-            lossless = header.get("model_kind", LOSSLESS) == LOSSLESS
+            lossless = header.get("model_kind", LOSSLESS) in (LOSSLESS, NPLAYER)
             if model is None and not lossless:
                 model = _abstraction_beside(Path(path), header, file_game)
             if model is not None and str(model.hash) != str(header.get("model_hash")):
@@ -398,15 +399,48 @@ class Strategy:
         an ante game (``cfrlab.games.units``)."""
         return unit_of(self.game)
 
+    @property
+    def num_players(self) -> int:
+        return self.game.num_players
+
+    def evaluate(self) -> Evaluation:
+        """Exact figures in chips per game: every player's value when all play this strategy,
+        each one's best-response value against the others, and NashConv (the sum of the
+        gains); recorded in the header (``nash_conv``, ``values``, ``br_values``,
+        ``exploitability`` = NashConv / N and ``game_value`` = player 0's value)."""
+        if self.num_players == 2:
+            v = float(expected_value(self.tree, self.model, self.policy, self.policy))
+            br = best_response_values(self.tree, self.model, self.policy)
+            ev = Evaluation((v, -v), (float(br[0]), float(br[1])), float(br[0] + br[1]))
+        else:
+            ev = nplayer_engine(self.game).evaluate(self.policy)
+        self.header.update({"nash_conv": ev.nash_conv, "exploitability": ev.nash_conv / self.num_players,
+                            "values": list(ev.values), "br_values": list(ev.br_values),
+                            "game_value": ev.values[0]})
+        return ev
+
+    def nash_conv(self, unit: str | None = None) -> float:
+        """The sum over players of what a best response gains against the others (0 exactly at
+        a Nash equilibrium; OpenSpiel's ``nash_conv``), per game in ``unit``."""
+        if self.num_players == 2:
+            return 2.0 * self.exploitability(unit)
+        return to_unit(self.game, float(nplayer_engine(self.game).nash_conv(self.policy)), unit)
+
     def exploitability(self, unit: str | None = None) -> float:
-        """(u0(BR, s1) + u1(s0, BR)) / 2 (docs/ENGINE.md convention), per game in ``unit``:
-        the game's (``self.unit``, as ``solve`` and ``exploit`` report) unless ``"chips/g"``
-        or ``"mbb/g"`` is asked for."""
+        """NashConv / N: with two players (u0(BR, s1) + u1(s0, BR)) / 2 (docs/ENGINE.md
+        convention; OpenSpiel's ``exploitability`` for any N), per game in ``unit``: the
+        game's (``self.unit``, as ``solve`` and ``exploit`` report) unless ``"chips/g"`` or
+        ``"mbb/g"`` is asked for."""
+        if self.num_players != 2:
+            return self.nash_conv(unit) / self.num_players
         return to_unit(self.game, float(exploitability(self.tree, self.model, self.policy)), unit)
 
     def game_value(self, unit: str | None = None) -> float:
-        """Player 0's expected winnings per game when both seats play this strategy, in
+        """Player 0's expected winnings per game when every seat plays this strategy, in
         ``unit`` (default: the game's, ``self.unit``)."""
+        if self.num_players != 2:
+            values = nplayer_engine(self.game).profile_values(self.policy)
+            return to_unit(self.game, float(values[0]), unit)
         return to_unit(self.game, float(expected_value(self.tree, self.model, self.policy, self.policy)), unit)
 
     def __repr__(self) -> str:

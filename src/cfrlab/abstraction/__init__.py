@@ -10,6 +10,7 @@ from cfrlab.abstraction.lossless import LosslessModel  # noqa: F401
 from cfrlab.abstraction.model import (  # noqa: F401
     BUCKETED,
     LOSSLESS,
+    NPLAYER,
     SYNTHETIC,
     ChanceModel,
     has_blocks,

@@ -28,6 +28,7 @@ from math import comb
 
 import numpy as np
 
+from cfrlab.abstraction.model import NPLAYER
 from cfrlab.cards import card_rank, card_text, deck, rank_hand
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
@@ -65,7 +66,14 @@ class Deals:
     def num_prefixes(self) -> tuple[int, ...]:
         return tuple(len(p) for p in self.parent)
 
-    def state_of(self, hole, board, rnd: int) -> int:
+    kind = NPLAYER  # what strategy files record as their model kind
+
+    def state_of(self, position: int, hole, board, round: int) -> int:
+        """As a chance model answers it (``ChanceModel.state_of``): every position's states
+        are numbered alike."""
+        return self.state_index(hole, board, round)
+
+    def state_index(self, hole, board, rnd: int) -> int:
         """Private state of a player holding ``hole`` with board ``board`` (all cards up to ``rnd``)."""
         key = (tuple(sorted(int(c) for c in hole)), _board_key(self.game, board, rnd))
         try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 LOSSLESS = "lossless"
+NPLAYER = "nplayer-lossless"  # the N-player deals (cfrlab.abstraction.deals): exact cards, N > 2
 BUCKETED = "bucketed"
 SYNTHETIC = "synthetic"
 

@@ -1,6 +1,6 @@
 """Numba kernel of the rotated-seat N-player match: every deal played once per seat assignment.
 
-A deal is a final-round prefix index of ``cfrlab.multiplayer.deals`` (all deals equally likely).
+A deal is a final-round prefix index of ``cfrlab.abstraction.deals`` (all deals equally likely).
 Randomness is counter-based (splitmix64 of (seed, stream, hand)), so a game's draws depend only
 on the seed, the seat assignment and the hand number, never on batch sizes or threads.
 
@@ -9,7 +9,7 @@ Arrays:
 * ``T`` (``MatchTree``): ``kind`` int8[N], ``player`` int8[N], ``rnd`` int8[N], ``decision``
   int32[N], ``next_node`` int32[N, 3] (child by f / c / r, -1 if illegal; a chance node's child
   in column 0), ``spent`` float64[N, P], ``folded`` bool[N, P], ``off`` int64[D + 1] (rows).
-* ``D``: ``cfrlab.multiplayer.deals.DealArrays`` (``pre_off``, ``state``, ``ppar``, ``strength``).
+* ``D``: ``cfrlab.abstraction.deals.DealArrays`` (``pre_off``, ``state``, ``ppar``, ``strength``).
 * ``pols`` float64[A, rows, 3]: each agent's table (already greedy where the agent is).
 * ``seats`` int32[K, P]: agent in each seat for assignment k; in hand h the player at
   position p sits in seat ``(p + h) mod P`` (the ACPC dealer's rotation).

@@ -21,7 +21,7 @@ from cfrlab.evaluate import match as _match
 from cfrlab.evaluate.match import MatchResult
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
-from cfrlab.multiplayer import NStrategy
+from cfrlab.strategy import Strategy
 from cfrlab.units import connect_ray, run_units
 
 
@@ -145,14 +145,14 @@ def crosstable(game: GameDef | str, agents: list[Agent | str], hands: int, *,
 
 
 def _built(game: GameDef, agents, seed: int) -> list:
-    return [a if isinstance(a, (Agent, NStrategy)) else make_agent(a, game, seed + i)
+    return [a if isinstance(a, (Agent, Strategy)) else make_agent(a, game, seed + i)
             for i, a in enumerate(agents)]
 
 
-def play_nmatch(game: GameDef | str, agents: Sequence[Agent | NStrategy | str], hands: int, *,
+def play_nmatch(game: GameDef | str, agents: Sequence[Agent | Strategy | str], hands: int, *,
                 seed: int | None = None, **options) -> NMatchResult:
     """A match of N > 2 agents (one per seat: agents, N-player strategies or specs) that
-    plays every deal once per seating of the agents (``cfrlab.multiplayer.match``; options:
+    plays every deal once per seating of the agents (``cfrlab.agents.nmatch``; options:
     ``names``, ``engine``, ``exact``, ``log``, ``progress``). ``estimates()``: each agent's mean
     per game with a 95% confidence interval.
 
@@ -165,10 +165,10 @@ def play_nmatch(game: GameDef | str, agents: Sequence[Agent | NStrategy | str], 
     return _nmatch.play_nmatch(game, _built(game, agents, seed), hands, seed=seed, **options)
 
 
-def ncrosstable(game: GameDef | str, agents: Sequence[Agent | NStrategy | str], hands: int, *,
+def ncrosstable(game: GameDef | str, agents: Sequence[Agent | Strategy | str], hands: int, *,
                 seed: int | None = None, **options) -> dict:
     """Every N-subset of ``agents`` (or specs) plays a rotated-seat match on the same deals;
-    each agent's result over the field with a 95% CI (``cfrlab.multiplayer.match.ncrosstable``)."""
+    each agent's result over the field with a 95% CI (``cfrlab.agents.nmatch.ncrosstable``)."""
     game = load_game(game)
     seed = _seed(seed)
     labels = options.pop("labels", None) or [a if isinstance(a, str) else None for a in agents]

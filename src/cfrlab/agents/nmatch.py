@@ -7,7 +7,7 @@ of the others; the luck of the deal cancels out of the per-deal means, and the a
 add up to zero deal by deal (the game is zero-sum).
 
 ``play_nmatch(game, agents, hands, seed=...)`` plays ``hands`` deals x N! games. A deal is drawn
-uniformly from the game's enumerated deals (``cfrlab.multiplayer.deals``; the deals depend only
+uniformly from the game's enumerated deals (``cfrlab.abstraction.deals``; the deals depend only
 on the seed). Seat assignment k is a permutation of the agents over the seats, and as at the
 ACPC dealer the seat of position p in hand h is ``(p + h) mod N``; over the N! assignments
 every deal is played with every assignment of agents to positions exactly once. An agent's
@@ -59,7 +59,7 @@ from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import seat_view
 from cfrlab.games.state import State, format_value
 from cfrlab.games.units import display_factor, rate_unit
-from cfrlab.multiplayer.nstrategy import NStrategy
+from cfrlab.strategy import Strategy
 
 BATCH = 1 << 15  # deals per kernel call
 MAX_PLAYERS = 6  # N! seat assignments per deal: 720 at six players
@@ -103,13 +103,13 @@ def _finite(obj):
 # -- agents and checks ----------------------------------------------------------------------
 
 def _as_agent(x, game: GameDef) -> Agent:
-    if isinstance(x, NStrategy):
+    if isinstance(x, Strategy):
         if x.game.to_text() != game.to_text():
             raise CfrlabError(f"a strategy for {x.game.name or 'another game'} ({x.num_players} players) cannot "
                               f"play {game.name or 'this game'} ({game.num_players} players)")
         return NPolicyAgent.from_strategy(x)
     if not isinstance(x, Agent):
-        raise CfrlabError(f"{x!r} is not an Agent or an NStrategy (cfrlab.agents.make_agent builds one from a bot "
+        raise CfrlabError(f"{x!r} is not an Agent or a Strategy (cfrlab.agents.make_agent builds one from a bot "
                           "name or a strategy file)")
     return x
 
@@ -232,18 +232,18 @@ class NMatchResult:
 
 # -- the match ------------------------------------------------------------------------------
 
-def play_nmatch(game: GameDef | str, agents: Sequence[Agent | NStrategy], hands: int, *,
+def play_nmatch(game: GameDef | str, agents: Sequence[Agent | Strategy], hands: int, *,
                 seed: int | None = None, names: Sequence[str] | None = None, engine: str = "auto",
                 exact: bool = False, log: str | Path | None = None, progress: Progress | None = None,
                 batch: int = BATCH) -> NMatchResult:
     """Play a rotated-seat match of ``hands`` deals (N! games each); see the module docstring.
 
-    ``agents``: one per seat, ``Agent``s or ``NStrategy``s. ``engine``: ``auto`` (fast when
+    ``agents``: one per seat, ``Agent``s or ``Strategy``s. ``engine``: ``auto`` (fast when
     every agent is a policy table), ``fast`` or ``python``. ``progress(done, total)`` counts
     games.
 
-        >>> from cfrlab.multiplayer import NStrategy
-        >>> u = NStrategy.uniform("kuhn-3p")
+        >>> from cfrlab import Strategy
+        >>> u = Strategy.uniform("kuhn-3p")
         >>> r = play_nmatch("kuhn-3p", [u, u, u], 2000, seed=1, exact=True)
         >>> [round(x, 12) for x in r.exact], abs(sum(e.mean for e in r.estimates())) < 1e-9
         ([0.0, 0.0, 0.0], True)
@@ -463,7 +463,7 @@ def exact_values_or_reason(game: GameDef, agents: Sequence[Agent]):
     return (tuple(float(x) for x in overall), tuple(tuple(float(x) for x in row) for row in per)), None
 
 
-def exact_values(game: GameDef | str, agents: Sequence[Agent | NStrategy]) -> tuple[float, ...] | None:
+def exact_values(game: GameDef | str, agents: Sequence[Agent | Strategy]) -> tuple[float, ...] | None:
     """Each agent's exact expected chips per game in a rotated-seat match (None: not computable)."""
     game = load_game(game)
     agents = [_as_agent(a, game) for a in agents]
@@ -474,7 +474,7 @@ def exact_values(game: GameDef | str, agents: Sequence[Agent | NStrategy]) -> tu
 
 # -- crosstables ------------------------------------------------------------------------------
 
-def ncrosstable(game: GameDef | str, agents: Sequence[Agent | NStrategy], hands: int, *,
+def ncrosstable(game: GameDef | str, agents: Sequence[Agent | Strategy], hands: int, *,
                 labels: Sequence[str] | None = None, seed: int | None = None, engine: str = "auto",
                 exact: bool = False, progress: Progress | None = None) -> dict:
     """Every N-subset of ``agents`` plays one rotated-seat match on the same deals (one seed).

@@ -1,10 +1,10 @@
 """N-player strategies as agents: a policy table in the N-player engine's row layout that acts
 from what one seat sees (a ``MatchState``), at the ACPC client, the dealer's table, the human
-front ends and the rotated-seat match (``cfrlab.multiplayer.match``).
+front ends and the rotated-seat match (``cfrlab.agents.nmatch``).
 
 ``NPolicyAgent(game, policy)`` plays ``policy[rows, 3]`` (rows as ``NEngine`` numbers them: the
 acting player's private state at each decision node); ``NPolicyAgent.from_strategy(s)`` plays an
-``NStrategy``. The built-in table bots (always-fold, always-call, always-raise, random, probe)
+``Strategy`` of more than two players. The built-in table bots (always-fold, always-call, always-raise, random, probe)
 have an N-player form too: ``cfrlab.agents.make_agent`` expands their one-row-per-decision
 table over the private states (``table_policy``), so the fast match kernel and the exact
 values take them like any strategy.
@@ -23,7 +23,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import MatchState
-from cfrlab.multiplayer.nstrategy import NStrategy
+from cfrlab.strategy import Strategy
 
 ACTIONS = "fcr"
 
@@ -40,7 +40,7 @@ class NPolicyAgent(Agent):
         self.name = str(name)
 
     @classmethod
-    def from_strategy(cls, strategy: NStrategy, *, greedy: bool = False, name: str | None = None) -> NPolicyAgent:
+    def from_strategy(cls, strategy: Strategy, *, greedy: bool = False, name: str | None = None) -> NPolicyAgent:
         label = name or str(strategy.header.get("name") or strategy.algorithm)
         return cls(strategy.game, strategy.policy, name=label + (":greedy" if greedy and not name else ""),
                    greedy=greedy)
@@ -77,7 +77,7 @@ class NPolicyAgent(Agent):
         d = int(t.decision[node])
         if int(t.player[node]) != view.position:
             raise CfrlabError(f"agent {self.name!r}: position {view.position} does not act at betting {betting!r}")
-        s = self.engine.deals.state_of(view.my_cards, view.visible_board(), int(t.round[node]))
+        s = self.engine.deals.state_index(view.my_cards, view.visible_board(), int(t.round[node]))
         return int(self.engine.row_offset[d]) + s
 
     def distribution(self, view: MatchState) -> np.ndarray:

@@ -17,7 +17,7 @@ Specs:
   separated by commas (so a member takes at most one option: ``PATH:abstraction=FILE``).
 
 In a game of more than two players (``kuhn-3p``, ``leduc-3p``) a strategy file or
-``cfrlab.multiplayer.NStrategy`` becomes an ``NPolicyAgent`` (``cfrlab.multiplayer.agents``), and
+a ``Strategy`` of more than two players becomes an ``NPolicyAgent`` (``cfrlab.agents.nplayer``), and
 the table bots (always-fold, always-call, always-raise, probe, random) take their N-player form,
 the same decisions as a policy table over the game's information sets, wherever the N-player
 engine can enumerate the game's deals (elsewhere, and for the value bot, the bot itself plays).
@@ -43,7 +43,6 @@ from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, printable
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
-from cfrlab.multiplayer.nstrategy import NStrategy
 from cfrlab.strategy import STRATEGY_KIND, Strategy
 
 BOT_NAMES = tuple(BOTS)
@@ -94,7 +93,7 @@ def check_players(what: str, file_game: GameDef, game: GameDef) -> None:
                           f"{game.name or 'this game'} has {game.num_players} players")
 
 
-def nplayer_agent(strategy: NStrategy, game: GameDef, greedy: bool = False, name: str | None = None) -> Agent:
+def nplayer_agent(strategy: Strategy, game: GameDef, greedy: bool = False, name: str | None = None) -> Agent:
     """An ``NPolicyAgent`` playing ``strategy`` in ``game`` (refused when made for another game)."""
     check_players("the strategy", strategy.game, game)
     if strategy.game.to_text() != game.to_text():
@@ -129,7 +128,7 @@ def load_strategy_agent(path: str, game: GameDef, greedy: bool = False, abstract
     if game.num_players > 2:
         if abstraction:
             raise CfrlabError(f"{path}: N-player strategies are lossless; abstraction= does not apply")
-        strategy = NStrategy.load(path, game=game)
+        strategy = Strategy.load(path, game=game)
         return nplayer_agent(strategy, game, greedy, name=Path(path).stem + (":greedy" if greedy else ""))
     model = None
     if abstraction:
@@ -178,13 +177,13 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
     Unknown names raise a one-line CfrlabError listing the bot names.
     """
     if game is None:
-        if not isinstance(spec, (Strategy, NStrategy)):
+        if not isinstance(spec, Strategy):
             raise CfrlabError(f"make_agent({spec!r}) needs the game it plays")
         game = spec.game
     game = load_game(game)
     if isinstance(spec, Agent):
         return spec
-    if isinstance(spec, NStrategy):
+    if isinstance(spec, Strategy) and spec.num_players > 2:
         agent = nplayer_agent(spec, game)
         agent.begin_match(game, seed)
         return agent

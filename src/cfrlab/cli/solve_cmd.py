@@ -29,6 +29,8 @@ from cfrlab.solvers.driver import (
     Tick,
     thin_history,
 )
+from cfrlab.solvers.nplayer import ALGORITHMS as N_ALGORITHMS
+from cfrlab.solvers.nplayer import PRESETS as N_PRESETS
 from cfrlab.strategy import Strategy
 
 HISTORY_POINTS = 100  # --json: at most this many (iteration, solver s, exploitability) points
@@ -94,6 +96,22 @@ def size_report(game: GameDef, tree, model, algorithm: str, build_bytes: int = 0
             f"({'/'.join(str(x) for x in tree.decisions_by_round())} by round); private states per round "
             f"{' / '.join(f'{s:,}' for s in states)}; {rows:,} information sets; "
             f"memory estimate {_mb(mem)}")
+    return text, info
+
+
+def nplayer_size_report(game: GameDef) -> tuple[str, dict[str, Any]]:
+    """The size line of the N-player engine (exact deals, no abstraction)."""
+    from cfrlab.engine.nplayer import get_engine
+
+    e = get_engine(game)
+    t = e.tree
+    states = [int(s) for s in e.deals.num_states]
+    mem = 3 * 8 * t.num_actions * e.rows + 8 * sum(e.deals.num_prefixes) * game.num_players * t.max_depth
+    info = {"nodes": int(t.num_nodes), "decisions": int(t.num_decisions), "private_states": states,
+            "infosets": int(e.rows), "memory_mb": mem / 2**20}
+    text = (f"size: {game.num_players}-player engine, {t.num_nodes:,} public nodes, {t.num_decisions:,} "
+            f"decisions; private states per round {' / '.join(f'{s:,}' for s in states)}; {e.rows:,} "
+            f"information sets; {sum(e.deals.num_prefixes):,} deal prefixes; memory estimate {_mb(mem)}")
     return text, info
 
 
@@ -234,14 +252,13 @@ def register(app: typer.Typer) -> None:
         if seconds is not None and not math.isfinite(seconds):  # no time limit is --seconds left out
             raise CfrlabError(f"--seconds must be a finite number of seconds, got {seconds}; leave it out for no time limit")
         g = load_game(game)
-        if g.num_players > 2:  # more players: the N-player engine
-            from cfrlab.cli.nplayer_cmd import cli_solve
-
-            cli_solve(g, game_label(g, game), algorithm, iterations, seconds, out, force, as_json, parse_params(param))
-            return
+        many = g.num_players > 2  # the N-player engine: same options, same files
         alg = algorithm.lower()
-        if alg not in ALGORITHMS:
-            raise CfrlabError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+        known = N_ALGORITHMS if many else ALGORITHMS
+        if alg not in known:
+            why = f" ({alg} is for 2-player games)" if many and alg in ALGORITHMS else ""
+            raise CfrlabError(f"unknown algorithm {algorithm!r} for a {g.num_players}-player game{why}; "
+                              f"choose from {', '.join(known)}")
         params = parse_params(param)
         if eval_every is not None and eval_every < 1 or checkpoint_every is not None and checkpoint_every < 1:
             raise CfrlabError("--eval-every and --checkpoint-every must be at least 1")
@@ -254,22 +271,26 @@ def register(app: typer.Typer) -> None:
         ckpt = prepare_output(out, resume, force, checkpoint_every)
         if ckpt is not None:
             check_output(ckpt, "checkpoint")
-        tree, lossless_bytes = build_tree_for(g), 0
-        if abstraction is None:  # counted from the deck before minutes of building, not after
-            from cfrlab.abstraction.sizes import check_lossless
+        if many:
+            model_for_game(g, abstraction)  # an abstraction is refused in one line
+            size_text, size_info = nplayer_size_report(g)
+        else:
+            tree, lossless_bytes = build_tree_for(g), 0
+            if abstraction is None:  # counted from the deck before minutes of building, not after
+                from cfrlab.abstraction.sizes import check_lossless
 
-            lossless_bytes = check_lossless(g, available_memory())
-        model = model_for_game(g, abstraction)
-        if abstraction is not None:
-            console.print(f"abstraction {abstraction}: {model.spec.label()} (hash {model.hash[:12]})")
-        size_text, size_info = size_report(g, tree, model, alg, lossless_bytes)
+                lossless_bytes = check_lossless(g, available_memory())
+            model = model_for_game(g, abstraction)
+            if abstraction is not None:
+                console.print(f"abstraction {abstraction}: {model.spec.label()} (hash {model.hash[:12]})")
+            size_text, size_info = size_report(g, tree, model, alg, lossless_bytes)
         console.print(f"[bold]{label}[/]: {g.summary()}")
         console.print(size_text)
         if alg == "lp":
             console.print("solving the sequence-form linear program with HiGHS (exact)")
             result = api.solve(g, "lp", abstraction=model)
         else:
-            result = _solve_iterative(g, game, model, alg, params, seed, stop, eval_every,
+            result = _solve_iterative(g, game, None if many else model, alg, params, seed, stop, eval_every,
                                       checkpoint_every, ckpt, console, progress)
         strategy = result.strategy
         if out is not None:
@@ -350,7 +371,7 @@ def register(app: typer.Typer) -> None:
 
 def _solve_iterative(g, given, model, alg, params, seed, stop, eval_every, checkpoint_every,
                      ckpt, console, show_progress) -> api.SolveResult:
-    if alg in FULL_WIDTH and seed is not None:
+    if (alg in FULL_WIDTH or alg in N_PRESETS and g.num_players > 2) and seed is not None:
         print(f"cfrlab: note: {alg} is deterministic; --seed changes nothing (a time budget is --seconds)",
               file=sys.stderr)
     if seed is not None and seed < 0:
@@ -400,6 +421,9 @@ def _summary(g: GameDef, strategy: Strategy, result: api.SolveResult) -> dict[st
            "exploitability": to_unit(g, h["exploitability"]), "exploitability_chips": h["exploitability"],
            "unit": unit_of(g), "game_value": to_unit(g, h["game_value"]), "game_value_chips": h["game_value"],
            "params": h.get("params"), "seed": h.get("seed")}
+    if strategy.num_players > 2:  # NashConv and each player's figures (chips per game)
+        out.update({"num_players": strategy.num_players, "nash_conv": h["nash_conv"], "values": h["values"],
+                    "br_values": h["br_values"], "gains": [b - v for b, v in zip(h["br_values"], h["values"])]})
     if result.algorithm != "lp":
         out.update({"stopped_by": result.stopped_by, "eval_seconds": result.eval_seconds,
                     "first_iteration_seconds": result.first_iteration_seconds or 0.0,
@@ -427,6 +451,11 @@ def _report(g, label, strategy, result, out, ckpt, console) -> None:
     expl = h["exploitability"]
     milli = f" = {1000 * expl:.3g} milli-chips" if unit == CHIPS else ""
     console.print(f"exploitability [bold]{format_unit(g, expl)}[/]{milli}")
+    if strategy.num_players > 2:
+        from cfrlab.cli.nplayer_cmd import figures
+
+        for line in figures(g, strategy.evaluate()):
+            console.print(line)
     known = known_value(g)
     kv = f" (known value {known:.9f})" if known is not None else ""
     console.print(f"game value for player 0: {to_unit(g, h['game_value']):.6f} {unit}{kv}")

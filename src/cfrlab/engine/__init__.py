@@ -15,6 +15,7 @@ from cfrlab.engine.models import (  # noqa: F401
     model_for_game,
     model_kind,
     row_offsets,
+    tree_for,
 )
 from cfrlab.engine.values import (  # noqa: F401
     best_response,

@@ -17,7 +17,7 @@ subtree is walked, and leaves a node when all its children are done:
 The information set of i at a node is (node, i's private state): its regrets are the sums of
 ``v_a(x) - v(x)`` over the prefixes x in which i holds that state.
 
-Arguments are grouped: ``T`` TreeArrays, ``D`` DealArrays (``cfrlab.multiplayer.deals``),
+Arguments are grouped: ``T`` TreeArrays, ``D`` DealArrays (``cfrlab.abstraction.deals``),
 ``rule`` UpdateRule, ``buf`` Buffers.
 """
 

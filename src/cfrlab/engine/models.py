@@ -14,6 +14,7 @@ import numpy as np
 
 from cfrlab import abstraction
 from cfrlab.abstraction import LOSSLESS, ChanceModel, LosslessModel
+from cfrlab.engine import nplayer
 from cfrlab.engine.core import tree_layout
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
@@ -29,9 +30,21 @@ def build_tree_for(game: GameDef) -> PublicTree:
     return build_tree(game)
 
 
+def tree_for(game: GameDef) -> PublicTree:
+    """The public tree a strategy of ``game`` is laid out on: the 2-player engine's
+    (``build_tree_for``) or, with more players, the N-player engine's."""
+    return build_tree_for(game) if game.num_players == 2 else nplayer.get_engine(game).tree
+
+
 def model_for_game(game: GameDef, abstraction: Any = None) -> ChanceModel:
     """The chance model for ``game``: lossless unless ``abstraction`` (a chance model or an
-    abstraction file made by ``cfrlab abstract build``) is given."""
+    abstraction file made by ``cfrlab abstract build``) is given. With more than two players,
+    the exact deals of the N-player engine (``cfrlab.abstraction.deals``; no abstraction)."""
+    if game.num_players > 2:
+        if abstraction is not None:
+            raise CfrlabError(f"{game.name or 'this game'} has {game.num_players} players: card "
+                              "abstractions are for 2-player games (the N-player engine deals exactly)")
+        return nplayer.get_engine(game).deals
     if abstraction is None:
         return LosslessModel(game)
     if isinstance(abstraction, ChanceModel):

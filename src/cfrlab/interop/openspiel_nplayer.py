@@ -127,7 +127,7 @@ def openspiel_infostates(engine: NEngine) -> Iterator[InfoState]:
 
 def _row(engine: NEngine, info: InfoState) -> int:
     d = int(engine.tree.decision[info.node])
-    return int(engine.row_offset[d]) + engine.deals.state_of(info.hole, info.board, info.round)
+    return int(engine.row_offset[d]) + engine.deals.state_index(info.hole, info.board, info.round)
 
 
 def export_openspiel(game: GameDef | str, policy: np.ndarray) -> dict[str, dict[int, float]]:

@@ -1,7 +1,7 @@
 """Numba kernels of Monte Carlo CFR for N players on the public tree (Lanctot, Waugh, Zinkevich
 and Bowling, "Monte Carlo sampling for regret minimization in extensive games", NIPS 2009).
 
-Both sample one deal (a final-round prefix of ``cfrlab.multiplayer.deals``: every player's hole
+Both sample one deal (a final-round prefix of ``cfrlab.abstraction.deals``: every player's hole
 cards and the whole board; all equally likely) and walk the tree's enter / leave events
 (``PublicTree.events``) with scalars per depth instead of the full-width walk's vectors over deals:
 
@@ -20,10 +20,10 @@ cards and the whole board; all equally likely) and walk the tree's enter / leave
   the full-width average's weight. With two players the weight is 1: the 2-player rule.
 
 In expectation over the deal (and the sampled actions), one walk's regret increments equal the
-full-width walk's counterfactual regrets (``cfrlab.multiplayer._kernels.walk``, which weights
+full-width walk's counterfactual regrets (``cfrlab.engine._nplayer_kernels.walk``, which weights
 deals by their probability): tests/test_multiplayer_mccfr.py checks it.
 
-Arrays: ``T`` TreeArrays and ``D`` DealArrays as in ``cfrlab.multiplayer._kernels``; ``skip``
+Arrays: ``T`` TreeArrays and ``D`` DealArrays as in ``cfrlab.engine._nplayer_kernels``; ``skip``
 int64[N]: the events index just past node n's leave event (a sampled-out subtree is jumped
 over); ``regret_in`` is read for the strategies, ``regret_out`` / ``avg`` receive the updates
 (the same array as ``regret_in`` in a run; separate in the tests, which keep the strategy

@@ -1,6 +1,6 @@
 """Monte Carlo CFR for N players: chance sampling (``cs``) and external sampling (``es``)
 (Lanctot, Waugh, Zinkevich and Bowling, "Monte Carlo sampling for regret minimization in
-extensive games", NIPS 2009) on the N-player public tree and deals of ``cfrlab.multiplayer``.
+extensive games", NIPS 2009) on the N-player public tree and deals of ``cfrlab.engine.nplayer``.
 
 - ``cs``: each iteration draws one deal and walks the whole betting tree with every player's
   reach, updating every player's regrets and average strategy (vanilla CFR's simultaneous
@@ -11,7 +11,7 @@ extensive games", NIPS 2009) on the N-player public tree and deals of ``cfrlab.m
   about |A|^(the traverser's decisions) nodes, not the whole tree.
 
 Tables have the full-width engine's layout (``NEngine``: ``float64[rows, 3]``), so the average
-strategy becomes the same ``NStrategy`` file and gets the same exact evaluation. The random
+strategy becomes the same ``Strategy`` file and gets the same exact evaluation. The random
 stream is a splitmix64 state (``uint64[1]``, seeded from the seed by ``numpy.random.SeedSequence``
 as the 2-player ``es`` does) advanced inside the kernels and saved by ``state_dict``: the same
 seed gives the same strategy bit for bit, and ``iterate(a); iterate(b)`` equals ``iterate(a + b)``.
@@ -31,7 +31,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
 from cfrlab.solvers import _nmccfr_kernels as MK
 from cfrlab.solvers.nplayer import SAMPLED, NSolver, params_for
-from cfrlab.solvers.protocol import MCCFR_KIND, resolve_seed
+from cfrlab.solvers.protocol import MCCFR_KIND, check_resumed_tables, resolve_seed
 
 ALGORITHMS: tuple[str, ...] = SAMPLED
 
@@ -68,6 +68,22 @@ class NSampledSolver:
         self.iterations = 0
         self.seconds = 0.0
 
+    # the Solver protocol (cfrlab.solvers.protocol): tree, model and an exact measure
+    @property
+    def tree(self):
+        return self.engine.tree
+
+    @property
+    def model(self):
+        """The exact deals (the N-player chance model; ``Strategy`` reads its states)."""
+        return self.engine.deals
+
+    def exploitability(self, average: bool = True) -> float:
+        """NashConv / N of the average (or current) policy, in chips per game (OpenSpiel's
+        ``exploitability``; with two players the mean of the two best responses' gains)."""
+        policy = self.average_policy() if average else self.current_policy()
+        return self.engine.nash_conv(policy) / self.game.num_players
+
     def iterate(self, n: int = 1) -> None:
         n = int(n)
         if n < 0:
@@ -103,6 +119,7 @@ class NSampledSolver:
             if arr.shape != self.regret.shape:
                 raise CfrlabError(f"checkpoint {key} has shape {arr.shape}, expected {self.regret.shape}")
             setattr(self, key, arr.copy())
+        check_resumed_tables(self.regret, self.avg)
         rng = np.asarray(d["rng"], dtype=np.uint64).reshape(-1)
         if rng.shape != (1,):
             raise CfrlabError("checkpoint rng is one unsigned 64-bit state")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
@@ -13,6 +13,7 @@ from cfrlab.engine import _nplayer_kernels as K
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
+from cfrlab.solvers.protocol import CFR_KIND, check_resumed_tables
 
 # -- the CFR family ------------------------------------------------------------------------
 
@@ -54,7 +55,7 @@ PRESETS: dict[str, NParams] = {
     "lcfr": NParams(alternating=True, alpha=1.0, beta=1.0, gamma=1.0),
     "dcfr": NParams(alternating=True, alpha=1.5, beta=0.0, gamma=2.0),
 }
-SAMPLED = ("cs", "es")  # Monte Carlo CFR: cfrlab.multiplayer.mccfr
+SAMPLED = ("cs", "es")  # Monte Carlo CFR: cfrlab.solvers.nmccfr
 TWO_PLAYER_ONLY = ("lp", "pcfr+", "pcs", "os")
 ALGORITHMS = (*PRESETS, *SAMPLED)
 
@@ -67,15 +68,21 @@ def params_for(algorithm: str, **overrides) -> NParams:
                           f"{', '.join(ALGORITHMS)}")
     if name in SAMPLED:
         raise CfrlabError(f"{name} is a sampling solver without an update rule to tune "
-                          "(cfrlab.multiplayer.mccfr.make_nsolver builds it)")
+                          "(cfrlab.solvers.nmccfr.make_nsolver builds it)")
     if name not in PRESETS:
         raise CfrlabError(f"unknown N-player algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
     p = PRESETS[name]
+    known = {f.name for f in fields(NParams)}
+    bad = sorted(set(overrides) - known)
+    if bad:
+        raise CfrlabError(f"unknown parameter {bad[0]!r} for {name}; known: {', '.join(sorted(known))}")
     return NParams(**{**asdict(p), **overrides}) if overrides else p
 
 
 class NSolver:
-    """A full-width CFR variant for N players (``iterate``, ``average_policy``, ``current_policy``)."""
+    """A full-width CFR variant for N players; a ``Solver`` (``cfrlab.solvers.protocol``)."""
+
+    kind = CFR_KIND
 
     def __init__(self, game: GameDef | str, algorithm: str = "cfr", params: NParams | None = None,
                  engine: NEngine | None = None) -> None:
@@ -91,6 +98,22 @@ class NSolver:
         self.iterations = 0
         self.seconds = 0.0
         self.seed = None
+
+    # the Solver protocol (cfrlab.solvers.protocol): tree, model and an exact measure
+    @property
+    def tree(self):
+        return self.engine.tree
+
+    @property
+    def model(self):
+        """The exact deals (the N-player chance model; ``Strategy`` reads its states)."""
+        return self.engine.deals
+
+    def exploitability(self, average: bool = True) -> float:
+        """NashConv / N of the average (or current) policy, in chips per game (OpenSpiel's
+        ``exploitability``; with two players the mean of the two best responses' gains)."""
+        policy = self.average_policy() if average else self.current_policy()
+        return self.engine.nash_conv(policy) / self.game.num_players
 
     def iterate(self, n: int = 1) -> None:
         if n < 0:
@@ -120,5 +143,6 @@ class NSolver:
             if arr.shape != self.regret.shape:
                 raise CfrlabError(f"checkpoint {key} has shape {arr.shape}, expected {self.regret.shape}")
             setattr(self, key, arr.copy())
+        check_resumed_tables(self.regret, self.avg, regret_floor=bool(self.params.regret_floor))
         self.iterations = int(d["iterations"])
         self.seconds = float(d.get("seconds", 0.0))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cfrlab import multiplayer, numba_cache
+from cfrlab import api, numba_cache
 from cfrlab.abstraction import LosslessModel
 from cfrlab.abstraction import bucketed as _bucketed
 from cfrlab.abstraction.bucketed import BucketedModel
@@ -40,6 +40,8 @@ from cfrlab.games import load_game, parse_game
 from cfrlab.realgame import AgentSpec, real_best_response
 from cfrlab.realgame.lbr import local_best_response
 from cfrlab.solvers import ALGORITHMS, PRESETS, make_solver
+from cfrlab.solvers.nplayer import PRESETS as N_PRESETS
+from cfrlab.solvers.nplayer import SAMPLED as N_SAMPLED
 from cfrlab.strategy import Strategy
 from cfrlab.tree import build_tree
 from cfrlab.warmup import GROUP_NAMES
@@ -216,10 +218,10 @@ def real_game(work: Path) -> None:
 def multiplayer_games(work: Path) -> None:
     """The N-player engine (every preset and both samplers, NashConv) and the rotated-seat
     match kernel."""
-    for alg in multiplayer.SAMPLED:
-        multiplayer.solve("leduc-3p", alg, 2, seed=1)
-    for alg in (*multiplayer.PRESETS, *multiplayer.SAMPLED):
-        r = multiplayer.solve("kuhn-3p", alg, 2, seed=1)
+    for alg in N_SAMPLED:
+        api.solve("leduc-3p", alg, iterations=2, seed=1)
+    for alg in (*N_PRESETS, *N_SAMPLED):
+        r = api.solve("kuhn-3p", alg, iterations=2, seed=None if alg in N_PRESETS else 1)
     play_nmatch("kuhn-3p", [r.strategy, "always-call", "random"], 50, seed=1, exact=True)
 
 
