@@ -114,3 +114,29 @@ def test_export_import_round_trip_and_refusals(tmp_path):
         import_openspiel("kuhn-3p", mapping)
     with pytest.raises(CfrlabError, match="no OpenSpiel counterpart"):
         export_openspiel("kuhn-4", get_engine("kuhn-4").uniform_policy())
+
+
+def test_cli_export_of_a_3_player_strategy_gives_openspiels_nash_conv(capsys, tmp_path):
+    """`cfrlab strategy export` reads a 3-player file (one loader, one exchange for any player
+    count); OpenSpiel's NashConv of the exported JSON equals cfrlab's."""
+    import json
+
+    from cli_run import run
+
+    from cfrlab import Strategy
+    from cfrlab.interop.openspiel import from_openspiel as to_cfrlab
+    from cfrlab.interop.openspiel import to_openspiel_policy
+
+    f, out = tmp_path / "k3.npz", tmp_path / "k3.json"
+    assert run(capsys, "solve", "kuhn-3p", "-a", "cfr", "-n", "40", "--out", str(f), "--no-progress")[0] == 0
+    code, text, _ = run(capsys, "strategy", "export", str(f), "--out", str(out))
+    assert code == 0 and "48 OpenSpiel information states" in text
+    os_game = pyspiel.load_game("kuhn_poker", {"players": 3})
+    tab = to_openspiel_policy({k: {int(a): p for a, p in v.items()} for k, v in json.loads(out.read_text()).items()},
+                              os_game)
+    s = Strategy.load(f)
+    assert s.nash_conv() > 1e-3  # far from an equilibrium after 40 iterations: a real comparison
+    assert os_exploitability.nash_conv(os_game, tab) == pytest.approx(s.nash_conv(), abs=1e-9)
+    assert np.array_equal(to_cfrlab(tab).policy, s.policy)  # and back, as a Strategy
+    code, text, _ = run(capsys, "strategy", "import", "kuhn-3p", str(out), "--out", str(tmp_path / "back.npz"))
+    assert code == 0 and np.array_equal(Strategy.load(tmp_path / "back.npz").policy, s.policy)

@@ -186,7 +186,8 @@ def register(app: typer.Typer) -> None:
     @strategy_app.command("import")
     def import_(
         args: Annotated[list[str] | None, typer.Argument(metavar="GAME FILE", show_default=False, help=(
-            "the policy's game (kuhn or leduc), then the file to import (OpenSpiel info-state JSON)"))] = None,
+            "the policy's game (kuhn, leduc, kuhn-3p, leduc-3p, or any other 2-player game as "
+            "OpenSpiel's universal_poker), then the file to import (OpenSpiel info-state JSON)"))] = None,
         out: Annotated[Path | None, typer.Option("--out", "-o", metavar="FILE", help="strategy file (.npz) to write")] = None,
         game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True,
                                                      help="the game (first argument; --game GAME also works)")] = None,

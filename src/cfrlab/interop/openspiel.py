@@ -43,6 +43,7 @@ from cfrlab.engine import build_tree_for, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_write_text
 from cfrlab.games import GameDef, load_game, parse_game
+from cfrlab.interop import openspiel_nplayer as nplayer
 from cfrlab.strategy import Strategy
 from cfrlab.tree import DECISION
 
@@ -61,9 +62,8 @@ def openspiel_game_name(game) -> str:
     for ours, theirs in OPENSPIEL_GAMES.items():
         if load_game(ours).to_text() == game.to_text():
             return theirs
-    if game.num_players != 2:
-        raise CfrlabError(f"{game.name or 'this game'} has {game.num_players} players; this exchange is "
-                          "for 2-player games (cfrlab.interop.openspiel_nplayer takes the rest)")
+    if game.num_players > 2:  # kuhn_poker(players=N) / leduc_poker(players=N)
+        return nplayer.openspiel_game_string(game)
     if game.num_ranks > 13:
         raise CfrlabError(f"{game.name or 'this game'} has no OpenSpiel counterpart: decks of more "
                           "than 13 ranks are a cfrlab extension of the ACPC format")
@@ -222,8 +222,10 @@ def openspiel_infostates(game, tree) -> Iterator[InfoState]:
 
 
 def export_openspiel(strategy) -> dict[str, dict[int, float]]:
-    """``{OpenSpiel information state: {action id: probability}}`` for a Kuhn or Leduc
-    strategy (``cfrlab.strategy.Strategy``), legal actions only."""
+    """``{OpenSpiel information state: {action id: probability}}`` for a strategy
+    (``cfrlab.strategy.Strategy``) of any player count, legal actions only."""
+    if strategy.num_players > 2:
+        return nplayer.export_openspiel(strategy.game, strategy.policy)
     tree, model, off, policy = strategy.tree, strategy.model, strategy.row_offset, strategy.policy
     name = openspiel_game_name(strategy.game)
     out: dict[str, dict[int, float]] = {}
@@ -250,7 +252,11 @@ def import_openspiel(
     Every information state must be present, with a distribution over its legal actions;
     anything else is refused with a message naming the state.
     """
+    game = load_game(game)
     name = openspiel_game_name(game)
+    if game.num_players > 2:
+        policy = nplayer.import_openspiel(game, mapping)
+        return Strategy.from_policy(game, policy, algorithm=algorithm, extra={"imported_from": name})
     tree = tree if tree is not None else build_tree_for(game)
     model = model if model is not None else model_for_game(game)
     off = row_offsets(tree, model)
@@ -394,6 +400,8 @@ def to_openspiel(strategy):
         >>> tab.action_probability_array.shape
         (12, 2)
     """
+    if strategy.num_players > 2:
+        return nplayer.to_openspiel(strategy.game, strategy.policy)
     os_game = load_openspiel_game(strategy.game)
     return to_openspiel_policy(export_openspiel(strategy), os_game)
 
@@ -410,6 +418,8 @@ def from_openspiel(policy, game=None, *, algorithm: str = "openspiel"):
         if os_game is None:
             raise CfrlabError("say which game this OpenSpiel policy is for: from_openspiel(policy, game)")
         theirs = os_game.get_type().short_name
+        if os_game.num_players() > 2:
+            return _from_nplayer(policy, nplayer.game_of_openspiel(os_game), algorithm)
         ours = {v: k for k, v in OPENSPIEL_GAMES.items()}.get(theirs)
         if theirs == UNIVERSAL and os_game.num_players() == 2:
             ours = game_from_universal_poker(os_game.get_parameters())
@@ -418,6 +428,8 @@ def from_openspiel(policy, game=None, *, algorithm: str = "openspiel"):
                               f"({' and '.join(OPENSPIEL_GAMES.values())}, 2 players, only)")
         game = ours
     game = load_game(game)
+    if game.num_players > 2:
+        return _from_nplayer(policy, game, algorithm)
     if hasattr(policy, "state_lookup"):  # a Python TabularPolicy
         mapping = from_openspiel_policy(policy)
     elif hasattr(policy, "get_state_policy"):  # a pyspiel (C++) policy: ask state by state
@@ -431,3 +443,10 @@ def from_openspiel(policy, game=None, *, algorithm: str = "openspiel"):
     else:
         raise CfrlabError(f"not an OpenSpiel policy or solver: {type(policy).__name__}")
     return import_openspiel(game, mapping, algorithm=algorithm)
+
+
+def _from_nplayer(policy, game, algorithm: str):
+    """An N-player OpenSpiel policy as a cfrlab ``Strategy``."""
+    table = nplayer.from_openspiel(policy, game)
+    return Strategy.from_policy(game, table, algorithm=algorithm,
+                                extra={"imported_from": nplayer.openspiel_game_string(game)})

@@ -60,6 +60,16 @@ def openspiel_game_string(game: GameDef) -> str:
                       "covers kuhn_poker and leduc_poker with N + 1 ranks (kuhn-3p, leduc-3p)")
 
 
+def game_of_openspiel(os_game) -> GameDef:
+    """The cfrlab game of an OpenSpiel ``kuhn_poker(players=N)`` / ``leduc_poker(players=N)``."""
+    name, n = os_game.get_type().short_name, os_game.num_players()
+    texts = {"kuhn_poker": _kuhn_text, "leduc_poker": _leduc_text}
+    if name not in texts:
+        raise CfrlabError(f"OpenSpiel game {name!r} with {n} players has no cfrlab counterpart "
+                          "(kuhn_poker and leduc_poker only)")
+    return parse_game(texts[name](n), name=f"{name.split('_')[0]}-{n}p")
+
+
 @dataclass(frozen=True)
 class InfoState:
     key: str
