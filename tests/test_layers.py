@@ -131,3 +131,21 @@ def test_the_cli_uses_only_the_public_api():
                 bad += [f"{path.name}:{node.lineno} {a.name}" for a in node.names
                         if a.name.startswith("cfrlab") and any(p.startswith("_") for p in a.name.split("."))]
     assert not bad, bad
+
+
+def test_no_private_name_is_imported_across_packages():
+    """A primitive another package uses is public in the package that owns it (docs/ENGINE.md):
+    no ``from cfrlab.<room>... import`` of a ``_`` module or name from outside ``<room>``."""
+    bad = []
+    for module, path in _modules():
+        room = _room(module)
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if not isinstance(node, ast.ImportFrom) or node.level or not (node.module or "").startswith("cfrlab."):
+                continue
+            if _room(node.module) == room:
+                continue
+            parts = node.module.split(".")[2:]
+            for alias in node.names:
+                if any(p.startswith("_") and not p.startswith("__") for p in (*parts, alias.name)):
+                    bad.append(f"{path.relative_to(SRC.parent)}:{node.lineno} {node.module}.{alias.name}")
+    assert bad == [], "\n".join(bad)

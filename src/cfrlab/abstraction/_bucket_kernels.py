@@ -19,7 +19,12 @@ from cfrlab.abstraction._metrics_kernels import (
     ranks_on_board,
     rest_of,
 )
-from cfrlab.cards._iso_kernels import _index_one, _unindex_one
+from cfrlab.cards.kernels import (
+    index_one as _index_one,
+)
+from cfrlab.cards.kernels import (
+    unindex_one as _unindex_one,
+)
 from cfrlab.config import NUMBA_CACHE
 
 # Everything the state-lookup kernels read (``BucketedModel.lookup``): every round's ordered

@@ -21,7 +21,9 @@ from numba.extending import intrinsic
 
 from cfrlab.abstraction._bucket_kernels import final_board_holes
 from cfrlab.abstraction._metrics_kernels import rest_of
-from cfrlab.cards._iso_kernels import _index_one
+from cfrlab.cards.kernels import (
+    index_one as _index_one,
+)
 from cfrlab.config import NUMBA_CACHE
 
 

@@ -15,8 +15,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from cfrlab.cards._eval_kernels import CARD_BIT, CARD_KEY, KEY_INIT, _lookup, rank_cards
-from cfrlab.cards._iso_kernels import _index_one, _unindex_one
+from cfrlab.cards.kernels import (
+    CARD_BIT,
+    CARD_KEY,
+    KEY_INIT,
+    rank_cards,
+)
+from cfrlab.cards.kernels import (
+    index_one as _index_one,
+)
+from cfrlab.cards.kernels import (
+    lookup as _lookup,
+)
+from cfrlab.cards.kernels import (
+    unindex_one as _unindex_one,
+)
 from cfrlab.config import NUMBA_CACHE
 
 

@@ -25,8 +25,12 @@ from itertools import combinations
 
 import numpy as np
 
-from cfrlab.cards._strength_kernels import hand_strength, strength_class, value_bot_states
 from cfrlab.cards.cards import deck
+from cfrlab.cards.kernels import (
+    hand_strength,
+    strength_class,
+    value_bot_states,
+)
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
 from cfrlab.games.agent import Agent, FastPolicy
@@ -64,6 +68,8 @@ class _TableBot(Agent):
 class AlwaysFold(_TableBot):
     name = "always-fold"
 
+    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
+
     def act(self, view: MatchState) -> str:
         return "f" if "f" in view.legal_actions() else "c"
 
@@ -73,6 +79,8 @@ class AlwaysFold(_TableBot):
 
 class AlwaysCall(_TableBot):
     name = "always-call"
+
+    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
 
     def act(self, view: MatchState) -> str:
         return "c"
@@ -84,6 +92,8 @@ class AlwaysCall(_TableBot):
 class AlwaysRaise(_TableBot):
     name = "always-raise"
 
+    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
+
     def act(self, view: MatchState) -> str:
         return _min_raise(view) or "c"
 
@@ -93,6 +103,8 @@ class AlwaysRaise(_TableBot):
 
 class Probe(_TableBot):
     name = "probe"
+
+    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
 
     def act(self, view: MatchState) -> str:
         r = _min_raise(view)
@@ -106,6 +118,8 @@ class Probe(_TableBot):
 
 class RandomBot(_TableBot):
     name = "random"
+
+    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
 
     def act(self, view: MatchState) -> str:
         legal = view.legal_actions()

@@ -55,7 +55,7 @@ from cfrlab.cards import card_text
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.games import GameDef, load_game
-from cfrlab.games.agent import Agent
+from cfrlab.games.agent import Agent, has_table
 from cfrlab.games.matchstate import seat_view
 from cfrlab.games.state import State, format_value
 from cfrlab.games.units import display_factor, rate_unit
@@ -126,8 +126,8 @@ def check_seats(game: GameDef, count: int) -> None:
 def fast_reason(game: GameDef, agents: Sequence[Agent]) -> str | None:
     """Why the fast engine cannot play this match (None when it can)."""
     for a in agents:
-        if type(a) is not NPolicyAgent:  # a subclass may override act
-            return f"agent {getattr(a, 'name', a)!r} is a Python agent"
+        if not isinstance(a, NPolicyAgent) or not has_table(a):  # a subclass may override act
+            return f"agent {a.name!r} is a Python agent"
         if a.game.to_text() != game.to_text():
             return f"agent {a.name!r} plays another game"
     return None

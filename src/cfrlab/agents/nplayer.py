@@ -21,7 +21,7 @@ import numpy as np
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
-from cfrlab.games.agent import Agent
+from cfrlab.games.agent import Agent, FastPolicy
 from cfrlab.games.matchstate import MatchState
 from cfrlab.strategy import Strategy
 
@@ -59,6 +59,11 @@ class NPolicyAgent(Agent):
         if not self.greedy:
             return self.policy
         return greedy_rows(self.engine, self.policy)
+
+    def fast_policy(self, tree) -> FastPolicy:
+        """The table the rotated-seat match kernel plays (``play_policy``), rows as the N-player
+        engine numbers them (``NEngine.row_offset``)."""
+        return FastPolicy(self.play_policy(), self.engine.row_offset[:-1], model=self.engine.deals)
 
     def begin_match(self, game: GameDef, seed: int | None = None) -> None:
         if game.to_text() != self._game.to_text():

@@ -42,7 +42,7 @@ from cfrlab.engine.nplayer import check_game, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, printable
 from cfrlab.games import GameDef, load_game, parse_game
-from cfrlab.games.agent import Agent
+from cfrlab.games.agent import Agent, has_table
 from cfrlab.strategy import STRATEGY_KIND, Strategy
 
 BOT_NAMES = tuple(BOTS)
@@ -110,10 +110,10 @@ def nplayer_form(agent: Agent, game: GameDef) -> Agent:
         if count_deals(game) > MAX_DEALS:
             return agent
         engine = get_engine(game)
-        fp = agent.fast_policy(engine.tree)
-    except (CfrlabError, AttributeError, NotImplementedError):
+        fp = agent.fast_policy(engine.tree) if has_table(agent) else None
+    except (CfrlabError, NotImplementedError):
         return agent
-    if fp.states is not None:
+    if fp is None or fp.states is not None:
         return agent
     table = np.asarray(fp.policy, dtype=np.float64)[np.asarray(fp.offsets, dtype=np.int64)]
     return NPolicyAgent(game, table_policy(engine, table), name=agent.name, greedy=bool(fp.greedy))

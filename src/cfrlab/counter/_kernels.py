@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine._kernels import (
+from cfrlab.engine.kernels import (
     COL_ACTION,
     COL_DECISION,
     COL_FCHILD,
@@ -29,15 +29,21 @@ from cfrlab.engine._kernels import (
     COL_NCHILD,
     COL_PLAYER,
     COL_ROUND,
-    _add_average,
-    _add_regret,
-    _discounts,
     backward,
     forward,
     terminals,
 )
-from cfrlab.engine._kernels import (
+from cfrlab.engine.kernels import (
     FIXED_POLICY as K_FIXED,
+)
+from cfrlab.engine.kernels import (
+    add_average as _add_average,
+)
+from cfrlab.engine.kernels import (
+    add_regret as _add_regret,
+)
+from cfrlab.engine.kernels import (
+    discounts as _discounts,
 )
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD
 

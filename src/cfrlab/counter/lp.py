@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from cfrlab.solvers.lp import SequenceForm, _solve, build_sequence_form
+from cfrlab.solvers.lp import SequenceForm, build_sequence_form, solve_linprog
 
 
 def realization_plan(form: SequenceForm, tree, policy: np.ndarray, player: int) -> np.ndarray:
@@ -69,14 +69,14 @@ def rnr_value(tree, model, fixed: np.ndarray, p: float) -> float:
     y_fix = realization_plan(form, tree, fixed, 1)
     c = np.concatenate([-p * (A @ y_fix), np.zeros(k1)])
     c[n0] = -(1.0 - p)
-    sol = _solve(c, sp.hstack([-A.T, F.T], format="csr"), sp.hstack([E, sp.csr_matrix((k0, k1))], format="csr"),
+    sol = solve_linprog(c, sp.hstack([-A.T, F.T], format="csr"), sp.hstack([E, sp.csr_matrix((k0, k1))], format="csr"),
                  e, n0, k1, "highs")
     v0 = -float(c @ sol)
     # exploiter at position 1: minimise p (x_fix^T A) y + (1 - p) w[0] over (y, w)
     x_fix = realization_plan(form, tree, fixed, 0)
     c = np.concatenate([p * (A.T @ x_fix), np.zeros(k0)])
     c[n1] = 1.0 - p
-    sol = _solve(c, sp.hstack([A, -E.T], format="csr"), sp.hstack([F, sp.csr_matrix((k1, k0))], format="csr"),
+    sol = solve_linprog(c, sp.hstack([A, -E.T], format="csr"), sp.hstack([F, sp.csr_matrix((k1, k0))], format="csr"),
                  f, n1, k0, "highs")
     v1 = -float(c @ sol)
     return 0.5 * (v0 + v1)
@@ -96,13 +96,13 @@ def dbr_value(tree, model, fixed: np.ndarray, conf: np.ndarray) -> float:
     c = np.zeros(n1 + k0)
     c[n1] = 1.0
     a_ub = sp.vstack([sp.hstack([A, -E.T]), sp.hstack([Ry, sp.csr_matrix((Ry.shape[0], k0))])], format="csr")
-    sol = _solve(c, a_ub, sp.hstack([F, sp.csr_matrix((k1, k0))], format="csr"), f, n1, k0, "highs")
+    sol = solve_linprog(c, a_ub, sp.hstack([F, sp.csr_matrix((k1, k0))], format="csr"), f, n1, k0, "highs")
     v0 = float(sol[n1])
     # exploiter at 1, restricted opponent at 0: its value is minus max q[0] over restricted x
     Rx = _restriction(form, tree, fixed, conf, 0)
     c = np.zeros(n0 + k1)
     c[n0] = -1.0
     a_ub = sp.vstack([sp.hstack([-A.T, F.T]), sp.hstack([Rx, sp.csr_matrix((Rx.shape[0], k1))])], format="csr")
-    sol = _solve(c, a_ub, sp.hstack([E, sp.csr_matrix((k0, k1))], format="csr"), e, n0, k1, "highs")
+    sol = solve_linprog(c, a_ub, sp.hstack([E, sp.csr_matrix((k0, k1))], format="csr"), e, n0, k1, "highs")
     v1 = -float(sol[n0])
     return 0.5 * (v0 + v1)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from cfrlab.counter import _kernels as CK
-from cfrlab.engine import _kernels as K
+from cfrlab.engine import kernels as K
 from cfrlab.engine.core import Engine
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import PRESETS, CFRSolver

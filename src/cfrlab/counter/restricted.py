@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cfrlab.counter import _kernels as CK
-from cfrlab.engine import _kernels as K
+from cfrlab.engine import kernels as K
 from cfrlab.engine.core import FLOAT32_STATES, get_engine
 from cfrlab.engine.values import best_response, best_response_values, expected_value
 from cfrlab.errors import CfrlabError

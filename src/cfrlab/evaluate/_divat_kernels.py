@@ -9,7 +9,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from cfrlab.cards._eval_kernels import CARD_BIT, CARD_KEY, FLUSH_BITS, KEY_INIT, _lookup
+from cfrlab.cards.kernels import (
+    CARD_BIT,
+    CARD_KEY,
+    FLUSH_BITS,
+    KEY_INIT,
+)
+from cfrlab.cards.kernels import (
+    lookup as _lookup,
+)
 from cfrlab.config import NUMBA_CACHE
 
 

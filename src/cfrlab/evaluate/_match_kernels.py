@@ -27,7 +27,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from cfrlab.cards._eval_kernels import rank7, rank_cards
+from cfrlab.cards.kernels import (
+    rank7,
+    rank_cards,
+)
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.tree.betting_tree import CHANCE, FOLD
 

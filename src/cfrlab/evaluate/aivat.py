@@ -49,6 +49,7 @@ from cfrlab.evaluate import _match_kernels as _mk
 from cfrlab.evaluate.divat import THRESHOLDS, _Reader, _tables_for, _with_equities, game_of_log
 from cfrlab.evaluate.stats import Estimate, estimate
 from cfrlab.games import GameDef, load_game
+from cfrlab.games.agent import Agent, has_table
 from cfrlab.games.units import factor, normalize_unit, unit_of
 
 __all__ = ["AivatResult", "MatchScorer", "aivat_deals", "aivat_log", "ratio_text", "variance_ratio"]
@@ -128,12 +129,12 @@ def _fast(agent, tree, role: str):
         name = getattr(agent, "name", type(agent).__name__)
         raise CfrlabError(f"{name}: the {role} plays {ag_game.name or 'another game'}, not "
                           f"{tree.game.name or 'this game'}")
-    fp = getattr(agent, "fast_policy", None)
+    fp = agent.fast_policy(tree) if isinstance(agent, Agent) and has_table(agent) else None
     if fp is None:
         name = getattr(agent, "name", type(agent).__name__)
         raise CfrlabError(f"{name}: AIVAT needs the {role}'s strategy as a table (a strategy file or a "
                           "built-in bot: an agent with fast_policy(tree)); a Python agent's is not known")
-    return fp(tree)
+    return fp
 
 
 def aivat_deals(game: GameDef | str, deals, terminals, a_positions, agent_a=None, agent_b=None, *,

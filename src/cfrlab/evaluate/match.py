@@ -42,7 +42,7 @@ from cfrlab.evaluate import aivat as _aivat
 from cfrlab.evaluate.histories import DUPLICATE_MARK, LogWriter, format_log_line, safe_name
 from cfrlab.evaluate.stats import Estimate, estimate, json_ready
 from cfrlab.games import GameDef, load_game
-from cfrlab.games.agent import Agent
+from cfrlab.games.agent import Agent, has_table
 from cfrlab.games.matchstate import seat_view
 from cfrlab.games.state import State
 from cfrlab.games.units import (
@@ -232,13 +232,6 @@ def position_labels(game: GameDef) -> tuple[str, str]:
 # -- engine selection ------------------------------------------------------------------------
 
 
-def _fast_capable(agent: Agent) -> bool:
-    """Built-in agents only: a user's subclass may override ``act`` but not ``fast_policy``."""
-    fp = getattr(type(agent), "fast_policy", None)
-    act = getattr(type(agent), "act", None)
-    return fp is not None and getattr(act, "__module__", "").startswith("cfrlab.agents")
-
-
 def fast_reason(game: GameDef, a: Agent, b: Agent) -> str | None:
     """Why the fast engine cannot play this match (None when it can)."""
     if game.num_players != 2 or not game.is_limit:
@@ -247,8 +240,8 @@ def fast_reason(game: GameDef, a: Agent, b: Agent) -> str | None:
     if any(s < most for s in game.stack[:2]):
         return "the fast engine needs stacks that cannot run out"
     for ag in (a, b):
-        if not _fast_capable(ag):
-            return f"agent {getattr(ag, 'name', ag)!r} is a Python agent"
+        if not has_table(ag):
+            return f"agent {ag.name!r} is a Python agent"
     return None
 
 
@@ -294,7 +287,7 @@ def play_match(game: GameDef | str, a: Agent, b: Agent, hands: int, *, seed: int
         raise CfrlabError(f"unknown engine {engine!r} (auto, fast, python)")
     halves = 2 if duplicate else 1
     values = np.empty((halves, hands), dtype=np.float32)
-    scorer = _aivat.MatchScorer(game, a if _fast_capable(a) else None, b if _fast_capable(b) else None,
+    scorer = _aivat.MatchScorer(game, a if has_table(a) else None, b if has_table(b) else None,
                                 halves, hands, value="auto" if aivat is True else aivat) if aivat else None
     writer = LogWriter(log, game, "match", hands, seed) if log else None
     t0 = time.perf_counter()

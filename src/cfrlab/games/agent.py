@@ -34,6 +34,27 @@ class Agent:
     def end_hand(self, view: MatchState) -> None:
         """Called with the hand's final state (opponent cards shown only after a showdown)."""
 
+    # the agent as a table, for the fast engines; None: a Python agent, played through act
+    def fast_policy(self, tree) -> FastPolicy | None:
+        """The agent as a ``FastPolicy`` over ``tree`` (matches, AIVAT, exact values), or None.
+        A table must play exactly as ``act`` does: ``has_table`` trusts it only when the class
+        that defines ``act`` is the one that defines ``fast_policy`` (or above it)."""
+        return None
+
+    def batch_policy(self, tree) -> Any:
+        """The agent as a ``cfrlab.realgame.BatchPolicy`` (every hand of a board at once, for the
+        real-game best response and LBR), or None (then its ``fast_policy`` is tried)."""
+        return None
+
+
+def has_table(agent: Agent) -> bool:
+    """Whether ``agent.fast_policy`` speaks for it: declared by the same class as its ``act`` or
+    by a subclass of it (a subclass that overrides ``act`` alone is played through ``act``)."""
+    cls = type(agent)
+    fp_owner = next(k for k in cls.__mro__ if "fast_policy" in vars(k))
+    act_owner = next(k for k in cls.__mro__ if "act" in vars(k))
+    return fp_owner is not Agent and issubclass(fp_owner, act_owner)
+
 
 @dataclass
 class FastPolicy:

@@ -13,9 +13,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from cfrlab.cards._eval_kernels import CARD_BIT, CARD_KEY, KEY_INIT
+from cfrlab.cards.kernels import (
+    CARD_BIT,
+    CARD_KEY,
+    KEY_INIT,
+    NO_RANK,
+)
+from cfrlab.cards.kernels import rank_of_key as _rank
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.realgame._lbr_kernels import NO_RANK, _rank
 
 CONST, SHOW, NEXT, OPP, BEST = 0, 1, 2, 3, 4  # program node kinds
 

@@ -28,9 +28,9 @@ from math import comb
 
 import numpy as np
 
+from cfrlab.cards import kernels as CK
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import _fixed_kernels as FK
-from cfrlab.realgame import _lbr_kernels as LK
 from cfrlab.realgame.hands import Deck, first_round_units, hand_permutation, make_deck
 from cfrlab.tree import CHANCE, FOLD, SHOWDOWN
 
@@ -85,7 +85,7 @@ class FixedOpponentBR:
         self.hands_g = np.ascontiguousarray(self.deck.to_global[self.deck.hands])
         self.hkey = np.zeros(self.deck.num_hands, dtype=np.int64)
         self.hbits = np.zeros(self.deck.num_hands, dtype=np.int64)
-        LK.hand_keys(self.hands_g, self.hkey, self.hbits)
+        CK.hand_keys(self.hands_g, self.hkey, self.hbits)
         h = game.num_hole_cards
         self.N = comb(self.deck.size - game.total_board_cards() - h, h)  # opponent hands at showdown
         self.groups: list[dict] = [{} for _ in range(self.R)]  # key -> group id, per round
@@ -175,7 +175,7 @@ class FixedOpponentBR:
     def _ranks(self, board: np.ndarray, comps: np.ndarray, m: int) -> np.ndarray:
         d = self.deck
         ranks = np.empty((max(m, 1), d.num_hands), dtype=np.int32)
-        LK.board_ranks(board, comps, m, d.hands, self.hands_g, d.to_global, self.hkey, self.hbits, ranks)
+        CK.board_ranks(board, comps, m, d.hands, self.hands_g, d.to_global, self.hkey, self.hbits, ranks)
         return ranks
 
     def values(self, r: int, board: tuple[int, ...]) -> np.ndarray:
@@ -190,7 +190,7 @@ class FixedOpponentBR:
             ranks = self._ranks(b, np.zeros((1, 0), np.int64), 1)
             wl = np.zeros(H, dtype=np.int64)
             FK.win_minus_loss(ranks[0], d.hands, d.size, wl)
-            ok = ranks[0] != LK.NO_RANK
+            ok = ranks[0] != CK.NO_RANK
             out[:, ok] = self.table[:, self.N + wl[ok]]
             return out
         k = self.game.num_board_cards[r + 1]

@@ -58,6 +58,7 @@ from itertools import combinations
 
 import numpy as np
 
+from cfrlab.cards import kernels as CK
 from cfrlab.engine import build_tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game, parse_game
@@ -132,7 +133,7 @@ class LocalBestResponse:
         self.to_global = np.ascontiguousarray(d.to_global, dtype=np.int64)
         self.hkey = np.zeros(self.H, dtype=np.int64)
         self.hbits = np.zeros(self.H, dtype=np.int64)
-        K.hand_keys(self.hands_g, self.hkey, self.hbits)
+        CK.hand_keys(self.hands_g, self.hkey, self.hbits)
         # hands sharing a card with each card: meets[c] bool[H]
         self.meets = np.zeros((self.D, self.H), dtype=bool)
         for q in range(self.h):
@@ -195,9 +196,9 @@ class LocalBestResponse:
             n = math.comb(self.D - len(known), k)
             comps = np.zeros((n, k), dtype=np.int64)
             if k:
-                K.board_completions(known, k, self.D, comps)
+                CK.board_completions(known, k, self.D, comps)
             ranks = np.empty((n, self.H), dtype=np.int32)
-            K.board_ranks(known, comps, n, self.hands, self.hands_g, self.to_global, self.hkey,
+            CK.board_ranks(known, comps, n, self.hands, self.hands_g, self.to_global, self.hkey,
                           self.hbits, ranks)
             got = (ranks, math.comb(self.D - 2 * self.h - len(known), k))
             self._ranks[key] = got
@@ -299,7 +300,7 @@ class LocalBestResponse:
             if self.player[node] == seat:
                 return -float(self.spent[node, seat])
             return float(self.spent[node, 1 - seat])
-        s = K.showdown_sign(self.hands_g[lbr], self.hands_g[opp], self.to_global[board])
+        s = CK.showdown_sign(self.hands_g[lbr], self.hands_g[opp], self.to_global[board])
         return float(s * self.spent[node, seat])
 
     def play(self, seed: int, first: int, count: int) -> np.ndarray:
@@ -384,7 +385,7 @@ class LocalBestResponse:
         ranks = self._xranks.get(board)
         if ranks is None:
             ranks = np.zeros(self.H, dtype=np.int64)
-            K.rank_hands(self.hands_g, self.to_global[np.array(board, dtype=np.int64)],
+            CK.rank_hands(self.hands_g, self.to_global[np.array(board, dtype=np.int64)],
                          self.disjoint(board), ranks)
             self._xranks[board] = ranks
         sign = np.sign(ranks[lbr] - ranks).astype(np.float64)

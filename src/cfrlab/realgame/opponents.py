@@ -23,10 +23,10 @@ import numpy as np
 from numba import njit
 
 from cfrlab.abstraction import BUCKETED, LOSSLESS
-from cfrlab.abstraction._bucket_kernels import _player_states
+from cfrlab.abstraction.kernels import player_states as _player_states
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.errors import CfrlabError
-from cfrlab.games.agent import Agent
+from cfrlab.games.agent import Agent, has_table
 from cfrlab.strategy import Strategy
 
 
@@ -124,10 +124,11 @@ def batch_policy_of(opponent, tree) -> BatchPolicy:
         return StrategyPolicy.from_strategy(opponent)
     if isinstance(opponent, BatchPolicy):
         return opponent
-    if hasattr(opponent, "batch_policy"):
-        return opponent.batch_policy(tree)
-    if isinstance(opponent, Agent) and hasattr(opponent, "fast_policy"):
-        fp = opponent.fast_policy(tree)
+    bp = opponent.batch_policy(tree) if isinstance(opponent, Agent) else None
+    if bp is not None:
+        return bp
+    fp = opponent.fast_policy(tree) if isinstance(opponent, Agent) and has_table(opponent) else None
+    if fp is not None:
         if fp.states is None:
             return TablePolicy(fp.policy, np.asarray(fp.offsets, dtype=np.int64))
         if fp.model is not None and fp.model.kind in (BUCKETED, LOSSLESS):

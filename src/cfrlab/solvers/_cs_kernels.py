@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine._kernels import (
+from cfrlab.engine.kernels import (
     COL_ACTION,
     COL_DECISION,
     COL_FCHILD,
@@ -26,10 +26,18 @@ from cfrlab.engine._kernels import (
     COL_PARENT,
     COL_PLAYER,
     COL_ROUND,
-    _add_average,
-    _add_regret,
-    _discounts,
-    _regret_match_rows,
+)
+from cfrlab.engine.kernels import (
+    add_average as _add_average,
+)
+from cfrlab.engine.kernels import (
+    add_regret as _add_regret,
+)
+from cfrlab.engine.kernels import (
+    discounts as _discounts,
+)
+from cfrlab.engine.kernels import (
+    regret_match_rows as _regret_match_rows,
 )
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine._kernels import (
+from cfrlab.engine.kernels import (
     COL_ACTION,
     COL_DECISION,
     COL_FCHILD,
@@ -35,7 +35,9 @@ from cfrlab.engine._kernels import (
     COL_PARENT,
     COL_PLAYER,
     COL_ROUND,
-    _regret_match_rows,
+)
+from cfrlab.engine.kernels import (
+    regret_match_rows as _regret_match_rows,
 )
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 

@@ -30,8 +30,8 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from cfrlab.abstraction import BUCKETED
-from cfrlab.engine import _kernels as K
 from cfrlab.engine import exploitability
+from cfrlab.engine import kernels as K
 from cfrlab.engine.core import Engine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import _cs_kernels as CS

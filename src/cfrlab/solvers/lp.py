@@ -162,7 +162,7 @@ def build_sequence_form(tree, model) -> SequenceForm:
     return SequenceForm(seq, parent_seq, num_seq, E, A, off)
 
 
-def _solve(c, a_ub, a_eq, b_eq, n_nonneg: int, n_free: int, method: str) -> np.ndarray:
+def solve_linprog(c, a_ub, a_eq, b_eq, n_nonneg: int, n_free: int, method: str) -> np.ndarray:
     from scipy.optimize import linprog  # 0.25 s to import: only when an LP is solved
 
     bounds = [(0, None)] * n_nonneg + [(None, None)] * n_free
@@ -203,14 +203,14 @@ def solve_realization_plans(
     c[n0] = -1.0
     a_ub = sp.hstack([-A.T, F.T], format="csr")
     a_eq = sp.hstack([E, sp.csr_matrix((k0, k1))], format="csr")
-    sol = _solve(c, a_ub, a_eq, e, n0, k1, method)
+    sol = solve_linprog(c, a_ub, a_eq, e, n0, k1, method)
     x, v0 = sol[:n0], float(sol[n0])
     # player 1: variables (y, p); minimise p[0]
     c = np.zeros(n1 + k0)
     c[n1] = 1.0
     a_ub = sp.hstack([A, -E.T], format="csr")
     a_eq = sp.hstack([F, sp.csr_matrix((k1, k0))], format="csr")
-    sol = _solve(c, a_ub, a_eq, f, n1, k0, method)
+    sol = solve_linprog(c, a_ub, a_eq, f, n1, k0, method)
     y, v1 = sol[:n1], float(sol[n1])
     return np.maximum(x, 0.0), np.maximum(y, 0.0), v0, v1
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from cfrlab.engine import _nplayer_kernels as K
+from cfrlab.engine.kernels import nplayer_normalize_rows, nplayer_regret_matching
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
@@ -131,12 +131,12 @@ class NSampledSolver:
 
 def from_regrets(engine: NEngine, regret: np.ndarray, out: np.ndarray) -> None:
     """out = regret matching of every row (the current strategy)."""
-    K.regret_matching(regret, engine.tree.legal, engine.dec_of_row, out, 0, regret.shape[0])
+    nplayer_regret_matching(regret, engine.tree.legal, engine.dec_of_row, out, 0, regret.shape[0])
 
 
 def normalize(engine: NEngine, table: np.ndarray, out: np.ndarray) -> None:
     """out = the rows of a nonnegative table as distributions (uniform where a row is 0)."""
-    K.normalize_rows(table, engine.tree.legal, engine.dec_of_row, out)
+    nplayer_normalize_rows(table, engine.tree.legal, engine.dec_of_row, out)
 
 
 def make_nsolver(game: GameDef | str, algorithm: str, *, seed: int | None = None,

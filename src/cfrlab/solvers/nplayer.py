@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from cfrlab.engine import _nplayer_kernels as K
+from cfrlab.engine.kernels import NUpdateRule, nplayer_iterate, nplayer_normalize_rows
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
@@ -42,8 +42,8 @@ class NParams:
         if self.gamma < 0:
             raise CfrlabError(f"gamma is at least 0, got {self.gamma}")
 
-    def rule(self) -> K.UpdateRule:
-        return K.UpdateRule(bool(self.alternating), bool(self.regret_floor), self.alpha is not None,
+    def rule(self) -> NUpdateRule:
+        return NUpdateRule(bool(self.alternating), bool(self.regret_floor), self.alpha is not None,
                             self.beta is not None, float(self.alpha or 0.0), float(self.beta or 0.0),
                             float(self.gamma))
 
@@ -120,7 +120,7 @@ class NSolver:
             raise CfrlabError(f"iterations must be >= 0, got {n}")
         e = self.engine
         start = time.perf_counter()
-        K.iterate(e.T, e.D, self.rule, self.iterations, int(n), self.regret, self.avg, self.sigma,
+        nplayer_iterate(e.T, e.D, self.rule, self.iterations, int(n), self.regret, self.avg, self.sigma,
                   e.dec_of_row, e.buf)
         self.iterations += int(n)
         self.seconds += time.perf_counter() - start
@@ -130,7 +130,7 @@ class NSolver:
 
     def average_policy(self) -> np.ndarray:
         out = np.empty_like(self.avg)
-        K.normalize_rows(self.avg, self.engine.tree.legal, self.engine.dec_of_row, out)
+        nplayer_normalize_rows(self.avg, self.engine.tree.legal, self.engine.dec_of_row, out)
         return out
 
     def state_dict(self) -> dict:

@@ -20,7 +20,9 @@ import numpy as np
 
 from cfrlab import cards as _cards
 from cfrlab.cards.cards import deck
-from cfrlab.engine._kernels import _discounts
+from cfrlab.engine.kernels import (
+    discounts as _discounts,
+)
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers._pcs_holes_kernels import BoardTables, HoleTree, holes_iteration
 

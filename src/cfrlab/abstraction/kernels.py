@@ -1,0 +1,4 @@
+"""The abstraction layer's compiled primitives that other packages' kernels call, by public
+name: a player's bucket state of every round for a hand (``_bucket_kernels``)."""
+
+from cfrlab.abstraction._bucket_kernels import _player_states as player_states  # noqa: F401

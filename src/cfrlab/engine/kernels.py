@@ -1,0 +1,40 @@
+"""The engine's compiled pieces that solvers and counter-strategies build on, by public name.
+
+The walk itself lives in ``_kernels`` (2 players, vectors over private states) and
+``_nplayer_kernels`` (N players, vectors over deals); this module is what other packages may
+import of them: the argument bundles, the walks, the regret and average updates and the
+node-table column numbers (docs/ENGINE.md describes every layout).
+"""
+
+from cfrlab.engine._kernels import (  # noqa: F401
+    COL_ACTION,
+    COL_DECISION,
+    COL_FCHILD,
+    COL_KIND,
+    COL_NCHILD,
+    COL_PARENT,
+    COL_PLAYER,
+    COL_ROUND,
+    CS,
+    FIXED_POLICY,
+    FULL,
+    PCS,
+    PcsBlocks,
+    SolverTables,
+    TerminalOps,
+    UpdateRule,
+    WalkTree,
+    backward,
+    forward,
+    normalize_rows,
+    run_iterations,
+    terminals,
+)
+from cfrlab.engine._kernels import _add_average as add_average  # noqa: F401
+from cfrlab.engine._kernels import _add_regret as add_regret  # noqa: F401
+from cfrlab.engine._kernels import _discounts as discounts  # noqa: F401
+from cfrlab.engine._kernels import _regret_match_rows as regret_match_rows  # noqa: F401
+from cfrlab.engine._nplayer_kernels import UpdateRule as NUpdateRule  # noqa: F401
+from cfrlab.engine._nplayer_kernels import iterate as nplayer_iterate  # noqa: F401
+from cfrlab.engine._nplayer_kernels import normalize_rows as nplayer_normalize_rows  # noqa: F401
+from cfrlab.engine._nplayer_kernels import regret_matching as nplayer_regret_matching  # noqa: F401
