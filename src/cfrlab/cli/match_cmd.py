@@ -17,6 +17,7 @@ from rich.table import Table
 from cfrlab.cli.common import (
     available_memory,
     check_output,
+    check_workers,
     human_bytes,
     split_game,
 )
@@ -182,8 +183,7 @@ def register(app: typer.Typer) -> None:
         agent_a, agent_b = specs
         if hands < 1:
             raise CfrlabError("--hands must be at least 1")
-        if workers < 1:
-            raise CfrlabError(f"--workers must be at least 1, got {workers}")
+        check_workers(workers, ray)
         if seed is not None and seed < 0:
             raise CfrlabError("--seed must be a non-negative integer")
         games = hands * (2 if duplicate else 1)
