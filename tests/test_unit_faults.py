@@ -264,3 +264,14 @@ def test_lbr_large_runs_keep_moments_not_every_deal():
     pair = small.winnings.mean(axis=1)
     assert small.value == pytest.approx(pair.mean(), abs=1e-12)
     assert small.ci95 == pytest.approx(1.959963984540054 * pair.std(ddof=1) / np.sqrt(200), rel=1e-9)
+
+
+def test_a_lost_meta_file_keeps_the_units_that_pass_their_checks(job, tmp_path, capsys):
+    s, ref, ck0, other = job
+    ck = tmp_path / "ck"
+    shutil.copytree(ck0, ck)
+    (ck / "meta.json").unlink()
+    shutil.copyfile(_unit(other, 4), _unit(ck, 4))  # and one unit of another job
+    got = real_best_response(s, checkpoint=ck, resume=True)
+    assert got.br == ref.br and got.units_computed == 1
+    assert "unit-000004" in capsys.readouterr().err

@@ -115,8 +115,12 @@ class UnitStore:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
         mpath = self.dir / META
-        have = self.done() + self._legacy()
-        if have and self._read_meta(mpath) != self.meta:
+        have = self.done()
+        # a missing meta.json refuses nothing (each unit's checksum names its job); one of
+        # another job, an unreadable one, or units of the unchecked format 1 are refused
+        other = bool(self._legacy()) or (bool(have) and (mpath.exists() or mpath.is_symlink())
+                                         and self._read_meta(mpath) != self.meta)
+        if other:
             raise CfrlabError(f"{self.dir} holds the checkpoints of another job "
                               "(other game, strategy or version); use another directory")
         if have and not resume:
