@@ -443,7 +443,7 @@ def stream_units(n: int, setup: Callable, args: tuple, consume: Callable[[int, n
                  *, workers: int = 1, progress: Progress | None = None) -> None:
     """Run units 0..n-1 and call ``consume(i, result)`` in unit order, keeping no result once
     consumed: memory stays bounded (a few results per worker) whatever ``n`` is. No store:
-    for jobs whose units are quick to redo (sampled matches, LBR). SIGTERM as in ``run_units``."""
+    for jobs whose units are quick to redo (LBR). SIGTERM as in ``run_units``."""
     check_workers(workers)
     t0 = time.perf_counter()
 
