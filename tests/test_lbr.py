@@ -289,7 +289,7 @@ def test_agent_without_batch_queries_is_told_what_to_implement():
 
 @pytest.mark.parametrize("hands", [0, -5])
 def test_hands_must_be_positive(hands):
-    with pytest.raises(CfrlabError, match="--hands"):
+    with pytest.raises(CfrlabError, match="^hands must be positive"):  # no CLI flag in the API
         local_best_response(Strategy.uniform("leduc"), hands=hands)
 
 

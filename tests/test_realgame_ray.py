@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -85,6 +86,65 @@ def test_an_address_that_does_not_answer_is_one_line():
     with pytest.raises(CfrlabError, match="no Ray cluster answers at 127.0.0.1:1"):
         real_best_response(Strategy.uniform("kuhn"), ray="127.0.0.1:1")
     assert time.perf_counter() - t < 30
+
+
+class _Silent:
+    """A TCP server on 127.0.0.1 that accepts connections and never says a word; it stops by
+    itself after ``seconds`` (a test that hangs on it ends anyway)."""
+
+    def __init__(self, seconds: float = 150.0, reply: bytes = b"") -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.5)
+        self.port = self.sock.getsockname()[1]
+        self.reply, self.end = reply, time.monotonic() + seconds
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        held = []
+        with self.sock:
+            while time.monotonic() < self.end:
+                try:
+                    conn, _ = self.sock.accept()
+                except OSError:
+                    continue
+                if self.reply:
+                    conn.sendall(self.reply)
+                held.append(conn)  # kept open, silent
+        for c in held:
+            c.close()
+
+    def stop(self) -> None:
+        self.end = 0.0
+        self.thread.join(timeout=10)
+
+
+@pytest.mark.parametrize("reply,msg", [(b"", "no answer in 2 s"),
+                                       (b"HTTP/1.1 400 Bad Request\r\n\r\n", "not gRPC")])
+def test_a_port_that_is_not_ray_is_one_line_within_the_deadline(tmp_path, reply, msg):
+    server = _Silent(reply=reply)
+    env = dict(os.environ, CFRLAB_RAY_TIMEOUT="2")
+    t = time.monotonic()
+    try:  # a hang is a failure after two minutes, not a stuck test run
+        done = subprocess.run([sys.executable, "-m", "cfrlab.cli.main", "exploit-real",
+                               "always-call", "--game", "kuhn", "--ray", f"127.0.0.1:{server.port}",
+                               "--checkpoint", str(tmp_path / "ck")],
+                              capture_output=True, text=True, timeout=120, env=env, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail("--ray at a port that is not Ray waited without end")
+    finally:
+        server.stop()
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "is not a Ray cluster's head" in done.stderr and msg in done.stderr
+    assert time.monotonic() - t < 60
+
+
+def test_the_ray_deadline_must_be_a_positive_number(monkeypatch):
+    monkeypatch.setenv("CFRLAB_RAY_TIMEOUT", "soon")
+    with pytest.raises(CfrlabError, match="CFRLAB_RAY_TIMEOUT must be a number"):
+        real_best_response(Strategy.uniform("kuhn"), ray="127.0.0.1:1")
 
 
 @pytest.mark.parametrize("address", ["nowhere", "ray://h:1", "h:port"])

@@ -49,7 +49,7 @@ def _start(tmp_path):
     proc = subprocess.Popen([sys.executable, str(script), str(tmp_path / "ck")],
                             stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while not (tmp_path / "ck" / "unit-000000.npy").exists():  # the quick unit is done
+    while not (tmp_path / "ck" / "unit-000000.npz").exists():  # the quick unit is done
         assert time.monotonic() < deadline, "the workers did not start"
         time.sleep(0.2)
     workers = [c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()]
@@ -65,7 +65,7 @@ def test_sigterm_stops_the_workers_and_keeps_finished_units(tmp_path):
     assert proc.returncode == 130 and "interrupted" in out
     time.sleep(1)
     assert not any(_alive(w) for w in workers)
-    assert (tmp_path / "ck" / "unit-000000.npy").exists()
+    assert (tmp_path / "ck" / "unit-000000.npz").exists()
 
 
 @pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
@@ -77,3 +77,44 @@ def test_workers_leave_when_the_driver_is_killed(tmp_path):
     while any(_alive(w) for w in workers):
         assert time.monotonic() < deadline, "a worker outlived its driver"
         time.sleep(0.5)
+
+
+def test_sigterm_stops_solve_with_a_final_checkpoint(tmp_path):
+    """``kill`` (SIGTERM) of a checkpointing solve does what Ctrl-C does: the last chunk is
+    saved, one line says how to resume, exit 130 (it used to die with nothing saved since
+    the last --checkpoint-every)."""
+    import re
+
+    from cfrlab.fileio import load_npz
+
+    out, ckpt = tmp_path / "run.npz", tmp_path / "run.ckpt.npz"
+    argv = [sys.executable, "-m", "cfrlab.cli.main", "solve", "kuhn", "-a", "cfr+", "-n",
+            "1000000000", "--checkpoint-every", "1000000", "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300  # a cold numba cache compiles first
+    while "solving with" not in _peek(proc) and proc.poll() is None:
+        assert time.monotonic() < deadline, "the solve did not start"
+        time.sleep(0.2)
+    time.sleep(2.0)  # some chunks into the run, before the first --checkpoint-every
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    said = re.search(r"interrupted at iteration ([\d,]+); checkpoint .* --resume", err)
+    assert said and "Traceback" not in err, err
+    header, _ = load_npz(ckpt)
+    assert header["iterations"] == int(said.group(1).replace(",", "")) > 0
+
+
+def _peek(proc) -> str:
+    """What the process has printed on stdout so far (without waiting for its end)."""
+    import os
+    import select
+
+    buf = getattr(proc, "_seen", "")
+    while select.select([proc.stdout], [], [], 0)[0]:
+        chunk = os.read(proc.stdout.fileno(), 4096).decode()
+        if not chunk:
+            break
+        buf += chunk
+    proc._seen = buf
+    return buf

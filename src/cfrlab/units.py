@@ -3,34 +3,46 @@
 A job is ``n`` units numbered 0..n-1; ``setup(*args)`` builds (once per process) the object
 whose ``run(i)`` returns unit i's result, a float64 array. Results are combined by the caller
 in unit order, so the answer does not depend on how many workers ran or in which order units
-finished.
+finished. ``stream_units`` hands the results over in unit order as they come instead of
+keeping them, so a job of any number of units runs in bounded memory.
 
 Ray (``ray=ADDRESS``): the same units as tasks of actors on an existing Ray cluster, one actor
 per CPU the cluster offers (or ``workers`` of them when more than one is asked for); each
 actor builds the job once, like a local worker. ``connect_ray`` checks the address first, so
-one that does not answer gives one line instead of a hang. Ray is an optional extra
-(``pip install 'cfrlab[ray]'``).
+one that does not answer, or answers but is not Ray, gives one line instead of a hang. Ray is
+an optional extra (``pip install 'cfrlab[ray]'``).
 
 Checkpoints (``UnitStore``): with a directory, every finished unit is written at once
-(``unit-000123.npy``, atomically: a temporary file renamed), next to ``meta.json`` which
+(``unit-000123.npz``, atomically: a temporary file renamed), next to ``meta.json`` which
 identifies the job (a dict the caller fills: game, opponent digest, number of units). A run
 that is stopped (Ctrl-C, kill, reboot) and started again with ``resume=True`` skips the units
 on disk and computes only the rest; the arrays on disk are the exact float64 results, so a
 resumed run gives bit for bit the same answer. A directory holding another job's units is
 refused, and so is one holding this job's units without ``resume`` (nothing is thrown away
 silently).
+
+A unit file holds its array (``values``) and a checksum (``check``) of the job's digest (the
+meta), the unit's number, dtype, shape and bytes. A unit read back is used only when it is a
+regular file, loads without pickles, is float64 of the job's shape, finite, and matches its
+checksum; any other (damaged, truncated, emptied, changed, another job's or another unit's
+file, a FIFO) is computed again, and said in one line: nothing wrong is ever added in.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing as mp
 import os
 import signal
 import socket
+import stat
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numba
@@ -40,59 +52,169 @@ from cfrlab.errors import CfrlabError
 
 Progress = Callable[[int, int, float, float], None]  # done, total, elapsed s, eta s (or -1)
 META = "meta.json"
+STORE_FORMAT = 2  # 2: unit-NNNNNN.npz with a checksum (1: bare .npy arrays, not checked)
+MAX_WORKERS_PER_CPU = 4  # local processes: each imports cfrlab and loads the job
+MAX_RAY_WORKERS = 1024  # actors on a cluster (each takes one of its CPUs)
+
+
+def max_workers(ray: bool = False) -> int:
+    """The most worker processes a job takes: 4 per CPU of this machine (or 1,024 Ray actors)."""
+    return MAX_RAY_WORKERS if ray else MAX_WORKERS_PER_CPU * (os.cpu_count() or 1)
+
+
+def workers_problem(workers: int, ray: bool = False) -> str | None:
+    """What is wrong with a number of workers ("must be at least 1, got 0"), or None."""
+    if workers < 1:
+        return f"must be at least 1, got {workers}"
+    cap = max_workers(ray)
+    if workers > cap:
+        per = "Ray actors" if ray else f"{MAX_WORKERS_PER_CPU} per CPU of this machine"
+        return f"must be at most {cap:,} ({per}), got {workers:,}"
+    return None
+
+
+def check_workers(workers: int, ray: bool = False) -> None:
+    """Refuse a number of workers below 1 or above ``max_workers`` (a CfrlabError)."""
+    problem = workers_problem(workers, ray)
+    if problem is not None:
+        raise CfrlabError(f"workers {problem}")
+
+
+def _say(text: str) -> None:
+    print(f"cfrlab: warning: {text}", file=sys.stderr, flush=True)
+
+
+def _open_regular(path: Path):
+    """``path`` opened for reading if it is a regular file, else None: a FIFO or a device
+    must not block the open or feed a read forever."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
 
 
 class UnitStore:
-    """Finished units on disk (module docstring); ``None`` directory keeps nothing."""
+    """Finished units on disk (module docstring); ``None`` directory keeps nothing.
 
-    def __init__(self, directory: str | Path | None, meta: dict, resume: bool) -> None:
+    ``shape``: the shape every unit's array has (checked when one is read back); ``warn``:
+    where the one line about a bad unit goes (default: stderr)."""
+
+    def __init__(self, directory: str | Path | None, meta: dict, resume: bool, *,
+                 shape: tuple[int, ...] | None = None,
+                 warn: Callable[[str], None] | None = None) -> None:
         self.dir = Path(directory) if directory is not None else None
-        self.meta = meta
+        self.meta = json.loads(json.dumps({**meta, "store": STORE_FORMAT}))
+        self.digest = hashlib.sha256(json.dumps(self.meta, sort_keys=True).encode()).hexdigest()
+        self.shape = None if shape is None else tuple(int(x) for x in shape)
+        self.warn = warn or _say
         if self.dir is None:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
         mpath = self.dir / META
         have = self.done()
-        if mpath.exists():
-            try:
-                old = json.loads(mpath.read_text())
-            except (OSError, ValueError):
-                old = None
-            if old != json.loads(json.dumps(meta)) and have:
-                raise CfrlabError(f"{self.dir} holds the checkpoints of another job "
-                                  "(other game, strategy or version); use another directory")
+        # a missing meta.json refuses nothing (each unit's checksum names its job); one of
+        # another job, an unreadable one, or units of the unchecked format 1 are refused
+        other = bool(self._legacy()) or (bool(have) and (mpath.exists() or mpath.is_symlink())
+                                         and self._read_meta(mpath) != self.meta)
+        if other:
+            raise CfrlabError(f"{self.dir} holds the checkpoints of another job "
+                              "(other game, strategy or version); use another directory")
         if have and not resume:
             raise CfrlabError(f"{self.dir} holds {len(have)} finished units of this job; pass "
                               "--resume to continue from them, or remove the directory to start over")
-        tmp = mpath.with_suffix(".tmp")
-        tmp.write_text(json.dumps(meta, indent=1, sort_keys=True))
+        tmp = mpath.with_name(f".{META}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.meta, indent=1, sort_keys=True))
         os.replace(tmp, mpath)
+
+    @staticmethod
+    def _read_meta(mpath: Path) -> dict | None:
+        f = _open_regular(mpath)
+        if f is None:
+            return None
+        with f:
+            try:
+                return json.loads(f.read(1 << 20 | 1).decode())
+            except (OSError, ValueError):
+                return None
 
     def path(self, i: int) -> Path:
         assert self.dir is not None
-        return self.dir / f"unit-{i:06d}.npy"
+        return self.dir / f"unit-{i:06d}.npz"
 
     def done(self) -> list[int]:
+        """The units that have a file (not yet checked: ``load`` does that)."""
+        return self._numbers("unit-*.npz")
+
+    def _legacy(self) -> list[int]:
+        return self._numbers("unit-*.npy")  # STORE_FORMAT 1: arrays without checksums
+
+    def _numbers(self, pattern: str) -> list[int]:
         if self.dir is None or not self.dir.exists():
             return []
         out = []
-        for p in self.dir.glob("unit-*.npy"):
+        for p in self.dir.glob(pattern):
             try:
                 out.append(int(p.stem.split("-")[1]))
             except ValueError:
                 continue
         return sorted(out)
 
-    def load(self, i: int) -> np.ndarray:
-        return np.load(self.path(i), allow_pickle=False)
+    def checksum(self, i: int, arr: np.ndarray) -> str:
+        h = hashlib.sha256(f"{self.digest}|{i}|{arr.dtype.str}|{arr.shape}|".encode())
+        h.update(np.ascontiguousarray(arr).tobytes())
+        return h.hexdigest()
+
+    def load(self, i: int) -> np.ndarray | None:
+        """Unit i's array if its file passes every check (module docstring); else None, after
+        one line saying what was wrong with it and that it will be computed again."""
+        arr, problem = self._read(i)
+        if problem is not None:
+            self.warn(f"{self.path(i)}: {problem}; the unit is computed again")
+            return None
+        return arr
+
+    def _read(self, i: int) -> tuple[np.ndarray | None, str | None]:
+        f = _open_regular(self.path(i))
+        if f is None:
+            return None, "not a regular file"
+        with f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                return None, "empty"
+            if self.shape is not None and size > 8 * int(np.prod(self.shape)) + (1 << 16):
+                return None, "larger than a unit of this job"
+            try:
+                data = np.load(f, allow_pickle=False)
+                if not isinstance(data, np.lib.npyio.NpzFile):
+                    return None, "not a unit archive"
+                with data:
+                    if sorted(data.files) != ["check", "values"]:
+                        return None, "not a unit archive"
+                    arr, check = data["values"], str(data["check"])
+            except Exception:  # noqa: BLE001 - whatever a damaged file raises, the unit is redone
+                return None, "unreadable (damaged, truncated or holding pickles)"
+        if arr.dtype != np.float64:
+            return None, f"holds {arr.dtype} values, not float64"
+        if self.shape is not None and arr.shape != self.shape:
+            return None, f"holds an array of shape {arr.shape}, not {self.shape}"
+        if not np.isfinite(arr).all():
+            return None, "holds NaN or infinite values"
+        if check != self.checksum(i, arr):
+            return None, "does not match its checksum (changed, or another job's or unit's file)"
+        return arr, None
 
     def save(self, i: int, arr: np.ndarray) -> None:
         if self.dir is None:
             return
+        arr = np.ascontiguousarray(arr)
         p = self.path(i)
         tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as f:
-            np.save(f, np.ascontiguousarray(arr), allow_pickle=False)
+            np.savez(f, values=arr, check=np.array(self.checksum(i, arr)))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, p)
@@ -128,7 +250,50 @@ def _run_one(i: int):
 
 
 # -- Ray ----------------------------------------------------------------------------------
-RAY_CONNECT_SECONDS = 5.0
+RAY_CONNECT_SECONDS = 5.0  # to open a TCP connection to the head
+RAY_ANSWER_SECONDS = 30.0  # for the head's first answer; the CFRLAB_RAY_TIMEOUT variable overrides
+# HTTP/2's client preface and an empty SETTINGS frame: a gRPC server (Ray's head) answers it
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def ray_timeout() -> float:
+    """Seconds the Ray head has to answer (``CFRLAB_RAY_TIMEOUT``, default 30)."""
+    text = os.environ.get("CFRLAB_RAY_TIMEOUT")
+    if text is None:
+        return RAY_ANSWER_SECONDS
+    try:
+        t = float(text)
+    except ValueError:
+        t = float("nan")
+    if not 0 < t < 1e6:
+        raise CfrlabError(f"CFRLAB_RAY_TIMEOUT must be a number of seconds above 0, got {text[:40]!r}")
+    return t
+
+
+def _probe_head(host: str, port: int, address: str, timeout: float) -> None:
+    """Ask the port whether it is a gRPC server before ``ray.init`` waits on it without end:
+    by RFC 7540 a server answers the client's preface with a SETTINGS frame (type 4)."""
+    try:
+        sock = socket.create_connection((host, port), timeout=RAY_CONNECT_SECONDS)
+    except OSError as e:
+        raise CfrlabError(f"no Ray cluster answers at {address} ({e.strerror or e})") from None
+    with sock:
+        try:
+            sock.settimeout(timeout)
+            sock.sendall(_H2_PREFACE)
+            head = b""
+            while len(head) < 9:
+                part = sock.recv(9 - len(head))
+                if not part:
+                    break
+                head += part
+        except TimeoutError:
+            raise CfrlabError(f"{address} accepts connections but is not a Ray cluster's head "
+                              f"(no answer in {timeout:g} s; CFRLAB_RAY_TIMEOUT sets the wait)") from None
+        except OSError as e:
+            raise CfrlabError(f"no Ray cluster answers at {address} ({e.strerror or e})") from None
+    if len(head) < 9 or head[3] != 4:
+        raise CfrlabError(f"{address} answers but is not a Ray cluster's head (not gRPC)")
 
 
 def _import_ray():
@@ -154,11 +319,14 @@ def connect_ray(address: str):
         if _JOINED.get("address") == address:
             return ray
         ray.shutdown()  # joined another cluster earlier in this process
-    if address != "auto":
-        try:  # a dead address makes ray.init wait a long time: ask the port first
-            socket.create_connection((host, int(port)), timeout=RAY_CONNECT_SECONDS).close()
-        except OSError as e:
-            raise CfrlabError(f"no Ray cluster answers at {address} ({e.strerror or e})") from None
+    if address != "auto":  # a dead or silent address makes ray.init wait: ask the port first
+        if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+            try:  # TLS hides the protocol: a connection is all that can be checked
+                socket.create_connection((host, int(port)), timeout=RAY_CONNECT_SECONDS).close()
+            except OSError as e:
+                raise CfrlabError(f"no Ray cluster answers at {address} ({e.strerror or e})") from None
+        else:
+            _probe_head(host, int(port), address, ray_timeout())
     saved = os.dup(2)  # Ray's C++ client logs every failed retry to fd 2: we say it once
     try:
         with open(os.devnull, "w") as null:
@@ -219,16 +387,22 @@ def _run_on_ray(ray, todo, setup, args, workers, finished) -> None:
 def run_units(n: int, setup: Callable, args: tuple, *, workers: int = 1,
               store: UnitStore | None = None, progress: Progress | None = None,
               order: list[int] | None = None, ray=None) -> tuple[dict[int, np.ndarray], dict[int, float]]:
-    """Run units ``order`` (default 0..n-1; those already in ``store`` are loaded instead).
-    Returns (results by unit, seconds of each unit computed in this run). ``ray``: the module
-    ``connect_ray`` returned, to run the units as Ray tasks."""
+    """Run units ``order`` (default 0..n-1; those already in ``store`` are loaded instead, and
+    a stored unit that fails its checks is computed again). Returns (results by unit, seconds
+    of each unit computed in this run). ``ray``: the module ``connect_ray`` returned, to run
+    the units as Ray tasks. SIGTERM stops the run as Ctrl-C does (``KeyboardInterrupt``):
+    the finished units are in the store."""
+    check_workers(workers, ray is not None)
     todo_all = list(range(n)) if order is None else list(order)
     results: dict[int, np.ndarray] = {}
     seconds: dict[int, float] = {}
     if store is not None:
+        wanted = set(todo_all)
         for i in store.done():
-            if i in todo_all:
-                results[i] = store.load(i)
+            if i in wanted:
+                arr = store.load(i)
+                if arr is not None:
+                    results[i] = arr
     todo = [i for i in todo_all if i not in results]
     t0 = time.perf_counter()
     total = len(todo_all)
@@ -249,27 +423,76 @@ def run_units(n: int, setup: Callable, args: tuple, *, workers: int = 1,
         progress(len(results), total, 0.0, -1.0)
     if not todo:
         return results, seconds
-    if ray is not None:
-        _run_on_ray(ray, todo, setup, args, workers, finished)
-        return results, seconds
-    if workers <= 1:
-        worker = setup(*args)
-        for i in todo:
-            s0 = time.perf_counter()
-            arr = worker.run(i)
-            finished(i, arr, time.perf_counter() - s0)
-        return results, seconds
-    ctx = mp.get_context("spawn")
-    on_main = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGTERM, _terminated) if on_main else None
-    try:  # SIGTERM as Ctrl-C: the pool's exit stops the workers, the finished units are kept
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(setup, args, 1, os.getpid())) as pool:
-            for i, arr, s in pool.imap_unordered(_run_one, todo):
-                finished(i, arr, s)
-    finally:
-        if on_main:
-            signal.signal(signal.SIGTERM, old)
+    with sigterm_as_interrupt():
+        if ray is not None:
+            _run_on_ray(ray, todo, setup, args, workers, finished)
+        elif workers <= 1:
+            worker = setup(*args)
+            for i in todo:
+                s0 = time.perf_counter()
+                arr = worker.run(i)
+                finished(i, arr, time.perf_counter() - s0)
+        else:  # the pool's exit (on Ctrl-C or SIGTERM too) stops the workers
+            with _pool(workers, setup, args) as pool:
+                for i, arr, s in pool.imap_unordered(_run_one, todo):
+                    finished(i, arr, s)
     return results, seconds
+
+
+def stream_units(n: int, setup: Callable, args: tuple, consume: Callable[[int, np.ndarray], None],
+                 *, workers: int = 1, progress: Progress | None = None) -> None:
+    """Run units 0..n-1 and call ``consume(i, result)`` in unit order, keeping no result once
+    consumed: memory stays bounded (a few results per worker) whatever ``n`` is. No store:
+    for jobs whose units are quick to redo (LBR). SIGTERM as in ``run_units``."""
+    check_workers(workers)
+    t0 = time.perf_counter()
+
+    def tick(done: int) -> None:
+        if progress is not None:
+            el = time.perf_counter() - t0
+            progress(done, n, el, el / done * (n - done) if done else -1.0)
+
+    tick(0)
+    if n <= 0:
+        return
+    with sigterm_as_interrupt():
+        if workers <= 1:
+            worker = setup(*args)
+            for i in range(n):
+                consume(i, worker.run(i))
+                tick(i + 1)
+            return
+        with _pool(workers, setup, args) as pool:
+            window = 4 * workers  # units in flight: enough to keep every worker busy
+            pending: deque = deque()
+            submitted = 0
+            for i in range(n):
+                while submitted < n and submitted < i + window:
+                    pending.append(pool.apply_async(_run_one, (submitted,)))
+                    submitted += 1
+                j, arr, _ = pending.popleft().get()
+                assert j == i
+                consume(i, arr)
+                tick(i + 1)
+
+
+def _pool(workers: int, setup: Callable, args: tuple):
+    ctx = mp.get_context("spawn")
+    return ctx.Pool(workers, initializer=_init_worker, initargs=(setup, args, 1, os.getpid()))
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Inside: SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does (in the main thread), so a
+    job killed politely keeps what it finished and says so. Elsewhere: nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def _terminated(signum, frame) -> None:

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from cfrlab.cli.common import check_workers
 from cfrlab.errors import CfrlabError
 
 
@@ -30,11 +31,14 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
     ``as_json``) and returns the summary dict."""
     from cfrlab.games import load_game
     from cfrlab.realgame.br import AgentSpec, StrategyFile
-    from cfrlab.realgame.lbr import local_best_response
+    from cfrlab.realgame.lbr import MAX_HANDS, local_best_response
     from cfrlab.strategy import Strategy
 
     if not exact and hands <= 0:
         raise CfrlabError(f"--hands must be positive, got {hands}")
+    if not exact and hands > MAX_HANDS:
+        raise CfrlabError(f"--hands must be at most {MAX_HANDS:,}, got {hands:,}")
+    check_workers(workers)
     p = Path(target)
     if p.suffix == ".npz" or p.is_file():
         if not p.is_file():

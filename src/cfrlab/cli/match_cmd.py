@@ -17,6 +17,7 @@ from rich.table import Table
 from cfrlab.cli.common import (
     available_memory,
     check_output,
+    check_workers,
     human_bytes,
     split_game,
 )
@@ -182,8 +183,7 @@ def register(app: typer.Typer) -> None:
         agent_a, agent_b = specs
         if hands < 1:
             raise CfrlabError("--hands must be at least 1")
-        if workers < 1:
-            raise CfrlabError(f"--workers must be at least 1, got {workers}")
+        check_workers(workers, ray)
         for flag, given in (("--log", log), ("--aivat", aivat)):
             if given and (workers > 1 or ray is not None):
                 raise CfrlabError(f"{flag} plays in one process: leave out --workers/--ray")

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from cfrlab.cli.common import check_new_output
+from cfrlab.cli.common import check_new_output, check_workers
 from cfrlab.errors import CfrlabError
 
 
@@ -56,6 +56,7 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
     from cfrlab.realgame.brstrategy import check_storable
     from cfrlab.strategy import Strategy
 
+    check_workers(workers, ray)
     p = Path(target)
     if p.suffix == ".npz" or p.is_file():
         if not p.is_file():
@@ -92,7 +93,7 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
         r = real_best_response(opponent, g, workers=workers, checkpoint=ck, resume=resume,
                                progress=progress, ray=ray)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the finished units are on disk
-        kept = len(list(ck.glob("unit-*.npy"))) if ck.is_dir() else 0
+        kept = len(list(ck.glob("unit-*.npz"))) if ck.is_dir() else 0
         print(f"\ncfrlab: interrupted; {kept:,} finished units kept in {ck}: run the same "
               "command with --resume to continue", file=sys.stderr, flush=True)
         raise SystemExit(130) from None

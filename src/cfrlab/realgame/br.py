@@ -38,7 +38,7 @@ from cfrlab.realgame.hands import first_round_units
 from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.realgame.walk import Walker
 from cfrlab.strategy import Strategy
-from cfrlab.units import Progress, UnitStore, connect_ray, run_units
+from cfrlab.units import Progress, UnitStore, check_workers, connect_ray, run_units
 from cfrlab.version import __version__ as VERSION
 
 JOB_FORMAT = 2  # 2: later boards by suit orbits (same values, other summation order)
@@ -206,8 +206,7 @@ def real_best_response(opponent, game: GameDef | str | None = None, *, workers: 
         else:
             raise CfrlabError("real_best_response needs the game")
     game = load_game(game)
-    if workers < 1:
-        raise CfrlabError(f"--workers must be at least 1, got {workers}")
+    check_workers(workers, ray is not None)
     obj = _load(opponent, game)
     if isinstance(obj, Strategy) and obj.game.to_text() != game.to_text():
         raise CfrlabError(f"the strategy is for {obj.game.name or 'another game'}, not for "
@@ -228,7 +227,8 @@ def real_best_response(opponent, game: GameDef | str | None = None, *, workers: 
     n = len(job.units)
     meta = {"kind": "real-best-response", "format": JOB_FORMAT, "cfrlab": VERSION,
             "game": game.to_text(), "opponent": opponent_digest(walker.opp), "units": n}
-    store = UnitStore(checkpoint, meta, resume) if checkpoint is not None else None
+    shape = (walker.rounds[0].num_chance, 2, walker.H)  # every unit's values (Walker.unit_values)
+    store = UnitStore(checkpoint, meta, resume, shape=shape) if checkpoint is not None else None
     # workers load the opponent themselves from a source; in-memory objects are pickled
     source = opponent if isinstance(opponent, (StrategyFile, AgentSpec)) else obj
     results, secs = {}, {}

@@ -70,12 +70,14 @@ from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.strategy import Strategy
 from cfrlab.tree import CHANCE, DECISION, FOLD
 from cfrlab.tree.arrays import compile_tree
-from cfrlab.units import Progress, run_units
+from cfrlab.units import Progress, check_workers, stream_units
 
 DEFAULT_SAMPLES = 2000  # completions drawn where there are more than max_boards
 DEFAULT_MAX_BOARDS = 2000  # completions enumerated up to this many (HULHE: flop 1,081)
 MAX_EXACT_BOARDS = 20000  # exact mode refuses games with more completions than this
 BLOCK = 100  # deals per unit of work
+KEEP_DEALS = 1_000_000  # a run keeps every deal's winnings up to this many deals (16 MB)
+MAX_HANDS = 2**62  # deals are numbered in 64 bits (their random streams)
 Z95 = 1.959963984540054
 _MASK = (1 << 64) - 1
 _EQ_SALT = 0x6C62_7265_7175_6974  # equity sampling streams: a fixed function of the cards
@@ -409,7 +411,8 @@ class LBRResult:
     exact: bool
     seconds: float = 0.0
     workers: int = 1
-    winnings: np.ndarray | None = field(default=None, repr=False)  # (deals, 2) chips
+    # (deals, 2) chips: every deal's winnings, kept up to KEEP_DEALS deals (None beyond, and exact)
+    winnings: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def value_unit(self) -> float:
@@ -453,8 +456,32 @@ class _Job:
         return self.lbr.play(self.seed, first, min(self.block, self.deals - first))
 
 
-def _ci(x: np.ndarray) -> float:
-    return Z95 * float(np.std(x, ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("inf")
+class _Moments:
+    """Count, mean and sum of squared deviations of each column, merged block by block in
+    unit order (Chan, Golub and LeVeque): the mean and CI of any number of deals in bounded
+    memory, the same whatever the number of workers."""
+
+    def __init__(self, columns: int) -> None:
+        self.n = 0
+        self.mean = np.zeros(columns)
+        self.m2 = np.zeros(columns)
+
+    def add(self, x: np.ndarray) -> None:
+        m = len(x)
+        if not m:
+            return
+        mu = x.mean(axis=0)
+        m2 = ((x - mu) ** 2).sum(axis=0)
+        n = self.n + m
+        d = mu - self.mean
+        self.mean = self.mean + d * (m / n)
+        self.m2 = self.m2 + m2 + d * d * (self.n * m / n)
+        self.n = n
+
+    def ci95(self) -> np.ndarray:
+        if self.n < 2:
+            return np.full(len(self.mean), float("inf"))
+        return Z95 * np.sqrt(self.m2 / (self.n - 1)) / math.sqrt(self.n)
 
 
 def local_best_response(opponent, game: GameDef | str | None = None, *, hands: int = 10000,
@@ -467,7 +494,10 @@ def local_best_response(opponent, game: GameDef | str | None = None, *, hands: i
 
     ``opponent``: a ``Strategy``, an agent (the card-independent bots, or one with
     ``batch_policy``), a ``BatchPolicy``, or a source that each worker loads
-    (``StrategyFile``, ``AgentSpec``); ``workers``: local processes playing blocks of deals."""
+    (``StrategyFile``, ``AgentSpec``); ``workers``: local processes playing blocks of deals.
+    Blocks are merged into running moments as they finish, so any number of hands (up to
+    2**62) runs in bounded memory; the result keeps every deal's ``winnings`` up to
+    ``KEEP_DEALS`` deals."""
     t0 = time.perf_counter()
     if game is None:
         if isinstance(opponent, Strategy):
@@ -476,9 +506,11 @@ def local_best_response(opponent, game: GameDef | str | None = None, *, hands: i
             raise CfrlabError("local_best_response needs the game")
     game = load_game(game)
     if not exact and hands <= 0:
-        raise CfrlabError(f"--hands must be positive, got {hands}")
-    if workers < 1:
-        raise CfrlabError(f"--workers must be at least 1, got {workers}")
+        raise CfrlabError(f"hands must be positive, got {hands}")
+    if not exact and hands > MAX_HANDS:
+        raise CfrlabError(f"hands must be at most {MAX_HANDS:,} (deals are numbered in 64 bits), "
+                          f"got {hands:,}")
+    check_workers(workers)
     obj = _load(opponent, game)
     if isinstance(obj, Strategy) and obj.game.to_text() != game.to_text():
         raise CfrlabError(f"the strategy is for {obj.game.name or 'another game'}, not for "
@@ -494,17 +526,24 @@ def local_best_response(opponent, game: GameDef | str | None = None, *, hands: i
     deals = (hands + 1) // 2
     block = max(1, int(block))
     n = (deals + block - 1) // block
+    moments = _Moments(3)  # seat 0, seat 1, their mean (a duplicate deal)
+    kept: list[np.ndarray] | None = [] if deals <= KEEP_DEALS else None
+
+    def consume(i: int, w: np.ndarray) -> None:  # blocks arrive in unit order
+        moments.add(np.column_stack([w, w.mean(axis=1)]))
+        if kept is not None:
+            kept.append(w)
+
     if workers <= 1:
         job = _Job.__new__(_Job)
         job.lbr, job.seed, job.deals, job.block = lbr, seed, deals, block
-        results, _ = run_units(n, lambda: job, (), workers=1, progress=progress)
+        stream_units(n, lambda: job, (), consume, progress=progress)
     else:
         source = opponent if isinstance(opponent, (StrategyFile, AgentSpec)) else obj
-        results, _ = run_units(n, _Job, (game.to_text(), game.name or "", source, options, seed,
-                                         deals, block), workers=workers, progress=progress)
-    w = np.concatenate([results[i] for i in range(n)])
-    pair = w.mean(axis=1)
-    return LBRResult(name, float(pair.mean()), _ci(pair),
-                     (float(w[:, 0].mean()), float(w[:, 1].mean())), (_ci(w[:, 0]), _ci(w[:, 1])),
-                     2 * deals, deals, unit, factor, call_rounds, False,
-                     time.perf_counter() - t0, workers, w)
+        stream_units(n, _Job, (game.to_text(), game.name or "", source, options, seed, deals, block),
+                     consume, workers=workers, progress=progress)
+    mean, ci = moments.mean, moments.ci95()
+    return LBRResult(name, float(mean[2]), float(ci[2]), (float(mean[0]), float(mean[1])),
+                     (float(ci[0]), float(ci[1])), 2 * deals, deals, unit, factor, call_rounds,
+                     False, time.perf_counter() - t0, workers,
+                     None if kept is None else np.concatenate(kept))

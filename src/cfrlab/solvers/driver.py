@@ -308,7 +308,10 @@ def _jsonish(v: Any) -> Any:
 
 
 class Interrupt:
-    """SIGINT sets a flag that the loop checks between chunks; a second SIGINT aborts at once."""
+    """SIGINT or SIGTERM (a polite kill) sets a flag that the loop checks between chunks; a
+    second one aborts at once."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self) -> None:
         self.requested = False
@@ -318,22 +321,25 @@ class Interrupt:
         if threading.current_thread() is not threading.main_thread():
             yield self
             return
-        previous = signal.getsignal(signal.SIGINT)
+        previous = {s: signal.getsignal(s) for s in self.SIGNALS}
 
         def handler(signum, frame):
             if self.requested:
                 raise KeyboardInterrupt
             self.requested = True
 
-        signal.signal(signal.SIGINT, handler)
+        for s in self.SIGNALS:
+            signal.signal(s, handler)
         try:
             yield self
         finally:
-            signal.signal(signal.SIGINT, previous)
+            for s, h in previous.items():
+                signal.signal(s, h)
 
 
 class Interrupted(Exception):
-    """Raised by ``run_solve`` after a SIGINT, once the last chunk finished (and was saved)."""
+    """Raised by ``run_solve`` after a SIGINT or SIGTERM, once the last chunk finished (and was
+    saved)."""
 
     def __init__(self, iterations: int, checkpoint: Path | None):
         super().__init__(f"interrupted at iteration {iterations}")
@@ -351,7 +357,7 @@ def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
     The exploitability is measured at every multiple of ``eval_every`` (an int), or at the
     points of a schedule (``Growing``: fewer and fewer as the run goes on), and at the end. A
     checkpoint is written at every multiple of ``checkpoint_every``, at the end, and after a
-    SIGINT (then ``Interrupted`` is raised). ``run`` carries the clock of a resumed run.
+    SIGINT or SIGTERM (then ``Interrupted`` is raised). ``run`` carries the clock of a resumed run.
     """
     run = run if run is not None else RunState()
     run.first_chunk_seconds = None
