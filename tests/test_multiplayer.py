@@ -310,3 +310,26 @@ def test_cli_solve_and_exploit_kuhn_3p(capsys, tmp_path):
     assert e["nash_conv"] == pytest.approx(d["nash_conv"], abs=1e-15) and e["values"] == d["values"]
     code, _, err = run(capsys, "solve", "kuhn-3p", "-a", "lp", "-n", "3")
     assert code != 0 and "2-player" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_solve_of_three_players_keeps_seed_checkpoints_and_resume(capsys, tmp_path):
+    """Issue 27: the N-player solve ignored --seed, --checkpoint-every, --resume and
+    --abstraction. It is now the same command as with two players: a seeded run repeats bit for
+    bit, a run stopped at its checkpoint and resumed equals one run straight through, and an
+    abstraction is refused in one line."""
+    from cli_run import run
+
+    from cfrlab.strategy import Strategy
+
+    a, b, c = (tmp_path / f"{x}.npz" for x in "abc")
+    base = ("solve", "leduc-3p", "-a", "es", "--seed", "11", "--no-progress")
+    assert run(capsys, *base, "-n", "4000", "--out", str(a))[0] == 0
+    assert run(capsys, *base, "-n", "2000", "--out", str(b), "--checkpoint-every", "1000")[0] == 0
+    code, out, _ = run(capsys, *base, "-n", "4000", "--out", str(b), "--checkpoint-every", "1000", "--resume")
+    assert code == 0 and "resuming" in out
+    assert run(capsys, *base, "-n", "4000", "--out", str(c))[0] == 0
+    pa, pb, pc = (Strategy.load(f) for f in (a, b, c))
+    assert pa.header["seed"] == 11 and pa.iterations == pb.iterations == 4000
+    assert np.array_equal(pa.policy, pc.policy) and np.array_equal(pa.policy, pb.policy)
+    code, _, err = run(capsys, "solve", "leduc-3p", "-a", "cfr+", "-n", "3", "--abstraction", str(a))
+    assert code != 0 and "2-player" in err and len(err.strip().splitlines()) == 1
