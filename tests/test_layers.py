@@ -1,9 +1,5 @@
-"""The layer order of docs/ENGINE.md holds: no import runs back up, none hides in a function.
-
-cards -> games -> tree -> abstraction -> engine -> solvers -> strategy -> evaluate -> agents -> counter
--> play / interop -> experiments -> api -> cli; the modules beside the package root (errors, config,
-fileio, ...) sit below everything, and the warm-up script above everything.
-"""
+"""The layer order (``cfrlab.LAYERS``, written once) holds: no import runs back up, none hides
+in a function, no private name crosses a package, and docs/ENGINE.md shows the same order."""
 
 from __future__ import annotations
 
@@ -12,26 +8,11 @@ from pathlib import Path
 
 import pytest
 
+import cfrlab
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "cfrlab"
 
-LAYERS = [
-    {"errors", "config", "fileio", "numba_cache", "known_values", "version", "units"},
-    {"cards"},
-    {"games"},
-    {"tree"},
-    {"abstraction"},
-    {"engine"},
-    {"solvers"},
-    {"strategy"},
-    {"evaluate"},
-    {"agents"},
-    {"realgame"},
-    {"counter"},
-    {"play", "interop"},
-    {"experiments"},
-    {"api"},
-    {"cli", "warmup", "__main__"},
-]
+LAYERS = [set(rooms) for rooms in cfrlab.LAYERS]
 RANK = {name: i for i, names in enumerate(LAYERS) for name in names}
 
 
@@ -149,3 +130,8 @@ def test_no_private_name_is_imported_across_packages():
                 if any(p.startswith("_") and not p.startswith("__") for p in (*parts, alias.name)):
                     bad.append(f"{path.relative_to(SRC.parent)}:{node.lineno} {node.module}.{alias.name}")
     assert bad == [], "\n".join(bad)
+
+
+def test_the_docs_show_the_layer_order():
+    text = (SRC.parents[1] / "docs" / "ENGINE.md").read_text()
+    assert cfrlab.layer_order() in " ".join(text.split()), cfrlab.layer_order()

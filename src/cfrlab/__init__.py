@@ -6,9 +6,9 @@
     cfrlab.play_match("leduc", cfrlab.make_agent(result.strategy), "always-call", 10_000)
 
 The names below load their module on first use, so ``import cfrlab`` stays fast and a task
-compiles only the kernels it runs. Layers (data flows downward, no import runs back up):
-cards -> games -> tree -> abstraction -> engine -> solvers -> strategy -> evaluate -> agents
--> counter -> play / interop -> experiments -> api -> cli (docs/ENGINE.md; tests/test_layers.py checks it)
+compiles only the kernels it runs. ``LAYERS`` is the package's layer order, written here once:
+data flows downward and no import runs back up (``layer_order()`` prints it; docs/ENGINE.md
+shows it and tests/test_layers.py checks both the imports and the docs against it).
 """
 
 import importlib
@@ -16,6 +16,21 @@ import importlib
 from cfrlab import numba_cache  # noqa: F401  (first: numba, once loaded, caches kernels per machine)
 from cfrlab.errors import CfrlabError
 from cfrlab.version import __version__
+
+# the layer order: each entry a layer's rooms; a module imports from its own layer and the ones
+# before it only. The first layer is the modules beside the package root.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "config", "fileio", "numba_cache", "known_values", "version", "units"),
+    ("cards",), ("games",), ("tree",), ("abstraction",), ("engine",), ("solvers",), ("strategy",),
+    ("evaluate",), ("agents",), ("realgame",), ("counter",), ("play", "interop"), ("experiments",),
+    ("api",), ("cli", "warmup", "__main__"),
+)
+
+
+def layer_order() -> str:
+    """The layers as one line, lowest first (the root modules left out)."""
+    return " -> ".join(" / ".join(rooms) for rooms in LAYERS[1:])
+
 
 _LAZY = {
     "load_game": "cfrlab.games",
@@ -36,7 +51,7 @@ _LAZY = {
     "to_openspiel": "cfrlab.interop",
     "from_openspiel": "cfrlab.interop",
 }
-__all__ = ["CfrlabError", "__version__", *list(_LAZY)]  # noqa: PLE0604
+__all__ = ["LAYERS", "CfrlabError", "__version__", "layer_order", *list(_LAZY)]  # noqa: PLE0604
 
 
 def __getattr__(name: str):

@@ -1,4 +1,8 @@
-"""The one exception type the CLI turns into a readable line and a non-zero exit."""
+"""The one exception type the CLI turns into a readable line and a non-zero exit, and the text
+helpers that keep a message one safe line."""
+
+import unicodedata
+from typing import Any
 
 
 class CfrlabError(Exception):
@@ -15,3 +19,26 @@ class ParseError(CfrlabError, ValueError):
 
 class FileMismatchError(CfrlabError):
     """A file made for another game or abstraction."""
+
+
+# text made safe for one-line messages (used by errors and by every printer of file text)
+def one_line(text: Any) -> str:
+    """``text`` with every run of whitespace (newlines included) made one space."""
+    return " ".join(str(text).split())
+
+
+def printable(text: Any, limit: int | None = None) -> str:
+    """Text read from a file (a header's algorithm or game name, a log's player name) made safe
+    to print: control and format characters (ANSI escapes, newlines, bidi overrides) written
+    as escapes (``\\x1b``, ``\\n``), so that a file can neither clear a terminal nor forge a
+    line; cut to ``limit`` characters plus "..." when given."""
+    out = "".join(_escaped(c) if unicodedata.category(c) in _UNPRINTABLE else c for c in str(text))
+    return out if limit is None or len(out) <= limit else out[:limit] + "..."
+
+
+_UNPRINTABLE = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
+
+
+def _escaped(c: str) -> str:
+    n = ord(c)
+    return f"\\x{n:02x}" if n < 0x100 else (f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}")

@@ -23,7 +23,6 @@ import re
 import stat
 import struct
 import threading
-import unicodedata
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -32,7 +31,7 @@ from typing import IO, Any, Self
 
 import numpy as np
 
-from cfrlab.errors import CfrlabError
+from cfrlab.errors import CfrlabError, one_line, printable  # noqa: F401  (re-exported)
 
 HEADER_KEY = "__header__"
 TEMP_SUFFIX = ".tmp"
@@ -227,28 +226,6 @@ def _not_npz(path: Path) -> str | None:
     if b"GAMEDEF" in head.upper():
         return "it is a game definition (give it where a game is asked for)"
     return "it holds text"
-
-
-def one_line(text: Any) -> str:
-    """``text`` with every run of whitespace (newlines included) made one space."""
-    return " ".join(str(text).split())
-
-
-def printable(text: Any, limit: int | None = None) -> str:
-    """Text read from a file (a header's algorithm or game name, a log's player name) made safe
-    to print: control and format characters (ANSI escapes, newlines, bidi overrides) written
-    as escapes (``\\x1b``, ``\\n``), so that a file can neither clear a terminal nor forge a
-    line; cut to ``limit`` characters plus "..." when given."""
-    out = "".join(_escaped(c) if unicodedata.category(c) in _UNPRINTABLE else c for c in str(text))
-    return out if limit is None or len(out) <= limit else out[:limit] + "..."
-
-
-_UNPRINTABLE = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
-
-
-def _escaped(c: str) -> str:
-    n = ord(c)
-    return f"\\x{n:02x}" if n < 0x100 else (f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}")
 
 
 def human_size(n: float) -> str:

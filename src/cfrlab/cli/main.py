@@ -214,7 +214,7 @@ announce_compiles("terminal")
 def fail(message: str, code: int = 2) -> None:
     """Print one line to stderr and exit non-zero (control characters a file put in the
     message escaped: a file can neither clear the terminal nor forge a second line)."""
-    from cfrlab.fileio import printable
+    from cfrlab.errors import printable
 
     print(f"cfrlab: error: {printable(message)}", file=sys.stderr)
     raise SystemExit(code)

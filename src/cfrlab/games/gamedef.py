@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from math import comb
 
 from cfrlab.cards import cards_text, deck
-from cfrlab.errors import ParseError
-from cfrlab.fileio import printable
+from cfrlab.errors import ParseError, printable
 
 INT32_MAX = 2**31 - 1
 UNLIMITED_RAISES = 255
