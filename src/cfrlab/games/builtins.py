@@ -53,7 +53,7 @@ END GAMEDEF
 """
 
 # no-limit Kuhn and Leduc with stacks small enough for every amount to be an action (the full
-# no-limit tree: Kuhn 4 chips, 21 decisions; Leduc 7 chips, 592 decisions, as OpenSpiel's
+# no-limit tree: Kuhn 4 chips, 16 decisions; Leduc 7 chips, 592 decisions, as OpenSpiel's
 # universal_poker with bettingAbstraction=fullgame)
 KUHN_NOLIMIT = """GAMEDEF
 nolimit
