@@ -47,15 +47,21 @@ class StrategyAgent(Agent):
                               f"not for {game.name or 'this game'}")
         super().begin_match(game, seed)
 
-    def distribution(self, view: MatchState) -> np.ndarray:
-        """float64[3]: probabilities of (fold, call, raise) at this view."""
+    def _row(self, view: MatchState) -> tuple[int, np.ndarray]:
         node = self.strategy.node_of(view.betting_string())
         rnd = int(self.tree.round[node])
         state = int(self.model.state_of(view.position, view.my_cards, view.visible_board(), rnd))
         d = int(self.tree.decision[node])
-        return self.strategy.policy[self.offsets[d] + state]
+        return node, self.strategy.policy[self.offsets[d] + state]
+
+    def distribution(self, view: MatchState) -> np.ndarray:
+        """Probabilities of the tree's action columns at this view: (fold, call, raise) in a
+        limit game, then one column per raise size in a no-limit tree."""
+        return self._row(view)[1]
 
     def act(self, view: MatchState) -> str:
+        if self.tree.num_actions != 3:  # a no-limit tree: columns are raise sizes
+            return self._act_wide(view)
         probs = self.distribution(view)
         legal = [ACTIONS.index(a[0]) for a in view.legal_actions()]
         if self.greedy:
@@ -67,7 +73,21 @@ class StrategyAgent(Agent):
             return "c"
         return ACTIONS[int(self.rng.choice(3, p=p / total))]
 
-    def fast_policy(self, tree) -> FastPolicy:
+    def _act_wide(self, view: MatchState) -> str:
+        node, probs = self._row(view)
+        legal = np.flatnonzero(self.tree.legal[int(self.tree.decision[node])])
+        p = probs[legal]
+        if self.greedy:
+            a = int(legal[int(np.argmax(p))])  # ties: the first column (fold, call, smaller raise)
+        elif p.sum() <= 0:
+            return "c"
+        else:
+            a = int(legal[int(self.rng.choice(len(legal), p=p / p.sum()))])
+        return self.tree.action_text(node, a)
+
+    def fast_policy(self, tree) -> FastPolicy | None:
+        if tree.num_actions != 3:  # the fast match kernels play limit games: act plays this one
+            return None
         if tree.game.to_text() != self.game.to_text():
             raise CfrlabError(f"strategy {self.name!r} is for another game")
         model = self.model
