@@ -124,8 +124,8 @@ class UnitStore:
             raise CfrlabError(f"{self.dir} holds the checkpoints of another job "
                               "(other game, strategy or version); use another directory")
         if have and not resume:
-            raise CfrlabError(f"{self.dir} holds {len(have)} finished units of this job; pass "
-                              "--resume to continue from them, or remove the directory to start over")
+            raise CfrlabError(f"{self.dir} holds {len(have)} finished units of this job; resume to "
+                              "continue from them (resume=True), or remove the directory to start over")
         tmp = mpath.with_name(f".{META}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(self.meta, indent=1, sort_keys=True))
         os.replace(tmp, mpath)
@@ -303,7 +303,7 @@ def _import_ray():
     try:
         import ray  # optional extra: imported only when a user names a cluster
     except ImportError:
-        raise CfrlabError("--ray needs Ray: pip install 'cfrlab[ray]' (or pip install ray)") from None
+        raise CfrlabError("running on Ray needs Ray: pip install 'cfrlab[ray]' (or pip install ray)") from None
     return ray
 
 
@@ -314,7 +314,7 @@ def connect_ray(address: str):
     if address != "auto":
         host, _, port = address.rpartition(":")
         if address.startswith("ray://") or not host or not port.isdigit():
-            raise CfrlabError(f"--ray {address}: expected 'auto' or HOST:PORT of a running cluster's head")
+            raise CfrlabError(f"Ray address {address}: expected 'auto' or HOST:PORT of a running cluster's head")
     if ray.is_initialized():
         if _JOINED.get("address") == address:
             return ray

@@ -97,6 +97,8 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
         print(f"\ncfrlab: interrupted; {kept:,} finished units kept in {ck}: run the same "
               "command with --resume to continue", file=sys.stderr, flush=True)
         raise SystemExit(130) from None
+    except CfrlabError as e:  # the API says resume=True; the CLI user types --resume
+        raise CfrlabError(str(e).replace("(resume=True)", "(--resume)")) from None
     b0, b1 = r.br
     unit = r.unit
     if br_out is not None:

@@ -109,7 +109,7 @@ class LocalBestResponse:
         if game.num_board_cards[0] != 0:
             raise CfrlabError("games that deal board cards in the first round are not supported")
         if call_rounds < 0:
-            raise CfrlabError(f"--call-rounds must be 0 or more, got {call_rounds}")
+            raise CfrlabError(f"call_rounds must be 0 or more, got {call_rounds}")
         if samples < 1:
             raise CfrlabError(f"samples must be at least 1, got {samples}")
         self.game, self.tree, self.opp = game, tree, opponent
