@@ -14,6 +14,7 @@ actions carrying 0.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from fractions import Fraction
@@ -67,6 +68,7 @@ def legal_actions(game, node: Node) -> list[int]:
     return acts
 
 
+@functools.lru_cache(maxsize=1 << 16)  # pure: the walks below ask for the same children again and again
 def apply(game, node: Node, a: int) -> Node:
     p, r = node.player, node.round
     spent = list(node.spent)
@@ -139,6 +141,11 @@ def hand_value(cards) -> tuple:
     straights or flushes). Five or more: the best five-card hand, straights (wheel lowest)
     and flushes included.
     """
+    return _hand_value(tuple(cards))
+
+
+@functools.lru_cache(maxsize=1 << 12)  # pure; every showdown of a deal ranks the same two hands
+def _hand_value(cards: tuple) -> tuple:
     cards = list(cards)
     if len(cards) == 1:
         return (0, cards[0] // 4)
