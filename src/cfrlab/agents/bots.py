@@ -65,40 +65,34 @@ class _TableBot(Agent):
         return FastPolicy(pol, np.arange(len(legal), dtype=np.int64))
 
 
-class AlwaysFold(_TableBot):
+class _AlwaysBot(_TableBot):
+    """Plays its action (``prefer``: 0 fold, 1 call, 2 raise: the smallest) whenever it is
+    legal, else checks or calls."""
+
+    prefer = 1
+    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
+
+    def act(self, view: MatchState) -> str:
+        kind = "fcr"[self.prefer]
+        return next((a for a in view.legal_actions() if a.startswith(kind)), "c")
+
+    def rows(self, legal):
+        return _row(legal, self.prefer)
+
+
+class AlwaysFold(_AlwaysBot):
     name = "always-fold"
-
-    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
-
-    def act(self, view: MatchState) -> str:
-        return "f" if "f" in view.legal_actions() else "c"
-
-    def rows(self, legal):
-        return _row(legal, 0)
+    prefer = 0
 
 
-class AlwaysCall(_TableBot):
+class AlwaysCall(_AlwaysBot):
     name = "always-call"
-
-    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
-
-    def act(self, view: MatchState) -> str:
-        return "c"
-
-    def rows(self, legal):
-        return _row(legal, 1)
+    prefer = 1
 
 
-class AlwaysRaise(_TableBot):
+class AlwaysRaise(_AlwaysBot):
     name = "always-raise"
-
-    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
-
-    def act(self, view: MatchState) -> str:
-        return _min_raise(view) or "c"
-
-    def rows(self, legal):
-        return _row(legal, 2)
+    prefer = 2
 
 
 class Probe(_TableBot):
