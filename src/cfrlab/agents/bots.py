@@ -66,33 +66,37 @@ class _TableBot(Agent):
 
 
 class _AlwaysBot(_TableBot):
-    """Plays its action (``prefer``: 0 fold, 1 call, 2 raise: the smallest) whenever it is
-    legal, else checks or calls."""
+    """Plays its action ``kind`` (f, c or r: the smallest raise) whenever it is legal, else
+    checks or calls."""
 
-    prefer = 1
+    kind = "c"
     fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
 
     def act(self, view: MatchState) -> str:
-        kind = "fcr"[self.prefer]
-        return next((a for a in view.legal_actions() if a.startswith(kind)), "c")
+        if self.kind == "c":  # always legal: no need to list the legal actions
+            return "c"
+        for a in view.legal_actions():
+            if a[0] == self.kind:
+                return a
+        return "c"
 
     def rows(self, legal):
-        return _row(legal, self.prefer)
+        return _row(legal, "fcr".index(self.kind))
 
 
 class AlwaysFold(_AlwaysBot):
     name = "always-fold"
-    prefer = 0
+    kind = "f"
 
 
 class AlwaysCall(_AlwaysBot):
     name = "always-call"
-    prefer = 1
+    kind = "c"
 
 
 class AlwaysRaise(_AlwaysBot):
     name = "always-raise"
-    prefer = 2
+    kind = "r"
 
 
 class Probe(_TableBot):
