@@ -20,9 +20,10 @@ from cfrlab.agents.bots import AlwaysCall, AlwaysFold, AlwaysRaise
 from cfrlab.agents.nmatch import exact_values, ncrosstable, play_nmatch
 from cfrlab.agents.nplayer import NPolicyAgent
 from cfrlab.engine.nplayer import get_engine
-from cfrlab.errors import CfrlabError
+from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.evaluate.histories import read_log
 from cfrlab.games import State, load_game
+from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import seat_view
 from cfrlab.strategy import Strategy
 
@@ -229,3 +230,14 @@ def test_cli_three_player_match_crosstable_and_errors(capsys, tmp_path):
         code, _, err = run(capsys, *argv)
         lines = err.strip().splitlines()
         assert code != 0 and len(lines) == 1 and lines[0].startswith("cfrlab: error: ") and words in lines[0], err
+
+
+def test_an_illegal_action_in_the_python_engine_names_the_agent_and_the_legal_actions():
+    class Folder(Agent):  # folds even where nobody bet (checking is free): not legal
+        name = "folder"
+
+        def act(self, view):
+            return "f"
+
+    with pytest.raises(IllegalActionError, match=r"agent 'folder' played 'f' at MATCHSTATE:.*; legal: c, r$"):
+        play_nmatch(K3, [Folder(), AlwaysCall(), AlwaysRaise()], 5, seed=1, engine="python")

@@ -49,9 +49,10 @@ from cfrlab.engine import (
 )
 from cfrlab.engine.nplayer import Evaluation
 from cfrlab.engine.nplayer import get_engine as nplayer_engine
-from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
+from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.fileio import NpzReader, one_line, save_npz
-from cfrlab.games import GameDef, load_game, parse_game
+from cfrlab.games import GameDef, load_game
+from cfrlab.games.gamedef import game_of_header
 from cfrlab.games.situation import ACTIONS, action_word, parse_situation_cards
 from cfrlab.games.units import CHIPS, format_unit, to_unit, unit_of
 from cfrlab.tree import CHANCE, DECISION
@@ -257,10 +258,7 @@ class Strategy:
         with NpzReader(path, kind=STRATEGY_KIND) as z:
             header = z.header
             check_header(path, header)
-            try:
-                file_game = parse_game(header["game"], name=header.get("game_name") or "")
-            except ParseError as e:
-                raise CfrlabError(one_line(f"{path}: corrupt strategy header (game definition: {e})")) from None
+            file_game = game_of_header(path, header, "strategy")
             if game is not None:
                 want = load_game(game)
                 if want.to_text() != file_game.to_text():

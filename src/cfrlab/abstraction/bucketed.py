@@ -46,11 +46,11 @@ from cfrlab.abstraction.metrics import (
     metric_indexers,
     metric_tables,
 )
-from cfrlab.abstraction.model import BUCKETED
+from cfrlab.abstraction.model import BUCKETED, keep_engine_views
 from cfrlab.cards.isomorphism import DeckMap
-from cfrlab.errors import CfrlabError, FileMismatchError, ParseError
+from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.fileio import NpzReader, one_line, save_npz
-from cfrlab.games.gamedef import GameDef, parse_game
+from cfrlab.games.gamedef import GameDef, game_of_header
 
 Progress = Callable[[str], None]
 FORMAT_VERSION = 1
@@ -506,13 +506,9 @@ class BucketedModel:
         """Called by the engine with its packed operators ((blocks, B) views of its buffer):
         where one equals this model's table (P_r symmetric: G = P_r^T = P_r; W antisymmetric:
         G = W^T = -W), keep the view and drop the copy (1.6 GB at 10 buckets)."""
-        for r, (blocks, B) in enumerate(fold_ops):
-            if B == 1 and blocks.shape[0] == 1 and np.array_equal(blocks[0], self._fold[r]):
-                self._fold[r] = blocks[0]
-        blocks, B = showdown_op
-        if (B == 1 and blocks.shape[0] == 1 and self._showdown is not None
-                and np.array_equal(blocks[0], -self._showdown)):
-            self._neg_showdown = blocks[0]
+        neg_showdown = keep_engine_views(self._fold, self._showdown, fold_ops, showdown_op)
+        if neg_showdown is not None:
+            self._neg_showdown = neg_showdown
             self._showdown = None
 
     @cached_property
@@ -648,10 +644,7 @@ class BucketedModel:
         with NpzReader(path, "abstraction") as z:
             header = z.header
             _check_abstraction_header(path, header)
-            try:
-                g = parse_game(header["game"], name=header.get("game_name") or "")
-            except ParseError as e:
-                raise CfrlabError(one_line(f"{path}: corrupt abstraction header (game definition: {e})")) from None
+            g = game_of_header(path, header, "abstraction")
             if game is not None and game.to_text() != g.to_text():
                 raise FileMismatchError(f"{path}: this abstraction was built for another game")
             try:

@@ -24,7 +24,6 @@ import hashlib
 from collections import namedtuple
 from dataclasses import dataclass
 from itertools import combinations
-from math import comb
 
 import numpy as np
 
@@ -37,17 +36,6 @@ MAX_DEALS = 4_000_000  # enumerated deals (hole combinations x boards) at most
 
 # the kernels' view: flat arrays, rounds concatenated (pre_off[r] .. pre_off[r + 1])
 DealArrays = namedtuple("DealArrays", "pre_off state ppar strength")
-
-
-def count_deals(game: GameDef) -> int:
-    n, total = game.deck_size, 1
-    for _ in range(game.num_players):
-        total *= comb(n, game.num_hole_cards)
-        n -= game.num_hole_cards
-    for b in game.num_board_cards[:game.num_rounds]:
-        total *= comb(n, b)
-        n -= b
-    return total
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,7 +115,7 @@ def _strength(cards: list[int]) -> int:
 
 def build_deals(game: GameDef, *, max_deals: int = MAX_DEALS) -> Deals:
     """Enumerate the game's deals (refused above ``max_deals``) into per-round prefix tables."""
-    total = count_deals(game)
+    total = game.num_deals
     if total > max_deals:
         raise CfrlabError(f"{game.name or 'this game'} has {total:,} deals; the N-player engine enumerates "
                           f"at most {max_deals:,} (a smaller deck or fewer players)")

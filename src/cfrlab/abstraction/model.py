@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
 LOSSLESS = "lossless"
 NPLAYER = "nplayer-lossless"  # the N-player deals (cfrlab.abstraction.deals): exact cards, N > 2
 BUCKETED = "bucketed"
@@ -50,3 +52,18 @@ def has_blocks(model: ChanceModel) -> bool:
 def maps_deals(model: ChanceModel) -> bool:
     """Whether the model maps whole deals to both players' states (``deal_states_batch``)."""
     return model.kind in DEALS_TO_STATES
+
+
+def keep_engine_views(fold: list, showdown, fold_ops: list, showdown_op: tuple):
+    """For a model's ``share_tables(fold_ops, showdown_op)`` (the engine's packed operators,
+    (blocks, B) views of its buffer): each fold table ``fold[r]`` the engine holds unchanged
+    (P_r symmetric: G = P_r^T = P_r) is replaced in place by the engine's view; returns the
+    engine's view of -W when it holds ``showdown`` that way (W antisymmetric: G = W^T = -W),
+    so that the model can drop its copy, else None."""
+    for r, (blocks, B) in enumerate(fold_ops):
+        if B == 1 and blocks.shape[0] == 1 and np.array_equal(blocks[0], fold[r]):
+            fold[r] = blocks[0]
+    blocks, B = showdown_op
+    if B == 1 and blocks.shape[0] == 1 and showdown is not None and np.array_equal(blocks[0], -showdown):
+        return blocks[0]
+    return None

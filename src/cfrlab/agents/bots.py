@@ -65,40 +65,38 @@ class _TableBot(Agent):
         return FastPolicy(pol, np.arange(len(legal), dtype=np.int64))
 
 
-class AlwaysFold(_TableBot):
-    name = "always-fold"
+class _AlwaysBot(_TableBot):
+    """Plays its action ``kind`` (f, c or r: the smallest raise) whenever it is legal, else
+    checks or calls."""
 
+    kind = "c"
     fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
 
     def act(self, view: MatchState) -> str:
-        return "f" if "f" in view.legal_actions() else "c"
-
-    def rows(self, legal):
-        return _row(legal, 0)
-
-
-class AlwaysCall(_TableBot):
-    name = "always-call"
-
-    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
-
-    def act(self, view: MatchState) -> str:
+        if self.kind == "c":  # always legal: no need to list the legal actions
+            return "c"
+        for a in view.legal_actions():
+            if a[0] == self.kind:
+                return a
         return "c"
 
     def rows(self, legal):
-        return _row(legal, 1)
+        return _row(legal, "fcr".index(self.kind))
 
 
-class AlwaysRaise(_TableBot):
+class AlwaysFold(_AlwaysBot):
+    name = "always-fold"
+    kind = "f"
+
+
+class AlwaysCall(_AlwaysBot):
+    name = "always-call"
+    kind = "c"
+
+
+class AlwaysRaise(_AlwaysBot):
     name = "always-raise"
-
-    fast_policy = _TableBot.fast_policy  # act below plays exactly these rows (has_table)
-
-    def act(self, view: MatchState) -> str:
-        return _min_raise(view) or "c"
-
-    def rows(self, legal):
-        return _row(legal, 2)
+    kind = "r"
 
 
 class Probe(_TableBot):

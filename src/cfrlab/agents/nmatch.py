@@ -31,9 +31,9 @@ The log (``log=FILE``) is the ACPC dealer's: one section per seat assignment, ea
 run with the same seed would write it (STATE lines, then SCORE in seat order), so
 ``cfrlab log`` reads it back and checks every hand.
 
-This module sits below ``cfrlab.evaluate`` and ``cfrlab.agents`` (tests/test_layers.py), so it
-keeps its own small statistics and log writer; bot names and strategy files become agents in
-``cfrlab.agents.make_agent``.
+The statistics are ``cfrlab.evaluate.stats``'s and the Python engine plays a hand as the
+2-player match does (``cfrlab.evaluate.match.play_hand``); bot names and strategy files become
+agents in ``cfrlab.agents.make_agent``.
 """
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ from cfrlab.agents import _nmatch_kernels as K
 from cfrlab.agents.nplayer import NPolicyAgent
 from cfrlab.cards import card_text
 from cfrlab.engine.nplayer import NEngine, get_engine
-from cfrlab.errors import CfrlabError, IllegalActionError
+from cfrlab.errors import CfrlabError
+from cfrlab.evaluate.match import play_hand
+from cfrlab.evaluate.stats import Estimate, estimate, json_ready
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.agent import Agent, has_table
 from cfrlab.games.matchstate import seat_view
@@ -63,41 +65,8 @@ from cfrlab.strategy import Strategy
 
 BATCH = 1 << 15  # deals per kernel call
 MAX_PLAYERS = 6  # N! seat assignments per deal: 720 at six players
-Z95 = 1.959963984540054
 Progress = Callable[[int, int], None]
 DUPLICATE_MARK = "duplicate half: seats rotated"  # between the log's sections (cfrlab log skips comments)
-
-
-# -- statistics (the figures of cfrlab.evaluate.stats, which sits above this layer) ----------
-
-@dataclass(frozen=True)
-class NEstimate:
-    """A mean in chips per game with its 95% half-width, over ``n`` samples."""
-
-    mean: float
-    ci95: float
-    n: int
-    std: float
-
-
-def estimate(samples: np.ndarray) -> NEstimate:
-    x = np.asarray(samples, dtype=np.float64).ravel()
-    n = x.size
-    if n == 0:
-        return NEstimate(float("nan"), float("nan"), 0, float("nan"))
-    std = float(x.std(ddof=1)) if n > 1 else float("inf")
-    return NEstimate(float(x.mean()), Z95 * std / math.sqrt(n) if n > 1 else float("inf"), n, std)
-
-
-def _finite(obj):
-    """JSON-ready: non-finite floats (a CI over one sample) become None."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
 
 
 # -- agents and checks ----------------------------------------------------------------------
@@ -183,7 +152,7 @@ class NMatchResult:
     def samples(self) -> np.ndarray:
         return self.values.astype(np.float64).mean(axis=0)
 
-    def estimates(self) -> list[NEstimate]:
+    def estimates(self) -> list[Estimate]:
         """Each agent's mean chips per game with its 95% CI (per-deal means as samples)."""
         s = self.samples()
         return [estimate(s[:, a]) for a in range(self.num_players)]
@@ -195,7 +164,7 @@ class NMatchResult:
         h = np.arange(self.hands)
         return ((seat_of[:, None, :] - h[None, :, None]) % n).astype(np.int8)
 
-    def per_position(self) -> list[list[NEstimate]]:
+    def per_position(self) -> list[list[Estimate]]:
         """[agent][position]: the agent's chips per game when it sits at that position."""
         pos = self.positions()
         return [[estimate(self.values[:, :, a][pos[:, :, a] == p]) for p in range(self.num_players)]
@@ -227,7 +196,7 @@ class NMatchResult:
         if self.exact is None and self.exact_reason is not None:
             out["exact_unavailable"] = self.exact_reason
         out.update(self.extra)
-        return _finite(out)
+        return json_ready(out)
 
 
 # -- the match ------------------------------------------------------------------------------
@@ -330,16 +299,7 @@ def _play_python(game, eng, agents, seats, xs, seed, values, lines, names, progr
         for k, assign in enumerate(seats):
             state = State(game, deal, hand_number=h)
             by_pos = [int(assign[(p + h) % n]) for p in range(n)]  # agent at each position
-            while not state.is_terminal():
-                p = state.current_player()
-                agent = agents[by_pos[p]]
-                view = seat_view(state, p)
-                action = agent.act(view)
-                if not isinstance(action, str) or not state.is_legal(action):
-                    raise IllegalActionError(
-                        f"agent {getattr(agent, 'name', agent)!r} played {action!r} at {view.to_string()}; "
-                        f"legal: {', '.join(view.legal_actions())}")
-                state.apply(action)
+            play_hand(state, [agents[a] for a in by_pos])
             pay = state.payoffs()
             for p in range(n):
                 values[k, h, by_pos[p]] = pay[p]
@@ -532,6 +492,6 @@ def ncrosstable(game: GameDef | str, agents: Sequence[Agent | Strategy], hands: 
             row["exact"] = exact_sum[i] / counts[i] * f
             row["exact_chips"] = exact_sum[i] / counts[i]
         field_rows.append(row)
-    return _finite({"game": game.name or "custom", "num_players": n, "players": labels, "unit": rate_unit(game),
+    return json_ready({"game": game.name or "custom", "num_players": n, "players": labels, "unit": rate_unit(game),
                     "hands": hands, "seat_assignments": math.factorial(n), "seed": seed, "field": field_rows,
                     "matches": matches})

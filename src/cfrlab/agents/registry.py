@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cfrlab.abstraction.deals import MAX_DEALS, count_deals
+from cfrlab.abstraction.deals import MAX_DEALS
 from cfrlab.agents.bots import BOTS, ValueBot
 from cfrlab.agents.nplayer import NPolicyAgent, table_policy
 from cfrlab.agents.strategy_agent import StrategyAgent
@@ -107,7 +107,7 @@ def nplayer_form(agent: Agent, game: GameDef) -> Agent:
     or any game the engine cannot walk, gets ``agent`` back."""
     try:
         check_game(game)
-        if count_deals(game) > MAX_DEALS:
+        if game.num_deals > MAX_DEALS:
             return agent
         engine = get_engine(game)
         fp = agent.fast_policy(engine.tree) if has_table(agent) else None

@@ -32,50 +32,54 @@ REWARDS = ("money", "divat", "showdown")
 _DIVAT_COLUMN = {"showdown": 1, "divat": 2}
 
 
-class UCB1:
+class _Bandit:
+    """A bandit over ``arms`` arms: each arm once, then the one of largest ``score``."""
+
+    def __init__(self, arms: int):
+        if arms < 1:
+            raise CfrlabError("a bandit needs at least one arm")
+        self.counts = np.zeros(arms, dtype=np.int64)
+        self.sums = np.zeros(arms)
+
+    def score(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def check(self, reward: float) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def select(self) -> int:
+        untried = np.flatnonzero(self.counts == 0)
+        if len(untried):
+            return int(untried[0])
+        return int(np.argmax(self.score()))
+
+    def update(self, arm: int, reward: float) -> None:
+        self.check(reward)
+        self.counts[arm] += 1
+        self.sums[arm] += reward
+
+
+class UCB1(_Bandit):
     """UCB1 over ``arms`` arms with rewards in [0, 1]."""
 
-    def __init__(self, arms: int):
-        if arms < 1:
-            raise CfrlabError("a bandit needs at least one arm")
-        self.counts = np.zeros(arms, dtype=np.int64)
-        self.sums = np.zeros(arms)
-
-    def select(self) -> int:
-        untried = np.flatnonzero(self.counts == 0)
-        if len(untried):
-            return int(untried[0])
+    def score(self) -> np.ndarray:
         n = int(self.counts.sum())
-        ucb = self.sums / self.counts + np.sqrt(2.0 * math.log(n) / self.counts)
-        return int(np.argmax(ucb))
+        return self.sums / self.counts + np.sqrt(2.0 * math.log(n) / self.counts)
 
-    def update(self, arm: int, reward: float) -> None:
+    def check(self, reward: float) -> None:
         if not 0.0 <= reward <= 1.0:
             raise CfrlabError(f"UCB1 rewards lie in [0, 1], got {reward!r}")
-        self.counts[arm] += 1
-        self.sums[arm] += reward
 
 
-class DarseRule:
+class DarseRule(_Bandit):
     """Darse Billings' rule: every arm once, then the largest sum of rewards / sqrt(plays)."""
 
-    def __init__(self, arms: int):
-        if arms < 1:
-            raise CfrlabError("a bandit needs at least one arm")
-        self.counts = np.zeros(arms, dtype=np.int64)
-        self.sums = np.zeros(arms)
+    def score(self) -> np.ndarray:
+        return self.sums / np.sqrt(self.counts)
 
-    def select(self) -> int:
-        untried = np.flatnonzero(self.counts == 0)
-        if len(untried):
-            return int(untried[0])
-        return int(np.argmax(self.sums / np.sqrt(self.counts)))
-
-    def update(self, arm: int, reward: float) -> None:
+    def check(self, reward: float) -> None:
         if not math.isfinite(reward):
             raise CfrlabError(f"a reward must be finite, got {reward!r}")
-        self.counts[arm] += 1
-        self.sums[arm] += reward
 
 
 def _divat_module():

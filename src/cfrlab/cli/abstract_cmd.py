@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from cfrlab.cli.common import available_memory, check_output, writing
+from cfrlab.cli.common import available_memory, check_output, command_group, writing
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
 
@@ -27,9 +27,7 @@ def _progress(quiet: bool):
 
 
 def register(app: typer.Typer) -> None:
-    ab = typer.Typer(help="Card abstraction (bucketing) for hold'em-style games.",
-                     no_args_is_help=True)
-    app.add_typer(ab, name="abstract")
+    ab = command_group(app, "abstract", "Card abstraction (bucketing) for hold'em-style games.")
 
     @ab.command("build")
     def build(

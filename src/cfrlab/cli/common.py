@@ -12,6 +12,9 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Annotated
+
+import typer
 
 from cfrlab.errors import CfrlabError
 
@@ -19,6 +22,13 @@ from cfrlab.errors import CfrlabError
 def say(text: str) -> None:
     """One ``cfrlab: ...`` note on stderr (never on stdout, which may carry --json)."""
     print(f"cfrlab: {text}", file=sys.stderr, flush=True)
+
+
+def command_group(app: typer.Typer, name: str, help: str) -> typer.Typer:
+    """A group of subcommands, ``cfrlab NAME ...``, that prints its help when called bare."""
+    group = typer.Typer(help=help, no_args_is_help=True)
+    app.add_typer(group, name=name)
+    return group
 
 
 # -- output paths ----------------------------------------------------------------------------
@@ -175,7 +185,53 @@ def check_workers(workers: int, ray: str | None = None) -> int:
     return workers
 
 
-# -- memory ----------------------------------------------------------------------------------
+# -- a strategy file or a bot ---------------------------------------------------------------
+
+
+# the arguments of commands that take a strategy file or a bot (lbr, exploit-real)
+TargetArg = Annotated[str, typer.Argument(help="strategy file (.npz) or a bot name (with --game)")]
+BotGameOpt = Annotated[str | None, typer.Option("--game", help="the game (for a bot)")]
+SolvedInOpt = Annotated[str | None, typer.Option(
+    "--abstraction", help="the abstraction file the strategy was solved in")]
+WorkersOpt = Annotated[int, typer.Option("--workers", help="local worker processes")]
+
+
+def strategy_or_bot(target: str, game: str | None, abstraction: str | None, *, parallel: bool):
+    """(game, opponent) for ``target``, a strategy file or a bot name: a file is loaded here
+    (header checks, its game, its abstraction; ``game``, if given, must be its game) and is the
+    opponent itself, or, for ``parallel`` runs, a ``StrategyFile`` each process loads; a bot
+    needs ``game`` and is an ``AgentSpec``."""
+    from cfrlab.games import load_game
+    from cfrlab.realgame.br import AgentSpec, StrategyFile
+    from cfrlab.strategy import Strategy
+
+    p = Path(target)
+    if not (p.suffix == ".npz" or p.is_file()):
+        if game is None:
+            raise CfrlabError(f"{target}: a bot needs --game")
+        return load_game(game), AgentSpec(target)
+    if not p.is_file():
+        raise CfrlabError(f"no such strategy file {target}")
+    s = Strategy.load(str(p), model=abstraction)
+    g = s.game
+    if game is not None and load_game(game).to_text() != g.to_text():
+        raise CfrlabError(f"{target} is a strategy for {g.name or 'another game'}, not for {game}")
+    return g, StrategyFile(str(p), abstraction) if parallel else s
+
+
+# -- memory and time -------------------------------------------------------------------------
+
+
+def human_seconds(s: float) -> str:
+    """A duration for progress lines: seconds, minutes or hours ("?" while not known)."""
+    if s < 0:
+        return "?"
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 5400:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.1f} h"
+
 
 
 def available_memory() -> int | None:

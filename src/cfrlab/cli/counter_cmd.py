@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cfrlab.cli.common import check_new_output, check_output, writing
+from cfrlab.cli.common import check_new_output, check_output, command_group, writing
 from cfrlab.counter import (
     DEFAULTS,
     OpponentModel,
@@ -98,6 +98,11 @@ def _values(text: str) -> list[float]:
     return out
 
 
+def _check_probability(flag: str, p: float) -> None:
+    if not 0.0 <= p <= 1.0:
+        raise CfrlabError(f"{flag} is a probability from 0 to 1, got {p:g}")
+
+
 def _confidence(text: str) -> tuple[str, float]:
     kind, _, n = text.partition(":")
     if kind not in CONFIDENCE_KINDS:
@@ -111,9 +116,8 @@ def _confidence(text: str) -> tuple[str, float]:
 
 
 def register(app: typer.Typer) -> None:
-    counter_app = typer.Typer(help="Opponent models from logs and counter-strategies (FBR, RNR, DBR).",
-                              no_args_is_help=True)
-    app.add_typer(counter_app, name="counter")
+    counter_app = command_group(app, "counter",
+                                "Opponent models from logs and counter-strategies (FBR, RNR, DBR).")
 
     @counter_app.command("model")
     def model_cmd(
@@ -156,8 +160,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Restricted Nash response: exploit the model with probability p, stay safe otherwise."""
         check_new_output(out, force, "counter-strategy")
-        if not 0.0 <= p <= 1.0:
-            raise CfrlabError(f"--p is a probability from 0 to 1, got {p:g}")
+        _check_probability("--p", p)
         opponent = _load_opponent(model, abstraction)
         _report(rnr(opponent, p, iterations=iterations, algorithm=algorithm,
                     target=_gap(opponent, target)), out, as_json)
@@ -172,8 +175,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Data-biased response: trust the model where it was observed often."""
         check_new_output(out, force, "counter-strategy")
-        if not 0.0 <= p_max <= 1.0:
-            raise CfrlabError(f"--p-max is a probability from 0 to 1, got {p_max:g}")
+        _check_probability("--p-max", p_max)
         kind, full = _confidence(conf)
         m = _load_opponent(model, abstraction, need_counts=True)
         _report(dbr(m, p_max, kind=kind, full=full, iterations=iterations, algorithm=algorithm,

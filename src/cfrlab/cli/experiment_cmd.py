@@ -11,14 +11,12 @@ from typing import Annotated
 
 import typer
 
-from cfrlab.cli.common import check_output, check_output_dir
+from cfrlab.cli.common import check_output, check_output_dir, command_group
 from cfrlab.errors import CfrlabError
 
 
 def register(app: typer.Typer) -> None:
-    ex = typer.Typer(help="Reproduce published experiments (Zinkevich et al. 2007, Figure 1).",
-                     no_args_is_help=True)
-    app.add_typer(ex, name="experiment")
+    ex = command_group(app, "experiment", "Reproduce published experiments (Zinkevich et al. 2007, Figure 1).")
 
     @ex.command("convergence")
     def convergence(

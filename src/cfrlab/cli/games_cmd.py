@@ -6,6 +6,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cfrlab.cli.common import command_group
 from cfrlab.games import load_game
 from cfrlab.games.builtins import BUILTIN_HELP
 
@@ -22,8 +23,7 @@ MATRIX_HELP = {
 
 
 def register(app: typer.Typer) -> None:
-    game_app = typer.Typer(help="Inspect game definitions.", no_args_is_help=True)
-    app.add_typer(game_app, name="game")
+    game_app = command_group(app, "game", "Inspect game definitions.")
 
     @app.command("games")
     def games() -> None:

@@ -5,23 +5,20 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from cfrlab.cli.common import check_workers
+from cfrlab.cli.common import (
+    BotGameOpt,
+    SolvedInOpt,
+    TargetArg,
+    WorkersOpt,
+    check_workers,
+    human_seconds,
+    strategy_or_bot,
+)
 from cfrlab.errors import CfrlabError
-
-
-def _fmt_seconds(s: float) -> str:
-    if s < 0:
-        return "?"
-    if s < 90:
-        return f"{s:.0f} s"
-    if s < 5400:
-        return f"{s / 60:.1f} min"
-    return f"{s / 3600:.1f} h"
 
 
 def run_lbr(target: str, game: str | None = None, abstraction: str | None = None,
@@ -29,30 +26,14 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
             exact: bool = False, as_json: bool = False, quiet: bool = False) -> dict:
     """Local best response to a strategy file or a bot; prints the result (and a JSON line with
     ``as_json``) and returns the summary dict."""
-    from cfrlab.games import load_game
-    from cfrlab.realgame.br import AgentSpec, StrategyFile
     from cfrlab.realgame.lbr import MAX_HANDS, local_best_response
-    from cfrlab.strategy import Strategy
 
     if not exact and hands <= 0:
         raise CfrlabError(f"--hands must be positive, got {hands}")
     if not exact and hands > MAX_HANDS:
         raise CfrlabError(f"--hands must be at most {MAX_HANDS:,}, got {hands:,}")
     check_workers(workers)
-    p = Path(target)
-    if p.suffix == ".npz" or p.is_file():
-        if not p.is_file():
-            raise CfrlabError(f"no such strategy file {target}")
-        s = Strategy.load(str(p), model=abstraction)  # header checks; the game; the abstraction
-        g = s.game
-        if game is not None and load_game(game).to_text() != g.to_text():
-            raise CfrlabError(f"{target} is a strategy for {g.name or 'another game'}, not for {game}")
-        opponent = StrategyFile(str(p), abstraction) if workers > 1 else s
-    else:
-        if game is None:
-            raise CfrlabError(f"{target}: a bot needs --game")
-        g = load_game(game)
-        opponent = AgentSpec(target)
+    g, opponent = strategy_or_bot(target, game, abstraction, parallel=workers > 1)
     last = [0.0]
     block = 100
 
@@ -64,8 +45,8 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
             return
         last[0] = now
         played = min(done * block * 2, 2 * ((hands + 1) // 2))
-        print(f"\rhands {played:,}/{2 * ((hands + 1) // 2):,}  elapsed {_fmt_seconds(elapsed)}  "
-              f"left {_fmt_seconds(eta)}   ", end="" if done < total else "\n", file=sys.stderr,
+        print(f"\rhands {played:,}/{2 * ((hands + 1) // 2):,}  elapsed {human_seconds(elapsed)}  "
+              f"left {human_seconds(eta)}   ", end="" if done < total else "\n", file=sys.stderr,
               flush=True)
 
     r = local_best_response(opponent, g, hands=hands, seed=seed, call_rounds=call_rounds,
@@ -81,7 +62,7 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
         print(f"local best response: {r.value_unit:.6g} ± {r.ci95_unit:.3g} {u} (95% CI); "
               f"seat 0 {r.seat_values[0] * f:.6g} ± {r.seat_ci95[0] * f:.3g}, seat 1 "
               f"{r.seat_values[1] * f:.6g} ± {r.seat_ci95[1] * f:.3g}; {how}{calls}; "
-              f"{_fmt_seconds(r.seconds)}, {r.hands_per_second * 60:,.0f} hands/min")
+              f"{human_seconds(r.seconds)}, {r.hands_per_second * 60:,.0f} hands/min")
     print("a lower bound on the real-game exploitability (cfrlab exploit --real gives it exactly)")
     summary = {"target": target, **r.to_dict(), "seed": seed}
     if as_json:
@@ -93,15 +74,12 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
 def register(app: typer.Typer) -> None:
     @app.command("lbr")
     def lbr(
-        target: Annotated[str, typer.Argument(help="strategy file (.npz) or a bot name (with --game)")],
-        game: Annotated[str | None, typer.Option("--game", help="the game (for a bot)")] = None,
-        abstraction: Annotated[str | None, typer.Option(
-            "--abstraction", help="the abstraction file the strategy was solved in")] = None,
+        target: TargetArg, game: BotGameOpt = None, abstraction: SolvedInOpt = None,
         hands: Annotated[int, typer.Option("--hands", help="hands to play (in duplicate pairs)")] = 10000,
         seed: Annotated[int, typer.Option("--seed", help="seed of the deals")] = 0,
         call_rounds: Annotated[int, typer.Option(
             "--call-rounds", help="check/call through the first K betting rounds")] = 0,
-        workers: Annotated[int, typer.Option("--workers", help="local worker processes")] = 1,
+        workers: WorkersOpt = 1,
         exact: Annotated[bool, typer.Option(
             "--exact", help="the exact expectation over every deal (small games only)")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,

@@ -86,6 +86,39 @@ def _progress(label: str, total: int, show: bool):
         yield lambda done, tot: bar.update(task, completed=done)
 
 
+def _show_match(summary: dict, show, *, log: Path | None, json_out: bool, no_exact: str | None) -> None:
+    """A played match: the note why no exact value (``no_exact``, when asked for), the table
+    (``show``; on stderr with ``json_out``), where the log went, and the JSON line."""
+    if no_exact is not None:
+        Console(stderr=True).print(f"note: no exact value: {no_exact}")
+    console = Console(stderr=json_out)
+    show(summary, console)
+    if log:
+        console.print(f"log written to {log}")
+    if json_out:
+        print(json.dumps(summary, allow_nan=False))
+
+
+def _play_crosstable(play, total: int, slow: bool, show, write_csv, *, csv_path: Path | None,
+                     json_path: Path | None, json_out: bool) -> None:
+    """Play a crosstable (``play(progress)`` returns its table) with a progress bar (``slow``: the
+    Python engine, which shows one for fewer games) and Ctrl-C handled; then ``show`` it and write
+    the CSV (``write_csv``), JSON file and JSON line asked for."""
+    try:
+        with _progress("crosstable", total, total >= (PROGRESS_MIN_PYTHON if slow else PROGRESS_MIN_GAMES)) as cb:
+            counter, done = _counting(cb)
+            table = play(counter)
+    except KeyboardInterrupt:
+        _interrupted(done[0], total, None)
+    show(table, Console(stderr=json_out))
+    if csv_path:
+        write_csv(table, csv_path)
+    if json_path:
+        _write_text(json_path, json.dumps(table, indent=1, allow_nan=False) + "\n", "JSON")
+    if json_out:
+        print(json.dumps(table, allow_nan=False))
+
+
 def _fmt(mean: float | None, ci: float | None, unit: str = MBB) -> str:
     """mbb/g with 2 decimals, chips/g (ante games, values near 1) with 4; "—" for no value and
     "± ?" for no interval (a single sample)."""
@@ -212,14 +245,9 @@ def register(app: typer.Typer) -> None:
         except KeyboardInterrupt:
             _interrupted(done[0], games, log)
         summary = res.summary()
-        if exact and "exact_chips" not in summary:
-            Console(stderr=True).print(f"note: no exact value: {summary.get('exact_unavailable', 'not computable')}")
-        console = Console(stderr=json_out)
-        _print_match(summary, console)
-        if log:
-            console.print(f"log written to {log}")
-        if json_out:
-            print(json.dumps(summary, allow_nan=False))
+        missing = exact and "exact_chips" not in summary
+        _show_match(summary, _print_match, log=log, json_out=json_out,
+                    no_exact=summary.get("exact_unavailable", "not computable") if missing else None)
 
     @app.command("crosstable")
     def crosstable_cmd(
@@ -267,20 +295,13 @@ def register(app: typer.Typer) -> None:
         total = pairs * hands * (2 if duplicate else 1)
         slow = engine == "python" or (engine == "auto" and any(
             fast_reason(g, a, b) is not None for i, a in enumerate(built) for b in built[i + 1:]))
-        try:
-            with _progress("crosstable", total, total >= (PROGRESS_MIN_PYTHON if slow else PROGRESS_MIN_GAMES)) as cb:
-                counter, done = _counting(cb)
-                table = crosstable(g, built, hands, labels=labels, seed=seed, duplicate=duplicate,
-                                   engine=engine, progress=counter)
-        except KeyboardInterrupt:
-            _interrupted(done[0], total, None)
-        _print_crosstable(table, Console(stderr=json_out))
-        if csv_path:
-            _write_csv(table, csv_path)
-        if json_path:
-            _write_text(json_path, json.dumps(table, indent=1, allow_nan=False) + "\n", "JSON")
-        if json_out:
-            print(json.dumps(table, allow_nan=False))
+
+        def play(progress):
+            return crosstable(g, built, hands, labels=labels, seed=seed, duplicate=duplicate,
+                              engine=engine, progress=progress)
+
+        _play_crosstable(play, total, slow, _print_crosstable, _write_csv,
+                         csv_path=csv_path, json_path=json_path, json_out=json_out)
 
 
     @app.command("log")
@@ -365,14 +386,8 @@ def _match_n(game: str, specs: list[str], *, hands: int, seed: int | None, log: 
     except KeyboardInterrupt:
         _interrupted(done[0], games, None)
     summary = res.summary()
-    if exact and "exact_unavailable" in summary:
-        Console(stderr=True).print(f"note: no exact value: {summary['exact_unavailable']}")
-    console = Console(stderr=json_out)
-    _print_match_n(summary, console)
-    if log:
-        console.print(f"log written to {log}")
-    if json_out:
-        print(json.dumps(summary, allow_nan=False))
+    _show_match(summary, _print_match_n, log=log, json_out=json_out,
+                no_exact=summary.get("exact_unavailable") if exact else None)
 
 
 def _print_match_n(summary: dict, console: Console) -> None:
@@ -426,20 +441,13 @@ def _crosstable_n(game: str, specs: list[str], *, hands: int, seed: int | None, 
     labels = [_label(s, a) for s, a in zip(specs, built)]
     total = comb(len(built), n) * games
     slow = engine == "python" or (engine == "auto" and fast_reason(g, built) is not None)
-    try:
-        with _progress("crosstable", total, total >= (PROGRESS_MIN_PYTHON if slow else PROGRESS_MIN_GAMES)) as cb:
-            counter, done = _counting(cb)
-            table = ncrosstable(g, built, hands, labels=labels, seed=seed, engine=engine, exact=exact,
-                                progress=counter)
-    except KeyboardInterrupt:
-        _interrupted(done[0], total, None)
-    _print_crosstable_n(table, Console(stderr=json_out))
-    if csv_path:
-        _write_csv_n(table, csv_path)
-    if json_path:
-        _write_text(json_path, json.dumps(table, indent=1, allow_nan=False) + "\n", "JSON")
-    if json_out:
-        print(json.dumps(table, allow_nan=False))
+
+    def play(progress):
+        return ncrosstable(g, built, hands, labels=labels, seed=seed, engine=engine, exact=exact,
+                           progress=progress)
+
+    _play_crosstable(play, total, slow, _print_crosstable_n, _write_csv_n,
+                     csv_path=csv_path, json_path=json_path, json_out=json_out)
 
 
 def _print_crosstable_n(table: dict, console: Console) -> None:

@@ -14,18 +14,16 @@ from typing import Annotated
 
 import typer
 
-from cfrlab.cli.common import check_new_output, check_workers
-from cfrlab.errors import CfrlabError
-
-
-def _fmt_seconds(s: float) -> str:
-    if s < 0:
-        return "?"
-    if s < 90:
-        return f"{s:.0f} s"
-    if s < 5400:
-        return f"{s / 60:.1f} min"
-    return f"{s / 3600:.1f} h"
+from cfrlab.cli.common import (
+    BotGameOpt,
+    SolvedInOpt,
+    TargetArg,
+    WorkersOpt,
+    check_new_output,
+    check_workers,
+    human_seconds,
+    strategy_or_bot,
+)
 
 
 def default_checkpoint(target: str, game_name: str) -> Path:
@@ -45,33 +43,12 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
     """Real-game best response to a strategy file or a bot; prints the result (and a JSON line
     with ``as_json``) and returns the summary dict. ``br_out``: also save the best response
     itself (a lossless strategy playing both positions), where the game is small enough."""
-    from cfrlab.games import load_game
     from cfrlab.games.units import format_unit, to_unit
-    from cfrlab.realgame import (
-        AgentSpec,
-        StrategyFile,
-        real_best_response,
-        real_best_response_strategy,
-    )
+    from cfrlab.realgame import real_best_response, real_best_response_strategy
     from cfrlab.realgame.brstrategy import check_storable
-    from cfrlab.strategy import Strategy
 
     check_workers(workers, ray)
-    p = Path(target)
-    if p.suffix == ".npz" or p.is_file():
-        if not p.is_file():
-            raise CfrlabError(f"no such strategy file {target}")
-        src = StrategyFile(str(p), abstraction)
-        s = Strategy.load(str(p), model=abstraction)  # header checks; the game; the abstraction
-        g = s.game
-        if game is not None and load_game(game).to_text() != g.to_text():
-            raise CfrlabError(f"{target} is a strategy for {g.name or 'another game'}, not for {game}")
-        opponent = src if workers > 1 or ray else s
-    else:
-        if game is None:
-            raise CfrlabError(f"{target}: a bot needs --game")
-        g = load_game(game)
-        opponent = AgentSpec(target)
+    g, opponent = strategy_or_bot(target, game, abstraction, parallel=workers > 1 or bool(ray))
     ck = Path(checkpoint) if checkpoint else default_checkpoint(target, g.name or "game")
     if br_out is not None:  # refuse before any work: a game too large, a file in the way
         check_storable(g)
@@ -85,8 +62,8 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
         if done < total and now - last[0] < 2.0:
             return
         last[0] = now
-        print(f"\runits {done:,}/{total:,}  elapsed {_fmt_seconds(elapsed)}  left "
-              f"{_fmt_seconds(eta)}   ", end="" if done < total else "\n", file=sys.stderr,
+        print(f"\runits {done:,}/{total:,}  elapsed {human_seconds(elapsed)}  left "
+              f"{human_seconds(eta)}   ", end="" if done < total else "\n", file=sys.stderr,
               flush=True)
 
     try:
@@ -108,11 +85,11 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
           f"as player 1 wins {to_unit(g, b1):.6g} {unit}")
     if r.method == "fixed":
         print(f"real-game exploitability {format_unit(g, r.exploitability)} (mean of the two) in "
-              f"{_fmt_seconds(r.seconds)} (a card-independent opponent: {r.units:,} board classes, "
+              f"{human_seconds(r.seconds)} (a card-independent opponent: {r.units:,} board classes, "
               "no checkpoints needed)")
     else:
         print(f"real-game exploitability {format_unit(g, r.exploitability)} (mean of the two); "
-              f"{r.units:,} units ({r.units_computed:,} computed now) in {_fmt_seconds(r.seconds)}, "
+              f"{r.units:,} units ({r.units_computed:,} computed now) in {human_seconds(r.seconds)}, "
               f"checkpoints in {ck}")
     summary = {"game": g.name or "custom", "target": target, "unit": unit,
                "exploitability": to_unit(g, r.exploitability),
@@ -136,11 +113,8 @@ BR_OUT_HELP = ("with --real: also save the best response itself, a lossless stra
 def register(app: typer.Typer) -> None:
     @app.command("exploit-real")
     def exploit_real(
-        target: Annotated[str, typer.Argument(help="strategy file (.npz) or a bot name (with --game)")],
-        game: Annotated[str | None, typer.Option("--game", help="the game (for a bot)")] = None,
-        abstraction: Annotated[str | None, typer.Option(
-            "--abstraction", help="the abstraction file the strategy was solved in")] = None,
-        workers: Annotated[int, typer.Option("--workers", help="local worker processes")] = 1,
+        target: TargetArg, game: BotGameOpt = None, abstraction: SolvedInOpt = None,
+        workers: WorkersOpt = 1,
         ray: Annotated[str | None, typer.Option(
             "--ray", help="run the units on an existing Ray cluster: 'auto' or HOST:PORT")] = None,
         resume: Annotated[bool, typer.Option(

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from cfrlab.cli.common import check_output, split_game, writing
+from cfrlab.cli.common import check_output, command_group, split_game, writing
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import printable
 from cfrlab.games import load_game
@@ -132,8 +132,7 @@ def print_opening(strategy: Strategy, rows: int, console: Console) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    strategy_app = typer.Typer(help="Inspect, export and import strategy files.", no_args_is_help=True)
-    app.add_typer(strategy_app, name="strategy")
+    strategy_app = command_group(app, "strategy", "Inspect, export and import strategy files.")
 
     @strategy_app.command("show")
     def show(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from cfrlab.solvers.lp import SequenceForm, build_sequence_form, solve_linprog
+from cfrlab.solvers.lp import SequenceForm, build_sequence_form, player_lp
 
 
 def realization_plan(form: SequenceForm, tree, policy: np.ndarray, player: int) -> np.ndarray:
@@ -59,50 +59,35 @@ def _restriction(form: SequenceForm, tree, fixed, conf, player: int) -> sp.csr_m
 def rnr_value(tree, model, fixed: np.ndarray, p: float) -> float:
     """The RNR game's value for the exploiter (chips, mean over positions)."""
     form = build_sequence_form(tree, model)
-    A = form.A.tocsr()
-    E, F = form.E
+    A = form.A
     n0, n1 = form.num_seq
-    k0, k1 = E.shape[0], F.shape[0]
-    e, f = np.zeros(k0), np.zeros(k1)
-    e[0] = f[0] = 1.0
     # exploiter at position 0: variables (x, q)
+    lp = player_lp(form, 0)
     y_fix = realization_plan(form, tree, fixed, 1)
-    c = np.concatenate([-p * (A @ y_fix), np.zeros(k1)])
+    c = np.concatenate([-p * (A @ y_fix), np.zeros(lp.num_dual)])
     c[n0] = -(1.0 - p)
-    sol = solve_linprog(c, sp.hstack([-A.T, F.T], format="csr"), sp.hstack([E, sp.csr_matrix((k0, k1))], format="csr"),
-                 e, n0, k1, "highs")
-    v0 = -float(c @ sol)
+    v0 = -float(c @ lp.solve(c, "highs"))
     # exploiter at position 1: minimise p (x_fix^T A) y + (1 - p) w[0] over (y, w)
+    lp = player_lp(form, 1)
     x_fix = realization_plan(form, tree, fixed, 0)
-    c = np.concatenate([p * (A.T @ x_fix), np.zeros(k0)])
+    c = np.concatenate([p * (A.T @ x_fix), np.zeros(lp.num_dual)])
     c[n1] = 1.0 - p
-    sol = solve_linprog(c, sp.hstack([A, -E.T], format="csr"), sp.hstack([F, sp.csr_matrix((k1, k0))], format="csr"),
-                 f, n1, k0, "highs")
-    v1 = -float(c @ sol)
+    v1 = -float(c @ lp.solve(c, "highs"))
     return 0.5 * (v0 + v1)
 
 
 def dbr_value(tree, model, fixed: np.ndarray, conf: np.ndarray) -> float:
     """The DBR game's value for the exploiter (chips, mean over positions)."""
     form = build_sequence_form(tree, model)
-    A = form.A.tocsr()
-    E, F = form.E
     n0, n1 = form.num_seq
-    k0, k1 = E.shape[0], F.shape[0]
-    e, f = np.zeros(k0), np.zeros(k1)
-    e[0] = f[0] = 1.0
     # exploiter at 0, restricted opponent at 1: min p[0] over restricted y
-    Ry = _restriction(form, tree, fixed, conf, 1)
-    c = np.zeros(n1 + k0)
+    lp = player_lp(form, 1)
+    c = np.zeros(lp.num_vars)
     c[n1] = 1.0
-    a_ub = sp.vstack([sp.hstack([A, -E.T]), sp.hstack([Ry, sp.csr_matrix((Ry.shape[0], k0))])], format="csr")
-    sol = solve_linprog(c, a_ub, sp.hstack([F, sp.csr_matrix((k1, k0))], format="csr"), f, n1, k0, "highs")
-    v0 = float(sol[n1])
+    v0 = float(lp.solve(c, "highs", _restriction(form, tree, fixed, conf, 1))[n1])
     # exploiter at 1, restricted opponent at 0: its value is minus max q[0] over restricted x
-    Rx = _restriction(form, tree, fixed, conf, 0)
-    c = np.zeros(n0 + k1)
+    lp = player_lp(form, 0)
+    c = np.zeros(lp.num_vars)
     c[n0] = -1.0
-    a_ub = sp.vstack([sp.hstack([-A.T, F.T]), sp.hstack([Rx, sp.csr_matrix((Rx.shape[0], k1))])], format="csr")
-    sol = solve_linprog(c, a_ub, sp.hstack([E, sp.csr_matrix((k0, k1))], format="csr"), e, n0, k1, "highs")
-    v1 = -float(sol[n0])
+    v1 = -float(lp.solve(c, "highs", _restriction(form, tree, fixed, conf, 0))[n0])
     return 0.5 * (v0 + v1)

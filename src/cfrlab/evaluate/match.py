@@ -324,6 +324,22 @@ def agent_seed(seed: int, half: int, which: int) -> int:
 # -- the python engine ------------------------------------------------------------------------
 
 
+def play_hand(state: State, by_position) -> None:
+    """Play ``state`` to its end, each action asked of the agent at the acting position
+    (``by_position[p]``, from the ``MatchState`` of its seat); an action that is not a legal
+    action string raises IllegalActionError naming the agent, the state and the legal actions."""
+    while not state.is_terminal():
+        p = state.current_player()
+        agent = by_position[p]
+        view = seat_view(state, p)
+        action = agent.act(view)
+        if not isinstance(action, str) or not state.is_legal(action):
+            raise IllegalActionError(
+                f"agent {getattr(agent, 'name', agent)!r} played {action!r} at {view.to_string()}; "
+                f"legal: {', '.join(view.legal_actions())}")
+        state.apply(action)
+
+
 def _play_python(game, a, b, hands, seed, halves, values, writer, names, progress, scorer=None) -> None:
     total = halves * hands
     step = max(1, min(1000, hands // 100))
@@ -342,16 +358,7 @@ def _play_python(game, a, b, hands, seed, halves, values, writer, names, progres
             for i, deal in enumerate(deals):
                 h = start + i
                 state = State(game, [int(c) for c in deal], hand_number=h)
-                while not state.is_terminal():
-                    p = state.current_player()
-                    agent = seats[(p + h) % 2]
-                    view = seat_view(state, p)
-                    action = agent.act(view)
-                    if not isinstance(action, str) or not state.is_legal(action):
-                        raise IllegalActionError(
-                            f"agent {getattr(agent, 'name', agent)!r} played {action!r} at {view.to_string()}; "
-                            f"legal: {', '.join(view.legal_actions())}")
-                    state.apply(action)
+                play_hand(state, [seats[(p + h) % 2] for p in (0, 1)])  # agent at each position
                 pay = state.payoffs()
                 values[half, h] = pay[(half - h) % 2]
                 if scorer is not None:

@@ -14,7 +14,7 @@ import hashlib
 
 import numpy as np
 
-from cfrlab.abstraction.model import SYNTHETIC
+from cfrlab.abstraction.model import SYNTHETIC, keep_engine_views
 
 
 class SyntheticBucketModel:
@@ -60,13 +60,9 @@ class SyntheticBucketModel:
     def share_tables(self, fold_ops: list, showdown_op: tuple) -> None:
         """As ``BucketedModel.share_tables``: keep the engine's packed views (P_r, and -W for
         W) instead of copies, so that memory figures match a real abstraction's."""
-        for r, (blocks, B) in enumerate(fold_ops):
-            if B == 1 and blocks.shape[0] == 1 and np.array_equal(blocks[0], self._fold[r]):
-                self._fold[r] = blocks[0]
-        blocks, B = showdown_op
-        if (B == 1 and blocks.shape[0] == 1 and self._W is not None
-                and np.array_equal(blocks[0], -self._W)):
-            self._neg_W, self._W = blocks[0], None
+        neg_W = keep_engine_views(self._fold, self._W, fold_ops, showdown_op)
+        if neg_W is not None:
+            self._neg_W, self._W = neg_W, None
 
     def describe_state(self, r: int, s: int) -> str:
         return f"s{s}"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from math import comb
 
 from cfrlab.cards import cards_text, deck
-from cfrlab.errors import ParseError, printable
+from cfrlab.errors import CfrlabError, ParseError, one_line, printable
 
 INT32_MAX = 2**31 - 1
 UNLIMITED_RAISES = 255
@@ -242,6 +242,15 @@ def parse_game(text: str, name: str = "") -> GameDef:
         name=name,
     )
     return _trimmed(g)
+
+
+def game_of_header(path, header: dict, what: str) -> GameDef:
+    """The game a file's header records (``game``: its definition's text; ``game_name``); a
+    definition that does not parse is refused in one line naming ``path`` and the ``what`` file."""
+    try:
+        return parse_game(header["game"], name=header.get("game_name") or "")
+    except ParseError as e:
+        raise CfrlabError(one_line(f"{path}: corrupt {what} header (game definition: {e})")) from None
 
 
 def _trimmed(g: GameDef) -> GameDef:

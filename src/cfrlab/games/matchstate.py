@@ -217,18 +217,24 @@ class MatchState:
         return self.to_string()
 
 
+def _fields(line, what: str, tag: str, n: int) -> tuple[str, list[str]]:
+    """The line (line end dropped) and its ``n`` ':'-separated fields, the first ``tag``;
+    ParseError naming ``what`` the line should be otherwise."""
+    if not isinstance(line, str):
+        raise ParseError(f"a {what} is text, got {type(line).__name__}")
+    line = line.rstrip("\r\n")
+    if not line.startswith(f"{tag}:"):
+        raise ParseError(f"not a {what} (it must start with '{tag}:'): {_quote(line)}")
+    parts = line.split(":")
+    if len(parts) != n:
+        raise ParseError(f"a {what} has {n} ':'-separated fields, got {len(parts)}: {_quote(line)}")
+    return line, parts
+
+
 def parse_match_state(game: GameDef, line: str) -> MatchState:
     """Parse ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` (a trailing line end is
     ignored). ParseError on anything the ACPC dealer would not send."""
-    if not isinstance(line, str):
-        raise ParseError(f"a match-state line is text, got {type(line).__name__}")
-    line = line.rstrip("\r\n")
-    if not line.startswith("MATCHSTATE:"):
-        raise ParseError(f"not a match-state line (it must start with 'MATCHSTATE:'): {_quote(line)}")
-    parts = line.split(":")
-    if len(parts) != 5:
-        raise ParseError(f"a match-state line has 5 ':'-separated fields, got {len(parts)}: {_quote(line)}")
-    _, pos_s, hand_s, betting_s, cards_s = parts
+    line, (_, pos_s, hand_s, betting_s, cards_s) = _fields(line, "match-state line", "MATCHSTATE", 5)
     position = _uint(pos_s, "position", line)
     if position >= game.num_players:
         raise ParseError(f"position {position} is not 0..{game.num_players - 1} in {_quote(line)}")
@@ -278,15 +284,7 @@ class LogLine:
 
 def parse_log_line(game: GameDef, line: str) -> LogLine:
     """Parse a dealer log line ``STATE:<hand>:<betting>:<cards>:<values>:<names>``."""
-    if not isinstance(line, str):
-        raise ParseError(f"a log line is text, got {type(line).__name__}")
-    line = line.rstrip("\r\n")
-    if not line.startswith("STATE:"):
-        raise ParseError(f"not a log line (it must start with 'STATE:'): {_quote(line)}")
-    parts = line.split(":")
-    if len(parts) != 6:
-        raise ParseError(f"a log line has 6 ':'-separated fields, got {len(parts)}: {_quote(line)}")
-    _, hand_s, betting_s, cards_s, values_s, names_s = parts
+    line, (_, hand_s, betting_s, cards_s, values_s, names_s) = _fields(line, "log line", "STATE", 6)
     hand = _uint(hand_s, "hand number", line)
     state = _replay(game, betting_s, hand, line)
     if not state.is_terminal():

@@ -31,9 +31,7 @@ How the two games line up (checked against pyspiel in tests/test_openspiel.py):
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -41,19 +39,27 @@ import numpy as np
 from cfrlab.cards import deck
 from cfrlab.engine import build_tree_for, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError
-from cfrlab.fileio import atomic_write_text
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.interop import openspiel_nplayer as nplayer
+from cfrlab.interop._openspiel_shared import (  # noqa: F401  (the names this module has always had)
+    LEDUC_STARTING_MONEY,
+    PROB_TOLERANCE,
+    InfoState,
+    distribution,
+    from_openspiel_policy,
+    kuhn_leduc_infostates,
+    legal_action_ids,
+    policy_mapping,
+    pyspiel_module,
+    read_policy_json,
+    to_openspiel_policy,
+    write_policy_json,
+)
 from cfrlab.strategy import Strategy
-from cfrlab.tree import DECISION
 
 OPENSPIEL_GAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
 UNIVERSAL = "universal_poker"
 RANKS, SUITS = "23456789TJQKA", "cdhs"
-LEDUC_STARTING_MONEY = 100  # OpenSpiel leduc_poker's default stack
-PROB_TOLERANCE = 1e-6  # how far an imported distribution may sum from 1 before it is refused
-
-
 
 
 def openspiel_game_name(game) -> str:
@@ -124,45 +130,13 @@ def _universal_card(game, card: int) -> str:
     return RANKS[rank] + SUITS[suit]
 
 
-@dataclass(frozen=True)
-class InfoState:
-    """One OpenSpiel information state and where it lives in cfrlab's tree."""
-
-    key: str
-    node: int
-    player: int
-    round: int
-    hole: tuple[int, ...]
-    board: tuple[int, ...]
-
-
-def _path(tree, node: int) -> list[tuple[int, int]]:
-    """(decision node, action) pairs from the root to `node`."""
-    out = []
-    n = node
-    while tree.parent[n] >= 0:
-        p = int(tree.parent[n])
-        if tree.kind[p] == DECISION:
-            out.append((p, int(tree.action[n])))
-        n = p
-    return out[::-1]
-
-
-def _kuhn_action(tree, node: int, a: int) -> int:
-    """OpenSpiel Kuhn action (0 pass, 1 bet) of cfrlab action a at `node`."""
-    facing_bet = bool(tree.legal[tree.decision[node], 0])
-    return a if facing_bet else a - 1
-
-
 def _our_actions(tree, node: int, os_name: str) -> dict[int, int]:
     """OpenSpiel action id -> cfrlab column, for the legal actions at `node`."""
-    legal = np.flatnonzero(tree.legal[tree.decision[node]])
-    if os_name == "kuhn_poker":
-        return {_kuhn_action(tree, node, int(a)): int(a) for a in legal}
     if os_name == UNIVERSAL and not tree.game.is_limit:  # fullgame: a raise's id is its amount
+        legal = np.flatnonzero(tree.legal[tree.decision[node]])
         return {int(a) if a < 2 else int(tree.raise_to[tree.child_by_action(node, int(a))]): int(a)
                 for a in legal}
-    return {int(a): int(a) for a in legal}
+    return legal_action_ids(tree, node, os_name == "kuhn_poker")
 
 
 def _universal_infostates(game, tree) -> Iterator[InfoState]:
@@ -193,32 +167,7 @@ def openspiel_infostates(game, tree) -> Iterator[InfoState]:
     if name == UNIVERSAL:
         yield from _universal_infostates(game, tree)
         return
-    cards = deck(game.num_ranks, game.num_suits)
-    for n in tree.decision_node:
-        n = int(n)
-        p, r = int(tree.player[n]), int(tree.round[n])
-        path = _path(tree, n)
-        if name == "kuhn_poker":
-            hist = "".join("pb"[_kuhn_action(tree, m, a)] for m, a in path)
-            for i, c in enumerate(cards):
-                yield InfoState(f"{i}{hist}", n, p, r, (c,), ())
-            continue
-        rounds = [[], []]
-        for m, a in path:
-            rounds[int(tree.round[m])].append(str(a))
-        s0, s1 = int(tree.spent[n, 0]), int(tree.spent[n, 1])
-        head = (
-            f"[Observer: {p}][Private: {{c}}][Round {r + 1}][Player: {p}][Pot: {s0 + s1}]"
-            f"[Money: {LEDUC_STARTING_MONEY - s0} {LEDUC_STARTING_MONEY - s1}]"
-        )
-        tail = f"[Round1: {' '.join(rounds[0])}][Round2: {' '.join(rounds[1])}]"
-        for i, c in enumerate(cards):
-            if r == 0:
-                yield InfoState(head.format(c=i) + tail, n, p, r, (c,), ())
-                continue
-            for j, b in enumerate(cards):
-                if j != i:
-                    yield InfoState(head.format(c=i) + f"[Public: {j}]" + tail, n, p, r, (c,), (b,))
+    yield from kuhn_leduc_infostates(game, tree, name == "kuhn_poker")
 
 
 def export_openspiel(strategy) -> dict[str, dict[int, float]]:
@@ -271,7 +220,7 @@ def import_openspiel(
     for info in infos:
         if info.key not in mapping:
             raise CfrlabError(f"OpenSpiel policy lacks information state {info.key!r}")
-        probs = _distribution(info.key, mapping[info.key], _our_actions(tree, info.node, name),
+        probs = distribution(info.key, mapping[info.key], _our_actions(tree, info.node, name),
                               tree.num_actions)
         row = int(off[tree.decision[info.node]]) + int(
             model.state_of(info.player, list(info.hole), list(info.board), info.round)
@@ -296,94 +245,25 @@ def import_openspiel(
     )
 
 
-def _distribution(key: str, entry, actions: dict[int, int], width: int) -> np.ndarray:
-    """cfrlab row (its ``width`` columns) from one OpenSpiel entry over the legal OpenSpiel actions."""
-    items = entry.items() if isinstance(entry, Mapping) else entry
-    row = np.zeros(width)
-    try:
-        pairs = [(int(a), float(p)) for a, p in items]
-    except (TypeError, ValueError):
-        raise CfrlabError(f"{key!r}: expected {{action id: probability}}, got {entry!r}") from None
-    for a, p in pairs:
-        if not np.isfinite(p) or p < 0:
-            raise CfrlabError(f"{key!r}: probability {p} of action {a} is not a probability")
-        if a not in actions:
-            if p > 0:
-                raise CfrlabError(
-                    f"{key!r}: action {a} is not legal there (legal: {sorted(actions)})"
-                )
-            continue
-        row[actions[a]] += p
-    total = row.sum()
-    if abs(total - 1.0) > PROB_TOLERANCE:
-        raise CfrlabError(f"{key!r}: probabilities sum to {total}, not 1")
-    # rescale only what is visibly off, so that export -> import is bit-identical
-    return row if abs(total - 1.0) <= 1e-12 else row / total
-
-
 # -- files ----------------------------------------------------------------------------
 
 
 def save_openspiel_json(path: str | Path, strategy) -> int:
     """Write ``export_openspiel(strategy)`` as JSON (atomic); returns the number of states."""
-    mapping = export_openspiel(strategy)
-    text = json.dumps({k: {str(a): p for a, p in v.items()} for k, v in mapping.items()}, indent=1)
-    atomic_write_text(path, text + "\n")
-    return len(mapping)
+    return write_policy_json(path, export_openspiel(strategy))
 
 
 def load_openspiel_json(path: str | Path, game):
     """Read a JSON map written by ``save_openspiel_json`` (or by hand / OpenSpiel scripts)."""
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise CfrlabError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CfrlabError(f"{p}: not a JSON OpenSpiel policy ({e})") from None
-    if not isinstance(data, dict):
-        raise CfrlabError(
-            f"{p}: expected a JSON object {{information state: {{action: probability}}}}"
-        )
-    return import_openspiel(game, data)
+    return import_openspiel(game, read_policy_json(path))
 
 
 # -- OpenSpiel objects (needs open_spiel) -----------------------------------------------
 
 
-def to_openspiel_policy(mapping: Mapping, os_game):
-    """An ``open_spiel.python.policy.TabularPolicy`` holding `mapping`."""
-    from open_spiel.python import policy as os_policy
-
-    tab = os_policy.TabularPolicy(os_game)
-    for key, idx in tab.state_lookup.items():
-        row = np.zeros(tab.action_probability_array.shape[1])
-        for a, prob in mapping[key].items():
-            row[int(a)] = prob
-        tab.action_probability_array[idx] = row
-    return tab
-
-
-def from_openspiel_policy(tab) -> dict[str, dict[int, float]]:
-    """The map of an OpenSpiel ``TabularPolicy`` (legal actions only)."""
-    out = {}
-    for key, idx in tab.state_lookup.items():
-        legal = np.flatnonzero(tab.legal_actions_mask[idx])
-        out[key] = {int(a): float(tab.action_probability_array[idx, a]) for a in legal}
-    return out
-
-
-def _pyspiel():
-    try:
-        import pyspiel
-    except ImportError:
-        raise CfrlabError("OpenSpiel is not installed (pip install open_spiel)") from None
-    return pyspiel
-
-
 def load_openspiel_game(game):
     """OpenSpiel's counterpart of ``game`` as a loaded pyspiel game (needs open_spiel)."""
-    pyspiel = _pyspiel()
+    pyspiel = pyspiel_module()
     name = openspiel_game_name(game)
     if name != UNIVERSAL:
         return pyspiel.load_game(name)
@@ -430,18 +310,8 @@ def from_openspiel(policy, game=None, *, algorithm: str = "openspiel"):
     game = load_game(game)
     if game.num_players > 2:
         return _from_nplayer(policy, game, algorithm)
-    if hasattr(policy, "state_lookup"):  # a Python TabularPolicy
-        mapping = from_openspiel_policy(policy)
-    elif hasattr(policy, "get_state_policy"):  # a pyspiel (C++) policy: ask state by state
-        tree = build_tree_for(game)
-        mapping = {}
-        for info in openspiel_infostates(game, tree):
-            try:
-                mapping[info.key] = {int(a): float(p) for a, p in policy.get_state_policy(info.key)}
-            except Exception as e:  # noqa: BLE001 - pyspiel raises its own types
-                raise CfrlabError(f"the OpenSpiel policy has no entry for {info.key!r} ({e})") from None
-    else:
-        raise CfrlabError(f"not an OpenSpiel policy or solver: {type(policy).__name__}")
+    # a pyspiel (C++) policy is asked state by state, for the states of the game's tree
+    mapping = policy_mapping(policy, lambda: openspiel_infostates(game, build_tree_for(game)))
     return import_openspiel(game, mapping, algorithm=algorithm)
 
 

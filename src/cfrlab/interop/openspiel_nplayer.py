@@ -18,22 +18,16 @@ How the games line up (checked against pyspiel in tests/test_multiplayer_openspi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from cfrlab.cards import deck
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
-from cfrlab.fileio import atomic_write_text
 from cfrlab.games import GameDef, load_game, parse_game
-from cfrlab.tree import DECISION
-
-LEDUC_STARTING_MONEY = 100
-PROB_TOLERANCE = 1e-6
+from cfrlab.interop import _openspiel_shared as shared
+from cfrlab.interop._openspiel_shared import InfoState
 
 
 def _kuhn_text(n: int) -> str:
@@ -70,69 +64,10 @@ def game_of_openspiel(os_game) -> GameDef:
     return parse_game(texts[name](n), name=f"{name.split('_')[0]}-{n}p")
 
 
-@dataclass(frozen=True)
-class InfoState:
-    key: str
-    node: int
-    player: int
-    round: int
-    hole: tuple[int, ...]
-    board: tuple[int, ...]
-
-
-def _path(tree, node: int) -> list[tuple[int, int]]:
-    out = []
-    n = node
-    while tree.parent[n] >= 0:
-        p = int(tree.parent[n])
-        if tree.kind[p] == DECISION:
-            out.append((p, int(tree.action[n])))
-        n = p
-    return out[::-1]
-
-
-def _kuhn_action(tree, node: int, a: int) -> int:
-    facing = bool(tree.legal[tree.decision[node], 0])
-    return a if facing else a - 1
-
-
-def _actions(tree, node: int, kuhn: bool) -> dict[int, int]:
-    """OpenSpiel action id -> cfrlab column at a decision node."""
-    legal = np.flatnonzero(tree.legal[tree.decision[node]])
-    if kuhn:
-        return {_kuhn_action(tree, node, int(a)): int(a) for a in legal}
-    return {int(a): int(a) for a in legal}
-
-
 def openspiel_infostates(engine: NEngine) -> Iterator[InfoState]:
     """Every OpenSpiel information state of the engine's game."""
-    game, tree = engine.game, engine.tree
-    kuhn = openspiel_game_string(game).startswith("kuhn")
-    cards = deck(game.num_ranks, game.num_suits)
-    P = game.num_players
-    for n in tree.decision_node:
-        n = int(n)
-        p, r = int(tree.player[n]), int(tree.round[n])
-        path = _path(tree, n)
-        if kuhn:
-            hist = "".join("pb"[_kuhn_action(tree, m, a)] for m, a in path)
-            for i, c in enumerate(cards):
-                yield InfoState(f"{i}{hist}", n, p, r, (c,), ())
-            continue
-        rounds: list[list[str]] = [[], []]
-        for m, a in path:
-            rounds[int(tree.round[m])].append(str(a))
-        spent = [int(tree.spent[n, j]) for j in range(P)]
-        money = " ".join(str(LEDUC_STARTING_MONEY - s) for s in spent)
-        head = f"[Observer: {p}][Private: {{c}}][Round {r + 1}][Player: {p}][Pot: {sum(spent)}][Money: {money}]"
-        tail = f"[Round1: {' '.join(rounds[0])}][Round2: {' '.join(rounds[1])}]"
-        for i, c in enumerate(cards):
-            if r == 0:
-                yield InfoState(head.format(c=i) + tail, n, p, r, (c,), ())
-                continue
-            for j, b in enumerate(cards):
-                if j != i:
-                    yield InfoState(head.format(c=i) + f"[Public: {j}]" + tail, n, p, r, (c,), (b,))
+    kuhn = openspiel_game_string(engine.game).startswith("kuhn")
+    yield from shared.kuhn_leduc_infostates(engine.game, engine.tree, kuhn)
 
 
 def _row(engine: NEngine, info: InfoState) -> int:
@@ -146,7 +81,7 @@ def export_openspiel(game: GameDef | str, policy: np.ndarray) -> dict[str, dict[
     policy = engine.check(policy)
     kuhn = openspiel_game_string(engine.game).startswith("kuhn")
     return {info.key: {os_a: float(policy[_row(engine, info), a])
-                       for os_a, a in _actions(engine.tree, info.node, kuhn).items()}
+                       for os_a, a in shared.legal_action_ids(engine.tree, info.node, kuhn).items()}
             for info in openspiel_infostates(engine)}
 
 
@@ -166,82 +101,31 @@ def import_openspiel(game: GameDef | str, mapping: Mapping) -> np.ndarray:
     for info in infos:
         if info.key not in mapping:
             raise CfrlabError(f"OpenSpiel policy lacks information state {info.key!r}")
-        policy[_row(engine, info)] = _distribution(info.key, mapping[info.key],
-                                                   _actions(engine.tree, info.node, kuhn))
+        actions = shared.legal_action_ids(engine.tree, info.node, kuhn)
+        policy[_row(engine, info)] = shared.distribution(info.key, mapping[info.key], actions, 3)
     if np.isnan(policy).any():  # cannot happen for these games: every row is some OpenSpiel state
         raise CfrlabError("the OpenSpiel policy leaves some cfrlab information sets without a distribution")
     return policy
 
 
-def _distribution(key: str, entry, actions: dict[int, int]) -> np.ndarray:
-    items = entry.items() if isinstance(entry, Mapping) else entry
-    row = np.zeros(3)
-    try:
-        pairs = [(int(a), float(p)) for a, p in items]
-    except (TypeError, ValueError):
-        raise CfrlabError(f"{key!r}: expected {{action id: probability}}, got {entry!r}") from None
-    for a, p in pairs:
-        if not np.isfinite(p) or p < 0:
-            raise CfrlabError(f"{key!r}: probability {p} of action {a} is not a probability")
-        if a not in actions:
-            if p > 0:
-                raise CfrlabError(f"{key!r}: action {a} is not legal there (legal: {sorted(actions)})")
-            continue
-        row[actions[a]] += p
-    total = row.sum()
-    if abs(total - 1.0) > PROB_TOLERANCE:
-        raise CfrlabError(f"{key!r}: probabilities sum to {total}, not 1")
-    return row if abs(total - 1.0) <= 1e-12 else row / total
-
-
 def save_openspiel_json(path: str | Path, game: GameDef | str, policy: np.ndarray) -> int:
-    mapping = export_openspiel(game, policy)
-    atomic_write_text(path, json.dumps({k: {str(a): p for a, p in v.items()} for k, v in mapping.items()},
-                                       indent=1) + "\n")
-    return len(mapping)
+    return shared.write_policy_json(path, export_openspiel(game, policy))
 
 
 def load_openspiel_json(path: str | Path, game: GameDef | str) -> np.ndarray:
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise CfrlabError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CfrlabError(f"{p}: not a JSON OpenSpiel policy ({e})") from None
-    if not isinstance(data, dict):
-        raise CfrlabError(f"{p}: expected a JSON object {{information state: {{action: probability}}}}")
-    return import_openspiel(game, data)
+    return import_openspiel(game, shared.read_policy_json(path))
 
 
 # -- OpenSpiel objects (need open_spiel) ------------------------------------------------------
 
-def _pyspiel():
-    try:
-        import pyspiel
-    except ImportError:
-        raise CfrlabError("OpenSpiel is not installed (pip install open_spiel)") from None
-    return pyspiel
-
-
 def load_openspiel_game(game: GameDef | str):
     """The pyspiel game with the same rules as the cfrlab game."""
-    return _pyspiel().load_game(openspiel_game_string(load_game(game)))
+    return shared.pyspiel_module().load_game(openspiel_game_string(load_game(game)))
 
 
 def to_openspiel(game: GameDef | str, policy: np.ndarray):
     """An ``open_spiel.python.policy.TabularPolicy`` of the OpenSpiel game holding ``policy``."""
-    from open_spiel.python import policy as os_policy
-
-    mapping = export_openspiel(game, policy)
-    os_game = load_openspiel_game(game)
-    tab = os_policy.TabularPolicy(os_game)
-    for key, idx in tab.state_lookup.items():
-        row = np.zeros(tab.action_probability_array.shape[1])
-        for a, prob in mapping[key].items():
-            row[int(a)] = prob
-        tab.action_probability_array[idx] = row
-    return tab
+    return shared.to_openspiel_policy(export_openspiel(game, policy), load_openspiel_game(game))
 
 
 def from_openspiel(policy, game: GameDef | str) -> np.ndarray:
@@ -250,18 +134,5 @@ def from_openspiel(policy, game: GameDef | str) -> np.ndarray:
     engine = get_engine(game)
     if hasattr(policy, "average_policy") and callable(policy.average_policy):
         policy = policy.average_policy()
-    if hasattr(policy, "state_lookup"):
-        mapping = {}
-        for key, idx in policy.state_lookup.items():
-            legal = np.flatnonzero(policy.legal_actions_mask[idx])
-            mapping[key] = {int(a): float(policy.action_probability_array[idx, a]) for a in legal}
-    elif hasattr(policy, "get_state_policy"):
-        mapping = {}
-        for info in openspiel_infostates(engine):
-            try:
-                mapping[info.key] = {int(a): float(p) for a, p in policy.get_state_policy(info.key)}
-            except Exception as e:  # noqa: BLE001 - pyspiel raises its own types
-                raise CfrlabError(f"the OpenSpiel policy has no entry for {info.key!r} ({e})") from None
-    else:
-        raise CfrlabError(f"not an OpenSpiel policy or solver: {type(policy).__name__}")
+    mapping = shared.policy_mapping(policy, lambda: openspiel_infostates(engine))
     return import_openspiel(engine.game, mapping)

@@ -185,6 +185,16 @@ def opponent_digest(bp) -> str:
     return h.hexdigest()
 
 
+def game_to_play(opponent, game: GameDef | str | None, caller: str) -> GameDef:
+    """``game`` loaded, or a ``Strategy`` opponent's own game when none is given (``caller``
+    names the function in the message when neither says it)."""
+    if game is None:
+        if not isinstance(opponent, Strategy):
+            raise CfrlabError(f"{caller} needs the game")
+        game = opponent.game
+    return load_game(game)
+
+
 def real_best_response(opponent, game: GameDef | str | None = None, *, workers: int = 1,
                        checkpoint: str | Path | None = None, resume: bool = False,
                        progress: Progress | None = None, units: list[int] | None = None,
@@ -200,12 +210,7 @@ def real_best_response(opponent, game: GameDef | str | None = None, *, workers: 
     for full hold'em, no units or checkpoints, ``cfrlab.realgame.fixed``) or ``auto`` (fixed
     when the opponent is card-independent and neither ``units`` nor ``ray`` is given)."""
     t0 = time.perf_counter()
-    if game is None:
-        if isinstance(opponent, Strategy):
-            game = opponent.game
-        else:
-            raise CfrlabError("real_best_response needs the game")
-    game = load_game(game)
+    game = game_to_play(opponent, game, "real_best_response")
     check_workers(workers, ray is not None)
     obj = _load(opponent, game)
     if isinstance(obj, Strategy) and obj.game.to_text() != game.to_text():

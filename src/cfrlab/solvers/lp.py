@@ -181,6 +181,50 @@ def solve_linprog(c, a_ub, a_eq, b_eq, n_nonneg: int, n_free: int, method: str) 
     return res.x
 
 
+@dataclass(frozen=True)
+class PlayerLP:
+    """One player's sequence-form LP over (its realization plan, the opponent's information-set
+    values): ``a_ub @ v <= 0`` (the plan against each opponent sequence), ``a_eq @ v = b_eq``
+    (the plan is a realization plan); the first ``num_plan`` variables >= 0, the last
+    ``num_dual`` free. The objective is the caller's."""
+
+    a_ub: sp.csr_matrix
+    a_eq: sp.csr_matrix
+    b_eq: np.ndarray
+    num_plan: int
+    num_dual: int
+
+    @property
+    def num_vars(self) -> int:
+        return self.num_plan + self.num_dual
+
+    def solve(self, c: np.ndarray, method: str, extra_ub: sp.spmatrix | None = None) -> np.ndarray:
+        """The optimal variables for objective ``c``; ``extra_ub``: more ``<= 0`` rows on the
+        plan alone (a restriction of the player's plans)."""
+        a_ub = self.a_ub
+        if extra_ub is not None:
+            pad = sp.csr_matrix((extra_ub.shape[0], self.num_dual))
+            a_ub = sp.vstack([a_ub, sp.hstack([extra_ub, pad])], format="csr")
+        return solve_linprog(c, a_ub, self.a_eq, self.b_eq, self.num_plan, self.num_dual, method)
+
+
+def player_lp(form: SequenceForm, player: int) -> PlayerLP:
+    """``player``'s LP (player 0: ``F^T q - A^T x <= 0``, ``E x = e``; player 1:
+    ``A y - E^T p <= 0``, ``F y = f``; see the module doc)."""
+    A = form.A
+    E, F = form.E
+    k0, k1 = E.shape[0], F.shape[0]
+    if player == 0:
+        a_ub = sp.hstack([-A.T, F.T], format="csr")
+        a_eq = sp.hstack([E, sp.csr_matrix((k0, k1))], format="csr")
+    else:
+        a_ub = sp.hstack([A, -E.T], format="csr")
+        a_eq = sp.hstack([F, sp.csr_matrix((k1, k0))], format="csr")
+    b_eq = np.zeros(a_eq.shape[0])
+    b_eq[0] = 1.0
+    return PlayerLP(a_ub, a_eq, b_eq, form.num_seq[player], (k1, k0)[player])
+
+
 def default_method(form: SequenceForm) -> str:
     return "highs-ipm" if max(form.num_seq) > IPM_ABOVE_SEQUENCES else "highs"
 
@@ -190,27 +234,18 @@ def solve_realization_plans(
 ) -> tuple[np.ndarray, np.ndarray, float, float]:
     """(x, y, value from player 0's LP, value from player 1's LP); ``method`` as linprog's."""
     method = method or default_method(form)
-    A = form.A
-    E, F = form.E
     n0, n1 = form.num_seq
-    k0, k1 = E.shape[0], F.shape[0]
-    e = np.zeros(k0)
-    e[0] = 1.0
-    f = np.zeros(k1)
-    f[0] = 1.0
     # player 0: variables (x, q); maximise q[0]
-    c = np.zeros(n0 + k1)
+    lp = player_lp(form, 0)
+    c = np.zeros(lp.num_vars)
     c[n0] = -1.0
-    a_ub = sp.hstack([-A.T, F.T], format="csr")
-    a_eq = sp.hstack([E, sp.csr_matrix((k0, k1))], format="csr")
-    sol = solve_linprog(c, a_ub, a_eq, e, n0, k1, method)
+    sol = lp.solve(c, method)
     x, v0 = sol[:n0], float(sol[n0])
     # player 1: variables (y, p); minimise p[0]
-    c = np.zeros(n1 + k0)
+    lp = player_lp(form, 1)
+    c = np.zeros(lp.num_vars)
     c[n1] = 1.0
-    a_ub = sp.hstack([A, -E.T], format="csr")
-    a_eq = sp.hstack([F, sp.csr_matrix((k1, k0))], format="csr")
-    sol = solve_linprog(c, a_ub, a_eq, f, n1, k0, method)
+    sol = lp.solve(c, method)
     y, v1 = sol[:n1], float(sol[n1])
     return np.maximum(x, 0.0), np.maximum(y, 0.0), v0, v1
 
