@@ -40,6 +40,7 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
     ("OpenSpiel", "cfrlab.interop.openspiel", ["to_openspiel", "from_openspiel", "export_openspiel",
                                                "import_openspiel", "openspiel_game_name"]),
     ("Errors", "cfrlab.errors", ["CfrlabError", "ParseError", "FileMismatchError", "IllegalActionError"]),
+    ("The package's layers", "cfrlab", ["LAYERS", "layer_order"]),
 ]
 
 

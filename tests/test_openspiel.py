@@ -167,8 +167,9 @@ def test_refusals(tmp_path):
     with pytest.raises(CfrlabError, match="not legal"):
         import_openspiel(leduc, {**lgood, first: {0: 0.5, 1: 0.5}})
     assert openspiel_game_name(load_game("kuhn-4")) == "universal_poker"  # any other 2-player game
-    with pytest.raises(CfrlabError, match="3 players"):
-        openspiel_game_name(load_game("kuhn-3p"))
+    assert openspiel_game_name(load_game("kuhn-3p")) == "kuhn_poker(players=3)"  # one exchange, any N
+    with pytest.raises(CfrlabError, match="no OpenSpiel counterpart"):
+        openspiel_game_name(load_game("kuhn-100"))  # more than 13 ranks: a cfrlab extension
     with pytest.raises(CfrlabError, match="not an OpenSpiel kuhn_poker policy"):
         import_openspiel(kuhn, lgood)
     (tmp_path / "bad.json").write_text("[1, 2]")

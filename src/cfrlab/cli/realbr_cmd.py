@@ -24,6 +24,7 @@ from cfrlab.cli.common import (
     human_seconds,
     strategy_or_bot,
 )
+from cfrlab.errors import CfrlabError
 
 
 def default_checkpoint(target: str, game_name: str) -> Path:
