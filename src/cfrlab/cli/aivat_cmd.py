@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from cfrlab.agents.registry import make_agent
-from cfrlab.cli.divat_cmd import log_game, report
+from cfrlab.cli.divat_cmd import Json, LogGame, Logs, Player, log_game, report
 from cfrlab.evaluate.aivat import aivat_log, ratio_text
 from cfrlab.games import load_game
 
@@ -24,8 +24,8 @@ LABELS = {"money": "money", "aivat_chance": "AIVAT, cards only", "aivat": "AIVAT
 def register(app: typer.Typer) -> None:
     @app.command("aivat", help=HELP)
     def aivat_command(
-        logs: Annotated[list[Path], typer.Argument(metavar="LOG...", help="ACPC match logs")],
-        player: Annotated[str, typer.Option("--player", metavar="NAME", help="the player to score")],
+        logs: Logs,
+        player: Player,
         strategy: Annotated[str | None, typer.Option("--strategy", metavar="SPEC",
                                                      help="the player's own strategy (file or bot), if known")] = None,
         opponent: Annotated[str | None, typer.Option("--opponent", metavar="SPEC",
@@ -33,9 +33,8 @@ def register(app: typer.Typer) -> None:
         value: Annotated[str, typer.Option("--value", metavar="V", help=(
             "value function: exact (small games: the known strategies' expected values), calldown "
             "(any game), or auto (exact where it fits)"))] = "auto",
-        game: Annotated[str | None, typer.Option("--game", "-g", metavar="G",
-                                                 help="game name or .game file (default: the log's header)")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="print one JSON summary")] = False,
+        game: LogGame = None,
+        as_json: Json = False,
     ) -> None:
         g = load_game(game) if game is not None else log_game(Path(logs[0]))
         mine = make_agent(strategy, g) if strategy is not None else None

@@ -26,16 +26,17 @@ HELP = ("Money, showdown DIVAT and DIVAT per hand of one player in ACPC logs (bo
 
 LABELS = {"money": "money", "showdown_divat": "showdown DIVAT", "divat": "DIVAT"}
 
+# the arguments and options of both commands
+Logs = Annotated[list[Path], typer.Argument(metavar="LOG...", help="ACPC match logs")]
+Player = Annotated[str, typer.Option("--player", metavar="NAME", help="the player to score")]
+LogGame = Annotated[str | None, typer.Option("--game", "-g", metavar="G",
+                                             help="game name or .game file (default: the log's header)")]
+Json = Annotated[bool, typer.Option("--json", help="print one JSON summary")]
+
 
 def register(app: typer.Typer) -> None:
     @app.command("divat", help=HELP)
-    def divat_command(
-        logs: Annotated[list[Path], typer.Argument(metavar="LOG...", help="ACPC match logs")],
-        player: Annotated[str, typer.Option("--player", metavar="NAME", help="the player to score")],
-        game: Annotated[str | None, typer.Option("--game", "-g", metavar="G",
-                                                 help="game name or .game file (default: the log's header)")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="print one JSON summary")] = False,
-    ) -> None:
+    def divat_command(logs: Logs, player: Player, game: LogGame = None, as_json: Json = False) -> None:
         if game is None and logs:
             game = log_game(logs[0])
         res = divat_log(logs, player, game)  # a CfrlabError becomes main's one-line error
