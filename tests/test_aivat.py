@@ -156,3 +156,11 @@ def test_cli(tmp_path, capsys):
     assert rc == 0, err
     got = json.loads(out)
     assert got["hands"] == 2000 and got["estimators"]["aivat"]["variance_ratio"] > 1.0
+    rc, out, err = run(capsys, "aivat", str(log), "--player", name, "--strategy", "value", "--opponent", "random")
+    assert rc == 0, err
+    lines = out.splitlines()  # a line per estimator, labels in one column, the same figures as --json
+    assert lines[0] == f"{name} over 2000 hands of leduc (chips/g, 95% CI):" and len(lines) == 4
+    for line, label, key in zip(lines[1:], ("money", "AIVAT, cards only", "AIVAT"), ("money", "aivat_chance", "aivat")):
+        e = got["estimators"][key]
+        assert line == (f"  {label:18s} {e['mean']:+12.4f} +/- {e['ci95']:.4f}   std {e['std']:.4f}   "
+                        f"variance / {e['variance_ratio']:.2f}")

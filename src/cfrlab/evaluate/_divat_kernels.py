@@ -2,24 +2,41 @@
 
 Hands are ranked from key sums (``_eval_kernels``: one table lookup per hand of 2..7
 cards); a one-card hand (Kuhn) is its card's rank. Card ids must be below 64 (bit masks).
+
+``divat_hands`` takes its arrays in named groups (namedtuples, passed by numba as typed tuples):
+
+- ``DealTables``: ``deck`` int64[n] the card ids, ``hold_id`` int64[64, 64] the row of each
+  holding (either card order), ``eq0`` float64[H, H] the preflop equities of holding row
+  against column, ``num_board`` int64[R] the board cards dealt before each round (AIVAT's
+  kernel takes the same group);
+- ``BettingPaths``: the betting sequences of the hands, one row each: ``rounds`` int64[P] the
+  last round reached, ``folder`` int64[P] the folding position or -1, ``spent`` int64[P, R + 1,
+  2] the contributions at the start of each round, the final ones at index R;
+- ``Baseline``: the bet-for-value baseline's rules per round (``first``, ``raise_size``,
+  ``max_raises`` int64[R]), ``enum_ok`` bool[R] (the chance event before round r is enumerated
+  per hand), ``thresholds`` float64[L], and ``k_allin`` / ``k_base`` the expectations over the
+  deal of the root's two value functions;
+- ``RoundBets`` (scalars, built in the kernels): the contributions ``s0``, ``s1`` at the start of
+  a round, its ``first`` player, ``raise_size`` and ``max_raises``: what ``_enum_round`` needs
+  to value the round's baseline.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
-from cfrlab.cards.kernels import (
-    CARD_BIT,
-    CARD_KEY,
-    FLUSH_BITS,
-    KEY_INIT,
-)
-from cfrlab.cards.kernels import (
-    lookup as _lookup,
-)
+from cfrlab.abstraction.kernels import next_combo
+from cfrlab.cards.kernels import CARD_BIT, CARD_KEY, FLUSH_BITS, KEY_INIT
+from cfrlab.cards.kernels import lookup as _lookup
 from cfrlab.config import NUMBA_CACHE
 
+DealTables = namedtuple("DealTables", "deck hold_id eq0 num_board")
+BettingPaths = namedtuple("BettingPaths", "rounds folder spent")
+Baseline = namedtuple("Baseline", "first raise_size max_raises enum_ok thresholds k_allin k_base")
+RoundBets = namedtuple("RoundBets", "s0 s1 first raise_size max_raises")
 
 @njit(cache=NUMBA_CACHE, inline="always")
 def _rank_key(key, bits, ncards, single):
@@ -32,20 +49,6 @@ def _rank_key(key, bits, ncards, single):
 
 
 # ----------------------------------------------------------------------------- preflop table
-
-
-@njit(cache=NUMBA_CACHE)
-def _next_comb(idx, k, n):
-    """Advance the k-combination ``idx`` of range(n) in lexicographic order; False at the end."""
-    i = k - 1
-    while i >= 0 and idx[i] == n - k + i:
-        i -= 1
-    if i < 0:
-        return False
-    idx[i] += 1
-    for j in range(i + 1, k):
-        idx[j] = idx[j - 1] + 1
-    return True
 
 
 @njit(cache=NUMBA_CACHE)
@@ -102,7 +105,7 @@ def preflop_table(deck, hold, perm_card, perm_hold, num_board, workers):
                 m |= np.uint64(1) << np.uint64(deck[idx[j]])
             boards[b] = m
             b += 1
-            if not _next_comb(idx, num_board, n):
+            if not next_combo(idx, num_board, n):
                 break
     wins = np.zeros((workers, nh, nh), dtype=np.float64)
     for w in prange(workers):
@@ -230,11 +233,12 @@ def baseline_value(s0, s1, e0, first, raise_size, max_raises, thresholds):
 
 
 @njit(cache=NUMBA_CACHE)
-def _enum_round(hole, h, board, k, m, q, deck, s0, s1, first, raise_size, max_raises, thresholds,
-                want_base, actual_known):
+def _enum_round(hole, board, k, m, q, deck, bets, thresholds, want_base, actual_known):
     """Equities with ``board[:k]`` known: returns (equity now, equity with the actual next
     ``m`` cards ``board[k:k+m]`` when ``actual_known``, expected baseline value of the next
-    round over those m cards (when ``want_base``)). ``q`` cards complete the board after them."""
+    round (``RoundBets`` ``bets``) over those m cards (when ``want_base``)). ``q`` cards
+    complete the board after them."""
+    h = hole.shape[1]
     known = np.uint64(0)
     key0 = KEY_INIT
     key1 = KEY_INIT
@@ -294,7 +298,8 @@ def _enum_round(hole, h, board, k, m, q, deck, s0, s1, first, raise_size, max_ra
             if actual_known and (np.uint64(1) << np.uint64(avail[a])) == actual:
                 eq_actual = e
             if want_base:
-                base += baseline_value(s0, s1, e, first, raise_size, max_raises, thresholds)
+                base += baseline_value(bets.s0, bets.s1, e, bets.first, bets.raise_size, bets.max_raises,
+                                       thresholds)
         return total / groups, eq_actual, base / groups
     idx = np.arange(m)
     rest = np.empty(na, dtype=np.int64)
@@ -337,7 +342,7 @@ def _enum_round(hole, h, board, k, m, q, deck, s0, s1, first, raise_size, max_ra
                 elif r0 == r1:
                     w2 += 1
                 cnt += 1
-                if not _next_comb(jdx, q, nr):
+                if not next_combo(jdx, q, nr):
                     break
         e = w2 / (2.0 * cnt)
         total += e
@@ -345,40 +350,65 @@ def _enum_round(hole, h, board, k, m, q, deck, s0, s1, first, raise_size, max_ra
         if actual_known and cmask == actual:
             eq_actual = e
         if want_base:
-            base += baseline_value(s0, s1, e, first, raise_size, max_raises, thresholds)
-        if m == 0 or not _next_comb(idx, m, na):
+            base += baseline_value(bets.s0, bets.s1, e, bets.first, bets.raise_size, bets.max_raises,
+                                       thresholds)
+        if m == 0 or not next_combo(idx, m, na):
             break
     return total / groups, eq_actual, base / groups
 
 
-@njit(cache=NUMBA_CACHE, parallel=True)
-def divat_hands(holes, boards, path, p_rounds, p_folder, p_spent, deck, hold_id, eq0_table,
-                num_board, first, raise_size, max_raises, enum_ok, thresholds, k_allin, k_base):
-    """Money, showdown DIVAT and DIVAT of position 0 for each hand (float64[n, 3]).
+@njit(cache=NUMBA_CACHE, inline="always")
+def no_bets():
+    """The ``RoundBets`` ``_enum_round`` takes when no baseline value is asked for."""
+    z = np.int64(0)
+    return RoundBets(z, z, z, z, z)
 
-    ``holes`` int64[n, 2, h]; ``boards`` int64[n, B] (the board of the rounds reached, the
-    rest ignored); ``path[i]`` the betting's row in the path tables: ``p_rounds`` last round
-    reached, ``p_folder`` the folding position or -1, ``p_spent`` int64[., R + 1, 2] the
-    contributions at the start of each round, the final ones at index R (= num rounds).
-    ``enum_ok[r]``: the chance event before round r is enumerated per hand (else round r's
-    baseline checks through and round r - 1's equity comes from ``eq0_table``, r = 1 only).
-    ``k_allin`` / ``k_base``: the expectations over the deal of the root's two value functions.
-    """
-    n = holes.shape[0]
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def board_starts(num_board):
+    """int64[R + 1]: the board cards known before each round, all of them at index R."""
     nr = num_board.shape[0]
-    h = holes.shape[2]
-    out = np.empty((n, 3), dtype=np.float64)
     starts = np.zeros(nr + 1, dtype=np.int64)
     for r in range(nr):
         starts[r + 1] = starts[r] + num_board[r]
+    return starts
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def round_equities(hole, deal):
+    """float64[R]: position 0's all-in equity at each round, round 0's from the preflop table
+    (``DealTables`` ``deal``), the later ones 0 until the caller enumerates them."""
+    h = hole.shape[1]
+    eqs = np.zeros(deal.num_board.shape[0], dtype=np.float64)
+    eqs[0] = deal.eq0[deal.hold_id[hole[0, 0], hole[0, h - 1]], deal.hold_id[hole[1, 0], hole[1, h - 1]]]
+    return eqs
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def divat_hands(holes, boards, path, paths, deal, base):
+    """Money, showdown DIVAT and DIVAT of position 0 for each hand (float64[n, 3]).
+
+    ``holes`` int64[n, 2, h]; ``boards`` int64[n, B] (the board of the rounds reached, the
+    rest ignored); ``path[i]`` the betting's row in ``paths`` (``BettingPaths``); ``deal``
+    ``DealTables``, ``base`` ``Baseline`` (module docstring). Where ``base.enum_ok[r]`` is
+    False round r's baseline checks through and round r - 1's equity comes from the preflop
+    table (r = 1 only).
+    """
+    deck, num_board = deal.deck, deal.num_board
+    p_rounds, p_folder, p_spent = paths.rounds, paths.folder, paths.spent
+    first, raise_size, max_raises = base.first, base.raise_size, base.max_raises
+    enum_ok, thresholds, k_allin, k_base = base.enum_ok, base.thresholds, base.k_allin, base.k_base
+    n = holes.shape[0]
+    nr = num_board.shape[0]
+    out = np.empty((n, 3), dtype=np.float64)
+    starts = board_starts(num_board)
     btot = starts[nr]
     for i in prange(n):
         hole = holes[i]
         board = boards[i]
         pi = path[i]
         rr = p_rounds[pi]
-        eqs = np.zeros(nr, dtype=np.float64)
-        eqs[0] = eq0_table[hold_id[hole[0, 0], hole[0, h - 1]], hold_id[hole[1, 0], hole[1, h - 1]]]
+        eqs = round_equities(hole, deal)
         s0 = p_spent[pi, 0, 0]
         s1 = p_spent[pi, 0, 1]
         sd = -(allin_value(s0, s1, eqs[0]) - k_allin)
@@ -389,16 +419,14 @@ def divat_hands(holes, boards, path, p_rounds, p_folder, p_spent, deck, hold_id,
             m = num_board[r]
             q = btot - k - m
             if enum_ok[r]:
-                e_prev, e_now, eb = _enum_round(hole, h, board, k, m, q, deck, p_spent[pi, r, 0],
-                                                p_spent[pi, r, 1], first[r], raise_size[r], max_raises[r],
-                                                thresholds, True, True)
+                bets = RoundBets(p_spent[pi, r, 0], p_spent[pi, r, 1], first[r], raise_size[r], max_raises[r])
+                e_prev, e_now, eb = _enum_round(hole, board, k, m, q, deck, bets, thresholds, True, True)
                 eqs[r] = e_now
                 ebase[r] = eb
                 if r >= 2 and not enum_ok[r - 1]:
                     eqs[r - 1] = e_prev
             elif not (r + 1 <= rr and enum_ok[r + 1]):
-                eqs[r] = _enum_round(hole, h, board, k + m, 0, q, deck, 0, 0, 0, 0, 0, thresholds,
-                                     False, False)[0]
+                eqs[r] = _enum_round(hole, board, k + m, 0, q, deck, no_bets(), thresholds, False, False)[0]
         for r in range(1, rr + 1):
             s0 = p_spent[pi, r, 0]
             s1 = p_spent[pi, r, 1]

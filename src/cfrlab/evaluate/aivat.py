@@ -46,7 +46,15 @@ from cfrlab.cards.cards import deck
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate import _aivat_kernels as _k
 from cfrlab.evaluate import _match_kernels as _mk
-from cfrlab.evaluate.divat import THRESHOLDS, _Reader, _tables_for, _with_equities, game_of_log
+from cfrlab.evaluate.divat import (
+    THRESHOLDS,
+    _deal_tables,
+    _HandValues,
+    _Reader,
+    _tables_for,
+    _with_equities,
+    game_of_log,
+)
 from cfrlab.evaluate.stats import Estimate, estimate
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.agent import Agent, has_table
@@ -56,20 +64,13 @@ __all__ = ["AivatResult", "MatchScorer", "aivat_deals", "aivat_log", "ratio_text
 
 
 @dataclass(repr=False)
-class AivatResult:
+class AivatResult(_HandValues):
     """Per-hand values of one player (chips), in order: money, money with only the chance
     terms subtracted, and AIVAT (chance and known-action terms). ``estimates(unit)`` gives
     their means per game in the game's unit (``cfrlab.games.units``) unless told another."""
 
-    game: GameDef
-    player: str
-    money: np.ndarray
     chance: np.ndarray
     aivat: np.ndarray
-
-    @property
-    def hands(self) -> int:
-        return int(self.money.size)
 
     @property
     def unit(self) -> str:
@@ -165,7 +166,6 @@ class MatchScorer:
         if value not in VALUES:
             raise CfrlabError(f"unknown AIVAT value function {value!r} ({', '.join(VALUES)})")
         self.values = np.empty((halves, hands), dtype=np.float64)
-        self.depth = _depth(tree)
         small = _num_deals(g) * tree.num_nodes <= EXACT_LIMIT
         if value == "exact" and not small:
             raise CfrlabError(f"{g.name or 'this game'} has too many deals for exact profile values; "
@@ -197,30 +197,27 @@ class MatchScorer:
         rows = np.arange(n)
         tabs = []
         for k, (fp, pos, st) in enumerate(zip(self.fast, (apos, 1 - apos), states)):
-            none = np.zeros((1, 2, nr), np.int32)
             if fp is None:
-                tabs.append((np.zeros((1, 3)), np.zeros(1, np.int64), none, 0, False))
+                tabs.append(_k.KnownTable(np.zeros((1, 3)), np.zeros(1, np.int64), np.zeros((1, 2, nr), np.int32),
+                                          0, False))
                 continue
             known[rows, pos] = k
             if fp.states is not None and (st is None or len(st) != n):
                 st = fp.states(deals)
-            step = 0 if fp.states is None else 1
-            tabs.append((np.ascontiguousarray(fp.policy, np.float64), np.ascontiguousarray(fp.offsets, np.int64),
-                         np.ascontiguousarray(st, dtype=np.int32) if step else none, step, bool(fp.greedy)))
+            tabs.append(_known_table(fp, st, nr))
         _with_equities(t)
         out = np.empty((n, 3), dtype=np.float64)
         vsel = np.full((n, 2), -1, dtype=np.int64)
-        vt, kroot = np.zeros((1, 1, 1)), np.zeros(1)
+        exact = _k.ExactValues(np.zeros((1, 1, 1)), np.zeros(1))
         if self.exact is not None and n:
             vsel[:, 0] = apos
             vsel[:, 1] = self.exact.index(deals)
-            vt, kroot = self.exact.table, self.exact.kroot
+            exact = _k.ExactValues(self.exact.table, self.exact.kroot)
         if n:
             holes = np.ascontiguousarray(deals[:, :2 * h].reshape(n, 2, h))
             boards = np.ascontiguousarray(deals[:, 2 * h:2 * h + g.total_board_cards()])
-            _k.aivat_hands(holes, boards, term, *_arrays(tree), known, *tabs[0], *tabs[1], t.deck, t.hold_id,
-                           t.eq0, np.asarray(g.num_board_cards[:nr], dtype=np.int64), self.depth, vt, vsel,
-                           kroot, out)
+            hands = _k.AivatHands(holes, boards, term, known, vsel)
+            _k.aivat_hands(hands, _arrays(tree), tabs[0], tabs[1], _deal_tables(t), exact, out)
         out[apos == 1] *= -1.0
         return out
 
@@ -287,29 +284,20 @@ class _ProfileValues:
         self.game, self.deals = g, deals
         self.keys = _keys(deals)  # ascending: the enumeration is lexicographic
         arrs = _arrays(tree)
-        kind, player, rnd, spent, _, nxt, decision = arrs
         nb = g.total_board_cards()
         winner = _mk.showdown_winners(deals, g.num_hole_cards, nb)
         fa, fb = fast
-        tabs = [self._tab(fp or fa or fb, deals, g) for fp in (fa, fb)]
+        tabs = []
+        for fp in (fa or fb, fb or fa):
+            tabs.append(_known_table(fp, None if fp.states is None else fp.states(deals), g.num_rounds))
         nn = tree.num_nodes
         self.table = np.empty((2, len(deals), nn))
         for s in (0, 1):  # A at position s; position p plays A's table (0) or B's (1)
             pos_tab = np.array([0, 1] if s == 0 else [1, 0], dtype=np.int64)
-            _k.profile_values(kind, player, rnd, spent, nxt, decision, winner, pos_tab, *tabs[0], *tabs[1],
-                              self.table[s])
-            self._by_prefix(self.table[s], rnd)
+            _k.profile_values(arrs, winner, pos_tab, tabs[0], tabs[1], self.table[s])
+            self._by_prefix(self.table[s], arrs.rnd)
         root = int(np.flatnonzero(tree.parent < 0)[0])
         self.kroot = self.table[:, :, root].mean(axis=1)
-
-    @staticmethod
-    def _tab(fp, deals, g):
-        nr = g.num_rounds
-        if fp.states is None:
-            return (np.ascontiguousarray(fp.policy, np.float64), np.ascontiguousarray(fp.offsets, np.int64),
-                    np.zeros((1, 2, nr), np.int32), 0, bool(fp.greedy))
-        return (np.ascontiguousarray(fp.policy, np.float64), np.ascontiguousarray(fp.offsets, np.int64),
-                np.ascontiguousarray(fp.states(deals), dtype=np.int32), 1, bool(fp.greedy))
 
     def _by_prefix(self, w: np.ndarray, rnd: np.ndarray) -> None:
         """Each round-r node's value averaged over the deals sharing its cards up to round r."""
@@ -335,10 +323,22 @@ class _ProfileValues:
         return i
 
 
+def _known_table(fp, states, nr: int) -> _k.KnownTable:
+    """A fast policy as the kernels read it; ``states`` its private states of the hands (None
+    for a card-independent agent: one row of zeros serves every hand)."""
+    if fp.states is None:
+        states, step = np.zeros((1, 2, nr), np.int32), 0
+    else:
+        step = 1
+    return _k.KnownTable(np.ascontiguousarray(fp.policy, np.float64), np.ascontiguousarray(fp.offsets, np.int64),
+                         np.ascontiguousarray(states, dtype=np.int32), step, bool(fp.greedy))
+
+
 _ARRAYS: dict[int, tuple] = {}
 
 
-def _arrays(tree) -> tuple:
+def _arrays(tree) -> _k.PublicTree:
+    """The tree as the kernels read it (cached per tree)."""
     got = _ARRAYS.get(id(tree))
     if got is None or got[0] is not tree:
         nxt = np.full((tree.num_nodes, 3), -1, dtype=np.int64)
@@ -348,7 +348,7 @@ def _arrays(tree) -> tuple:
                 nxt[node, 1 if a < 0 else a] = c
         arr = tuple(np.ascontiguousarray(x, dtype=np.int64) for x in
                     (tree.kind, tree.player, tree.round, tree.spent, tree.parent))
-        got = (tree, arr + (nxt, np.ascontiguousarray(tree.decision, dtype=np.int64)))
+        got = (tree, _k.PublicTree(*arr, nxt, np.ascontiguousarray(tree.decision, dtype=np.int64), _depth(tree)))
         _ARRAYS[id(tree)] = got
     return got[1]
 

@@ -217,29 +217,40 @@ def divat_arrays(game: GameDef | str, holes, boards, bettings, *, thresholds=THR
     return _run(t, holes, boards, path)
 
 
+def _deal_tables(t: DivatTables) -> _k.DealTables:
+    """The kernels' view of the deck, holdings and preflop equities (after ``_with_equities``)."""
+    g = t.game
+    return _k.DealTables(t.deck, t.hold_id, t.eq0, np.asarray(g.num_board_cards[: g.num_rounds], dtype=np.int64))
+
+
 def _run(t: DivatTables, holes, boards, path) -> np.ndarray:
     g = t.game
-    pr, pf, ps = t.path_arrays()
-    nb = np.asarray(g.num_board_cards[: g.num_rounds], dtype=np.int64)
-    return _k.divat_hands(holes, boards, path, pr, pf, ps, t.deck, t.hold_id, t.eq0, nb,
-                          np.asarray(g.first_player, dtype=np.int64), np.asarray(g.raise_size, dtype=np.int64),
-                          np.asarray(g.max_raises, dtype=np.int64), t.enum_ok, t.thresholds,
-                          t.k_allin, t.k_base)
+    paths = _k.BettingPaths(*t.path_arrays())
+    base = _k.Baseline(np.asarray(g.first_player, dtype=np.int64), np.asarray(g.raise_size, dtype=np.int64),
+                       np.asarray(g.max_raises, dtype=np.int64), t.enum_ok, t.thresholds, t.k_allin, t.k_base)
+    return _k.divat_hands(holes, boards, path, paths, _deal_tables(t), base)
 
 
 @dataclass
-class DivatResult:
-    """Per-hand money, showdown DIVAT and DIVAT of one player (chips), in log order."""
+class _HandValues:
+    """Per-hand values of one player (chips), in log order: the money, then (in the subclass)
+    the estimators of its mean."""
 
     game: GameDef
     player: str
     money: np.ndarray
-    showdown: np.ndarray
-    divat: np.ndarray
 
     @property
     def hands(self) -> int:
         return int(self.money.size)
+
+
+@dataclass
+class DivatResult(_HandValues):
+    """Per-hand money, showdown DIVAT and DIVAT of one player (chips), in log order."""
+
+    showdown: np.ndarray
+    divat: np.ndarray
 
     def estimates(self) -> dict[str, Estimate]:
         return {"money": estimate(self.money), "showdown_divat": estimate(self.showdown),

@@ -14,6 +14,14 @@ once with the rules engine (legal, written as ACPC writes it, finished, rounds m
 board cards shown), each distinct values field parsed once and checked against the betting's
 payoffs, and showdowns against the hand ranks. Lines the scan cannot take go to the full
 parser, which reads them or says what is wrong. Any refusal names the file and the line.
+
+The scan kernel takes its arrays in two named groups (namedtuples, numba's typed tuples):
+``CardFormat`` how a game's cards are read (``table`` int64[65536] the card id of each
+two-letter text, ``h`` hole cards, ``bcum`` int64[R] the board cards shown through each
+round, ``deck_ids`` int64[n] the deck in order, for padding) and ``ScanOut`` what it fills, one
+row per ``STATE`` line read (``cards``, ``pos``, ``line``, ``rounds``, ``spans`` int64[., 6]
+the byte ranges of the betting, values and names fields) or per other line (``bad``,
+``scores``: line numbers).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import importlib
 import math
 import os
 import stat
+from collections import namedtuple
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -229,6 +238,9 @@ def card_table(deck_ids) -> np.ndarray:
     return table
 
 
+CardFormat = namedtuple("CardFormat", "table h bcum deck_ids")
+ScanOut = namedtuple("ScanOut", "cards pos line rounds spans bad scores")
+
 STATE = np.frombuffer(b"STATE:", dtype=np.uint8)
 SCORE = np.frombuffer(b"SCORE:", dtype=np.uint8)
 
@@ -244,8 +256,10 @@ def _starts(buf, s, end, pat):
 
 
 @njit(cache=NUMBA_CACHE)
-def _cards(buf, c0, c1, table, h, bcum, deck_ids, row, used):
-    """Read a cards field into ``row``; the later rounds it shows, or -1 if malformed."""
+def _cards(buf, c0, c1, fmt, row, used):
+    """Read a cards field into ``row`` (``CardFormat`` ``fmt``); the later rounds it shows, or
+    -1 if malformed."""
+    table, h, bcum, deck_ids = fmt.table, fmt.h, fmt.bcum, fmt.deck_ids
     full = row.shape[0]
     for u in range(used.shape[0]):
         used[u] = False
@@ -291,15 +305,17 @@ def _cards(buf, c0, c1, table, h, bcum, deck_ids, row, used):
 
 
 @njit(cache=NUMBA_CACHE)
-def _scan(buf, name, table, h, bcum, deck_ids, cards, pos, line, rounds, spans, bad, scores):
-    """Fill the outputs; returns (STATE lines read, bad lines, SCORE lines)."""
+def _scan(buf, name, fmt, out):
+    """Fill ``out`` (``ScanOut``) from the log's bytes ``buf`` and the player's name's;
+    returns (STATE lines read, bad lines, SCORE lines)."""
+    cards, pos, line, rounds, spans, bad, scores = out
     n = buf.shape[0]
     found = 0
     nbad = 0
     nscore = 0
     lineno = 0
     s = 0
-    used = np.zeros(max(64, deck_ids.max() + 1), dtype=np.bool_)
+    used = np.zeros(max(64, fmt.deck_ids.max() + 1), dtype=np.bool_)
     cols = np.empty(4, dtype=np.int64)
     while s < n:
         e = s
@@ -362,7 +378,7 @@ def _scan(buf, name, table, h, bcum, deck_ids, cards, pos, line, rounds, spans, 
                 a = b + 1
             ok = q == 2
         if ok:
-            r = _cards(buf, cols[1] + 1, cols[2], table, h, bcum, deck_ids, cards[found], used)
+            r = _cards(buf, cols[1] + 1, cols[2], fmt, cards[found], used)
             ok = r >= 0
         if not ok:
             bad[nbad] = lineno
@@ -391,16 +407,14 @@ def scan_bytes(data: bytes, game: GameDef, player: str) -> LogScan:
     full = 2 * h + game.total_board_cards()
     deck_ids = np.asarray(sorted(deck(game.num_ranks, game.num_suits)), dtype=np.int64)
     bcum = np.cumsum(np.asarray(game.num_board_cards[:game.num_rounds], dtype=np.int64))
-    cards = np.empty((lines, full), dtype=np.int64)
-    pos = np.empty(lines, dtype=np.int64)
-    line = np.empty(lines, dtype=np.int64)
-    rounds = np.empty(lines, dtype=np.int64)
-    spans = np.empty((lines, 6), dtype=np.int64)
-    bad = np.empty(lines, dtype=np.int64)
-    scores = np.empty(lines, dtype=np.int64)
+
+    def rows(*width):  # one row a line at most
+        return np.empty((lines, *width), dtype=np.int64)
+
+    out = ScanOut(cards=rows(full), pos=rows(), line=rows(), rounds=rows(), spans=rows(6), bad=rows(), scores=rows())
     name = np.frombuffer(player.encode("utf-8"), dtype=np.uint8)
-    found, nbad, nscore = _scan(buf, name, card_table(deck_ids), h, bcum, deck_ids, cards, pos, line, rounds,
-                                spans, bad, scores)
+    found, nbad, nscore = _scan(buf, name, CardFormat(card_table(deck_ids), h, bcum, deck_ids), out)
+    cards, pos, line, rounds, spans, bad, scores = out
     col = [spans[:found, j].tolist() for j in range(6)]  # plain ints by column (fast slicing)
     bettings = [data[a:b].decode("ascii", errors="replace") for a, b in zip(col[0], col[1])]
     values = [data[a:b] for a, b in zip(col[2], col[3])]
