@@ -106,6 +106,15 @@ def _load(source, game: GameDef):
     return source
 
 
+def _game_for(opponent, game, caller: str) -> GameDef:
+    """The game to play: ``game`` (a name, file or GameDef) or, when None, the strategy's."""
+    if game is None:
+        if not isinstance(opponent, Strategy):
+            raise CfrlabError(f"{caller} needs the game")
+        game = opponent.game
+    return load_game(game)
+
+
 class _Job:
     """What a worker process holds: the walker and the unit list."""
 
@@ -200,12 +209,7 @@ def real_best_response(opponent, game: GameDef | str | None = None, *, workers: 
     for full hold'em, no units or checkpoints, ``cfrlab.realgame.fixed``) or ``auto`` (fixed
     when the opponent is card-independent and neither ``units`` nor ``ray`` is given)."""
     t0 = time.perf_counter()
-    if game is None:
-        if isinstance(opponent, Strategy):
-            game = opponent.game
-        else:
-            raise CfrlabError("real_best_response needs the game")
-    game = load_game(game)
+    game = _game_for(opponent, game, "real_best_response")
     check_workers(workers, ray is not None)
     obj = _load(opponent, game)
     if isinstance(obj, Strategy) and obj.game.to_text() != game.to_text():

@@ -61,10 +61,10 @@ import numpy as np
 from cfrlab.cards import kernels as CK
 from cfrlab.engine import build_tree_for
 from cfrlab.errors import CfrlabError
-from cfrlab.games import GameDef, load_game, parse_game
+from cfrlab.games import GameDef, parse_game
 from cfrlab.games.units import display_factor, unit_of
 from cfrlab.realgame import _lbr_kernels as K
-from cfrlab.realgame.br import AgentSpec, StrategyFile, _load
+from cfrlab.realgame.br import AgentSpec, StrategyFile, _game_for, _load
 from cfrlab.realgame.hands import hand_permutation, make_deck, permute_cards
 from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.strategy import Strategy
@@ -493,12 +493,7 @@ def local_best_response(opponent, game: GameDef | str | None = None, *, hands: i
     2**62) runs in bounded memory; the result keeps every deal's ``winnings`` up to
     ``KEEP_DEALS`` deals."""
     t0 = time.perf_counter()
-    if game is None:
-        if isinstance(opponent, Strategy):
-            game = opponent.game
-        else:
-            raise CfrlabError("local_best_response needs the game")
-    game = load_game(game)
+    game = _game_for(opponent, game, "local_best_response")
     if not exact and hands <= 0:
         raise CfrlabError(f"hands must be positive, got {hands}")
     if not exact and hands > MAX_HANDS:
