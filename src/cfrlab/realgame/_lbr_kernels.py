@@ -4,7 +4,8 @@ Cards are deck-local ids (``hands.Deck``); the evaluator takes ACPC ids (``to_gl
 evaluator key and flush bits (``hkey``, ``hbits``: sums and ORs of ``CARD_KEY`` / ``CARD_BIT``
 over its cards) are computed once, so ranking a hand on a board is one addition and one lookup.
 
-Arguments travel in named bundles (namedtuples, built once by ``lbr``):
+Arguments travel in named bundles (namedtuples; ``lbr`` builds them once, ``equity`` the
+``BoardKey``):
 
 - ``HandKeys`` (``cfrlab.cards.kernels``): the deck's hands, ``hands``, ``hands_g``,
   ``to_global``, ``hkey``, ``hbits``;
@@ -14,10 +15,7 @@ Arguments travel in named bundles (namedtuples, built once by ``lbr``):
   int64[N, 2], ``nxt`` int64[N, 3] (child by action, f c r), ``decision``, ``legal``
   bool[decisions, 3];
 - ``OpponentTable`` (``_kernels``): the opponent's ``policy`` float64[rows, 3] and
-  ``row_offset`` (its ``BatchPolicy``);
-- ``Range``: the responder's view of the opponent: ``reach`` float64[H] (each hand's weight),
-  ``states`` int64[H] (its private state this round), ``eq`` float64[H] (the responder's
-  equity against it).
+  ``row_offset`` (its ``BatchPolicy``).
 
 Random numbers come from a splitmix64 stream in a ``uint64[1]`` state, so a deal's cards, the
 opponent's sampled actions and any sampled equity boards depend only on the deal's seed, not
@@ -55,7 +53,6 @@ _S11 = np.uint64(11)
 
 BoardKey = namedtuple("BoardKey", "kb bb ncards")
 LbrTree = namedtuple("LbrTree", "kind player spent nxt decision legal")
-Range = namedtuple("Range", "reach states eq")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -173,11 +170,11 @@ def equity(lbr, known, k, exact, samples, state, keys, hand_ok, eq):
 
 
 @njit(cache=NUMBA_CACHE)
-def action_values(node, seat, rng, tree, table, out):
+def action_values(node, seat, reach, states, eq, tree, table, out):
     """The responder's action values at decision ``node`` (lbr module docstring): out[0] fold,
     out[1] call, out[2] raise (-inf if illegal), relative to folding; returns the win
-    probability against the range ``rng.reach``."""
-    reach, states, eq = rng
+    probability against the range ``reach`` (the hands' weights; ``states`` their private
+    states, ``eq`` the responder's equity against each)."""
     spent, nxt, decision, legal = tree.spent, tree.nxt, tree.decision, tree.legal
     policy, row_offset = table
     H = reach.shape[0]
@@ -225,25 +222,26 @@ def choose(vals):
 
 
 @njit(cache=NUMBA_CACHE)
-def play_round(node, seat, opp, r, call_rounds, eq_ready, rng, state, tree, table, vals):
+def play_round(node, seat, opp, calls, eq_ready, reach, states, eq, state, tree, table, vals):
     """Plays from ``node`` until a chance node, a terminal, or a decision of the responder
     (``seat``) that needs the round's equity while ``eq_ready`` is False; returns that node.
     The opponent (holding hand ``opp``) samples its action from its row; every hand's weight
-    in ``rng.reach`` (the responder's view of its range) is multiplied by its probability of
-    the action (Bayes' rule). The responder calls in rounds below ``call_rounds``."""
-    reach, states = rng.reach, rng.states
+    in ``reach`` (the responder's view of its range; ``states`` the hands' private states,
+    ``eq`` the responder's equity against each) is multiplied by its probability of the action
+    (Bayes' rule). With ``calls`` the responder calls without computing (lbr's
+    ``call_rounds``)."""
     kind, player, nxt, decision, legal = tree.kind, tree.player, tree.nxt, tree.decision, tree.legal
     policy, row_offset = table
     H = reach.shape[0]
     while kind[node] == DECISION:
         d = decision[node]
         if player[node] == seat:
-            if r < call_rounds:
+            if calls:
                 a = 1
             else:
                 if not eq_ready:
                     return node
-                action_values(node, seat, rng, tree, table, vals)
+                action_values(node, seat, reach, states, eq, tree, table, vals)
                 a = choose(vals)
         else:
             ro = row_offset[d]

@@ -270,9 +270,8 @@ class LocalBestResponse:
             if 0 not in states:
                 states[0] = self.states(0, ())
             while True:
-                node = K.play_round(node, seat, opp, r, self.call_rounds, ready,
-                                    K.Range(reach, states[r], eq), st, self.bet_tree, self.table,
-                                    self._vals)
+                node = K.play_round(node, seat, opp, r < self.call_rounds, ready, reach, states[r],
+                                    eq, st, self.bet_tree, self.table, self._vals)
                 kd = self.kind[node]
                 if kd == DECISION:  # the responder needs the round's equities
                     known = board[:self.before[r + 1]]
@@ -349,8 +348,8 @@ class LocalBestResponse:
                         eq = self.equity(lbr, r, np.array(board, dtype=np.int64),
                                          self.disjoint([*self.hands[lbr].tolist(), *board]))
                         eqs[key] = eq
-                    K.action_values(node, seat, K.Range(reach, states, eq), self.bet_tree,
-                                    self.table, self._vals)
+                    K.action_values(node, seat, reach, states, eq, self.bet_tree, self.table,
+                                    self._vals)
                     a = K.choose(self._vals)
                 return self._walk(seat, lbr, int(self.nxt[node, a]), r, board, reach, eqs)
             total = 0.0
