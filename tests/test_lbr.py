@@ -276,6 +276,11 @@ def test_strategy_for_another_game_is_refused():
         local_best_response(Strategy.uniform("kuhn"), "leduc", hands=10)
 
 
+def test_an_agent_needs_its_game():
+    with pytest.raises(CfrlabError, match="^local_best_response needs the game"):
+        local_best_response(AgentSpec("always-call"), hands=10)
+
+
 def test_agent_without_batch_queries_is_told_what_to_implement():
     class Plain(Agent):
         name = "plain"

@@ -1,15 +1,25 @@
 """Hand ranking on boards for kernels of other packages (realgame's best responses and LBR):
 a hand's evaluator key and flush bits once, then its rank on any board in one lookup; the rank of
 every hand on every completion of a board; a showdown between two hands. Cards are a deck's
-local ids mapped to ACPC ids by ``to_global`` where the caller works in a reduced deck."""
+local ids mapped to ACPC ids by ``to_global`` where the caller works in a reduced deck.
+
+``HandKeys`` (built by ``hand_key_table``) bundles a deck's hands for the kernels that rank
+them: ``hands`` int64[H, h] (local ids), ``hands_g`` the same in ACPC ids, ``to_global``
+int64[D] (local id -> ACPC id), ``hkey`` / ``hbits`` int64[H] each hand's evaluator key sum
+and flush bits (``hand_keys``).
+"""
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
 
 from cfrlab.cards._eval_kernels import CARD_BIT, CARD_KEY, KEY_INIT, _lookup, rank_cards
 from cfrlab.config import NUMBA_CACHE
+
+HandKeys = namedtuple("HandKeys", "hands hands_g to_global hkey hbits")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -23,6 +33,28 @@ def hand_keys(hands_g, hkey, hbits):
             b |= CARD_BIT[hands_g[j, q]]
         hkey[j] = k
         hbits[j] = b
+
+
+def hand_key_table(hands: np.ndarray, to_global: np.ndarray) -> HandKeys:
+    """The ``HandKeys`` of the hands ``hands`` (local ids) of a deck mapped by ``to_global``."""
+    hands = np.ascontiguousarray(hands, dtype=np.int64)
+    to_global = np.ascontiguousarray(to_global, dtype=np.int64)
+    hands_g = np.ascontiguousarray(to_global[hands])
+    hkey = np.zeros(len(hands), dtype=np.int64)
+    hbits = np.zeros(len(hands), dtype=np.int64)
+    hand_keys(hands_g, hkey, hbits)
+    return HandKeys(hands, hands_g, to_global, hkey, hbits)
+
+
+@njit(cache=NUMBA_CACHE)
+def add_card_keys(cards, to_global, key, bits):
+    """(key, bits) with the evaluator keys added and the flush bits or-ed of ``cards`` (local
+    ids, mapped by ``to_global``)."""
+    for q in range(cards.shape[0]):
+        g = to_global[cards[q]]
+        key += CARD_KEY[g]
+        bits |= CARD_BIT[g]
+    return key, bits
 
 
 @njit(cache=NUMBA_CACHE)
@@ -74,51 +106,62 @@ NO_RANK = np.int32(2**31 - 1)  # a hand that meets the board: never beaten, neve
 
 
 @njit(cache=NUMBA_CACHE)
+def cards_left(used):
+    """The cards c with ``used[c]`` False, ascending."""
+    rest = np.empty(used.shape[0], dtype=np.int64)
+    n = 0
+    for c in range(used.shape[0]):
+        if not used[c]:
+            rest[n] = c
+            n += 1
+    return rest[:n]
+
+
+@njit(cache=NUMBA_CACHE)
+def next_combination(idx, k, n):
+    """Advances ``idx[:k]`` (ascending positions in range(n)) to the next k-subset in
+    lexicographic order; False after the last one."""
+    q = k - 1
+    while q >= 0 and idx[q] == n - k + q:
+        q -= 1
+    if q < 0:
+        return False
+    idx[q] += 1
+    for t in range(q + 1, k):
+        idx[t] = idx[t - 1] + 1
+    return True
+
+
+@njit(cache=NUMBA_CACHE)
 def board_completions(known, k, D, comps):
     """comps[c]: every set of ``k`` cards (local ids, ascending) missing the board ``known``,
     in lexicographic order; returns their number."""
     used = np.zeros(D, dtype=np.bool_)
     for q in range(known.shape[0]):
         used[known[q]] = True
-    rest = np.empty(D, dtype=np.int64)
-    n = 0
-    for c in range(D):
-        if not used[c]:
-            rest[n] = c
-            n += 1
+    rest = cards_left(used)
     idx = np.arange(max(k, 1))
     m = 0
     while True:
         for q in range(k):
             comps[m, q] = rest[idx[q]]
         m += 1
-        q = k - 1
-        while q >= 0 and idx[q] == n - k + q:
-            q -= 1
-        if q < 0:
-            break
-        idx[q] += 1
-        for t in range(q + 1, k):
-            idx[t] = idx[t - 1] + 1
-    return m
+        if not next_combination(idx, k, rest.shape[0]):
+            return m
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def board_ranks(known, comps, m, hands, hands_g, to_global, hkey, hbits, ranks):
-    """The rank of every hand on each completion ``comps[:m]`` of the board ``known``
-    (``ranks[c, j]``; ``NO_RANK`` for a hand that meets the board), completions split over
-    the numba threads. Shared by both seats of a deal: the responder's equity is then one
-    comparison per (completion, hand) (``equity_from_ranks``)."""
+def board_ranks(known, comps, m, keys, ranks):
+    """The rank of every hand of ``keys`` (``HandKeys``) on each completion ``comps[:m]`` of
+    the board ``known`` (``ranks[c, j]``; ``NO_RANK`` for a hand that meets the board),
+    completions split over the numba threads. Shared by both seats of a deal: the responder's
+    equity is then one comparison per (completion, hand) (``equity_from_ranks``)."""
+    hands, hands_g, to_global, hkey, hbits = keys
     H, h = hands.shape
     k = comps.shape[1] if m > 0 else 0
     nk = known.shape[0]
     ncards = h + nk + k
-    kb = KEY_INIT
-    bb = np.int64(0)
-    for q in range(nk):
-        g = to_global[known[q]]
-        kb += CARD_KEY[g]
-        bb |= CARD_BIT[g]
+    kb, bb = add_card_keys(known, to_global, KEY_INIT, np.int64(0))
     blocked = np.zeros(H, dtype=np.bool_)  # hands that meet the known board
     for j in range(H):
         for a in range(h):
@@ -126,12 +169,7 @@ def board_ranks(known, comps, m, hands, hands_g, to_global, hkey, hbits, ranks):
                 if known[q] == hands[j, a]:
                     blocked[j] = True
     for c in prange(m):
-        key = kb
-        bits = bb
-        for q in range(k):
-            g = to_global[comps[c, q]]
-            key += CARD_KEY[g]
-            bits |= CARD_BIT[g]
+        key, bits = add_card_keys(comps[c], to_global, kb, bb)
         for j in range(H):
             meet = blocked[j]
             for a in range(h):

@@ -1,13 +1,18 @@
 """The card layer's compiled primitives that other packages' kernels call, by public name:
 the hand evaluator's tables and lookups (``_eval_kernels``), hand ranking on boards
-(``_board_kernels``), canonical hand indexing (``_iso_kernels``) and hand strength
+(``_board_kernels``, with the ``HandKeys`` bundle its kernels take), canonical hand indexing (``_iso_kernels``) and hand strength
 (``_strength_kernels``)."""
 
 from cfrlab.cards._board_kernels import (  # noqa: F401
     NO_RANK,
+    HandKeys,
+    add_card_keys,
     board_completions,
     board_ranks,
+    cards_left,
+    hand_key_table,
     hand_keys,
+    next_combination,
     rank_hands,
     rank_of_key,
     showdown_sign,

@@ -6,23 +6,33 @@ distributed over the cards the responder cannot see, so a showdown is worth the 
 loses to, N all of them. ``win_minus_loss`` counts them for every hand of a board in one
 sorted sweep (card removal by per-card counts); ``last_round_mean`` averages a last-round
 value table over the last round's cards; ``eval_groups`` runs the betting subtrees.
+
+The groups' betting subtrees travel as one ``Program`` (built by ``fixed``): every group's
+nodes in postorder, group g at ``start[g]`` to ``start[g + 1] - 1``; per node its ``kind``
+(CONST, SHOW, NEXT, OPP, BEST), ``cval`` (a CONST's value, a SHOW's stake), ``nxt`` (a NEXT's
+group of the next round), and ``c0``, ``c1`` the span of its children in ``kids`` (absolute
+node indices) and ``wts`` (an OPP's action probabilities). The deck's hands travel as one
+``HandKeys`` (``cfrlab.cards.kernels``).
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
 
 from cfrlab.cards.kernels import (
-    CARD_BIT,
-    CARD_KEY,
     KEY_INIT,
     NO_RANK,
+    add_card_keys,
 )
 from cfrlab.cards.kernels import rank_of_key as _rank
 from cfrlab.config import NUMBA_CACHE
 
 CONST, SHOW, NEXT, OPP, BEST = 0, 1, 2, 3, 4  # program node kinds
+
+Program = namedtuple("Program", "start kind cval nxt c0 c1 kids wts")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -95,8 +105,9 @@ def last_round_mean(ranks, m, hands, D, table, N, out):
 
 
 @njit(cache=NUMBA_CACHE)
-def _eval_one(g, start, kind, cval, nxt, c0, c1, kids, wts, M, xs, out_row):
+def _eval_one(g, prog, M, xs, out_row):
     """Group g's program over the columns of ``out_row`` (see ``eval_groups``)."""
+    start, kind, cval, nxt, c0, c1, kids, wts = prog
     ncol = out_row.shape[0]
     p0 = start[g]
     p1 = start[g + 1]
@@ -135,34 +146,32 @@ def _eval_one(g, start, kind, cval, nxt, c0, c1, kids, wts, M, xs, out_row):
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def eval_groups(start, kind, cval, nxt, c0, c1, kids, wts, M, xs, out):
-    """out[g, :] = the value at the root of group g's program (nodes start[g]..start[g+1]-1
-    in postorder); columns are hands (leaves ``NEXT`` read M[nxt, col]) or, in the last
-    round, showdown margins (leaves ``SHOW`` are ``cval * xs[col]``)."""
-    for g in prange(start.shape[0] - 1):
-        _eval_one(g, start, kind, cval, nxt, c0, c1, kids, wts, M, xs, out[g])
+def eval_groups(prog, M, xs, out):
+    """out[g, :] = the value at the root of group g's ``Program``; columns are hands (leaves
+    ``NEXT`` read M[nxt, col]) or, in the last round, showdown margins (leaves ``SHOW`` are
+    ``cval * xs[col]``)."""
+    for g in prange(prog.start.shape[0] - 1):
+        _eval_one(g, prog, M, xs, out[g])
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def second_last_mean(board, turns, rivers, hands, hands_g, to_global, hkey, hbits, D, table, N,
-                     start, kind, cval, nxt, c0, c1, kids, wts, out):
+def second_last_mean(board, turns, rivers, keys, table, N, prog, out):
     """out[g, j] = mean over the second-last round's card sets ``turns`` (each missing the
-    board) of that round's group g value for hand j, every last-round completion (``rivers``:
-    card sets missing the board, those meeting the turn skipped) scored in one pass: per turn,
-    the hands' margins on each river, the last-round tables averaged, the groups run."""
+    board) of that round's group g value (``prog``) for hand j of ``keys``, every last-round
+    completion (``rivers``: card sets missing the board, those meeting the turn skipped) scored
+    in one pass: per turn, the hands' margins on each river, the last-round tables ``table``
+    (over the margin, offset ``N``) averaged, the groups run."""
+    hands, hands_g, to_global, hkey, hbits = keys
+    D = to_global.shape[0]
     H, h = hands.shape
     T = turns.shape[0]
     kt = turns.shape[1]
     kr = rivers.shape[1]
-    G = start.shape[0] - 1
+    G = prog.start.shape[0] - 1
     GL = table.shape[0]
     nb = board.shape[0]
     ncards = h + nb + kt + kr
-    kb = KEY_INIT
-    bb = np.int64(0)
-    for q in range(nb):
-        kb += CARD_KEY[to_global[board[q]]]
-        bb |= CARD_BIT[to_global[board[q]]]
+    kb, bb = add_card_keys(board, to_global, KEY_INIT, np.int64(0))
     meet = np.zeros(H, dtype=np.bool_)
     for j in range(H):
         for a in range(h):
@@ -172,30 +181,22 @@ def second_last_mean(board, turns, rivers, hands, hands_g, to_global, hkey, hbit
     per_turn = np.zeros((T, G, H))
     xs = np.zeros(1)
     for t in prange(T):
-        kt_key = kb
-        kt_bits = bb
+        kt_key, kt_bits = add_card_keys(turns[t], to_global, kb, bb)
         tmask = np.zeros(D, dtype=np.bool_)
         for q in range(kt):
-            c = turns[t, q]
-            tmask[c] = True
-            kt_key += CARD_KEY[to_global[c]]
-            kt_bits |= CARD_BIT[to_global[c]]
+            tmask[turns[t, q]] = True
         ranks = np.empty(H, dtype=np.int32)
         wl = np.zeros(H, dtype=np.int64)
         M = np.zeros((GL, H))
         cnt = np.zeros(H, dtype=np.int64)
         for rv in range(rivers.shape[0]):
             skip = False
-            key = kt_key
-            bits = kt_bits
             for q in range(kr):
-                c = rivers[rv, q]
-                if tmask[c]:
+                if tmask[rivers[rv, q]]:
                     skip = True
-                key += CARD_KEY[to_global[c]]
-                bits |= CARD_BIT[to_global[c]]
             if skip:
                 continue
+            key, bits = add_card_keys(rivers[rv], to_global, kt_key, kt_bits)
             for j in range(H):
                 bad = meet[j]
                 for a in range(h):
@@ -217,7 +218,7 @@ def second_last_mean(board, turns, rivers, hands, hands_g, to_global, hkey, hbit
                 for g in range(GL):
                     M[g, j] /= cnt[j]
         for g in range(G):
-            _eval_one(g, start, kind, cval, nxt, c0, c1, kids, wts, M, xs, per_turn[t, g])
+            _eval_one(g, prog, M, xs, per_turn[t, g])
         for j in range(H):  # hands meeting the board or this turn take no value
             bad = meet[j]
             for a in range(h):

@@ -14,23 +14,37 @@ Local arrays (columns ``l_*``, concatenated over segments, ``seg_off`` delimitin
 - ``l_dec`` int64: decision index (policy rows), ``l_chance`` int64: chance index in round
 - ``l_pay`` float64[., 2]: fold: player p's payoff; showdown: the stake (each side's spend)
 
-``round_pass`` walks every segment of the round on one board: reach forward (entry reach
-from ``in_reach[entry]``, cut to hands that miss the board), the policy's action
-probabilities gathered by each hand's private state; in FULL mode, terminal values, chance
-values (given), then values backward: the max over actions for the actor, the sum for the
-other player (whose policy is already in the actor's reach). Each player's value is its
-best-response counterfactual value against the other's reach, unnormalized by chance
-(the caller scales). The entry values, cut to valid hands and scaled, are added to
-``out_vals[entry]``.
+The kernels take these in named bundles (namedtuples, built once by ``walk``):
 
-Terminals, both O(H) (Johanson, Waugh, Bowling and Zinkevich, "Accelerating best response
-calculation in large extensive games"): a fold pays the sum of the opponent's reach over
-hands disjoint from mine, total minus the per-card sums of my cards plus my own hand (counted
-twice); a showdown sweeps the hands sorted by rank, groups of equal rank at once, keeping the
-running total and per-card totals of the weaker hands (wins), then the stronger (losses).
+- ``Segments``: a round's segments, ``seg_off``, ``entry`` (each segment's row of ``in_reach``
+  and ``out_vals``: its chance node's index in the round before) and the local columns above (``kind``, ``player``, ``child``, ``slot``, ``dec``,
+  ``chance``, ``pay``);
+- ``OpponentTable``: the opponent's ``policy`` float64[rows, 3] and ``row_offset`` (its
+  ``BatchPolicy``: the row of hand i at decision d is ``row_offset[d] + states[i]``);
+- ``BoardHands``: the hands on one board, ``valid`` bool[H] (missing the board), ``cards``
+  int64[H, h], ``h``, ``D`` (deck size), ``states`` int64[H] (the opponent's private state);
+- ``Flow``: what a round reads and adds to, ``in_reach`` float64[E, 2, H] (both players' reach
+  at each entry), ``out_vals`` (E, 2, H) (their values, added), ``scale``, and at the round's
+  chance nodes ``chance_reach`` (C, 2, H) (written) and ``chance_vals`` (read).
+
+``round_pass`` walks every segment of a round on one board (the last round only for its
+reach: its values are ``_lanes.last_round_lanes``'): reach forward (entry reach from
+``in_reach[entry]``, cut to hands that miss the board), the policy's action probabilities
+gathered by each hand's private state; in FULL mode, terminal values (folds: every showdown
+is in the last round), chance values (given), then values backward: the max over actions for
+the actor, the sum for the other player (whose policy is already in the actor's reach). Each
+player's value is its best-response counterfactual value against the other's reach,
+unnormalized by chance (the caller scales). The entry values, cut to valid hands and scaled,
+are added to ``out_vals[entry]``.
+
+A fold is O(H) (Johanson, Waugh, Bowling and Zinkevich, "Accelerating best response
+calculation in large extensive games"): it pays the sum of the opponent's reach over hands
+disjoint from mine, total minus the per-card sums of my cards plus my own hand (counted twice).
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -38,6 +52,11 @@ from numba import njit
 from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+
+Segments = namedtuple("Segments", "seg_off entry kind player child slot dec chance pay")
+OpponentTable = namedtuple("OpponentTable", "policy row_offset")
+BoardHands = namedtuple("BoardHands", "valid cards h D states")
+Flow = namedtuple("Flow", "in_reach out_vals scale chance_reach chance_vals")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -64,84 +83,14 @@ def _disjoint_sum(r, cards, h, csum, out, scale):
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdown(r0, r1, cards, h, order, grp_end, stake, c0, c1, v0, v1):
-    """v0[i] = stake * (reach1 of weaker disjoint hands - reach1 of stronger ones), and v1
-    likewise against reach0, over the valid hands ``order`` (sorted by rank ascending;
-    ``grp_end[k]`` the end of k's group of equal rank). Invalid hands keep their values."""
-    n = order.shape[0]
-    c0[:] = 0.0
-    c1[:] = 0.0
-    t0 = 0.0
-    t1 = 0.0
-    k = 0
-    while k < n:  # wins: weaker hands seen so far
-        e = grp_end[k]
-        for q in range(k, e):
-            i = order[q]
-            a = cards[i, 0]
-            if h == 2:
-                b = cards[i, 1]
-                v0[i] = t1 - c1[a] - c1[b]
-                v1[i] = t0 - c0[a] - c0[b]
-            else:
-                v0[i] = t1 - c1[a]
-                v1[i] = t0 - c0[a]
-        for q in range(k, e):
-            i = order[q]
-            a = cards[i, 0]
-            x0 = r0[i]
-            x1 = r1[i]
-            t0 += x0
-            t1 += x1
-            c0[a] += x0
-            c1[a] += x1
-            if h == 2:
-                b = cards[i, 1]
-                c0[b] += x0
-                c1[b] += x1
-        k = e
-    c0[:] = 0.0
-    c1[:] = 0.0
-    t0 = 0.0
-    t1 = 0.0
-    k = n
-    while k > 0:  # losses: stronger hands seen so far, from the top
-        # the group ending at k starts where the group before it ends
-        s = k - 1
-        while s > 0 and grp_end[s - 1] == k:
-            s -= 1
-        for q in range(s, k):
-            i = order[q]
-            a = cards[i, 0]
-            if h == 2:
-                b = cards[i, 1]
-                v0[i] = stake * (v0[i] - (t1 - c1[a] - c1[b]))
-                v1[i] = stake * (v1[i] - (t0 - c0[a] - c0[b]))
-            else:
-                v0[i] = stake * (v0[i] - (t1 - c1[a]))
-                v1[i] = stake * (v1[i] - (t0 - c0[a]))
-        for q in range(s, k):
-            i = order[q]
-            a = cards[i, 0]
-            x0 = r0[i]
-            x1 = r1[i]
-            t0 += x0
-            t1 += x1
-            c0[a] += x0
-            c1[a] += x1
-            if h == 2:
-                b = cards[i, 1]
-                c0[b] += x0
-                c1[b] += x1
-        k = s
-
-
-@njit(cache=NUMBA_CACHE)
-def round_pass(full, seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l_chance,
-               l_pay, valid, cards, h, D, order, grp_end, policy, row_offset, states,
-               in_reach, out_vals, scale, chance_reach, chance_vals):
+def round_pass(full, seg, hands, table, flow):
     """One round on one board (module docstring). ``full`` False: only the reach at the
-    round's chance nodes is written (``chance_reach``); True: values too."""
+    round's chance nodes is written (``chance_reach``); True (a round before the last):
+    values too."""
+    seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l_chance, l_pay = seg
+    valid, cards, h, D, states = hands
+    policy, row_offset = table
+    in_reach, out_vals, scale, chance_reach, chance_vals = flow
     H = valid.shape[0]
     nseg = seg_off.shape[0] - 1
     L = 1
@@ -150,7 +99,6 @@ def round_pass(full, seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l
     reach = np.zeros((L, 2, H))
     vals = np.zeros((L, 2, H))
     csum = np.zeros(D)
-    csum1 = np.zeros(D)
     vf = np.empty(H)
     for i in range(H):
         vf[i] = 1.0 if valid[i] else 0.0
@@ -187,15 +135,12 @@ def round_pass(full, seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l
             if kind == FOLD:
                 _disjoint_sum(reach[l_slot[k, 1], 1], cards, h, csum, vals[j, 0], l_pay[k, 0])
                 _disjoint_sum(reach[l_slot[k, 0], 0], cards, h, csum, vals[j, 1], l_pay[k, 1])
-            elif kind == SHOWDOWN:
-                _showdown(reach[l_slot[k, 0], 0], reach[l_slot[k, 1], 1], cards, h, order,
-                          grp_end, l_pay[k, 0], csum, csum1, vals[j, 0], vals[j, 1])
             elif kind == CHANCE:
                 ci = l_chance[k]
                 for p in range(2):
                     for i in range(H):
                         vals[j, p, i] = chance_vals[ci, p, i]
-            else:
+            elif kind == DECISION:
                 q = l_player[k]
                 o = 1 - q
                 first = True

@@ -22,9 +22,24 @@ state present on the board (CFR5: about 130 of its 625 river states), for all of
 actions at once. Segments whose entry reach is zero for both players are left out (their
 values are zero). Lanes never mix, so the values do not depend on how the segments were
 grouped.
+
+Arguments travel in named bundles: ``Segments``, ``OpponentTable`` and ``Flow`` of
+``_kernels`` (the round's segments, the opponent's table, entry reach in and values out), and
+
+- ``RankedHands``: the hands that miss the board in rank order, ``order`` int64[n] (position q
+  holds hand order[q]), ``cards`` int64[n, h] their cards, ``grp_end`` int64[n] (the end of
+  q's group of equal rank), ``states`` int64[n] the opponent's private state, ``h``, ``D``;
+- ``SubtreeShape``: a shape class's representative segment ``rep`` and the ``depth``,
+  ``parent`` and ``action`` (from the parent) of each local node (``_tree_shape``);
+- ``LaneBuffers``: per depth d the reach ``R[d]`` and values ``V[d]`` (n, 2W) and the open
+  decision's action probabilities ``T[d]`` (private states present, 3, W); the totals ``X``
+  (2W), per card ``xc`` (D, 2W), the showdown sums ``tmp`` and a terminal's reach ``rt``
+  (n, 2W).
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, uint64
@@ -33,6 +48,10 @@ from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 W = 16  # segments per group: 2W = 32 float64 lanes (eight AVX2 vectors)
+
+RankedHands = namedtuple("RankedHands", "order cards grp_end states h D")
+SubtreeShape = namedtuple("SubtreeShape", "rep depth parent action")
+LaneBuffers = namedtuple("LaneBuffers", "R V T X xc tmp rt")
 
 
 def shape_classes(seg_off: np.ndarray, kind, player, child, slot) -> tuple[np.ndarray, np.ndarray]:
@@ -135,12 +154,18 @@ def _showdown_sweep(r, sc, h, n, grp_end, X, xc, tmp):
 
 
 @njit(cache=NUMBA_CACHE)
-def _walk_group(lanes, cnt, rep, seg_off, entry, l_kind, l_player, l_child, l_pay, l_dec,
-                order, scards, grp_end, h, policy, row_offset, ustate, uidx, in_reach,
-                out_vals, scale, depth, parent, action, R, V, X, xc, tmp, T, rt):
-    """One group: reach down, depth first (``R[d]``, ``T[d]`` the action probabilities of
-    the open decision at depth d by private state), each terminal's values merged into its
-    parent's ``V[d - 1]``, each decision's into its parent's when its subtree is done."""
+def _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf):
+    """The ``cnt`` segments ``lanes`` of one shape class: reach down, depth first (``R[d]``,
+    ``T[d]`` the action probabilities of the open decision at depth d by private state
+    ``ustate``; ``uidx[q]`` is hand q's), each terminal's values merged into its parent's
+    ``V[d - 1]``, each decision's into its parent's when its subtree is done."""
+    seg_off, entry, l_kind, l_player, l_pay, l_dec = (seg.seg_off, seg.entry, seg.kind,
+                                                       seg.player, seg.pay, seg.dec)
+    rep, depth, parent, action = shape
+    order, scards, grp_end, h = hands.order, hands.cards, hands.grp_end, hands.h
+    policy, row_offset = table
+    in_reach, out_vals, scale = flow.in_reach, flow.out_vals, flow.scale
+    R, V, T, X, xc, tmp, rt = buf
     n = order.shape[0]
     base = seg_off[rep]
     m = seg_off[rep + 1] - base
@@ -248,11 +273,13 @@ def _tree_shape(rep, seg_off, l_kind, l_child):
 
 
 @njit(cache=NUMBA_CACHE)
-def last_round_lanes(seg_off, entry, seg_class, class_rep, l_kind, l_player, l_child, l_slot,
-                     l_dec, l_pay, order, scards, grp_end, h, D, policy, row_offset, sstates,
-                     in_reach, out_vals, scale):
-    """The last round on one board, every live segment, in groups of ``W`` of one shape class:
-    values of each segment's entry added (times ``scale``) to ``out_vals[entry]``."""
+def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
+    """The last round on one board, every live segment, in groups of ``W`` of one shape class
+    (``seg_class[s]`` segment s's, ``class_rep`` a representative of each): values of each
+    segment's entry added (times ``scale``) to ``out_vals[entry]``."""
+    seg_off, entry, l_kind, l_child = seg.seg_off, seg.entry, seg.kind, seg.child
+    order, sstates, D = hands.order, hands.states, hands.D
+    in_reach = flow.in_reach
     n = order.shape[0]
     nseg = seg_off.shape[0] - 1
     # the private states present, and each hand's place among them (policy rows per group)
@@ -280,6 +307,8 @@ def last_round_lanes(seg_off, entry, seg_class, class_rep, l_kind, l_player, l_c
         R = np.zeros((Dp, n, 2 * W))
         V = np.zeros((Dp, n, 2 * W))
         T = np.zeros((Dp, ustate.shape[0], 3, W))
+        shape = SubtreeShape(rep, depth, parent, action)
+        buf = LaneBuffers(R, V, T, X, xc, tmp, rt)
         cnt = 0
         for s in range(nseg):
             if seg_class[s] != cl or not live[s]:
@@ -287,11 +316,7 @@ def last_round_lanes(seg_off, entry, seg_class, class_rep, l_kind, l_player, l_c
             lanes[cnt] = s
             cnt += 1
             if cnt == W:
-                _walk_group(lanes, cnt, rep, seg_off, entry, l_kind, l_player, l_child, l_pay,
-                            l_dec, order, scards, grp_end, h, policy, row_offset, ustate, uidx,
-                            in_reach, out_vals, scale, depth, parent, action, R, V, X, xc, tmp, T, rt)
+                _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf)
                 cnt = 0
         if cnt:
-            _walk_group(lanes, cnt, rep, seg_off, entry, l_kind, l_player, l_child, l_pay,
-                        l_dec, order, scards, grp_end, h, policy, row_offset, ustate, uidx,
-                        in_reach, out_vals, scale, depth, parent, action, R, V, X, xc, tmp, T, rt)
+            _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf)

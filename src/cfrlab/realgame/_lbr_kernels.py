@@ -4,6 +4,19 @@ Cards are deck-local ids (``hands.Deck``); the evaluator takes ACPC ids (``to_gl
 evaluator key and flush bits (``hkey``, ``hbits``: sums and ORs of ``CARD_KEY`` / ``CARD_BIT``
 over its cards) are computed once, so ranking a hand on a board is one addition and one lookup.
 
+Arguments travel in named bundles (namedtuples; ``lbr`` builds them once, ``equity`` the
+``BoardKey``):
+
+- ``HandKeys`` (``cfrlab.cards.kernels``): the deck's hands, ``hands``, ``hands_g``,
+  ``to_global``, ``hkey``, ``hbits``;
+- ``BoardKey``: the known board of an equity, its key sum ``kb``, flush bits ``bb`` and the
+  number of cards of a full hand ``ncards``;
+- ``LbrTree``: the betting tree (``cfrlab.tree.arrays``), ``kind``, ``player``, ``spent``
+  int64[N, 2], ``nxt`` int64[N, 3] (child by action, f c r), ``decision``, ``legal``
+  bool[decisions, 3];
+- ``OpponentTable`` (``_kernels``): the opponent's ``policy`` float64[rows, 3] and
+  ``row_offset`` (its ``BatchPolicy``).
+
 Random numbers come from a splitmix64 stream in a ``uint64[1]`` state, so a deal's cards, the
 opponent's sampled actions and any sampled equity boards depend only on the deal's seed, not
 on which process played it.
@@ -11,17 +24,21 @@ on which process played it.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from cfrlab.cards.kernels import (
-    CARD_BIT,
-    CARD_KEY,
     KEY_INIT,
     NO_RANK,
+    add_card_keys,
+    cards_left,
+    next_combination,
     rank_of_key,
 )
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.realgame._kernels import OpponentTable  # noqa: F401 (lbr builds it from here)
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 EPS = 1e-9  # chips: an action replaces call (or fold replaces the best) only if better by more
@@ -33,6 +50,9 @@ _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S11 = np.uint64(11)
+
+BoardKey = namedtuple("BoardKey", "kb bb ncards")
+LbrTree = namedtuple("LbrTree", "kind player spent nxt decision legal")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -59,11 +79,11 @@ def randint(state, n):
 
 
 @njit(cache=NUMBA_CACHE)
-def deal_cards(state, D, need, out):
-    """out[:need] = ``need`` distinct cards of 0..D-1, uniformly (a partial Fisher-Yates)."""
-    pool = np.arange(D)
+def draw_cards(state, pool, n, need, out):
+    """out[:need] = ``need`` distinct cards of ``pool[:n]``, uniformly (a partial Fisher-Yates
+    that leaves ``pool`` shuffled in place)."""
     for q in range(need):
-        t = q + randint(state, D - q)
+        t = q + randint(state, n - q)
         x = pool[q]
         pool[q] = pool[t]
         pool[t] = x
@@ -71,18 +91,21 @@ def deal_cards(state, D, need, out):
 
 
 @njit(cache=NUMBA_CACHE)
-def _add_completion(lbr, comp, k, kb, bb, ncards, hands, hands_g, to_global, hkey, hbits,
-                    hand_ok, mark, eq, cnt):
-    """Scores one completion ``comp[:k]`` (local ids) of the known board (key ``kb``, bits
-    ``bb``): for every hand j allowed and disjoint from it, cnt[j] += 1 and eq[j] += 1 if the
+def deal_cards(state, D, need, out):
+    """out[:need] = ``need`` distinct cards of 0..D-1, uniformly."""
+    draw_cards(state, np.arange(D), D, need, out)
+
+
+@njit(cache=NUMBA_CACHE)
+def _add_completion(lbr, comp, board, keys, hand_ok, mark, eq, cnt):
+    """Scores one completion ``comp`` (local ids) of the known board (``BoardKey``): for
+    every hand j of ``keys`` allowed and disjoint from it, cnt[j] += 1 and eq[j] += 1 if the
     responder's hand ``lbr`` wins, 1/2 if it ties."""
+    hands, hands_g, to_global, hkey, hbits = keys
     H, h = hands.shape
-    key = kb
-    bits = bb
-    for q in range(k):
-        g = to_global[comp[q]]
-        key += CARD_KEY[g]
-        bits |= CARD_BIT[g]
+    key, bits = add_card_keys(comp, to_global, board.kb, board.bb)
+    ncards = board.ncards
+    for q in range(comp.shape[0]):
         mark[comp[q]] = True
     rl = rank_of_key(key + hkey[lbr], bits | hbits[lbr], ncards, hands_g[lbr, 0])
     for j in range(H):
@@ -98,67 +121,47 @@ def _add_completion(lbr, comp, k, kb, bb, ncards, hands, hands_g, to_global, hke
             eq[j] += 1.0
         elif rl == rj:
             eq[j] += 0.5
-    for q in range(k):
+    for q in range(comp.shape[0]):
         mark[comp[q]] = False
 
 
 @njit(cache=NUMBA_CACHE)
-def equity(lbr, known, k, exact, samples, state, hands, hands_g, to_global, hkey, hbits,
-           hand_ok, eq):
+def equity(lbr, known, k, exact, samples, state, keys, hand_ok, eq):
     """eq[j]: the probability that hand ``lbr`` beats hand j at a showdown after the board
     ``known`` (local ids) is completed by ``k`` more cards, ties counting one half, for every
-    hand j with ``hand_ok[j]`` (0 for the others). Completions are the boards of k cards that
-    miss both hands, all of them (``exact``) or ``samples`` boards drawn uniformly from those
-    that miss ``lbr`` (each j then averages over the draws that also miss it)."""
+    hand j of ``keys`` (``HandKeys``) with ``hand_ok[j]`` (0 for the others). Completions are
+    the boards of k cards that miss both hands, all of them (``exact``) or ``samples`` boards
+    drawn uniformly from those that miss ``lbr`` (each j then averages over the draws that
+    also miss it)."""
+    hands = keys.hands
     H, h = hands.shape
-    D = to_global.shape[0]
+    D = keys.to_global.shape[0]
     used = np.zeros(D, dtype=np.bool_)
     for q in range(h):
         used[hands[lbr, q]] = True
-    kb = KEY_INIT
-    bb = np.int64(0)
     for q in range(known.shape[0]):
         used[known[q]] = True
-        g = to_global[known[q]]
-        kb += CARD_KEY[g]
-        bb |= CARD_BIT[g]
-    rest = np.empty(D, dtype=np.int64)
-    n = 0
-    for c in range(D):
-        if not used[c]:
-            rest[n] = c
-            n += 1
-    ncards = h + known.shape[0] + k
+    kb, bb = add_card_keys(known, keys.to_global, KEY_INIT, np.int64(0))
+    board = BoardKey(kb, bb, h + known.shape[0] + k)
+    rest = cards_left(used)
+    n = rest.shape[0]
     cnt = np.zeros(H)
     eq[:] = 0.0
     mark = np.zeros(D, dtype=np.bool_)
-    comp = np.empty(max(k, 1), dtype=np.int64)
+    comp = np.empty(k, dtype=np.int64)
     if exact:
         idx = np.arange(max(k, 1))
         while True:
             for q in range(k):
                 comp[q] = rest[idx[q]]
-            _add_completion(lbr, comp, k, kb, bb, ncards, hands, hands_g, to_global, hkey, hbits,
-                            hand_ok, mark, eq, cnt)
-            q = k - 1
-            while q >= 0 and idx[q] == n - k + q:
-                q -= 1
-            if q < 0:
+            _add_completion(lbr, comp, board, keys, hand_ok, mark, eq, cnt)
+            if not next_combination(idx, k, n):
                 break
-            idx[q] += 1
-            for t in range(q + 1, k):
-                idx[t] = idx[t - 1] + 1
     else:
-        pool = rest[:n].copy()
+        pool = rest.copy()
         for _ in range(samples):
-            for q in range(k):
-                t = q + randint(state, n - q)
-                x = pool[q]
-                pool[q] = pool[t]
-                pool[t] = x
-                comp[q] = pool[q]
-            _add_completion(lbr, comp, k, kb, bb, ncards, hands, hands_g, to_global, hkey, hbits,
-                            hand_ok, mark, eq, cnt)
+            draw_cards(state, pool, n, k, comp)
+            _add_completion(lbr, comp, board, keys, hand_ok, mark, eq, cnt)
     for j in range(H):
         if hand_ok[j]:
             eq[j] = eq[j] / cnt[j] if cnt[j] > 0 else 0.5
@@ -167,11 +170,13 @@ def equity(lbr, known, k, exact, samples, state, hands, hands_g, to_global, hkey
 
 
 @njit(cache=NUMBA_CACHE)
-def action_values(node, seat, reach, states, eq, spent, nxt, decision, legal, policy,
-                  row_offset, out):
+def action_values(node, seat, reach, states, eq, tree, table, out):
     """The responder's action values at decision ``node`` (lbr module docstring): out[0] fold,
     out[1] call, out[2] raise (-inf if illegal), relative to folding; returns the win
-    probability against the range ``reach``."""
+    probability against the range ``reach`` (the hands' weights; ``states`` their private
+    states, ``eq`` the responder's equity against each)."""
+    spent, nxt, decision, legal = tree.spent, tree.nxt, tree.decision, tree.legal
+    policy, row_offset = table
     H = reach.shape[0]
     d = decision[node]
     W = 0.0
@@ -217,24 +222,26 @@ def choose(vals):
 
 
 @njit(cache=NUMBA_CACHE)
-def play_round(node, seat, opp, r, call_rounds, eq_ready, reach, states, eq, state, kind, player,
-               spent, nxt, decision, legal, policy, row_offset, vals):
+def play_round(node, seat, opp, calls, eq_ready, reach, states, eq, state, tree, table, vals):
     """Plays from ``node`` until a chance node, a terminal, or a decision of the responder
     (``seat``) that needs the round's equity while ``eq_ready`` is False; returns that node.
     The opponent (holding hand ``opp``) samples its action from its row; every hand's weight
-    in ``reach`` (the responder's view of its range) is multiplied by its probability of the
-    action (Bayes' rule). The responder calls in rounds below ``call_rounds``."""
+    in ``reach`` (the responder's view of its range; ``states`` the hands' private states,
+    ``eq`` the responder's equity against each) is multiplied by its probability of the action
+    (Bayes' rule). With ``calls`` the responder calls without computing (lbr's
+    ``call_rounds``)."""
+    kind, player, nxt, decision, legal = tree.kind, tree.player, tree.nxt, tree.decision, tree.legal
+    policy, row_offset = table
     H = reach.shape[0]
     while kind[node] == DECISION:
         d = decision[node]
         if player[node] == seat:
-            if r < call_rounds:
+            if calls:
                 a = 1
             else:
                 if not eq_ready:
                     return node
-                action_values(node, seat, reach, states, eq, spent, nxt, decision, legal, policy,
-                              row_offset, vals)
+                action_values(node, seat, reach, states, eq, tree, table, vals)
                 a = choose(vals)
         else:
             ro = row_offset[d]

@@ -64,8 +64,8 @@ class _Program:
     def close(self) -> None:
         self.start.append(len(self.kind))
 
-    def arrays(self):
-        return (np.asarray(self.start, np.int64), np.asarray(self.kind, np.int64),
+    def arrays(self) -> FK.Program:
+        return FK.Program(np.asarray(self.start, np.int64), np.asarray(self.kind, np.int64),
                 np.asarray(self.cval, np.float64), np.asarray(self.nxt, np.int64),
                 np.asarray(self.c0, np.int64), np.asarray(self.c1, np.int64),
                 np.asarray(self.kids, np.int64), np.asarray(self.wts, np.float64))
@@ -82,10 +82,7 @@ class FixedOpponentBR:
         self.game, self.tree, self.opp = game, tree, opp
         self.R = game.num_rounds
         self.deck: Deck = make_deck(game)
-        self.hands_g = np.ascontiguousarray(self.deck.to_global[self.deck.hands])
-        self.hkey = np.zeros(self.deck.num_hands, dtype=np.int64)
-        self.hbits = np.zeros(self.deck.num_hands, dtype=np.int64)
-        CK.hand_keys(self.hands_g, self.hkey, self.hbits)
+        self.keys = CK.hand_key_table(self.deck.hands, self.deck.to_global)
         h = game.num_hole_cards
         self.N = comb(self.deck.size - game.total_board_cards() - h, h)  # opponent hands at showdown
         self.groups: list[dict] = [{} for _ in range(self.R)]  # key -> group id, per round
@@ -95,7 +92,7 @@ class FixedOpponentBR:
         last = self.arrays[self.R - 1]
         xs = (np.arange(2 * self.N + 1) - self.N) / self.N
         self.table = np.zeros((len(self.groups[self.R - 1]), 2 * self.N + 1))
-        FK.eval_groups(*last, np.zeros((1, 1)), xs, self.table)
+        FK.eval_groups(last, np.zeros((1, 1)), xs, self.table)
 
     # -- grouping ------------------------------------------------------------------------
     def _group(self, node: int, seat: int) -> int:
@@ -173,9 +170,8 @@ class FixedOpponentBR:
 
     # -- values --------------------------------------------------------------------------
     def _ranks(self, board: np.ndarray, comps: np.ndarray, m: int) -> np.ndarray:
-        d = self.deck
-        ranks = np.empty((max(m, 1), d.num_hands), dtype=np.int32)
-        CK.board_ranks(board, comps, m, d.hands, self.hands_g, d.to_global, self.hkey, self.hbits, ranks)
+        ranks = np.empty((max(m, 1), self.deck.num_hands), dtype=np.int32)
+        CK.board_ranks(board, comps, m, self.keys, ranks)
         return ranks
 
     def values(self, r: int, board: tuple[int, ...]) -> np.ndarray:
@@ -202,7 +198,7 @@ class FixedOpponentBR:
             FK.last_round_mean(ranks, len(comps), d.hands, d.size, self.table, self.N, M)
         else:
             M = self._next_mean(r, board)
-        FK.eval_groups(*self.arrays[r], M, np.zeros(1), out)
+        FK.eval_groups(self.arrays[r], M, np.zeros(1), out)
         out[:, ~d.valid(b)] = 0.0
         return out
 
@@ -228,9 +224,8 @@ class FixedOpponentBR:
             kr = self.game.num_board_cards[self.R - 1]
             turns = np.array(list(combinations(rest, k)), dtype=np.int64).reshape(-1, k)
             rivers = np.array(list(combinations(rest, kr)), dtype=np.int64).reshape(-1, kr)
-            FK.second_last_mean(np.asarray(board, dtype=np.int64), turns, rivers, d.hands, self.hands_g,
-                                d.to_global, self.hkey, self.hbits, d.size, self.table, self.N,
-                                *self.arrays[r + 1], M)
+            FK.second_last_mean(np.asarray(board, dtype=np.int64), turns, rivers, self.keys,
+                                self.table, self.N, self.arrays[r + 1], M)
         else:
             for cards in combinations([c for c in range(d.size) if c not in board], k):
                 M += self.values(r + 1, tuple(sorted(board + cards)))
@@ -248,6 +243,6 @@ class FixedOpponentBR:
             else:
                 M = self._next_mean(0, (), progress)
                 root = np.zeros((len(self.groups[0]), d.num_hands))
-                FK.eval_groups(*self.arrays[0], M, np.zeros(1), root)
+                FK.eval_groups(self.arrays[0], M, np.zeros(1), root)
         v = np.stack([root[self.roots[0]], root[self.roots[1]]]) / d.num_hands
         return float(v[0].sum()), float(v[1].sum()), v

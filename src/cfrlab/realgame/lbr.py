@@ -130,12 +130,10 @@ class LocalBestResponse:
         self.R = game.num_rounds
         self.before = [int(x) for x in np.cumsum([0, *game.num_board_cards])]  # board before r
         self.total_board = self.before[-1]
-        self.hands = np.ascontiguousarray(d.hands, dtype=np.int64)
-        self.hands_g = np.ascontiguousarray(d.to_global[d.hands], dtype=np.int64)
-        self.to_global = np.ascontiguousarray(d.to_global, dtype=np.int64)
-        self.hkey = np.zeros(self.H, dtype=np.int64)
-        self.hbits = np.zeros(self.H, dtype=np.int64)
-        CK.hand_keys(self.hands_g, self.hkey, self.hbits)
+        self.keys = CK.hand_key_table(d.hands, d.to_global)
+        self.hands, self.hands_g, self.to_global = self.keys.hands, self.keys.hands_g, self.keys.to_global
+        self.bet_tree = K.LbrTree(self.kind, self.player, self.spent, self.nxt, self.decision, self.legal)
+        self.table = K.OpponentTable(self.policy, self.row_offset)
         # hands sharing a card with each card: meets[c] bool[H]
         self.meets = np.zeros((self.D, self.H), dtype=bool)
         for q in range(self.h):
@@ -175,8 +173,7 @@ class LocalBestResponse:
         k = self.total_board - len(known)
         eq = np.zeros(self.H)
         seed = _mix(_EQ_SALT, lbr, len(known), *known.tolist())
-        K.equity(lbr, known, k, exact, self.samples, _stream(seed), self.hands, self.hands_g,
-                 self.to_global, self.hkey, self.hbits, ok, eq)
+        K.equity(lbr, known, k, exact, self.samples, _stream(seed), self.keys, ok, eq)
         return eq
 
     def equity(self, lbr: int, r: int, known, ok: np.ndarray | None = None) -> np.ndarray:
@@ -200,8 +197,7 @@ class LocalBestResponse:
             if k:
                 CK.board_completions(known, k, self.D, comps)
             ranks = np.empty((n, self.H), dtype=np.int32)
-            CK.board_ranks(known, comps, n, self.hands, self.hands_g, self.to_global, self.hkey,
-                          self.hbits, ranks)
+            CK.board_ranks(known, comps, n, self.keys, ranks)
             got = (ranks, math.comb(self.D - 2 * self.h - len(known), k))
             self._ranks[key] = got
         eq = np.zeros(self.H)
@@ -274,10 +270,8 @@ class LocalBestResponse:
             if 0 not in states:
                 states[0] = self.states(0, ())
             while True:
-                node = K.play_round(node, seat, opp, r, self.call_rounds, ready, reach, states[r],
-                                    eq, st, self.kind, self.player, self.spent, self.nxt,
-                                    self.decision, self.legal, self.policy, self.row_offset,
-                                    self._vals)
+                node = K.play_round(node, seat, opp, r < self.call_rounds, ready, reach, states[r],
+                                    eq, st, self.bet_tree, self.table, self._vals)
                 kd = self.kind[node]
                 if kd == DECISION:  # the responder needs the round's equities
                     known = board[:self.before[r + 1]]
@@ -354,8 +348,7 @@ class LocalBestResponse:
                         eq = self.equity(lbr, r, np.array(board, dtype=np.int64),
                                          self.disjoint([*self.hands[lbr].tolist(), *board]))
                         eqs[key] = eq
-                    K.action_values(node, seat, reach, states, eq, self.spent, self.nxt,
-                                    self.decision, self.legal, self.policy, self.row_offset,
+                    K.action_values(node, seat, reach, states, eq, self.bet_tree, self.table,
                                     self._vals)
                     a = K.choose(self._vals)
                 return self._walk(seat, lbr, int(self.nxt[node, a]), r, board, reach, eqs)

@@ -28,7 +28,7 @@ from cfrlab.cards.cards import rank_hand
 from cfrlab.cards.evaluator import rank_batch
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import _kernels as K
-from cfrlab.realgame._lanes import last_round_lanes, shape_classes
+from cfrlab.realgame._lanes import RankedHands, last_round_lanes, shape_classes
 from cfrlab.realgame.hands import Deck, Unit, hand_permutation, make_deck, next_board_orbits
 from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
@@ -46,6 +46,11 @@ class RoundSegments:
     pay: np.ndarray
     num_chance: int  # chance nodes of this round (entries of the next)
     num_entries: int
+
+    def arrays(self) -> K.Segments:
+        """The kernels' bundle of these arrays."""
+        return K.Segments(self.seg_off, self.entry, self.kind, self.player, self.child, self.slot,
+                          self.dec, self.chance, self.pay)
 
 
 def cut_rounds(tree) -> list[RoundSegments]:
@@ -125,7 +130,6 @@ def cut_rounds(tree) -> list[RoundSegments]:
     return out
 
 
-_EMPTY_I = np.zeros(0, dtype=np.int64)
 _EMPTY_V = np.zeros((0, 2, 0))
 
 
@@ -141,8 +145,10 @@ class Walker:
         self.deck: Deck = make_deck(game)
         self.R = game.num_rounds
         self.rounds = cut_rounds(tree)
+        self.segments = [seg.arrays() for seg in self.rounds]
         self.policy = np.ascontiguousarray(opponent.policy, dtype=np.float64)
         self.row_offset = np.ascontiguousarray(opponent.row_offset, dtype=np.int64)
+        self.table = K.OpponentTable(self.policy, self.row_offset)
         D, h = self.deck.size, self.deck.num_hole
         self.H = self.deck.num_hands
         self.board_before = np.cumsum([0, *game.num_board_cards])  # cards before round r
@@ -178,23 +184,20 @@ class Walker:
         return idx[o].astype(np.int64), grp_end.astype(np.int64)
 
     def _pass(self, r, full, board, in_reach, out_vals, scale, chance_reach, chance_vals):
-        seg = self.rounds[r]
         board = np.asarray(board, dtype=np.int64)
         valid = self.deck.valid(board)
         states = np.ascontiguousarray(self.opp.states(r, board, self.deck, valid), dtype=np.int64)
+        flow = K.Flow(in_reach, out_vals, float(scale), chance_reach, chance_vals)
+        h, D = self.deck.num_hole, self.deck.size
         if full and r == self.R - 1:
             order, grp_end = self._showdown_order(board, valid)
-            last_round_lanes(seg.seg_off, seg.entry, self.last_class, self.last_rep, seg.kind,
-                             seg.player, seg.child, seg.slot, seg.dec, seg.pay, order,
-                             np.ascontiguousarray(self.cards[order]), grp_end, self.deck.num_hole,
-                             self.deck.size, self.policy, self.row_offset,
-                             np.ascontiguousarray(states[order]), in_reach, out_vals, scale)
+            hands = RankedHands(order, np.ascontiguousarray(self.cards[order]), grp_end,
+                                np.ascontiguousarray(states[order]), h, D)
+            last_round_lanes(self.segments[r], self.last_class, self.last_rep, hands, self.table,
+                             flow)
             return
-        order, grp_end = _EMPTY_I, _EMPTY_I
-        K.round_pass(full, seg.seg_off, seg.entry, seg.kind, seg.player, seg.child, seg.slot,
-                     seg.dec, seg.chance, seg.pay, valid, self.cards, self.deck.num_hole,
-                     self.deck.size, order, grp_end, self.policy, self.row_offset, states,
-                     in_reach, out_vals, scale, chance_reach, chance_vals)
+        K.round_pass(full, self.segments[r], K.BoardHands(valid, self.cards, h, D, states),
+                     self.table, flow)
 
     def _level(self, r: int, board: tuple, in_reach, out_vals, scale: float) -> None:
         """Round r on ``board`` and everything below: adds scale * values to out_vals."""
