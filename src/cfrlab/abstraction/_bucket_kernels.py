@@ -21,10 +21,13 @@ from cfrlab.abstraction._metrics_kernels import (
     _next_combo,
     final_board_holes,
     final_scratch,
+    first_child,
     first_combo,
     index_of,
     index_scratch,
+    next_child,
     rest_of,
+    run_end,
     unindex_into,
 )
 from cfrlab.cards.kernels import (
@@ -149,6 +152,15 @@ def ordered_class_facts(num_classes, ux, mx, px, has_parent, midx, pidx, weight)
 
 
 @njit(cache=NUMBA_CACHE)
+def _mass(weight, order, i, j):
+    """Total weight of the items order[i:j]."""
+    m = np.int64(0)
+    for t in range(i, j):
+        m += weight[order[t]]
+    return m
+
+
+@njit(cache=NUMBA_CACHE)
 def percentile_assign(order, group, key, weight, B, out):
     """Percentile buckets: items sorted by (group, key) in `order`; within each group a run
     of equal keys with mass m after mass a (of the group's M) gets bucket
@@ -156,21 +168,13 @@ def percentile_assign(order, group, key, weight, B, out):
     n = order.shape[0]
     i = 0
     while i < n:
-        g = group[order[i]]
-        j = i
-        M = np.int64(0)
-        while j < n and group[order[j]] == g:
-            M += weight[order[j]]
-            j += 1
+        j = run_end(group, order, i, n)
+        M = _mass(weight, order, i, j)
         a = np.int64(0)
         p = i
         while p < j:
-            kv = key[order[p]]
-            q = p
-            m = np.int64(0)
-            while q < j and key[order[q]] == kv:
-                m += weight[order[q]]
-                q += 1
+            q = run_end(key, order, p, j)
+            m = _mass(weight, order, p, q)
             if M > 0:
                 b = (B * (2 * a + m)) // (2 * M)
             else:
@@ -332,16 +336,13 @@ def last_round_histogram_sets(sets, weight, splits, fd, ix, prev_table, G, max_h
                 for q in range(nb):
                     hand[2 + q] = sets[i, splits[s, q]]
                 hole_states(rest2, mB, hand, ix, scratch, prev_table, st[s])
-            first_combo(comb, k)
-            more = True
+            more = first_child(comb, k, rest2, child)
             while more:
-                for j in range(k):
-                    child[j] = rest2[comb[j]]
                 final_board_holes(sets[i], child, fd, fs)
                 for h in range(H):
                     v = fs.hsnum[h]
                     p_ = fs.pid[h]
                     for s in range(P):
                         hist[st[s, p_], v] += w
-                more = _next_combo(comb, k, mB)
+                more = next_child(comb, k, mB, rest2, child)
     return hists.sum(axis=0)

@@ -35,6 +35,7 @@ from cfrlab.abstraction._metrics_kernels import (
     final_scratch,
     index_scratch,
     rest_of,
+    run_end,
 )
 from cfrlab.config import NUMBA_CACHE
 
@@ -55,6 +56,18 @@ def tile_offsets(sorted_states, n, tw, NT, toff_row):
     while t <= NT:
         toff_row[t] = n
         t += 1
+
+
+@njit(cache=NUMBA_CACHE)
+def add_tile(G, n0, n1, row0, col0, win, tie):
+    """Add a tile accumulator G[n0, n1, (win, loss, tie)] of the block at (row0, col0) into
+    win and tie (int64[S, S]): a loss is a win of the other side, a tie counts both ways."""
+    for x in range(n0):
+        for y in range(n1):
+            win[row0 + x, col0 + y] += G[x, y, 0]
+            win[col0 + y, row0 + x] += G[x, y, 1]
+            tie[row0 + x, col0 + y] += G[x, y, 2]
+            tie[col0 + y, row0 + x] += G[x, y, 2]
 
 
 @njit(cache=NUMBA_CACHE)
@@ -152,12 +165,7 @@ def accumulate_tiles(batch, w, nboards, tw, S, tp0, tp1, win, tie):
                         r1 = rk[b, j]
                         c = (r0 < r1) + 2 * (r0 == r1)
                         G[s0, st[b, j] - base1, c] += wb
-        for x in range(n0):
-            for y in range(n1):
-                win[base0 + x, base1 + y] += G[x, y, 0]
-                win[base1 + y, base0 + x] += G[x, y, 1]
-                tie[base0 + x, base1 + y] += G[x, y, 2]
-                tie[base1 + y, base0 + x] += G[x, y, 2]
+        add_tile(G, n0, n1, base0, base1, win, tie)
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
@@ -180,12 +188,7 @@ def accumulate_small(batch, w, nboards, H, S, nthreads, win, tie):
                         c = (r0 < r1) + 2 * (r0 == r1)
                         G[s0, st[b, j], c] += wb
     for th in range(nthreads):
-        for x in range(S):
-            for y in range(S):
-                win[x, y] += acc[th, x, y, 0]
-                win[y, x] += acc[th, x, y, 1]
-                tie[x, y] += acc[th, x, y, 2]
-                tie[y, x] += acc[th, x, y, 2]
+        add_tile(acc[th], S, S, 0, 0, win, tie)
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
@@ -274,10 +277,7 @@ def last_round_sweep(q0, q1, boards, weight, fd, lb, S, nthreads, win, tie):
             hi = 0  # cum and cumc are zero from index hi on
             i0 = 0
             while i0 < H:
-                r = ranks[order[i0]]
-                j = i0
-                while j < H and ranks[order[j]] == r:
-                    j += 1
+                j = run_end(ranks, order, i0, H)
                 if i0 > 0:
                     for qq in range(i0, j):
                         h = order[qq]
@@ -485,9 +485,4 @@ def accumulate_turn_tiles(n, weight, tb, rv, tpt, B, NP, tq0, tq1, win, tie):
                             G[row, col, 0] += w * nb_
                             G[row, col, 1] += w * (popcount64(both) - nb_ - nt)
                             G[row, col, 2] += w * nt
-        for x in range(n0):
-            for y in range(n1):
-                win[base0 * B + x, base1 * B + y] += G[x, y, 0]
-                win[base1 * B + y, base0 * B + x] += G[x, y, 1]
-                tie[base0 * B + x, base1 * B + y] += G[x, y, 2]
-                tie[base1 * B + y, base0 * B + x] += G[x, y, 2]
+        add_tile(G, n0, n1, base0 * B, base1 * B, win, tie)

@@ -158,14 +158,14 @@ def index_scratch(num_suits, groups):
                         np.zeros(num_suits, np.int64), np.zeros(num_suits, np.int64))
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, inline="always")  # inlined: kernels call _index_one directly
 def index_of(hand, ix, scratch):
     """Canonical index of a hand under the ``Indexer`` ix."""
     return _index_one(hand, ix.num_ranks, ix.num_suits, ix.gsz, ix.cfg_key, ix.cfg_offset,
                       ix.colex, scratch.masks, scratch.codes, scratch.sidx, scratch.order)
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, inline="always")
 def unindex_into(index, ux, hand, sidx, work):
     """Write the representative of `index` under the ``Unindexer`` ux into hand."""
     _unindex_one(index, ux.num_ranks, ux.num_suits, ux.gsz, ux.cfg_code, ux.cfg_offset,
@@ -264,6 +264,36 @@ def first_combo(c, k):
         c[j] = j
 
 
+@njit(cache=NUMBA_CACHE)
+def first_child(comb, k, rest, child):
+    """Start enumerating the sets of k cards of rest: comb = positions, child = the cards.
+    Returns True (there is always a first set, empty when k = 0)."""
+    first_combo(comb, k)
+    for j in range(k):
+        child[j] = rest[comb[j]]
+    return True
+
+
+@njit(cache=NUMBA_CACHE)
+def next_child(comb, k, m, rest, child):
+    """The next set of k cards among rest[:m] into child; False after the last."""
+    if not _next_combo(comb, k, m):
+        return False
+    for j in range(k):
+        child[j] = rest[comb[j]]
+    return True
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def run_end(values, order, i, n):
+    """End of the run of equal values[order[t]] that starts at t = i (at most n)."""
+    v = values[order[i]]
+    j = i + 1
+    while j < n and values[order[j]] == v:
+        j += 1
+    return j
+
+
 @njit(cache=NUMBA_CACHE, parallel=True)
 def rollout_sums(boards, ix, fd, out1, out2):
     """Round before the last: out1/out2[index(hole | board)] = sum over every set of fd.k
@@ -290,18 +320,15 @@ def rollout_sums(boards, ix, fd, out1, out2):
                 hand[2 + q] = boards[i, q]
             s1[:] = 0
             s2[:] = 0
-            first_combo(comb, knew)
-            more = True
+            more = first_child(comb, knew, rest, child)
             while more:
-                for j in range(knew):
-                    child[j] = rest[comb[j]]
                 final_board_holes(boards[i], child, fd, fs)
                 for kk in range(Hf):
                     p = fs.pid[kk]
                     h = fs.hsnum[kk]
                     s1[p] += h
                     s2[p] += h * h
-                more = _next_combo(comb, knew, mB)
+                more = next_child(comb, knew, mB, rest, child)
             for kk in range(HB):
                 x = kk  # decode the pair from its number
                 a = 0
