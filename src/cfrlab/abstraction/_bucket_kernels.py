@@ -23,18 +23,19 @@ from cfrlab.abstraction._metrics_kernels import (
     final_scratch,
     first_child,
     first_combo,
-    index_of,
     index_scratch,
     next_child,
     rest_of,
     run_end,
-    unindex_into,
 )
 from cfrlab.cards.kernels import (
     index_one as _index_one,
 )
 from cfrlab.cards.kernels import (
     multiplicity_into,
+)
+from cfrlab.cards.kernels import (
+    unindex_one as _unindex_one,
 )
 from cfrlab.config import NUMBA_CACHE
 
@@ -129,8 +130,9 @@ def ordered_class_facts(num_classes, ux, mx, px, has_parent, midx, pidx, weight)
     """For every class of the ordered ``Unindexer`` ux (hole | board by round): its metric
     class (``Indexer`` mx: hole | board as one set), its parent class (``Indexer`` px: one
     round fewer) and its multiplicity. Outputs int64/int32 arrays of length num_classes."""
-    u_gsz = ux.gsz
-    S = ux.num_suits
+    u_ranks, S, u_gsz, u_code, u_offset, u_subsets = ux
+    _, _, m_gsz, m_key, m_offset, m_colex = mx
+    _, _, p_gsz, p_key, p_offset, p_colex = px
     ncards = 0
     for j in range(u_gsz.shape[0]):
         ncards += u_gsz[j]
@@ -140,14 +142,18 @@ def ordered_class_facts(num_classes, ux, mx, px, has_parent, midx, pidx, weight)
         hand = np.empty(ncards, np.int64)
         sidx = np.zeros(S, np.int64)
         work = np.zeros((3, u_gsz.shape[0]), np.int64)
-        scratch_m = index_scratch(S, mx.gsz.shape[0])
-        scratch_p = index_scratch(S, max(px.gsz.shape[0], 1))
+        masks_m = np.zeros((S, m_gsz.shape[0]), np.int64)
+        masks_p = np.zeros((S, max(p_gsz.shape[0], 1)), np.int64)
+        codes = np.zeros(S, np.int64)
+        order = np.zeros(S, np.int64)
         pat = np.zeros(S, np.int64)
         for i in range(ch * num_classes // nchunks, (ch + 1) * num_classes // nchunks):
-            unindex_into(i, ux, hand, sidx, work)
-            midx[i] = index_of(hand, mx, scratch_m)
+            _unindex_one(i, u_ranks, S, u_gsz, u_code, u_offset, u_subsets, hand, sidx, work)
+            midx[i] = _index_one(hand, u_ranks, S, m_gsz, m_key, m_offset, m_colex, masks_m,
+                                 codes, sidx, order)
             if has_parent:
-                pidx[i] = index_of(hand[:pcards], px, scratch_p)
+                pidx[i] = _index_one(hand[:pcards], u_ranks, S, p_gsz, p_key, p_offset, p_colex,
+                                     masks_p, codes, sidx, order)
             weight[i] = multiplicity_into(hand, S, u_gsz, pat)
 
 
@@ -191,12 +197,15 @@ def percentile_assign(order, group, key, weight, B, out):
 def hole_states(rest, m, hand, ix, scratch, table, states):
     """states[k] = table[class of (hole pair k over rest[:m] | hand[2:])] under the
     ``Indexer`` ix; hand[:2] is overwritten."""
+    num_ranks, num_suits, gsz, cfg_key, cfg_offset, colex = ix
+    masks, codes, sidx, order = scratch
     k = 0
     for x in range(m):
         for y in range(x + 1, m):
             hand[0] = rest[x]
             hand[1] = rest[y]
-            states[k] = table[index_of(hand, ix, scratch)]
+            states[k] = table[_index_one(hand, num_ranks, num_suits, gsz, cfg_key, cfg_offset,
+                                         colex, masks, codes, sidx, order)]
             k += 1
 
 
@@ -236,12 +245,13 @@ def last_round_histogram(boards, pweight, orbit, fd, group_of_hole, num_groups, 
     hists = np.zeros((nthreads, num_groups, max_hs + 1), np.int64)
     for th in prange(nthreads):
         fs = final_scratch(fd)
+        hsnum, pid = fs.hsnum, fs.pid
         for q in range(th * Q // nthreads, (th + 1) * Q // nthreads):
             p = child_parent[q]
             w = pweight[p] * orbit[q]
             final_board_holes(parents[p], children[q], fd, fs)
             for h in range(H):
-                hists[th, group_of_hole[p, fs.pid[h]], fs.hsnum[h]] += w
+                hists[th, group_of_hole[p, pid[h]], hsnum[h]] += w
     return hists.sum(axis=0)
 
 
@@ -322,6 +332,7 @@ def last_round_histogram_sets(sets, weight, splits, fd, ix, prev_table, G, max_h
     hists = np.zeros((nthreads, G, max_hs + 1), np.int64)
     for th in prange(nthreads):
         fs = final_scratch(fd)
+        hsnum, pid = fs.hsnum, fs.pid
         rest2 = np.empty(D, np.int64)
         hand = np.empty(2 + nb, np.int64)
         st = np.empty((P, HB), np.int64)
@@ -340,8 +351,8 @@ def last_round_histogram_sets(sets, weight, splits, fd, ix, prev_table, G, max_h
             while more:
                 final_board_holes(sets[i], child, fd, fs)
                 for h in range(H):
-                    v = fs.hsnum[h]
-                    p_ = fs.pid[h]
+                    v = hsnum[h]
+                    p_ = pid[h]
                     for s in range(P):
                         hist[st[s, p_], v] += w
                 more = next_child(comb, k, mB, rest2, child)

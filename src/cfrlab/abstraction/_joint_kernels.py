@@ -121,19 +121,19 @@ def prepare_last(q0, q1, boards, fd, lb, tw, NT, batch):
     nchunks = 64
     for ch in prange(nchunks):
         fs = final_scratch(fd)
+        frest_g, ranks, hsnum, pid = fs.frest_g, fs.ranks, fs.hsnum, fs.pid
         states = np.empty(H, np.int64)
         masks = np.empty(H, np.int64)
         for i in range(ch * n // nchunks, (ch + 1) * n // nchunks):
             q = q0 + i
             p = child_parent[q]
             final_board_holes(parents[p], children[q], fd, fs)
-            frest_g = fs.frest_g
             for h in range(H):
-                ps = np.int64(prev[p, fs.pid[h]])
-                b = last_bucket(last, history, ps, fs.hsnum[h])
+                ps = np.int64(prev[p, pid[h]])
+                b = last_bucket(last, history, ps, hsnum[h])
                 states[h] = ps * B + b if perfect else b
                 masks[h] = (np.int64(1) << frest_g[pa[h]]) | (np.int64(1) << frest_g[pb[h]])
-            _finish_board(states, fs.ranks, masks, H, tw, NT, batch, i)
+            _finish_board(states, ranks, masks, H, tw, NT, batch, i)
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
