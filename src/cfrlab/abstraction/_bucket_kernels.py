@@ -3,6 +3,11 @@
 Cards are deck-local ids (``cfrlab.cards.isomorphism``). Suit permutations are rows of
 ``perms`` int64[P, S] (every permutation of the deck's suits); a card c maps to
 ``(c // S) * S + perm[c % S]``.
+
+Kernels take the bundles of ``_metrics_kernels`` (``Indexer``, ``Unindexer``,
+``IndexScratch``, ``FinalDeal``) and ``StateLookup`` (below); ``FinalBoards`` (parents,
+children, child_parent) lists the last round's canonical boards as ``final_boards`` gives
+them (parents int64[N, max(nb, 1)], children int64[Q, k] sorted by child_parent).
 """
 
 from __future__ import annotations
@@ -13,14 +18,21 @@ import numpy as np
 from numba import njit, prange
 
 from cfrlab.abstraction._metrics_kernels import (
-    board_key,
-    hs_sweep,
-    pair_id,
-    ranks_on_board,
+    _next_combo,
+    final_board_holes,
+    final_scratch,
+    first_child,
+    first_combo,
+    index_scratch,
+    next_child,
     rest_of,
+    run_end,
 )
 from cfrlab.cards.kernels import (
     index_one as _index_one,
+)
+from cfrlab.cards.kernels import (
+    multiplicity_into,
 )
 from cfrlab.cards.kernels import (
     unindex_one as _unindex_one,
@@ -31,6 +43,7 @@ from cfrlab.config import NUMBA_CACHE
 # indexer and state table packed end to end, the last round's metric indexer, the hsnum table
 # and the bucket table, with the deck and bucket shapes.
 StateLookup = namedtuple("StateLookup", "R totals num_ranks num_suits colex g_all g_off k_all k_off o_all o_off t_all t_off m_gsz m_key m_off hs last B history perfect")
+FinalBoards = namedtuple("FinalBoards", "parents children child_parent")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -87,8 +100,7 @@ def child_boards(parents, gsz, perms, k, D, S):
                 stab[ns] = p
                 ns += 1
         mm = rest_of(parents[b], n, D, rest)
-        for i in range(k):
-            comb[i] = i
+        first_combo(comb, k)
         more = True
         while more:
             for i in range(k):
@@ -109,26 +121,18 @@ def child_boards(parents, gsz, perms, k, D, S):
                 orbit[q] = ns // fixed
                 parent[q] = b
                 q += 1
-            # next combination
-            i = k - 1
-            while i >= 0 and comb[i] == mm - k + i:
-                i -= 1
-            if i < 0:
-                more = False
-            else:
-                comb[i] += 1
-                for j in range(i + 1, k):
-                    comb[j] = comb[j - 1] + 1
+            more = _next_combo(comb, k, mm)
     return children[:q].copy(), orbit[:q].copy(), parent[:q].copy()
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def ordered_class_facts(num_classes, u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets,
-                        m_gsz, m_key, m_offset, m_colex, p_gsz, p_key, p_offset, p_colex,
-                        has_parent, midx, pidx, weight):
-    """For every class of the ordered indexer u (hole | board by round): its metric class
-    (indexer m: hole | board as one set), its parent class (indexer p: one round fewer) and
-    its multiplicity. Outputs int64/int32 arrays of length num_classes."""
+def ordered_class_facts(num_classes, ux, mx, px, has_parent, midx, pidx, weight):
+    """For every class of the ordered ``Unindexer`` ux (hole | board by round): its metric
+    class (``Indexer`` mx: hole | board as one set), its parent class (``Indexer`` px: one
+    round fewer) and its multiplicity. Outputs int64/int32 arrays of length num_classes."""
+    u_ranks, S, u_gsz, u_code, u_offset, u_subsets = ux
+    _, _, m_gsz, m_key, m_offset, m_colex = mx
+    _, _, p_gsz, p_key, p_offset, p_colex = px
     ncards = 0
     for j in range(u_gsz.shape[0]):
         ncards += u_gsz[j]
@@ -136,43 +140,30 @@ def ordered_class_facts(num_classes, u_ranks, u_suits, u_gsz, u_code, u_offset, 
     nchunks = 64
     for ch in prange(nchunks):
         hand = np.empty(ncards, np.int64)
-        sidx = np.zeros(u_suits, np.int64)
+        sidx = np.zeros(S, np.int64)
         work = np.zeros((3, u_gsz.shape[0]), np.int64)
-        masks_m = np.zeros((u_suits, m_gsz.shape[0]), np.int64)
-        masks_p = np.zeros((u_suits, max(p_gsz.shape[0], 1)), np.int64)
-        codes = np.zeros(u_suits, np.int64)
-        order = np.zeros(u_suits, np.int64)
-        pat = np.zeros(u_suits, np.int64)
+        masks_m = np.zeros((S, m_gsz.shape[0]), np.int64)
+        masks_p = np.zeros((S, max(p_gsz.shape[0], 1)), np.int64)
+        codes = np.zeros(S, np.int64)
+        order = np.zeros(S, np.int64)
+        pat = np.zeros(S, np.int64)
         for i in range(ch * num_classes // nchunks, (ch + 1) * num_classes // nchunks):
-            _unindex_one(i, u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets, hand, sidx,
-                         work)
-            midx[i] = _index_one(hand, u_ranks, u_suits, m_gsz, m_key, m_offset, m_colex,
-                                 masks_m, codes, sidx, order)
+            _unindex_one(i, u_ranks, S, u_gsz, u_code, u_offset, u_subsets, hand, sidx, work)
+            midx[i] = _index_one(hand, u_ranks, S, m_gsz, m_key, m_offset, m_colex, masks_m,
+                                 codes, sidx, order)
             if has_parent:
-                pidx[i] = _index_one(hand[:pcards], u_ranks, u_suits, p_gsz, p_key, p_offset,
-                                     p_colex, masks_p, codes, sidx, order)
-            # multiplicity: S! / prod over identical per-suit patterns of count!
-            for s in range(u_suits):
-                pat[s] = 0
-            pos = 0
-            for j in range(u_gsz.shape[0]):
-                for _ in range(u_gsz[j]):
-                    c = hand[pos]
-                    pat[c % u_suits] |= np.int64(1) << (13 * j + c // u_suits)
-                    pos += 1
-            pat.sort()
-            num = 1
-            for t in range(2, u_suits + 1):
-                num *= t
-            run = 1
-            for s in range(1, u_suits + 1):
-                if s < u_suits and pat[s] == pat[s - 1]:
-                    run += 1
-                else:
-                    for t in range(2, run + 1):
-                        num //= t
-                    run = 1
-            weight[i] = num
+                pidx[i] = _index_one(hand[:pcards], u_ranks, S, p_gsz, p_key, p_offset, p_colex,
+                                     masks_p, codes, sidx, order)
+            weight[i] = multiplicity_into(hand, S, u_gsz, pat)
+
+
+@njit(cache=NUMBA_CACHE)
+def _mass(weight, order, i, j):
+    """Total weight of the items order[i:j]."""
+    m = np.int64(0)
+    for t in range(i, j):
+        m += weight[order[t]]
+    return m
 
 
 @njit(cache=NUMBA_CACHE)
@@ -183,21 +174,13 @@ def percentile_assign(order, group, key, weight, B, out):
     n = order.shape[0]
     i = 0
     while i < n:
-        g = group[order[i]]
-        j = i
-        M = np.int64(0)
-        while j < n and group[order[j]] == g:
-            M += weight[order[j]]
-            j += 1
+        j = run_end(group, order, i, n)
+        M = _mass(weight, order, i, j)
         a = np.int64(0)
         p = i
         while p < j:
-            kv = key[order[p]]
-            q = p
-            m = np.int64(0)
-            while q < j and key[order[q]] == kv:
-                m += weight[order[q]]
-                q += 1
+            q = run_end(key, order, p, j)
+            m = _mass(weight, order, p, q)
             if M > 0:
                 b = (B * (2 * a + m)) // (2 * M)
             else:
@@ -210,111 +193,84 @@ def percentile_assign(order, group, key, weight, B, out):
         i = j
 
 
+@njit(cache=NUMBA_CACHE)
+def hole_states(rest, m, hand, ix, scratch, table, states):
+    """states[k] = table[class of (hole pair k over rest[:m] | hand[2:])] under the
+    ``Indexer`` ix; hand[:2] is overwritten."""
+    num_ranks, num_suits, gsz, cfg_key, cfg_offset, colex = ix
+    masks, codes, sidx, order = scratch
+    k = 0
+    for x in range(m):
+        for y in range(x + 1, m):
+            hand[0] = rest[x]
+            hand[1] = rest[y]
+            states[k] = table[_index_one(hand, num_ranks, num_suits, gsz, cfg_key, cfg_offset,
+                                         colex, masks, codes, sidx, order)]
+            k += 1
+
+
+@njit(cache=NUMBA_CACHE)
+def board_hole_states(board, nb, D, ix, scratch, table, rest, hand, states):
+    """``hole_states`` of every hole pair on board[:nb] (rest receives the board's rest)."""
+    m = rest_of(board, nb, D, rest)
+    for q in range(nb):
+        hand[2 + q] = board[q]
+    hole_states(rest, m, hand, ix, scratch, table, states)
+    return m
+
+
 @njit(cache=NUMBA_CACHE, parallel=True)
-def hole_states_on_boards(boards, nb, D, u_ranks, u_suits, u_gsz, u_key, u_offset, u_colex,
-                          table, out):
-    """out[b, k] = table[ordered class of (hole pair k over the board's rest | board b)].
-    boards int64[N, max(nb, 1)] local; out int32[N, C(D - nb, 2)]."""
+def hole_states_on_boards(boards, nb, D, ix, table, out):
+    """out[b, k] = table[ordered class of (hole pair k over the board's rest | board b)]
+    (``Indexer`` ix). boards int64[N, max(nb, 1)] local; out int32[N, C(D - nb, 2)]."""
     N = boards.shape[0]
-    m = D - nb
     nchunks = 64
     for ch in prange(nchunks):
         rest = np.empty(D, np.int64)
         hand = np.empty(2 + nb, np.int64)
-        masks = np.zeros((u_suits, u_gsz.shape[0]), np.int64)
-        codes = np.zeros(u_suits, np.int64)
-        sidx = np.zeros(u_suits, np.int64)
-        order = np.zeros(u_suits, np.int64)
+        scratch = index_scratch(ix.num_suits, ix.gsz.shape[0])
         for b in range(ch * N // nchunks, (ch + 1) * N // nchunks):
-            rest_of(boards[b], nb, D, rest)
-            for q in range(nb):
-                hand[2 + q] = boards[b, q]
-            k = 0
-            for x in range(m):
-                for y in range(x + 1, m):
-                    hand[0] = rest[x]
-                    hand[1] = rest[y]
-                    out[b, k] = table[_index_one(hand, u_ranks, u_suits, u_gsz, u_key,
-                                                 u_offset, u_colex, masks, codes, sidx,
-                                                 order)]
-                    k += 1
-
-
-@njit(cache=NUMBA_CACHE)
-def final_board_holes(parent_board, nb, child, k, D, to_global, pa, pb, H, rest, frest_g,
-                      posmap, bg, ranks, hsnum, less_c, grp_c, pid):
-    """Ranks and hsnum of every hole pair on parent_board + child; pid[k'] = the pair's
-    number over the parent's rest. Returns the pairs in rank order. Scratch passed in."""
-    mB = rest_of(parent_board, nb, D, rest)
-    for q in range(nb):
-        bg[q] = to_global[parent_board[q]]
-    for j in range(k):
-        bg[nb + j] = to_global[child[j]]
-    f = 0
-    for x in range(mB):
-        c = rest[x]
-        isnew = False
-        for j in range(k):
-            if child[j] == c:
-                isnew = True
-        if not isnew:
-            posmap[f] = x
-            frest_g[f] = to_global[c]
-            f += 1
-    bkey, bbits = board_key(bg, nb + k)
-    ranks_on_board(bkey, bbits, frest_g, pa, pb, H, ranks)
-    order = hs_sweep(ranks, pa, pb, H, f, less_c, grp_c, hsnum)
-    for t in range(H):
-        pid[t] = pair_id(posmap[pa[t]], posmap[pb[t]], mB)
-    return order
+            board_hole_states(boards[b], nb, D, ix, scratch, table, rest, hand, out[b])
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def last_round_histogram(parents, nb, pweight, children, orbit, child_parent, k, D, to_global,
-                         group_of_hole, num_groups, max_hs, nthreads):
+def last_round_histogram(boards, pweight, orbit, fd, group_of_hole, num_groups, max_hs,
+                         nthreads):
     """hist[g, v] = mass of (final board, hole) with group g (the hole's group on the parent
-    board, group_of_hole[parent, pair]) and hsnum v. Children sorted by parent."""
+    board, group_of_hole[parent, pair]) and hsnum v (``FinalBoards`` boards, ``FinalDeal``
+    fd)."""
+    parents, children, child_parent = boards
     Q = children.shape[0]
-    mB = D - nb
-    mf = mB - k
-    H = mf * (mf - 1) // 2
-    pa = np.empty(H, np.int64)
-    pb = np.empty(H, np.int64)
-    t = 0
-    for x in range(mf):
-        for y in range(x + 1, mf):
-            pa[t] = x
-            pb[t] = y
-            t += 1
+    H = fd.pa.shape[0]
     hists = np.zeros((nthreads, num_groups, max_hs + 1), np.int64)
     for th in prange(nthreads):
-        rest = np.empty(D, np.int64)
-        frest_g = np.empty(D, np.int64)
-        posmap = np.empty(D, np.int64)
-        bg = np.empty(nb + k, np.int64)
-        ranks = np.empty(H, np.int64)
-        hsnum = np.empty(H, np.int64)
-        less_c = np.empty(mf, np.int64)
-        grp_c = np.empty(mf, np.int64)
-        pid = np.empty(H, np.int64)
+        fs = final_scratch(fd)
+        hsnum, pid = fs.hsnum, fs.pid
         for q in range(th * Q // nthreads, (th + 1) * Q // nthreads):
             p = child_parent[q]
             w = pweight[p] * orbit[q]
-            final_board_holes(parents[p], nb, children[q], k, D, to_global, pa, pb, H, rest,
-                              frest_g, posmap, bg, ranks, hsnum, less_c, grp_c, pid)
+            final_board_holes(parents[p], children[q], fd, fs)
             for h in range(H):
                 hists[th, group_of_hole[p, pid[h]], hsnum[h]] += w
     return hists.sum(axis=0)
 
 
+@njit(cache=NUMBA_CACHE, inline="always")
+def last_bucket(last, history, prev_state, hsnum):
+    """The last round's bucket of a hole with this state on the round before and hsnum."""
+    return last[prev_state if history else 0, hsnum]
+
+
 @njit(cache=NUMBA_CACHE)
-def _player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all,
-                   k_off, o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs, last, B, history,
-                   perfect, out, masks, codes, sidx, order):
+def _player_states(hand, upto, lookup, scratch, out):
     """out[r] for r <= upto: one player's states; hand = hole then board (local cards).
     Rounds before the last: the ordered-class table of round r (packed in the *_all arrays,
     round r at [*_off[r], *_off[r+1])); the last round: last[group, hsnum] on top of the
-    round before's state."""
+    round before's state. ``StateLookup`` lookup, ``IndexScratch`` scratch (masks of 8
+    groups)."""
+    (R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all, k_off, o_all, o_off, t_all,
+     t_off, m_gsz, m_key, m_off, hs, last, B, history, perfect) = lookup
+    masks, codes, sidx, order = scratch
     top = min(upto, R - 2)
     for r in range(top + 1):
         idx = _index_one(hand[:2 + totals[r]], num_ranks, num_suits,
@@ -325,8 +281,7 @@ def _player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all, g_
         prev = np.int64(out[R - 2]) if R > 1 else np.int64(0)
         idx = _index_one(hand[:2 + totals[R - 1]], num_ranks, num_suits, m_gsz, m_key, m_off,
                          colex, masks, codes, sidx, order)
-        g = prev if history else 0
-        b = last[g, hs[idx]]
+        b = last_bucket(last, history, prev, hs[idx])
         out[R - 1] = prev * B + b if perfect else b
 
 
@@ -334,17 +289,13 @@ def _player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all, g_
 def deal_states_rows(local, lookup, out):
     """out[i, p, r] for deals local int64[N, 4 + board] (holes by position, then board);
     ``lookup`` is a ``StateLookup``."""
-    (R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all, k_off, o_all, o_off, t_all,
-     t_off, m_gsz, m_key, m_off, hs, last, B, history, perfect) = lookup
+    R = lookup.R
     N = local.shape[0]
-    nbf = totals[R - 1]
+    nbf = lookup.totals[R - 1]
     nchunks = 32
     for ch in prange(nchunks):
         hand = np.empty(2 + nbf, np.int64)
-        masks = np.zeros((num_suits, 8), np.int64)
-        codes = np.zeros(num_suits, np.int64)
-        sidx = np.zeros(num_suits, np.int64)
-        order = np.zeros(num_suits, np.int64)
+        scratch = index_scratch(lookup.num_suits, 8)
         row = np.empty(R, np.int64)
         for i in range(ch * N // nchunks, (ch + 1) * N // nchunks):
             for q in range(nbf):
@@ -352,9 +303,7 @@ def deal_states_rows(local, lookup, out):
             for p in range(2):
                 hand[0] = local[i, 2 * p]
                 hand[1] = local[i, 2 * p + 1]
-                _player_states(hand, R - 1, R, totals, num_ranks, num_suits, colex, g_all, g_off,
-                               k_all, k_off, o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs,
-                               last, B, history, perfect, row, masks, codes, sidx, order)
+                _player_states(hand, R - 1, lookup, scratch, row)
                 for r in range(R):
                     out[i, p, r] = row[r]
 
@@ -362,61 +311,34 @@ def deal_states_rows(local, lookup, out):
 @njit(cache=NUMBA_CACHE)
 def one_player_states(hand, upto, lookup):
     """States of one player up to round `upto` (int64[R]; entries past upto unset)."""
-    (R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all, k_off, o_all, o_off, t_all,
-     t_off, m_gsz, m_key, m_off, hs, last, B, history, perfect) = lookup
-    masks = np.zeros((num_suits, 8), np.int64)
-    codes = np.zeros(num_suits, np.int64)
-    sidx = np.zeros(num_suits, np.int64)
-    order = np.zeros(num_suits, np.int64)
-    row = np.zeros(R, np.int64)
-    _player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all,
-                   k_off, o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs, last, B,
-                   history, perfect, row, masks, codes, sidx, order)
+    row = np.zeros(lookup.R, np.int64)
+    _player_states(hand, upto, lookup, index_scratch(lookup.num_suits, 8), row)
     return row
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def last_round_histogram_sets(sets, nb, weight, splits, k, D, to_global, u_ranks, u_suits, u_gsz,
-                              u_key, u_offset, u_colex, prev_table, G, max_hs, nthreads):
+def last_round_histogram_sets(sets, weight, splits, fd, ix, prev_table, G, max_hs, nthreads):
     """hist[g, v] as ``last_round_histogram``, enumerating boards of the round before as
-    canonical *sets* of nb cards (weight = raw sets in the class) and every way ``splits``
+    canonical *sets* of fd.nb cards (weight = raw sets in the class) and every way ``splits``
     (int64[P, nb], positions inside the set) orders a set into rounds: a final board's hand
     strengths are computed once and serve every ordering, whose hole states come from the
-    ordered indexer u and prev_table."""
+    ordered ``Indexer`` ix and prev_table."""
+    nb, k, D = fd.nb, fd.k, fd.D
     N = sets.shape[0]
     P = splits.shape[0]
     mB = D - nb
     HB = mB * (mB - 1) // 2
-    mf = mB - k
-    H = mf * (mf - 1) // 2
-    pa = np.empty(H, np.int64)
-    pb = np.empty(H, np.int64)
-    t = 0
-    for x in range(mf):
-        for y in range(x + 1, mf):
-            pa[t] = x
-            pb[t] = y
-            t += 1
+    H = fd.pa.shape[0]
     hists = np.zeros((nthreads, G, max_hs + 1), np.int64)
     for th in prange(nthreads):
-        rest = np.empty(D, np.int64)
+        fs = final_scratch(fd)
+        hsnum, pid = fs.hsnum, fs.pid
         rest2 = np.empty(D, np.int64)
-        frest_g = np.empty(D, np.int64)
-        posmap = np.empty(D, np.int64)
-        bg = np.empty(nb + k, np.int64)
-        ranks = np.empty(H, np.int64)
-        hsnum = np.empty(H, np.int64)
-        less_c = np.empty(mf, np.int64)
-        grp_c = np.empty(mf, np.int64)
-        pid = np.empty(H, np.int64)
         hand = np.empty(2 + nb, np.int64)
         st = np.empty((P, HB), np.int64)
         comb = np.empty(max(k, 1), np.int64)
         child = np.empty(max(k, 1), np.int64)
-        masks = np.zeros((u_suits, u_gsz.shape[0]), np.int64)
-        codes = np.zeros(u_suits, np.int64)
-        sidx = np.zeros(u_suits, np.int64)
-        order = np.zeros(u_suits, np.int64)
+        scratch = index_scratch(ix.num_suits, ix.gsz.shape[0])
         hist = hists[th]
         for i in range(th * N // nthreads, (th + 1) * N // nthreads):
             w = weight[i]
@@ -424,35 +346,14 @@ def last_round_histogram_sets(sets, nb, weight, splits, k, D, to_global, u_ranks
             for s in range(P):
                 for q in range(nb):
                     hand[2 + q] = sets[i, splits[s, q]]
-                kk = 0
-                for x in range(mB):
-                    for y in range(x + 1, mB):
-                        hand[0] = rest2[x]
-                        hand[1] = rest2[y]
-                        st[s, kk] = prev_table[_index_one(hand, u_ranks, u_suits, u_gsz, u_key,
-                                                          u_offset, u_colex, masks, codes,
-                                                          sidx, order)]
-                        kk += 1
-            for j in range(k):
-                comb[j] = j
-            more = True
+                hole_states(rest2, mB, hand, ix, scratch, prev_table, st[s])
+            more = first_child(comb, k, rest2, child)
             while more:
-                for j in range(k):
-                    child[j] = rest2[comb[j]]
-                final_board_holes(sets[i], nb, child, k, D, to_global, pa, pb, H, rest, frest_g,
-                                  posmap, bg, ranks, hsnum, less_c, grp_c, pid)
+                final_board_holes(sets[i], child, fd, fs)
                 for h in range(H):
                     v = hsnum[h]
                     p_ = pid[h]
                     for s in range(P):
                         hist[st[s, p_], v] += w
-                j = k - 1
-                while j >= 0 and comb[j] == mB - k + j:
-                    j -= 1
-                if j < 0:
-                    more = False
-                else:
-                    comb[j] += 1
-                    for jj in range(j + 1, k):
-                        comb[jj] = comb[jj - 1] + 1
+                more = next_child(comb, k, mB, rest2, child)
     return hists.sum(axis=0)

@@ -11,46 +11,82 @@ to ``tie[s0, s1]`` and ``tie[s1, s0]`` on a tie. Then for ordered deals (player 
 ``P = win + win.T + tie`` and ``W = win - win.T`` (before normalization). States are cut in
 tiles of ``tw`` so that each task's accumulator (tw x tw x 3 int64) stays in cache and each
 task writes its own blocks: no two threads ever write one entry.
+
+Kernels take their arrays in named bundles (namedtuples, typed tuples to numba): ``Batch``
+(st, rk, mk, toff: the batch rows above); ``LastBuckets`` (prev, last, B, history,
+perfect): how a final hole gets its state, prev[parent board, pair] being its state on the
+round before (int32), ``last[group, hsnum]`` the last round's bucket table, B its bucket
+count; ``TurnBatch`` (prev_sorted, hole_pos, RP, toff) and ``RiverBuckets`` (xv, xm, nx):
+the rows of ``prepare_turn_boards`` and ``river_masks``; and those of ``_metrics_kernels``
+(``Indexer``, ``FinalDeal``) and ``_bucket_kernels`` (``FinalBoards``).
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from cfrlab.abstraction._bucket_kernels import final_board_holes
-from cfrlab.abstraction._metrics_kernels import rest_of
-from cfrlab.cards.kernels import (
-    index_one as _index_one,
+from cfrlab.abstraction._bucket_kernels import board_hole_states, last_bucket
+from cfrlab.abstraction._metrics_kernels import (
+    final_board_holes,
+    final_scratch,
+    index_scratch,
+    rest_of,
+    run_end,
 )
 from cfrlab.config import NUMBA_CACHE
 
+Batch = namedtuple("Batch", "st rk mk toff")
+LastBuckets = namedtuple("LastBuckets", "prev last B history perfect")
+TurnBatch = namedtuple("TurnBatch", "prev_sorted hole_pos RP toff")
+RiverBuckets = namedtuple("RiverBuckets", "xv xm nx")
+
 
 @njit(cache=NUMBA_CACHE)
-def _finish_board(states, ranks, masks, H, tw, NT, st_row, rk_row, mk_row, toff_row):
-    """Sort a board's holes by state into the batch row and fill its tile offsets."""
+def tile_offsets(sorted_states, n, tw, NT, toff_row):
+    """toff_row[t] = first of the n ascending states that is >= t * tw (n when none)."""
+    t = 0
+    for i in range(n):
+        while t <= NT and sorted_states[i] >= t * tw:
+            toff_row[t] = i
+            t += 1
+    while t <= NT:
+        toff_row[t] = n
+        t += 1
+
+
+@njit(cache=NUMBA_CACHE)
+def add_tile(G, n0, n1, row0, col0, win, tie):
+    """Add a tile accumulator G[n0, n1, (win, loss, tie)] of the block at (row0, col0) into
+    win and tie (int64[S, S]): a loss is a win of the other side, a tie counts both ways."""
+    for x in range(n0):
+        for y in range(n1):
+            win[row0 + x, col0 + y] += G[x, y, 0]
+            win[col0 + y, row0 + x] += G[x, y, 1]
+            tie[row0 + x, col0 + y] += G[x, y, 2]
+            tie[col0 + y, row0 + x] += G[x, y, 2]
+
+
+@njit(cache=NUMBA_CACHE)
+def _finish_board(states, ranks, masks, H, tw, NT, batch, b):
+    """Sort a board's holes by state into row b of the ``Batch`` and fill its tile offsets."""
+    st_row, rk_row, mk_row = batch.st[b], batch.rk[b], batch.mk[b]
     order = np.argsort(states[:H], kind="mergesort")
     for i in range(H):
         k = order[i]
         st_row[i] = states[k]
         rk_row[i] = ranks[k]
         mk_row[i] = masks[k]
-    t = 0
-    for i in range(H):
-        while t <= NT and st_row[i] >= t * tw:
-            toff_row[t] = i
-            t += 1
-    while t <= NT:
-        toff_row[t] = H
-        t += 1
+    tile_offsets(st_row, H, tw, NT, batch.toff[b])
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def prepare_round(boards, nb, D, u_ranks, u_suits, u_gsz, u_key, u_offset, u_colex, table,
-                  tw, NT, st, rk, mk, toff):
+def prepare_round(boards, nb, D, ix, table, tw, NT, batch):
     """Rows for boards of a round before the last: each hole's state from the ordered-class
-    table; ranks all 0 (only P is wanted). boards int64[N, max(nb, 1)]."""
+    table (``Indexer`` ix); ranks all 0 (only P is wanted). boards int64[N, max(nb, 1)]."""
     N = boards.shape[0]
     m = D - nb
     H = m * (m - 1) // 2
@@ -58,78 +94,53 @@ def prepare_round(boards, nb, D, u_ranks, u_suits, u_gsz, u_key, u_offset, u_col
     for ch in prange(nchunks):
         rest = np.empty(D, np.int64)
         hand = np.empty(2 + nb, np.int64)
-        masks_w = np.zeros((u_suits, u_gsz.shape[0]), np.int64)
-        codes = np.zeros(u_suits, np.int64)
-        sidx = np.zeros(u_suits, np.int64)
-        order = np.zeros(u_suits, np.int64)
+        scratch = index_scratch(ix.num_suits, ix.gsz.shape[0])
         states = np.empty(H, np.int64)
         ranks = np.zeros(H, np.int64)
         masks = np.empty(H, np.int64)
         for b in range(ch * N // nchunks, (ch + 1) * N // nchunks):
-            rest_of(boards[b], nb, D, rest)
-            for q in range(nb):
-                hand[2 + q] = boards[b, q]
+            board_hole_states(boards[b], nb, D, ix, scratch, table, rest, hand, states)
             k = 0
             for x in range(m):
                 for y in range(x + 1, m):
-                    hand[0] = rest[x]
-                    hand[1] = rest[y]
-                    states[k] = table[_index_one(hand, u_ranks, u_suits, u_gsz, u_key,
-                                                 u_offset, u_colex, masks_w, codes, sidx,
-                                                 order)]
                     masks[k] = (np.int64(1) << rest[x]) | (np.int64(1) << rest[y])
                     k += 1
-            _finish_board(states, ranks, masks, H, tw, NT, st[b], rk[b], mk[b], toff[b])
+            _finish_board(states, ranks, masks, H, tw, NT, batch, b)
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def prepare_last(q0, q1, parents, nb, children, child_parent, k, D, to_global, prev, last,
-                 B, history, perfect, tw, NT, st, rk, mk, toff):
-    """Rows for final boards q0..q1-1 (children of canonical boards of the round before):
-    a hole's state is (its state there) * B + last[group, hsnum] under perfect recall, or
-    last[0, hsnum] under imperfect recall; ranks are the evaluator's."""
-    mB = D - nb
-    mf = mB - k
-    H = mf * (mf - 1) // 2
-    pa = np.empty(H, np.int64)
-    pb = np.empty(H, np.int64)
-    t = 0
-    for x in range(mf):
-        for y in range(x + 1, mf):
-            pa[t] = x
-            pb[t] = y
-            t += 1
+def prepare_last(q0, q1, boards, fd, lb, tw, NT, batch):
+    """Rows for final boards q0..q1-1 (``FinalBoards`` boards, ``FinalDeal`` fd): a hole's
+    state is (its state there) * B + last[group, hsnum] under perfect recall, or
+    last[0, hsnum] under imperfect recall (``LastBuckets`` lb); ranks are the evaluator's."""
+    parents, children, child_parent = boards
+    prev, last, B, history, perfect = lb
+    pa, pb = fd.pa, fd.pb
+    H = pa.shape[0]
     n = q1 - q0
     nchunks = 64
     for ch in prange(nchunks):
-        rest = np.empty(D, np.int64)
-        frest_g = np.empty(D, np.int64)
-        posmap = np.empty(D, np.int64)
-        bg = np.empty(nb + k, np.int64)
-        ranks = np.empty(H, np.int64)
-        hsnum = np.empty(H, np.int64)
-        less_c = np.empty(mf, np.int64)
-        grp_c = np.empty(mf, np.int64)
-        pid = np.empty(H, np.int64)
+        fs = final_scratch(fd)
+        frest_g, ranks, hsnum, pid = fs.frest_g, fs.ranks, fs.hsnum, fs.pid
         states = np.empty(H, np.int64)
         masks = np.empty(H, np.int64)
         for i in range(ch * n // nchunks, (ch + 1) * n // nchunks):
             q = q0 + i
             p = child_parent[q]
-            final_board_holes(parents[p], nb, children[q], k, D, to_global, pa, pb, H, rest,
-                              frest_g, posmap, bg, ranks, hsnum, less_c, grp_c, pid)
+            final_board_holes(parents[p], children[q], fd, fs)
             for h in range(H):
                 ps = np.int64(prev[p, pid[h]])
-                g = ps if history else 0
-                b = last[g, hsnum[h]]
+                b = last_bucket(last, history, ps, hsnum[h])
                 states[h] = ps * B + b if perfect else b
                 masks[h] = (np.int64(1) << frest_g[pa[h]]) | (np.int64(1) << frest_g[pb[h]])
-            _finish_board(states, ranks, masks, H, tw, NT, st[i], rk[i], mk[i], toff[i])
+            _finish_board(states, ranks, masks, H, tw, NT, batch, i)
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def accumulate_tiles(st, rk, mk, w, toff, nboards, tw, S, tp0, tp1, win, tie):
-    """Add the batch's pairs into win/tie (int64[S, S]); one task per tile pair p0 <= p1."""
+def accumulate_tiles(batch, w, nboards, tw, S, tp0, tp1, win, tie):
+    """Add the ``Batch``'s pairs into win/tie (int64[S, S]); one task per tile pair
+    p0 <= p1."""
+    st, rk, mk, toff = batch
     for t in prange(tp0.shape[0]):
         p0 = tp0[t]
         p1 = tp1[t]
@@ -154,17 +165,14 @@ def accumulate_tiles(st, rk, mk, w, toff, nboards, tw, S, tp0, tp1, win, tie):
                         r1 = rk[b, j]
                         c = (r0 < r1) + 2 * (r0 == r1)
                         G[s0, st[b, j] - base1, c] += wb
-        for x in range(n0):
-            for y in range(n1):
-                win[base0 + x, base1 + y] += G[x, y, 0]
-                win[base1 + y, base0 + x] += G[x, y, 1]
-                tie[base0 + x, base1 + y] += G[x, y, 2]
-                tie[base1 + y, base0 + x] += G[x, y, 2]
+        add_tile(G, n0, n1, base0, base1, win, tie)
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def accumulate_small(st, rk, mk, w, nboards, H, S, nthreads, win, tie):
-    """Small S: each thread takes a share of the boards into its own S x S accumulators."""
+def accumulate_small(batch, w, nboards, H, S, nthreads, win, tie):
+    """Small S: each thread takes a share of the ``Batch``'s boards into its own S x S
+    accumulators."""
+    st, rk, mk = batch.st, batch.rk, batch.mk
     acc = np.zeros((nthreads, S, S, 3), np.int64)
     for th in prange(nthreads):
         G = acc[th]
@@ -180,45 +188,34 @@ def accumulate_small(st, rk, mk, w, nboards, H, S, nthreads, win, tie):
                         c = (r0 < r1) + 2 * (r0 == r1)
                         G[s0, st[b, j], c] += wb
     for th in range(nthreads):
-        for x in range(S):
-            for y in range(S):
-                win[x, y] += acc[th, x, y, 0]
-                win[y, x] += acc[th, x, y, 1]
-                tie[x, y] += acc[th, x, y, 2]
-                tie[y, x] += acc[th, x, y, 2]
+        add_tile(acc[th], S, S, 0, 0, win, tie)
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def round_counts(boards, weight, nb, D, u_ranks, u_suits, u_gsz, u_key, u_offset, u_colex,
-                 table, S, nthreads, N, corr):
+def round_counts(boards, weight, nb, D, ix, table, nthreads, N, corr):
     """Rounds before the last, by inclusion-exclusion over shared cards. For each board b:
     ``N[b, s]`` = its holes in state s (float64, for one GEMM over boards), and
     ``corr[thread]`` (int64[S, S]) += weight * sum over cards c of n_c n_c^T, where n_c counts
     the holes holding c. The board's disjoint ordered hole pairs are then
-    ``n n^T - sum_c n_c n_c^T + diag(n)``."""
+    ``n n^T - sum_c n_c n_c^T + diag(n)``. A hole's state: table[class] (``Indexer`` ix)."""
     nboards = boards.shape[0]
     m = D - nb
     for th in prange(nthreads):
         rest = np.empty(D, np.int64)
         hand = np.empty(2 + nb, np.int64)
-        masks_w = np.zeros((u_suits, u_gsz.shape[0]), np.int64)
-        codes = np.zeros(u_suits, np.int64)
-        sidx = np.zeros(u_suits, np.int64)
-        order = np.zeros(u_suits, np.int64)
+        scratch = index_scratch(ix.num_suits, ix.gsz.shape[0])
+        states = np.empty(m * (m - 1) // 2, np.int64)
         inc = np.empty((m, m - 1), np.int64)  # inc[x, :] = states of the holes holding card x
         fill = np.empty(m, np.int64)
         C = corr[th]
         for b in range(th * nboards // nthreads, (th + 1) * nboards // nthreads):
-            rest_of(boards[b], nb, D, rest)
-            for q in range(nb):
-                hand[2 + q] = boards[b, q]
+            board_hole_states(boards[b], nb, D, ix, scratch, table, rest, hand, states)
             fill[:] = 0
+            k = 0
             for x in range(m):
                 for y in range(x + 1, m):
-                    hand[0] = rest[x]
-                    hand[1] = rest[y]
-                    s = table[_index_one(hand, u_ranks, u_suits, u_gsz, u_key, u_offset,
-                                         u_colex, masks_w, codes, sidx, order)]
+                    s = states[k]
+                    k += 1
                     N[b, s] += 1.0
                     inc[x, fill[x]] = s
                     fill[x] += 1
@@ -236,9 +233,9 @@ def round_counts(boards, weight, nb, D, u_ranks, u_suits, u_gsz, u_key, u_offset
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def last_round_sweep(q0, q1, parents, nb, children, child_parent, weight, k, D, to_global, prev,
-                     last, B, history, perfect, S, nthreads, win, tie):
-    """Last round for few states, boards q0..q1-1: per board, sweep the holes in rank order
+def last_round_sweep(q0, q1, boards, weight, fd, lb, S, nthreads, win, tie):
+    """Last round for few states, boards q0..q1-1 (``FinalBoards`` boards, ``FinalDeal`` fd,
+    ``LastBuckets`` lb, weight[q] of final board q): per board, sweep the holes in rank order
     keeping count vectors over states of the weaker holes, in all (``cum``) and by card
     (``cumc``); a hole in state s adds ``cum - cumc[a] - cumc[b]`` (its weaker disjoint
     holes) to win[s, :]. Ties are counted pair by pair inside each group of equal rank.
@@ -250,29 +247,16 @@ def last_round_sweep(q0, q1, parents, nb, children, child_parent, weight, k, D, 
     and bucket go together, so while sweeping up the ranks the weaker holes' states fill a
     prefix [0, hi) and each row update stops at hi. ``internal_order`` maps back."""
     FLUSH = 64
+    parents, children, child_parent = boards
+    prev, last, B, history, perfect = lb
+    pa, pb = fd.pa, fd.pb
     NP = S // B  # states of the round before (perfect recall)
-    mB = D - nb
-    mf = mB - k
-    H = mf * (mf - 1) // 2
-    pa = np.empty(H, np.int64)
-    pb = np.empty(H, np.int64)
-    t = 0
-    for x in range(mf):
-        for y in range(x + 1, mf):
-            pa[t] = x
-            pb[t] = y
-            t += 1
+    mf = fd.D - fd.nb - fd.k
+    H = pa.shape[0]
     n = q1 - q0
     for th in prange(nthreads):
-        rest = np.empty(D, np.int64)
-        frest_g = np.empty(D, np.int64)
-        posmap = np.empty(D, np.int64)
-        bg = np.empty(nb + k, np.int64)
-        ranks = np.empty(H, np.int64)
-        hsnum = np.empty(H, np.int64)
-        less_c = np.empty(mf, np.int64)
-        grp_c = np.empty(mf, np.int64)
-        pid = np.empty(H, np.int64)
+        fs = final_scratch(fd)
+        ranks, hsnum, pid = fs.ranks, fs.hsnum, fs.pid
         states = np.empty(H, np.int64)
         cum = np.zeros(S, np.int32)
         cumc = np.zeros((mf, S), np.int32)
@@ -285,21 +269,15 @@ def last_round_sweep(q0, q1, parents, nb, children, child_parent, weight, k, D, 
             p = child_parent[q]
             w = weight[q]
             w32 = np.int32(w)
-            order = final_board_holes(parents[p], nb, children[q], k, D, to_global, pa, pb, H,
-                                      rest, frest_g, posmap, bg, ranks, hsnum, less_c, grp_c,
-                                      pid)
+            order = final_board_holes(parents[p], children[q], fd, fs)
             for h in range(H):  # internal numbering: bucket-major (see the docstring)
                 ps = np.int64(prev[p, pid[h]])
-                g = ps if history else 0
-                b = last[g, hsnum[h]]
+                b = last_bucket(last, history, ps, hsnum[h])
                 states[h] = b * NP + ps if perfect else b
             hi = 0  # cum and cumc are zero from index hi on
             i0 = 0
             while i0 < H:
-                r = ranks[order[i0]]
-                j = i0
-                while j < H and ranks[order[j]] == r:
-                    j += 1
+                j = run_end(ranks, order, i0, H)
                 if i0 > 0:
                     for qq in range(i0, j):
                         h = order[qq]
@@ -355,40 +333,27 @@ def internal_order(S: int, B: int, perfect: bool) -> np.ndarray:
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def prepare_turn_boards(p0, p1, parents, nb, k, D, to_global, prev, last, history,
-                        prev_sorted, hole_pos, X, RP, toff, tpt, NPT):
-    """Perfect recall, last round adds one card: for canonical boards p0..p1-1 of the round
-    before, every hole's river bucket X[b, i, c] for each river card (position c in the
-    board's rest; 0 for the hole's own cards) and its dense rank on that river (0 = weakest,
-    equal ranks equal) stored bit-sliced: bit c of RP[b, i, k] is bit k of the dense rank
-    on river c. Holes are listed in order of
-    their state on the round before (prev_sorted[b, i]; hole_pos[b, i] = bit mask of the
-    hole's two card positions), and toff[b, t] = first listed hole whose state is >= t * tpt
-    (tiles of tpt parent states)."""
+def prepare_turn_boards(p0, p1, parents, fd, lb, tpt, NPT, X, tb):
+    """Perfect recall, last round adds one card (``FinalDeal`` fd, ``LastBuckets`` lb): for
+    canonical boards p0..p1-1 of the round before, every hole's river bucket X[b, i, c] for
+    each river card (position c in the board's rest; 0 for the hole's own cards) and, in the
+    ``TurnBatch`` tb, its dense rank on that river (0 = weakest, equal ranks equal) stored
+    bit-sliced: bit c of RP[b, i, k] is bit k of the dense rank on river c. Holes are listed
+    in order of their state on the round before (prev_sorted[b, i]; hole_pos[b, i] = bit mask
+    of the hole's two card positions), and toff[b, t] = first listed hole whose state is
+    >= t * tpt (tiles of tpt parent states)."""
+    prev, last, history = lb.prev, lb.last, lb.history
+    prev_sorted, hole_pos, RP, toff = tb
     n = p1 - p0
-    mB = D - nb
-    mf = mB - k
-    H = mf * (mf - 1) // 2
+    D = fd.D
+    mB = D - fd.nb
+    H = fd.pa.shape[0]
     HB = mB * (mB - 1) // 2
-    pa = np.empty(H, np.int64)
-    pb = np.empty(H, np.int64)
-    t = 0
-    for x in range(mf):
-        for y in range(x + 1, mf):
-            pa[t] = x
-            pb[t] = y
-            t += 1
     nchunks = 32
     for ch in prange(nchunks):
+        fs = final_scratch(fd)
+        ranks, hsnum, pid = fs.ranks, fs.hsnum, fs.pid
         rest = np.empty(D, np.int64)
-        frest_g = np.empty(D, np.int64)
-        posmap = np.empty(D, np.int64)
-        bg = np.empty(nb + k, np.int64)
-        ranks = np.empty(H, np.int64)
-        hsnum = np.empty(H, np.int64)
-        less_c = np.empty(mf, np.int64)
-        grp_c = np.empty(mf, np.int64)
-        pid = np.empty(H, np.int64)
         child = np.empty(1, np.int64)
         pos_of = np.empty(HB, np.int64)  # hole pair number -> listed position
         bits = np.empty(HB, np.int64)
@@ -405,20 +370,11 @@ def prepare_turn_boards(p0, p1, parents, nb, k, D, to_global, prev, last, histor
                 pos_of[order[q]] = q
                 prev_sorted[i, q] = st[order[q]]
                 hole_pos[i, q] = bits[order[q]]
-            tt = 0
-            for q in range(HB):
-                while tt <= NPT and st[order[q]] >= tt * tpt:
-                    toff[i, tt] = q
-                    tt += 1
-            while tt <= NPT:
-                toff[i, tt] = HB
-                tt += 1
-            rest_of(parents[p], nb, D, rest)
+            tile_offsets(prev_sorted[i], HB, tpt, NPT, toff[i])
+            rest_of(parents[p], fd.nb, D, rest)
             for c in range(mB):
                 child[0] = rest[c]
-                ro = final_board_holes(parents[p], nb, child, k, D, to_global, pa, pb, H,
-                                       rest, frest_g, posmap, bg, ranks, hsnum, less_c, grp_c,
-                                       pid)
+                ro = final_board_holes(parents[p], child, fd, fs)
                 dense = 0
                 for t2 in range(H):
                     h = ro[t2]
@@ -426,8 +382,7 @@ def prepare_turn_boards(p0, p1, parents, nb, k, D, to_global, prev, last, histor
                         dense += 1
                     q = pos_of[pid[h]]
                     ps = np.int64(st[pid[h]])
-                    g = ps if history else 0
-                    X[i, q, c] = last[g, hsnum[h]]
+                    X[i, q, c] = last_bucket(last, history, ps, hsnum[h])
                     for kb in range(RP.shape[2]):
                         if (dense >> kb) & 1:
                             RP[i, q, kb] |= np.int64(1) << c
@@ -442,9 +397,10 @@ def popcount64(typingctx, x):
 
 
 @njit(cache=NUMBA_CACHE)
-def river_masks(X, n, HB, mB, B, xv, xm, nx):
+def river_masks(X, n, HB, mB, rv):
     """Per listed hole: its distinct river buckets xv[b, q, :nx] and for each the bit mask of
-    the river cards (positions) giving it."""
+    the river cards (positions) giving it (``RiverBuckets`` rv)."""
+    xv, xm, nx = rv
     for b in range(n):
         for q in range(HB):
             cnt = 0
@@ -465,9 +421,9 @@ def river_masks(X, n, HB, mB, B, xv, xm, nx):
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def accumulate_turn_tiles(n, weight, prev_sorted, hole_pos, RP, xv, xm, nx, toff, tpt, B, NP,
-                          tq0, tq1, win, tie):
-    """Add, for boards 0..n-1 of a prepare_turn_boards batch, every pair of disjoint holes
+def accumulate_turn_tiles(n, weight, tb, rv, tpt, B, NP, tq0, tq1, win, tie):
+    """Add, for boards 0..n-1 of a prepare_turn_boards batch (``TurnBatch`` tb, with the
+    ``RiverBuckets`` rv of ``river_masks``), every pair of disjoint holes
     and every river card that misses both into win/tie (int64[S, S], S = NP * B). One task per
     pair of parent tiles (tq0 <= tq1), whose accumulator stays in cache.
 
@@ -477,6 +433,8 @@ def accumulate_turn_tiles(n, weight, prev_sorted, hole_pos, RP, xv, xm, nx, toff
     (x0, x1) the holes reach, popcounts of the masks intersected give the counts.
     hole_pos[b, q] = bit mask of the listed hole's two card positions (rivers it blocks);
     prev_sorted[b, q] = its state on the round before."""
+    prev_sorted, hole_pos, RP, toff = tb
+    xv, xm, nx = rv
     NBITS = RP.shape[2]
     for task in prange(tq0.shape[0]):
         P0 = tq0[task]
@@ -527,9 +485,4 @@ def accumulate_turn_tiles(n, weight, prev_sorted, hole_pos, RP, xv, xm, nx, toff
                             G[row, col, 0] += w * nb_
                             G[row, col, 1] += w * (popcount64(both) - nb_ - nt)
                             G[row, col, 2] += w * nt
-        for x in range(n0):
-            for y in range(n1):
-                win[base0 * B + x, base1 * B + y] += G[x, y, 0]
-                win[base1 * B + y, base0 * B + x] += G[x, y, 1]
-                tie[base0 * B + x, base1 * B + y] += G[x, y, 2]
-                tie[base1 * B + y, base0 * B + x] += G[x, y, 2]
+        add_tile(G, n0, n1, base0 * B, base1 * B, win, tie)

@@ -8,9 +8,25 @@ hole pairs over a rest of m cards are numbered lexicographically by positions
 River hand strength is kept as the exact integer ``hsnum = 2 * wins + ties`` against the
 ``C(m - 2, 2)`` opponent hands left; earlier rounds keep exact integer sums of ``hsnum`` and
 ``hsnum**2`` over every final board (as a set) that completes the board.
+
+Kernels take their arrays in named bundles (namedtuples, typed tuples to numba), built once
+by the Python caller:
+
+- ``Indexer``: a canonical indexer's ``index_args`` (num_ranks, num_suits, gsz, cfg_key,
+  cfg_offset, colex); ``Unindexer``: its ``unindex_args`` (num_ranks, num_suits, gsz,
+  cfg_code, cfg_offset, subsets). ``IndexScratch`` (masks, codes, sidx, order): the work
+  arrays of one index call (``index_scratch``).
+- ``FinalDeal``: how the last round's boards are laid out: a board of the round before
+  holds ``nb`` cards and the last round adds ``k`` (deck of ``D`` cards, ``to_global``
+  local -> ACPC ids); ``pa``, ``pb`` are the hole pairs over the ``D - nb - k`` cards left
+  (``pair_tables``; built by ``final_deal``). ``FinalScratch``: the work arrays of
+  ``final_board_holes`` (``final_scratch``; ``hsnum``, ``pid``, ``rest``, ``frest_g`` are
+  its results).
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
@@ -31,6 +47,12 @@ from cfrlab.cards.kernels import (
     unindex_one as _unindex_one,
 )
 from cfrlab.config import NUMBA_CACHE
+
+Indexer = namedtuple("Indexer", "num_ranks num_suits gsz cfg_key cfg_offset colex")
+Unindexer = namedtuple("Unindexer", "num_ranks num_suits gsz cfg_code cfg_offset subsets")
+IndexScratch = namedtuple("IndexScratch", "masks codes sidx order")
+FinalDeal = namedtuple("FinalDeal", "nb k D to_global pa pb")
+FinalScratch = namedtuple("FinalScratch", "rest frest_g posmap bg ranks hsnum less_c grp_c pid")
 
 
 def pair_tables(m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -123,49 +145,89 @@ def rest_of(board, nb, D, rest):
     return m
 
 
+def final_deal(nb: int, k: int, D: int, to_global: np.ndarray) -> FinalDeal:
+    """The ``FinalDeal`` of boards of nb cards completed by k more from a deck of D cards."""
+    pa, pb = pair_tables(D - nb - k)
+    return FinalDeal(nb, k, D, np.ascontiguousarray(to_global, dtype=np.int64), pa, pb)
+
+
+@njit(cache=NUMBA_CACHE)
+def index_scratch(num_suits, groups):
+    """Work arrays of ``_index_one`` for hands of up to `groups` card groups."""
+    return IndexScratch(np.zeros((num_suits, groups), np.int64), np.zeros(num_suits, np.int64),
+                        np.zeros(num_suits, np.int64), np.zeros(num_suits, np.int64))
+
+
+@njit(cache=NUMBA_CACHE)
+def final_scratch(fd):
+    """Work arrays of ``final_board_holes`` for the ``FinalDeal`` fd."""
+    D = fd.D
+    H = fd.pa.shape[0]
+    mf = D - fd.nb - fd.k
+    return FinalScratch(np.empty(D, np.int64), np.empty(D, np.int64), np.empty(D, np.int64),
+                        np.empty(max(fd.nb + fd.k, 1), np.int64), np.empty(H, np.int64),
+                        np.empty(H, np.int64), np.empty(mf, np.int64), np.empty(mf, np.int64),
+                        np.empty(H, np.int64))
+
+
+@njit(cache=NUMBA_CACHE)
+def final_board_holes(parent_board, child, fd, fs):
+    """Ranks and hsnum of every hole pair on parent_board + child (``FinalDeal`` fd);
+    fs.pid[t] = pair t's number over the parent's rest (fs.rest). Returns the pairs in rank
+    order. ``FinalScratch`` fs receives the results."""
+    nb, k, D, to_global, pa, pb = fd  # bundles are unpacked before any loop (see below)
+    rest, frest_g, posmap, bg, ranks, hsnum, less_c, grp_c, pid = fs
+    H = pa.shape[0]
+    mB = rest_of(parent_board, nb, D, rest)
+    for q in range(nb):
+        bg[q] = to_global[parent_board[q]]
+    for j in range(k):
+        bg[nb + j] = to_global[child[j]]
+    f = 0
+    for x in range(mB):
+        c = rest[x]
+        isnew = False
+        for j in range(k):
+            if child[j] == c:
+                isnew = True
+        if not isnew:
+            posmap[f] = x
+            frest_g[f] = to_global[c]
+            f += 1
+    bkey, bbits = board_key(bg, nb + k)
+    ranks_on_board(bkey, bbits, frest_g, pa, pb, H, ranks)
+    order = hs_sweep(ranks, pa, pb, H, f, less_c, grp_c, hsnum)
+    for t in range(H):
+        pid[t] = pair_id(posmap[pa[t]], posmap[pb[t]], mB)
+    return order
+
+
 @njit(cache=NUMBA_CACHE, parallel=True)
-def last_round_table(boards, to_global, D, num_ranks, num_suits, gsz, cfg_key, cfg_offset,
-                     colex, out):
-    """River table: out[index(hole | board)] = hsnum for every hole on every board row.
+def last_round_table(boards, ix, fd, out):
+    """River table: out[index(hole | board)] = hsnum for every hole on every board row
+    (``Indexer`` ix of hole | board as one set; ``FinalDeal`` fd with nb = board cards, k = 0).
 
     boards int64[N, bf] (local; one row per canonical final board set, or any cover of the
     classes); out uint16/int32[size of the (2 | bf) indexer].
+
+    Bundles are unpacked into locals before the loops: a field read inside a loop costs a
+    reference count update per read (30% slower index loops).
     """
     N, bf = boards.shape
-    m = D - bf
-    H = m * (m - 1) // 2
-    pa = np.empty(H, np.int64)
-    pb = np.empty(H, np.int64)
-    k = 0
-    for x in range(m):
-        for y in range(x + 1, m):
-            pa[k] = x
-            pb[k] = y
-            k += 1
+    pa, pb = fd.pa, fd.pb
+    num_ranks, num_suits, gsz, cfg_key, cfg_offset, colex = ix
+    H = pa.shape[0]
     nchunks = 64
     for ch in prange(nchunks):
-        rest = np.empty(D, np.int64)
-        rest_g = np.empty(D, np.int64)
-        bg = np.empty(max(bf, 1), np.int64)
-        ranks = np.empty(H, np.int64)
-        hsnum = np.empty(H, np.int64)
-        less_c = np.empty(m, np.int64)
-        grp_c = np.empty(m, np.int64)
+        fs = final_scratch(fd)
+        rest, hsnum = fs.rest, fs.hsnum
+        child = np.empty(0, np.int64)
         hand = np.empty(2 + bf, np.int64)
-        masks = np.zeros((num_suits, gsz.shape[0]), np.int64)
-        codes = np.zeros(num_suits, np.int64)
-        sidx = np.zeros(num_suits, np.int64)
-        order = np.zeros(num_suits, np.int64)
+        masks, codes, sidx, order = index_scratch(num_suits, gsz.shape[0])
         for i in range(ch * N // nchunks, (ch + 1) * N // nchunks):
-            rest_of(boards[i], bf, D, rest)
-            for q in range(m):
-                rest_g[q] = to_global[rest[q]]
+            final_board_holes(boards[i], child, fd, fs)  # k = 0: pair t is pair t of the rest
             for q in range(bf):
-                bg[q] = to_global[boards[i, q]]
                 hand[2 + q] = boards[i, q]
-            bkey, bbits = board_key(bg, bf)
-            ranks_on_board(bkey, bbits, rest_g, pa, pb, H, ranks)
-            hs_sweep(ranks, pa, pb, H, m, less_c, grp_c, hsnum)
             for kk in range(H):
                 hand[0] = rest[pa[kk]]
                 hand[1] = rest[pb[kk]]
@@ -188,74 +250,80 @@ def _next_combo(c, k, n):
     return True
 
 
+@njit(cache=NUMBA_CACHE)
+def first_combo(c, k):
+    """The first ascending k-combination (0, 1, ..., k - 1) into c."""
+    for j in range(k):
+        c[j] = j
+
+
+@njit(cache=NUMBA_CACHE)
+def first_child(comb, k, rest, child):
+    """Start enumerating the sets of k cards of rest: comb = positions, child = the cards.
+    Returns True (there is always a first set, empty when k = 0)."""
+    first_combo(comb, k)
+    for j in range(k):
+        child[j] = rest[comb[j]]
+    return True
+
+
+@njit(cache=NUMBA_CACHE)
+def next_child(comb, k, m, rest, child):
+    """The next set of k cards among rest[:m] into child; False after the last."""
+    if not _next_combo(comb, k, m):
+        return False
+    for j in range(k):
+        child[j] = rest[comb[j]]
+    return True
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def run_end(values, order, i, n):
+    """End of the run of equal values[order[t]] that starts at t = i (at most n)."""
+    v = values[order[i]]
+    j = i + 1
+    while j < n and values[order[j]] == v:
+        j += 1
+    return j
+
+
 @njit(cache=NUMBA_CACHE, parallel=True)
-def rollout_sums(boards, nb, knew, to_global, D, num_ranks, num_suits, gsz, cfg_key,
-                 cfg_offset, colex, out1, out2):
-    """Round before the last: out1/out2[index(hole | board)] = sum over every set of `knew`
-    final cards of hsnum and hsnum**2. boards int64[N, max(nb, 1)] local (nb used)."""
+def rollout_sums(boards, ix, fd, out1, out2):
+    """Round before the last: out1/out2[index(hole | board)] = sum over every set of fd.k
+    final cards of hsnum and hsnum**2 (``Indexer`` ix of hole | board as one set).
+    boards int64[N, max(nb, 1)] local (nb = fd.nb used)."""
     N = boards.shape[0]
+    nb, knew, D = fd.nb, fd.k, fd.D
     mB = D - nb
     HB = mB * (mB - 1) // 2
-    mf = mB - knew
-    Hf = mf * (mf - 1) // 2
-    pa = np.empty(Hf, np.int64)
-    pb = np.empty(Hf, np.int64)
-    k = 0
-    for x in range(mf):
-        for y in range(x + 1, mf):
-            pa[k] = x
-            pb[k] = y
-            k += 1
+    Hf = fd.pa.shape[0]
+    num_ranks, num_suits, gsz, cfg_key, cfg_offset, colex = ix
     nchunks = 64
     for ch in prange(nchunks):
+        fs = final_scratch(fd)
+        hsnum, pid = fs.hsnum, fs.pid
         rest = np.empty(D, np.int64)
-        frest_g = np.empty(D, np.int64)
-        posmap = np.empty(D, np.int64)
-        bg = np.empty(nb + knew, np.int64)
-        ranks = np.empty(Hf, np.int64)
-        hsnum = np.empty(Hf, np.int64)
-        less_c = np.empty(mf, np.int64)
-        grp_c = np.empty(mf, np.int64)
         s1 = np.empty(HB, np.int64)
         s2 = np.empty(HB, np.int64)
         comb = np.empty(max(knew, 1), np.int64)
-        innew = np.zeros(D, np.bool_)
+        child = np.empty(max(knew, 1), np.int64)
         hand = np.empty(2 + nb, np.int64)
-        masks = np.zeros((num_suits, gsz.shape[0]), np.int64)
-        codes = np.zeros(num_suits, np.int64)
-        sidx = np.zeros(num_suits, np.int64)
-        order = np.zeros(num_suits, np.int64)
+        masks, codes, sidx, order = index_scratch(num_suits, gsz.shape[0])
         for i in range(ch * N // nchunks, (ch + 1) * N // nchunks):
             rest_of(boards[i], nb, D, rest)
             for q in range(nb):
-                bg[q] = to_global[boards[i, q]]
                 hand[2 + q] = boards[i, q]
             s1[:] = 0
             s2[:] = 0
-            for j in range(knew):
-                comb[j] = j
-            more = True
+            more = first_child(comb, knew, rest, child)
             while more:
-                for j in range(knew):
-                    innew[comb[j]] = True
-                    bg[nb + j] = to_global[rest[comb[j]]]
-                f = 0
-                for x in range(mB):
-                    if not innew[x]:
-                        posmap[f] = x
-                        frest_g[f] = to_global[rest[x]]
-                        f += 1
-                for j in range(knew):
-                    innew[comb[j]] = False
-                bkey, bbits = board_key(bg, nb + knew)
-                ranks_on_board(bkey, bbits, frest_g, pa, pb, Hf, ranks)
-                hs_sweep(ranks, pa, pb, Hf, mf, less_c, grp_c, hsnum)
+                final_board_holes(boards[i], child, fd, fs)
                 for kk in range(Hf):
-                    p = pair_id(posmap[pa[kk]], posmap[pb[kk]], mB)
+                    p = pid[kk]
                     h = hsnum[kk]
                     s1[p] += h
                     s2[p] += h * h
-                more = _next_combo(comb, knew, mB)
+                more = next_child(comb, knew, mB, rest, child)
             for kk in range(HB):
                 x = kk  # decode the pair from its number
                 a = 0
@@ -272,11 +340,12 @@ def rollout_sums(boards, nb, knew, to_global, D, num_ranks, num_suits, gsz, cfg_
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def earlier_sums(num_classes, nb, knew, divisor, D, u_ranks, u_suits, u_gsz, u_code, u_offset,
-                 u_subsets, n_gsz, n_key, n_offset, n_colex, next1, next2, out1, out2):
-    """Earlier rounds: for every class (hole | nb board cards) of the `u_*` indexer, sum the
-    next round's table over every set of `knew` new cards (indexed by the `n_*` indexer), and
+def earlier_sums(num_classes, nb, knew, divisor, D, ux, nx, next1, next2, out1, out2):
+    """Earlier rounds: for every class (hole | nb board cards) of the ``Unindexer`` ux, sum the
+    next round's table over every set of `knew` new cards (indexed by the ``Indexer`` nx), and
     divide by `divisor` = C(final - nb, knew) so the result sums over final boards once."""
+    u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets = ux
+    n_ranks, n_suits, n_gsz, n_key, n_offset, n_colex = nx
     nchunks = 64
     for ch in prange(nchunks):
         hand = np.empty(2 + nb, np.int64)
@@ -284,11 +353,8 @@ def earlier_sums(num_classes, nb, knew, divisor, D, u_ranks, u_suits, u_gsz, u_c
         used = np.zeros(D, np.bool_)
         rest = np.empty(D, np.int64)
         comb = np.empty(knew, np.int64)
-        sidx = np.zeros(u_suits, np.int64)
         work = np.zeros((3, u_gsz.shape[0]), np.int64)
-        masks = np.zeros((u_suits, n_gsz.shape[0]), np.int64)
-        codes = np.zeros(u_suits, np.int64)
-        order = np.zeros(u_suits, np.int64)
+        masks, codes, sidx, order = index_scratch(u_suits, n_gsz.shape[0])
         for i in range(ch * num_classes // nchunks, (ch + 1) * num_classes // nchunks):
             _unindex_one(i, u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets, hand, sidx,
                          work)
@@ -301,15 +367,14 @@ def earlier_sums(num_classes, nb, knew, divisor, D, u_ranks, u_suits, u_gsz, u_c
                 if not used[c]:
                     rest[m] = c
                     m += 1
-            for j in range(knew):
-                comb[j] = j
+            first_combo(comb, knew)
             t1 = np.int64(0)
             t2 = np.int64(0)
             more = True
             while more:
                 for j in range(knew):
                     nxt[2 + nb + j] = rest[comb[j]]
-                idx = _index_one(nxt, u_ranks, u_suits, n_gsz, n_key, n_offset, n_colex, masks,
+                idx = _index_one(nxt, n_ranks, n_suits, n_gsz, n_key, n_offset, n_colex, masks,
                                  codes, sidx, order)
                 t1 += next1[idx]
                 t2 += next2[idx]

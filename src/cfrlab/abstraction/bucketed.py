@@ -31,12 +31,14 @@ from cfrlab.abstraction import _bucket_kernels as BK
 from cfrlab.abstraction import _joint_kernels as JK
 from cfrlab.abstraction import cache
 from cfrlab.abstraction._bucket_kernels import hole_states_on_boards
+from cfrlab.abstraction._metrics_kernels import Indexer
 from cfrlab.abstraction.buckets import (
     BucketMaps,
     BucketSpec,
     build_buckets,
     canonical_boards,
     final_boards,
+    final_kernel_args,
     seq_indexers,
 )
 from cfrlab.abstraction.metrics import (
@@ -113,7 +115,7 @@ def _round_counts_gemm(game, maps: BucketMaps, r: int) -> tuple[np.ndarray, None
     boards, weight = canonical_boards(game, r)
     nb = boards.shape[1]
     m = D - nb
-    a = seq_indexers(game)[r].index_args
+    ix = Indexer(*seq_indexers(game)[r].index_args)
     barg = boards if nb else np.zeros((len(boards), 1), dtype=np.int64)
     T = _num_threads()
     corr = np.zeros((T, S, S), dtype=np.int64)
@@ -125,8 +127,7 @@ def _round_counts_gemm(game, maps: BucketMaps, r: int) -> tuple[np.ndarray, None
         b1 = min(b0 + step, len(boards))
         N = np.zeros((b1 - b0, S))
         w = weight[b0:b1].astype(np.int64)
-        JK.round_counts(barg[b0:b1], w, nb, D, a[0], a[1], a[2], a[3], a[4], a[5], table, S,
-                        min(T, b1 - b0), N, corr)
+        JK.round_counts(barg[b0:b1], w, nb, D, ix, table, min(T, b1 - b0), N, corr)
         wf = w.astype(np.float64)
         nn += (N * wf[:, None]).T @ N
         diag += wf @ N
@@ -137,26 +138,53 @@ def _round_counts_gemm(game, maps: BucketMaps, r: int) -> tuple[np.ndarray, None
 
 
 def _final_setup(game, maps: BucketMaps):
+    """(final_boards dict, FinalBoards, FinalDeal, prev, weight of each final board, number
+    of deals); prev int32[parents, pairs] = each hole's state on the round before."""
     fb = final_boards(game)
+    boards, fd = final_kernel_args(game, fb)
     R, D = game.num_rounds, game.deck_size
-    parents, nb = fb["parents"], fb["nb"]
+    nb = fb["nb"]
     mB = D - nb
-    parg = parents if nb else np.zeros((len(parents), 1), dtype=np.int64)
-    prev = np.zeros((len(parents), mB * (mB - 1) // 2), dtype=np.int32)
+    prev = np.zeros((len(fb["parents"]), mB * (mB - 1) // 2), dtype=np.int32)
     if R > 1:
-        a = seq_indexers(game)[R - 2].index_args
-        hole_states_on_boards(parg, nb, D, a[0], a[1], a[2], a[3], a[4], a[5],
-                              maps.state[R - 2].astype(np.int32), prev)
+        ix = Indexer(*seq_indexers(game)[R - 2].index_args)
+        hole_states_on_boards(boards.parents, nb, D, ix, maps.state[R - 2].astype(np.int32),
+                              prev)
     weight = fb["pweight"][fb["child_parent"]] * fb["orbit"]
     mf = mB - fb["k"]
     total = int(weight.sum()) * comb(mf, 2) * comb(mf - 2, 2)
-    return fb, parg, prev, weight.astype(np.int64), total
+    return fb, boards, fd, prev, weight.astype(np.int64), total
+
+
+def _last_buckets(maps: BucketMaps, prev: np.ndarray, last: np.ndarray) -> JK.LastBuckets:
+    spec = maps.spec
+    return JK.LastBuckets(prev, last, spec.counts[-1], spec.history, spec.recall == "perfect")
+
+
+class _Progress:
+    """Progress lines at most every 10 s and checkpoints of a last-round pass."""
+
+    def __init__(self, say: Progress, start: int, total: int, checkpoint, what: str = "boards"):
+        self.say, self.start, self.total, self.what = say, start, total, what
+        self.checkpoint = checkpoint
+        self.t0 = self.last_say = time.perf_counter()
+
+    def step(self, done: int, arrays: Callable) -> None:
+        """Boards up to `done` are summed; arrays() gives (win, tie) for a checkpoint."""
+        now = time.perf_counter()
+        if now - self.last_say > 10 or done == self.total:
+            _report(self.say, done - self.start, self.total - self.start, now - self.t0,
+                    self.what)
+            self.last_say = now
+        if self.checkpoint is not None and done < self.total:
+            self.checkpoint.maybe_save(done, arrays)
 
 
 def _last_counts_sweep(game, maps: BucketMaps, say: Progress, checkpoint=None):
     spec = maps.spec
     S = spec.num_states[-1]
-    fb, parg, prev, weight, total = _final_setup(game, maps)
+    _, boards, fd, prev, weight, total = _final_setup(game, maps)
+    lb = _last_buckets(maps, prev, maps.last)
     T = _num_threads()
     win = np.zeros((T, S, S), dtype=np.int64)
     tie = np.zeros((T, S, S), dtype=np.int64)
@@ -164,22 +192,13 @@ def _last_counts_sweep(game, maps: BucketMaps, say: Progress, checkpoint=None):
     if checkpoint is not None and (got := checkpoint.resume()) is not None:
         start, win[0], tie[0] = got
         say(f"  resuming the last round at board {start:,}")
-    to_global = DeckMap(game.num_ranks, game.num_suits).to_global
     Q = len(weight)
     step = SWEEP_STEP
-    t0 = last_say = time.perf_counter()
+    progress = _Progress(say, start, Q, checkpoint)
     for q0 in range(start, Q, step):
         q1 = min(q0 + step, Q)
-        JK.last_round_sweep(q0, q1, parg, fb["nb"], fb["children"], fb["child_parent"], weight,
-                            fb["k"], game.deck_size, to_global, prev, maps.last,
-                            spec.counts[-1], spec.history, spec.recall == "perfect", S, T, win,
-                            tie)
-        now = time.perf_counter()
-        if now - last_say > 10 or q1 == Q:
-            _report(say, q1 - start, Q - start, now - t0)
-            last_say = now
-        if checkpoint is not None and q1 < Q:
-            checkpoint.maybe_save(q1, lambda: (win.sum(axis=0), tie.sum(axis=0)))
+        JK.last_round_sweep(q0, q1, boards, weight, fd, lb, S, T, win, tie)
+        progress.step(q1, lambda: (win.sum(axis=0), tie.sum(axis=0)))
     inv = np.argsort(JK.internal_order(S, spec.counts[-1], spec.recall == "perfect"))
     win_s, tie_s = win.sum(axis=0), tie.sum(axis=0)
     return win_s[np.ix_(inv, inv)], tie_s[np.ix_(inv, inv)], total
@@ -194,7 +213,8 @@ def _last_counts_by_turn(game, maps: BucketMaps, say: Progress, checkpoint=None)
     S = spec.num_states[-1]
     B = spec.counts[-1]
     NP = S // B
-    fb, parg, prev, _, total = _final_setup(game, maps)
+    fb, boards, fd, prev, _, total = _final_setup(game, maps)
+    lb = _last_buckets(maps, prev, maps.last.astype(np.int16))
     pweight = fb["pweight"].astype(np.int64)
     nb, k, D = fb["nb"], fb["k"], game.deck_size
     mB = D - nb
@@ -205,7 +225,7 @@ def _last_counts_by_turn(game, maps: BucketMaps, say: Progress, checkpoint=None)
     tq0, tq1 = tq0.astype(np.int64), tq1.astype(np.int64)
     win = np.zeros((S, S), dtype=np.int64)
     tie = np.zeros((S, S), dtype=np.int64)
-    Pn = len(parg)
+    Pn = len(boards.parents)
     start = 0
     if checkpoint is not None and (got := checkpoint.resume()) is not None:
         start, win[:], tie[:] = got
@@ -213,33 +233,23 @@ def _last_counts_by_turn(game, maps: BucketMaps, say: Progress, checkpoint=None)
     mf = mB - k
     nbits = max(1, (mf * (mf - 1) // 2).bit_length())  # dense ranks on a river fit these bits
     step = max(1, TURN_BATCH_BYTES // (HB * (mB * 2 + nbits * 8 + B * 16)))
-    to_global = DeckMap(game.num_ranks, game.num_suits).to_global
-    last = maps.last.astype(np.int16)
-    t0 = last_say = time.perf_counter()
+    progress = _Progress(say, start, Pn, checkpoint, "boards of the round before")
     for p0 in range(start, Pn, step):
         p1 = min(p0 + step, Pn)
         n = p1 - p0
-        prev_sorted = np.empty((n, HB), dtype=np.int64)
-        hole_pos = np.empty((n, HB), dtype=np.int64)
+        tb = JK.TurnBatch(np.empty((n, HB), dtype=np.int64), np.empty((n, HB), dtype=np.int64),
+                          np.zeros((n, HB, nbits), dtype=np.int64),
+                          np.empty((n, NPT + 1), dtype=np.int64))
         X = np.zeros((n, HB, mB), dtype=np.int16)
-        RP = np.zeros((n, HB, nbits), dtype=np.int64)
-        toff = np.empty((n, NPT + 1), dtype=np.int64)
-        JK.prepare_turn_boards(p0, p1, parg, nb, k, D, to_global, prev, last, spec.history,
-                               prev_sorted, hole_pos, X, RP, toff, tpt, NPT)
-        xv = np.empty((n, HB, B), dtype=np.int64)
-        xm = np.empty((n, HB, B), dtype=np.int64)
-        nx = np.empty((n, HB), dtype=np.int64)
-        JK.river_masks(X, n, HB, mB, B, xv, xm, nx)
+        JK.prepare_turn_boards(p0, p1, boards.parents, fd, lb, tpt, NPT, X, tb)
+        rv = JK.RiverBuckets(np.empty((n, HB, B), dtype=np.int64),
+                             np.empty((n, HB, B), dtype=np.int64),
+                             np.empty((n, HB), dtype=np.int64))
+        JK.river_masks(X, n, HB, mB, rv)
         del X
-        JK.accumulate_turn_tiles(n, pweight[p0:p1], prev_sorted, hole_pos, RP, xv, xm, nx, toff,
-                                 tpt, B, NP, tq0, tq1, win, tie)
-        del RP, xv, xm, nx
-        now = time.perf_counter()
-        if now - last_say > 10 or p1 == Pn:
-            _report(say, p1 - start, Pn - start, now - t0, "boards of the round before")
-            last_say = now
-        if checkpoint is not None and p1 < Pn:
-            checkpoint.maybe_save(p1, lambda: (win, tie))
+        JK.accumulate_turn_tiles(n, pweight[p0:p1], tb, rv, tpt, B, NP, tq0, tq1, win, tie)
+        del tb, rv
+        progress.step(p1, lambda: (win, tie))
     return win, tie, total
 
 
@@ -263,46 +273,35 @@ def _counts_tiles(game, maps: BucketMaps, r: int, say: Progress, checkpoint=None
         nb = boards.shape[1]
         m = D - nb
         H = m * (m - 1) // 2
-        a = seq_indexers(game)[r].index_args
+        ix = Indexer(*seq_indexers(game)[r].index_args)
         barg = boards if nb else np.zeros((len(boards), 1), dtype=np.int64)
         step = max(1, BATCH_BYTES // (H * 16))
         for b0 in range(0, len(boards), step):
             b1 = min(b0 + step, len(boards))
             n = b1 - b0
-            st, rk, mk, toff = _batch(n, H, NT)
-            JK.prepare_round(barg[b0:b1], nb, D, a[0], a[1], a[2], a[3], a[4], a[5],
-                             maps.state[r].astype(np.int32), tw, NT, st, rk, mk, toff)
-            _accumulate(st, rk, mk, weight[b0:b1], toff, n, H, tw, S, tp0, tp1, small, win, tie)
+            batch = _batch(n, H, NT)
+            JK.prepare_round(barg[b0:b1], nb, D, ix, maps.state[r].astype(np.int32), tw, NT,
+                             batch)
+            _accumulate(batch, weight[b0:b1], n, H, tw, S, tp0, tp1, small, win, tie)
         total = int(weight.sum()) * comb(m, 2) * comb(m - 2, 2)
         return win, tie, total
-    fb, parg, prev, weight_all, total = _final_setup(game, maps)
-    nb, k = fb["nb"], fb["k"]
-    mf = D - nb - k
-    H = mf * (mf - 1) // 2
-    children, cparent = fb["children"], fb["child_parent"]
-    Q = len(children)
+    _, boards, fd, prev, weight_all, total = _final_setup(game, maps)
+    lb = _last_buckets(maps, prev, maps.last)
+    H = len(fd.pa)
+    Q = len(boards.children)
     step = max(1, BATCH_BYTES // (H * 16))
     start = 0
     if checkpoint is not None and (got := checkpoint.resume()) is not None:
         start, win[:], tie[:] = got
         say(f"  resuming the last round at board {start:,}")
-    t0 = time.perf_counter()
-    last_say = t0
+    progress = _Progress(say, start, Q, checkpoint)
     for q0 in range(start, Q, step):
         q1 = min(q0 + step, Q)
         n = q1 - q0
-        st, rk, mk, toff = _batch(n, H, NT)
-        JK.prepare_last(q0, q1, parg, nb, children, cparent, k, D, deck.to_global, prev,
-                        maps.last, spec.counts[-1], spec.history, spec.recall == "perfect",
-                        tw, NT, st, rk, mk, toff)
-        _accumulate(st, rk, mk, weight_all[q0:q1], toff, n, H, tw, S, tp0, tp1, small, win,
-                    tie)
-        now = time.perf_counter()
-        if now - last_say > 10 or q1 == Q:
-            _report(say, q1 - start, Q - start, now - t0)
-            last_say = now
-        if checkpoint is not None and q1 < Q:
-            checkpoint.maybe_save(q1, lambda: (win, tie))
+        batch = _batch(n, H, NT)
+        JK.prepare_last(q0, q1, boards, fd, lb, tw, NT, batch)
+        _accumulate(batch, weight_all[q0:q1], n, H, tw, S, tp0, tp1, small, win, tie)
+        progress.step(q1, lambda: (win, tie))
     return win, tie, total
 
 
@@ -369,17 +368,17 @@ def _cached_maps(key: str, params: dict, spec: BucketSpec, mt) -> BucketMaps | N
                       got["last"], [got[f"mass{r}"] for r in range(R)], got["hist"])
 
 
-def _batch(n: int, H: int, NT: int):
-    return (np.empty((n, H), np.int32), np.empty((n, H), np.int32), np.empty((n, H), np.int64),
-            np.empty((n, NT + 1), np.int32))
+def _batch(n: int, H: int, NT: int) -> JK.Batch:
+    return JK.Batch(np.empty((n, H), np.int32), np.empty((n, H), np.int32),
+                    np.empty((n, H), np.int64), np.empty((n, NT + 1), np.int32))
 
 
-def _accumulate(st, rk, mk, w, toff, n, H, tw, S, tp0, tp1, small, win, tie) -> None:
+def _accumulate(batch: JK.Batch, w, n, H, tw, S, tp0, tp1, small, win, tie) -> None:
     w = np.ascontiguousarray(w, dtype=np.int64)
     if small:
-        JK.accumulate_small(st, rk, mk, w, n, H, S, min(_num_threads(), max(n, 1)), win, tie)
+        JK.accumulate_small(batch, w, n, H, S, min(_num_threads(), max(n, 1)), win, tie)
     else:
-        JK.accumulate_tiles(st, rk, mk, w, toff, n, tw, S, tp0, tp1, win, tie)
+        JK.accumulate_tiles(batch, w, n, tw, S, tp0, tp1, win, tie)
 
 
 def _check_abstraction_header(path, header: dict) -> None:

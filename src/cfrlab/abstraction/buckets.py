@@ -33,6 +33,7 @@ import numba
 import numpy as np
 
 from cfrlab.abstraction import _bucket_kernels as BK
+from cfrlab.abstraction import _metrics_kernels as MK
 from cfrlab.abstraction.metrics import MetricTables, board_totals, check_holdem_style
 from cfrlab.cards.isomorphism import DeckMap, HandIndexer, round_groups
 from cfrlab.errors import CfrlabError
@@ -191,6 +192,15 @@ def final_boards(game) -> dict:
             "child_parent": cparent, "k": k, "nb": parents.shape[1]}
 
 
+def final_kernel_args(game, fb: dict) -> tuple[BK.FinalBoards, MK.FinalDeal]:
+    """The ``final_boards`` dict as the kernels take it: (``FinalBoards``, ``FinalDeal``);
+    parents of no cards become one column of zeros."""
+    parents = fb["parents"] if fb["nb"] else np.zeros((len(fb["parents"]), 1), dtype=np.int64)
+    deck = DeckMap(game.num_ranks, game.num_suits)
+    return (BK.FinalBoards(parents, fb["children"], fb["child_parent"]),
+            MK.final_deal(fb["nb"], fb["k"], deck.size, deck.to_global))
+
+
 @dataclass
 class BucketMaps:
     """A bucketing of one deck: ``state[r]`` (r < last) maps each class of
@@ -255,9 +265,8 @@ def build_buckets(game, spec: BucketSpec, metrics: MetricTables,
         midx = np.empty(n, dtype=np.int64)
         pidx = np.zeros(n, dtype=np.int64)
         weight = np.empty(n, dtype=np.int64)
-        ua, ma, pa = u.unindex_args, m.index_args, p.index_args
-        BK.ordered_class_facts(n, *ua, ma[2], ma[3], ma[4], ma[5], pa[2], pa[3], pa[4], pa[5],
-                               r > 0, midx, pidx, weight)
+        BK.ordered_class_facts(n, MK.Unindexer(*u.unindex_args), MK.Indexer(*m.index_args),
+                               MK.Indexer(*p.index_args), r > 0, midx, pidx, weight)
         s1, s2 = metrics.sums(r)
         keys = {"ehs": s1[midx], "ehs2": s2[midx]}
         del midx
@@ -310,9 +319,8 @@ def last_round_hist(game, states: list[np.ndarray], metrics: MetricTables, deck:
     if R == 1:
         fb = final_boards(game)
         group = np.zeros((1, deck.size * (deck.size - 1) // 2), dtype=np.int32)
-        return BK.last_round_histogram(np.zeros((1, 1), np.int64), 0, fb["pweight"],
-                                       fb["children"], fb["orbit"], fb["child_parent"], fb["k"],
-                                       deck.size, deck.to_global, group, 1, max_hs,
+        boards, fd = final_kernel_args(game, fb)
+        return BK.last_round_histogram(boards, fb["pweight"], fb["orbit"], fd, group, 1, max_hs,
                                        numba.get_num_threads())
     sizes = [b for b in game.num_board_cards[1:R - 1] if b]
     nb = sum(sizes)
@@ -323,11 +331,11 @@ def last_round_hist(game, states: list[np.ndarray], metrics: MetricTables, deck:
     else:
         sets, weight = np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64)
     splits = round_splits(sizes) if nb else np.zeros((1, 0), dtype=np.int64)
-    a = seq_indexers(game)[R - 2].index_args
-    return BK.last_round_histogram_sets(sets, nb, weight, splits, game.num_board_cards[R - 1],
-                                        deck.size, deck.to_global, a[0], a[1], a[2], a[3],
-                                        a[4], a[5], states[R - 2].astype(np.int32), num_groups,
-                                        max_hs, numba.get_num_threads())
+    fd = MK.final_deal(nb, game.num_board_cards[R - 1], deck.size, deck.to_global)
+    ix = MK.Indexer(*seq_indexers(game)[R - 2].index_args)
+    return BK.last_round_histogram_sets(sets, weight, splits, fd, ix,
+                                        states[R - 2].astype(np.int32), num_groups, max_hs,
+                                        numba.get_num_threads())
 
 
 def last_round_buckets(spec: BucketSpec, hist: np.ndarray, metrics: MetricTables

@@ -153,7 +153,8 @@ def compute_round(game, r: int, tables_next: tuple[np.ndarray, np.ndarray] | Non
         boards = (_all_reps(HandIndexer(game.num_ranks, game.num_suits, (bf,))) if bf
                   else np.zeros((1, 0), dtype=np.int64))
         out = np.zeros(ix.size, dtype=np.uint16)
-        MK.last_round_table(boards, deck.to_global, D, *ix.index_args, out)
+        MK.last_round_table(boards, MK.Indexer(*ix.index_args),
+                            MK.final_deal(bf, 0, D, deck.to_global), out)
         return out, None
     nb, knew = totals[r], totals[r + 1] - totals[r]
     out1 = np.zeros(ix.size, dtype=np.int64)
@@ -161,15 +162,14 @@ def compute_round(game, r: int, tables_next: tuple[np.ndarray, np.ndarray] | Non
     if r == R - 2:
         boards = (_all_reps(HandIndexer(game.num_ranks, game.num_suits, (nb,))) if nb
                   else np.zeros((1, 1), dtype=np.int64))
-        MK.rollout_sums(boards, nb, knew, deck.to_global, D, *ix.index_args, out1, out2)
+        MK.rollout_sums(boards, MK.Indexer(*ix.index_args),
+                        MK.final_deal(nb, knew, D, deck.to_global), out1, out2)
         return out1, out2
     assert tables_next is not None
     nx = ixs[r + 1]
     divisor = comb(totals[-1] - nb, knew)
-    u = ix.unindex_args
-    MK.earlier_sums(ix.size, nb, knew, divisor, D, u[0], u[1], u[2], u[3], u[4], u[5],
-                    nx.index_args[2], nx.index_args[3], nx.index_args[4], nx.index_args[5],
-                    tables_next[0], tables_next[1], out1, out2)
+    MK.earlier_sums(ix.size, nb, knew, divisor, D, MK.Unindexer(*ix.unindex_args),
+                    MK.Indexer(*nx.index_args), tables_next[0], tables_next[1], out1, out2)
     return out1, out2
 
 

@@ -63,28 +63,28 @@ def tree_counts(game) -> dict:
     return {"decision": decision, "nodes": nodes, "nodes_with_deals": with_deals}
 
 
-def private_states(game) -> list[int]:
-    """Per round: one player's private card sequences (hole cards, then boards in order)."""
-    D, h = game.deck_size, game.num_hole_cards
-    out, n, left = [], comb(D, h), D - h
+def _with_boards(game, n: int, left: int) -> list[int]:
+    """Per round: n ways to deal the hole cards times the ordered boards so far from the
+    `left` cards remaining."""
+    out = []
     for r in range(game.num_rounds):
         b = game.num_board_cards[r]
         n *= comb(left, b)
         left -= b
         out.append(n)
     return out
+
+
+def private_states(game) -> list[int]:
+    """Per round: one player's private card sequences (hole cards, then boards in order)."""
+    D, h = game.deck_size, game.num_hole_cards
+    return _with_boards(game, comb(D, h), D - h)
 
 
 def joint_deals(game) -> list[int]:
     """Per round: ordered deals of both players' hole cards and the board so far."""
     D, h = game.deck_size, game.num_hole_cards
-    out, n, left = [], comb(D, h) * comb(D - h, h), D - 2 * h
-    for r in range(game.num_rounds):
-        b = game.num_board_cards[r]
-        n *= comb(left, b)
-        left -= b
-        out.append(n)
-    return out
+    return _with_boards(game, comb(D, h) * comb(D - h, h), D - 2 * h)
 
 
 def sizes(game, buckets=None, recall: str = "perfect") -> dict:

@@ -290,8 +290,14 @@ def unindex_rows(indices, num_ranks, num_suits, gsz, cfg_code, cfg_offset, subse
 def multiplicity_one(hand, num_ranks, num_suits, gsz):
     """Number of hands (groups as sets) in the suit-permutation class of `hand`:
     num_suits! / prod over identical per-suit patterns of (count)!."""
+    return multiplicity_into(hand, num_suits, gsz, np.zeros(num_suits, np.int64))
+
+
+@njit(cache=NUMBA_CACHE)
+def multiplicity_into(hand, num_suits, gsz, pat):
+    """``multiplicity_one`` with its per-suit patterns in the scratch pat int64[num_suits]."""
     G = gsz.shape[0]
-    pat = np.zeros(num_suits, np.int64)
+    pat[:] = 0
     pos = 0
     for j in range(G):
         for _ in range(gsz[j]):

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.abstraction import BUCKETED, LOSSLESS
+from cfrlab.abstraction.kernels import index_scratch as _index_scratch
 from cfrlab.abstraction.kernels import player_states as _player_states
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.errors import CfrlabError
@@ -42,26 +43,19 @@ class BatchPolicy(Protocol):
 
 @njit(cache=NUMBA_CACHE)
 def _bucket_states(hands, board, valid, upto, lookup, out):
-    (R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all, k_off, o_all, o_off, t_all,
-     t_off, m_gsz, m_key, m_off, hs, last, B, history, perfect) = lookup
     nb = board.shape[0]
     hand = np.empty(2 + nb, np.int64)
     for q in range(nb):
         hand[2 + q] = board[q]
-    masks = np.zeros((num_suits, 8), np.int64)
-    codes = np.zeros(num_suits, np.int64)
-    sidx = np.zeros(num_suits, np.int64)
-    order = np.zeros(num_suits, np.int64)
-    row = np.zeros(R, np.int64)
+    scratch = _index_scratch(lookup.num_suits, 8)
+    row = np.zeros(lookup.R, np.int64)
     for i in range(hands.shape[0]):
         if not valid[i]:
             out[i] = 0
             continue
         hand[0] = hands[i, 0]
         hand[1] = hands[i, 1]
-        _player_states(hand, upto, R, totals, num_ranks, num_suits, colex, g_all, g_off,
-                       k_all, k_off, o_all, o_off, t_all, t_off, m_gsz, m_key, m_off, hs, last,
-                       B, history, perfect, row, masks, codes, sidx, order)
+        _player_states(hand, upto, lookup, scratch, row)
         out[i] = row[upto]
 
 
