@@ -267,7 +267,7 @@ def test_workers_and_resume_give_the_same_bits(tmp_path):
     ck = tmp_path / "b"
     n = one.units
     real_best_response(s, checkpoint=ck, units=list(range(0, n, 3)))
-    with pytest.raises(CfrlabError, match="--resume"):
+    with pytest.raises(CfrlabError, match="resume=True"):
         real_best_response(s, checkpoint=ck)
     real_best_response(s, checkpoint=ck, resume=True, units=list(range(1, n, 3)))
     last = real_best_response(s, checkpoint=ck, resume=True, workers=2)
