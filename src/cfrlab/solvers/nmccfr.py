@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from cfrlab.engine.kernels import normalize_row_range
+from cfrlab.engine.kernels import nplayer_normalize_rows, nplayer_regret_matching
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
 from cfrlab.solvers import _nmccfr_kernels as MK
-from cfrlab.solvers.nplayer import SAMPLED, NSolver, NTreeSolver, params_for
+from cfrlab.solvers.nplayer import SAMPLED, NSolver, params_for
 from cfrlab.solvers.protocol import MCCFR_KIND, check_resumed_tables, resolve_seed
 
 ALGORITHMS: tuple[str, ...] = SAMPLED
@@ -41,7 +41,7 @@ class SampledParams:
     """``cs`` and ``es`` have no parameters of their own (as the 2-player ``es``)."""
 
 
-class NSampledSolver(NTreeSolver):
+class NSampledSolver:
     """Chance- or external-sampling MCCFR for N players, with ``NSolver``'s interface:
     ``iterate(n)``, ``average_policy()``, ``current_policy()``, ``state_dict()`` /
     ``load_state_dict(d)`` (the random state included), ``iterations``, ``seconds``, ``seed``."""
@@ -68,6 +68,22 @@ class NSampledSolver(NTreeSolver):
         self.iterations = 0
         self.seconds = 0.0
 
+    # the Solver protocol (cfrlab.solvers.protocol): tree, model and an exact measure
+    @property
+    def tree(self):
+        return self.engine.tree
+
+    @property
+    def model(self):
+        """The exact deals (the N-player chance model; ``Strategy`` reads its states)."""
+        return self.engine.deals
+
+    def exploitability(self, average: bool = True) -> float:
+        """NashConv / N of the average (or current) policy, in chips per game (OpenSpiel's
+        ``exploitability``; with two players the mean of the two best responses' gains)."""
+        policy = self.average_policy() if average else self.current_policy()
+        return self.engine.nash_conv(policy) / self.game.num_players
+
     def iterate(self, n: int = 1) -> None:
         n = int(n)
         if n < 0:
@@ -84,6 +100,11 @@ class NSampledSolver(NTreeSolver):
     def current_policy(self) -> np.ndarray:
         out = np.empty_like(self.regret)
         from_regrets(self.engine, self.regret, out)
+        return out
+
+    def average_policy(self) -> np.ndarray:
+        out = np.empty_like(self.avg)
+        normalize(self.engine, self.avg, out)
         return out
 
     def state_dict(self) -> dict[str, Any]:
@@ -110,7 +131,12 @@ class NSampledSolver(NTreeSolver):
 
 def from_regrets(engine: NEngine, regret: np.ndarray, out: np.ndarray) -> None:
     """out = regret matching of every row (the current strategy)."""
-    normalize_row_range(regret, engine.tree.legal, engine.dec_of_row, out, 0, regret.shape[0])
+    nplayer_regret_matching(regret, engine.tree.legal, engine.dec_of_row, out, 0, regret.shape[0])
+
+
+def normalize(engine: NEngine, table: np.ndarray, out: np.ndarray) -> None:
+    """out = the rows of a nonnegative table as distributions (uniform where a row is 0)."""
+    nplayer_normalize_rows(table, engine.tree.legal, engine.dec_of_row, out)
 
 
 def make_nsolver(game: GameDef | str, algorithm: str, *, seed: int | None = None,

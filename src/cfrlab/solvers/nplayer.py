@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from cfrlab.engine.kernels import NUpdateRule, normalize_rows, nplayer_iterate
+from cfrlab.engine.kernels import NUpdateRule, nplayer_iterate, nplayer_normalize_rows
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
@@ -79,33 +79,7 @@ def params_for(algorithm: str, **overrides) -> NParams:
     return NParams(**{**asdict(p), **overrides}) if overrides else p
 
 
-class NTreeSolver:
-    """What the N-player solvers share (``self.engine`` an NEngine, ``self.avg`` the average
-    sums): the Solver protocol's tree, model and exact measure (``cfrlab.solvers.protocol``)
-    and the average policy."""
-
-    @property
-    def tree(self):
-        return self.engine.tree
-
-    @property
-    def model(self):
-        """The exact deals (the N-player chance model; ``Strategy`` reads its states)."""
-        return self.engine.deals
-
-    def exploitability(self, average: bool = True) -> float:
-        """NashConv / N of the average (or current) policy, in chips per game (OpenSpiel's
-        ``exploitability``; with two players the mean of the two best responses' gains)."""
-        policy = self.average_policy() if average else self.current_policy()
-        return self.engine.nash_conv(policy) / self.game.num_players
-
-    def average_policy(self) -> np.ndarray:
-        out = np.empty_like(self.avg)
-        normalize_rows(self.avg, self.engine.tree.legal, self.engine.dec_of_row, out)
-        return out
-
-
-class NSolver(NTreeSolver):
+class NSolver:
     """A full-width CFR variant for N players; a ``Solver`` (``cfrlab.solvers.protocol``)."""
 
     kind = CFR_KIND
@@ -125,6 +99,22 @@ class NSolver(NTreeSolver):
         self.seconds = 0.0
         self.seed = None
 
+    # the Solver protocol (cfrlab.solvers.protocol): tree, model and an exact measure
+    @property
+    def tree(self):
+        return self.engine.tree
+
+    @property
+    def model(self):
+        """The exact deals (the N-player chance model; ``Strategy`` reads its states)."""
+        return self.engine.deals
+
+    def exploitability(self, average: bool = True) -> float:
+        """NashConv / N of the average (or current) policy, in chips per game (OpenSpiel's
+        ``exploitability``; with two players the mean of the two best responses' gains)."""
+        policy = self.average_policy() if average else self.current_policy()
+        return self.engine.nash_conv(policy) / self.game.num_players
+
     def iterate(self, n: int = 1) -> None:
         if n < 0:
             raise CfrlabError(f"iterations must be >= 0, got {n}")
@@ -137,6 +127,11 @@ class NSolver(NTreeSolver):
 
     def current_policy(self) -> np.ndarray:
         return self.sigma.copy()
+
+    def average_policy(self) -> np.ndarray:
+        out = np.empty_like(self.avg)
+        nplayer_normalize_rows(self.avg, self.engine.tree.legal, self.engine.dec_of_row, out)
+        return out
 
     def state_dict(self) -> dict:
         return {"regret": self.regret.copy(), "avg": self.avg.copy(), "sigma": self.sigma.copy(),
