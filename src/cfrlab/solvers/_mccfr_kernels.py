@@ -4,11 +4,11 @@ Plain arrays only (docs/ENGINE.md layouts):
 
 - tree: ``kind`` int8[N], ``player`` int8[N], ``round`` int8[N], ``first_child`` int32[N],
   ``num_children`` int8[N], ``child`` int32[E], ``action`` int8[N], ``spent`` int32[N, 2],
-  ``decision`` int32[N], ``legal`` bool[D, A], ``row_offset`` int64[D + 1];
+  ``decision`` int32[N], ``legal`` bool[D, 3], ``row_offset`` int64[D + 1];
 - deals: ``deal_states`` int32[K, 2, R] (each player's private state per round) and
   ``deal_value`` float64[K] (player 0's showdown result per chip of stake: +1, 0, -1 for
   lossless models); every deal equally likely;
-- tables: ``regret`` and ``avg`` float64[rows, A] (A = 3 in limit games), row = row_offset[d] + state;
+- tables: ``regret`` and ``avg`` float64[rows, 3], row = row_offset[d] + state;
 - ``rng`` uint64[1]: splitmix64 state, advanced in place (so runs resume bit for bit).
 """
 
@@ -40,10 +40,9 @@ def _uniform(rng):
 
 @njit(cache=NUMBA_CACHE)
 def _regret_matching(regret, row, legal_d, out):
-    A = legal_d.shape[0]
     total = 0.0
     n_legal = 0
-    for a in range(A):
+    for a in range(3):
         out[a] = 0.0
         if legal_d[a]:
             n_legal += 1
@@ -51,19 +50,19 @@ def _regret_matching(regret, row, legal_d, out):
                 out[a] = regret[row, a]
                 total += out[a]
     if total > 0.0:
-        for a in range(A):
+        for a in range(3):
             out[a] /= total
     else:
-        for a in range(A):
+        for a in range(3):
             out[a] = 1.0 / n_legal if legal_d[a] else 0.0
 
 
 @njit(cache=NUMBA_CACHE)
 def _sample(probs, u):
-    """Index of the action drawn by u in [0, 1) from probs[A] (last positive on round-off)."""
+    """Index of the action drawn by u in [0, 1) from probs[3] (last positive on round-off)."""
     acc = 0.0
     last = -1
-    for a in range(probs.shape[0]):
+    for a in range(3):
         if probs[a] > 0.0:
             acc += probs[a]
             last = a
@@ -79,7 +78,7 @@ def _terminal_value(kind, player, spent, n, traverser, showdown0):
         if player[n] == traverser:
             return -float(spent[n, traverser])
         return float(spent[n, 1 - traverser])
-    v0 = min(spent[n, 0], spent[n, 1]) * showdown0  # the stake (short stacks: the smaller)
+    v0 = spent[n, 0] * showdown0
     return v0 if traverser == 0 else -v0
 
 
@@ -119,7 +118,7 @@ def es_iterations(
     n_deals = deal_states.shape[0]
     active = np.zeros(n_nodes, np.bool_)
     sampled = np.full(n_nodes, -1, np.int64)
-    sigma = np.zeros((n_nodes, regret.shape[1]))
+    sigma = np.zeros((n_nodes, 3))
     value = np.zeros(n_nodes)
     visited = np.empty(n_nodes, np.int64)
     for _ in range(iterations):
@@ -154,7 +153,7 @@ def es_iterations(
                             active[c] = action[c] == a
                             if action[c] == a:
                                 sampled[n] = c
-                        for b in range(regret.shape[1]):
+                        for b in range(3):
                             avg[row, b] += sigma[n, b]
                 elif kd == CHANCE:
                     active[child[first_child[n]]] = True
@@ -210,12 +209,12 @@ def os_iterations(
     max_depth = kind.shape[0]
     path = np.empty(max_depth, np.int64)
     path_action = np.empty(max_depth, np.int64)
-    path_sigma = np.zeros((max_depth, regret.shape[1]))
+    path_sigma = np.zeros((max_depth, 3))
     path_q = np.empty(max_depth)
     path_my = np.empty(max_depth)
     path_opp = np.empty(max_depth)
     path_sample = np.empty(max_depth)
-    q = np.zeros(regret.shape[1])
+    q = np.zeros(3)
     for _ in range(iterations):
         for traverser in range(2):
             k = int(_uniform(rng) * n_deals)
@@ -234,13 +233,13 @@ def os_iterations(
                 _regret_matching(regret, row, legal[d], sig)
                 if p == traverser:
                     n_legal = 0
-                    for a in range(regret.shape[1]):
+                    for a in range(3):
                         if legal[d, a]:
                             n_legal += 1
-                    for a in range(regret.shape[1]):
+                    for a in range(3):
                         q[a] = epsilon / n_legal + (1.0 - epsilon) * sig[a] if legal[d, a] else 0.0
                 else:
-                    for a in range(regret.shape[1]):
+                    for a in range(3):
                         q[a] = sig[a]
                 a = _sample(q, _uniform(rng))
                 path[depth] = n
@@ -272,10 +271,10 @@ def os_iterations(
                     d = decision[n]
                     row = row_offset[d] + states[traverser, rnd[n]]
                     w = path_opp[i] / path_sample[i]
-                    for b in range(regret.shape[1]):
+                    for b in range(3):
                         if legal[d, b]:
                             regret[row, b] -= w * value
                     regret[row, a] += w * x
                     g = path_my[i] / path_sample[i]
-                    for b in range(regret.shape[1]):
+                    for b in range(3):
                         avg[row, b] += g * sig[b]

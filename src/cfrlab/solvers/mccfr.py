@@ -130,6 +130,9 @@ class MCCFRSolver:
             raise CfrlabError(
                 f"unknown MCCFR algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}"
             )
+        if tree.num_actions != 3:  # their kernels are specialised to f, c, r (speed)
+            raise CfrlabError(f"{algorithm} samples limit trees only; for a no-limit tree use cs, pcs "
+                              "or a full-width algorithm (cfr, cfr+, lcfr, dcfr, pcfr+) or lp")
         if algorithm == "os" and not 0.0 < epsilon <= 1.0:
             raise CfrlabError("outcome sampling needs an exploration epsilon in (0, 1]")
         self.tree, self.model, self.algorithm = tree, model, algorithm
