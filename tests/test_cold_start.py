@@ -172,7 +172,11 @@ def test_the_cli_says_it_on_a_terminal_only(tiny_checkout, tmp_path):
 
 # -- Ctrl-C while loading ----------------------------------------------------------------------
 
-_CTRL_C_AT = textwrap.dedent("""
+# pytest-xdist's workers ignore SIGINT and their children inherit that: each child restores
+# Python's own handler first, as a process started from a shell has it
+_RESTORE_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+_CTRL_C_AT = _RESTORE_SIGINT + textwrap.dedent("""
     import os, signal, sys
 
     class CtrlC:  # the user presses Ctrl-C while Python loads {name}
@@ -197,7 +201,7 @@ def test_ctrl_c_while_loading_is_one_line_and_130(name):
 
 
 def test_ctrl_c_while_hashing_the_sources_is_one_line_and_130():
-    code = ("import signal, os\nfrom cfrlab import numba_cache\n"
+    code = (_RESTORE_SIGINT + "import signal, os\nfrom cfrlab import numba_cache\n"
             "def ctrl_c(*a):\n    os.kill(os.getpid(), signal.SIGINT)\n    return '0'\n"
             "numba_cache.source_hash = ctrl_c\n"
             "from cfrlab.cli.main import main\nmain(['solve', 'kuhn', '-a', 'cfr', '-n', '2'])\n")
