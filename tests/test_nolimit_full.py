@@ -15,21 +15,10 @@ from test_tree_unified import nolimit_leduc
 from cfrlab.cards import parse_cards
 from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
 from cfrlab.games import parse_game
+from cfrlab.games.builtins import builtin_text
 from cfrlab.solvers import make_solver
 
-KUHN_NOLIMIT = """GAMEDEF
-nolimit
-numPlayers = 2
-numRounds = 1
-stack = 4 4
-blind = 1 1
-firstPlayer = 1
-numSuits = 1
-numRanks = 3
-numHoleCards = 1
-numBoardCards = 0
-END GAMEDEF
-"""
+KUHN_NOLIMIT = builtin_text("kuhn-nolimit")  # stacks 4: every amount an action
 
 
 def _solve(text, algorithm="cfr+", iterations=300):

@@ -30,7 +30,7 @@ from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
 from cfrlab.solvers import _nmccfr_kernels as MK
-from cfrlab.solvers.nplayer import SAMPLED, NSolver, params_for
+from cfrlab.solvers.nplayer import SAMPLED, EngineSolver, NSolver, params_for
 from cfrlab.solvers.protocol import MCCFR_KIND, check_resumed_tables, resolve_seed
 
 ALGORITHMS: tuple[str, ...] = SAMPLED
@@ -41,7 +41,7 @@ class SampledParams:
     """``cs`` and ``es`` have no parameters of their own (as the 2-player ``es``)."""
 
 
-class NSampledSolver:
+class NSampledSolver(EngineSolver):
     """Chance- or external-sampling MCCFR for N players, with ``NSolver``'s interface:
     ``iterate(n)``, ``average_policy()``, ``current_policy()``, ``state_dict()`` /
     ``load_state_dict(d)`` (the random state included), ``iterations``, ``seconds``, ``seed``."""
@@ -67,22 +67,6 @@ class NSampledSolver:
         self.avg = np.zeros((e.rows, 3))
         self.iterations = 0
         self.seconds = 0.0
-
-    # the Solver protocol (cfrlab.solvers.protocol): tree, model and an exact measure
-    @property
-    def tree(self):
-        return self.engine.tree
-
-    @property
-    def model(self):
-        """The exact deals (the N-player chance model; ``Strategy`` reads its states)."""
-        return self.engine.deals
-
-    def exploitability(self, average: bool = True) -> float:
-        """NashConv / N of the average (or current) policy, in chips per game (OpenSpiel's
-        ``exploitability``; with two players the mean of the two best responses' gains)."""
-        policy = self.average_policy() if average else self.current_policy()
-        return self.engine.nash_conv(policy) / self.game.num_players
 
     def iterate(self, n: int = 1) -> None:
         n = int(n)

@@ -79,7 +79,30 @@ def params_for(algorithm: str, **overrides) -> NParams:
     return NParams(**{**asdict(p), **overrides}) if overrides else p
 
 
-class NSolver:
+class EngineSolver:
+    """What every N-player solver shares for the Solver protocol (``cfrlab.solvers.protocol``):
+    its tree and model are its engine's, and an exact measure of its policies."""
+
+    engine: NEngine
+    game: GameDef
+
+    @property
+    def tree(self):
+        return self.engine.tree
+
+    @property
+    def model(self):
+        """The exact deals (the N-player chance model; ``Strategy`` reads its states)."""
+        return self.engine.deals
+
+    def exploitability(self, average: bool = True) -> float:
+        """NashConv / N of the average (or current) policy, in chips per game (OpenSpiel's
+        ``exploitability``; with two players the mean of the two best responses' gains)."""
+        policy = self.average_policy() if average else self.current_policy()
+        return self.engine.nash_conv(policy) / self.game.num_players
+
+
+class NSolver(EngineSolver):
     """A full-width CFR variant for N players; a ``Solver`` (``cfrlab.solvers.protocol``)."""
 
     kind = CFR_KIND
@@ -98,22 +121,6 @@ class NSolver:
         self.iterations = 0
         self.seconds = 0.0
         self.seed = None
-
-    # the Solver protocol (cfrlab.solvers.protocol): tree, model and an exact measure
-    @property
-    def tree(self):
-        return self.engine.tree
-
-    @property
-    def model(self):
-        """The exact deals (the N-player chance model; ``Strategy`` reads its states)."""
-        return self.engine.deals
-
-    def exploitability(self, average: bool = True) -> float:
-        """NashConv / N of the average (or current) policy, in chips per game (OpenSpiel's
-        ``exploitability``; with two players the mean of the two best responses' gains)."""
-        policy = self.average_policy() if average else self.current_policy()
-        return self.engine.nash_conv(policy) / self.game.num_players
 
     def iterate(self, n: int = 1) -> None:
         if n < 0:
