@@ -43,6 +43,7 @@ from cfrlab.cards.kernels import (
 from cfrlab.cards.kernels import (
     lookup as _lookup,
 )
+from cfrlab.cards.kernels import next_combination as _next_combo  # the next k-subset, lexicographic
 from cfrlab.cards.kernels import (
     unindex_one as _unindex_one,
 )
@@ -234,20 +235,6 @@ def last_round_table(boards, ix, fd, out):
                 idx = _index_one(hand, num_ranks, num_suits, gsz, cfg_key, cfg_offset, colex,
                                  masks, codes, sidx, order)
                 out[idx] = hsnum[kk]
-
-
-@njit(cache=NUMBA_CACHE)
-def _next_combo(c, k, n):
-    """Advance the ascending k-combination c of range(n); False when it was the last."""
-    i = k - 1
-    while i >= 0 and c[i] == n - k + i:
-        i -= 1
-    if i < 0:
-        return False
-    c[i] += 1
-    for j in range(i + 1, k):
-        c[j] = c[j - 1] + 1
-    return True
 
 
 @njit(cache=NUMBA_CACHE)

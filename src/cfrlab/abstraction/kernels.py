@@ -1,8 +1,6 @@
 """The abstraction layer's compiled primitives that other packages' kernels call, by public
 name: a player's bucket state of every round for a hand (``_bucket_kernels``; it takes a
-``StateLookup`` and the ``IndexScratch`` that ``index_scratch`` makes), the next
-k-combination in lexicographic order (``_metrics_kernels``)."""
+``StateLookup`` and the ``IndexScratch`` that ``index_scratch`` makes)."""
 
 from cfrlab.abstraction._bucket_kernels import _player_states as player_states  # noqa: F401
-from cfrlab.abstraction._metrics_kernels import _next_combo as next_combo  # noqa: F401
 from cfrlab.abstraction._metrics_kernels import index_scratch  # noqa: F401

@@ -28,9 +28,9 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from cfrlab.abstraction.kernels import next_combo
 from cfrlab.cards.kernels import CARD_BIT, CARD_KEY, FLUSH_BITS, KEY_INIT
 from cfrlab.cards.kernels import lookup as _lookup
+from cfrlab.cards.kernels import next_combination as next_combo
 from cfrlab.config import NUMBA_CACHE
 
 DealTables = namedtuple("DealTables", "deck hold_id eq0 num_board")
