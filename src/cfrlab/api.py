@@ -30,7 +30,7 @@ from typing import Any
 from cfrlab import realgame
 from cfrlab.engine import best_response as _best_response
 from cfrlab.engine import best_response_values as _best_response_values
-from cfrlab.engine import build_tree_for, game_value, model_for_game
+from cfrlab.engine import build_tree_for, game_value, model_for_game, tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.units import CHIPS, format_value, parse_amount, to_unit, unit_of
@@ -167,7 +167,7 @@ def _label(g: GameDef, game: Any) -> str:
 
 def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: int | None = None,
           seconds: float | None = None, target: float | str | None = None, eval_every: int | None = None,
-          abstraction: Any = None, seed: int | None = None,
+          abstraction: Any = None, bets: str | None = None, seed: int | None = None,
           progress: Callable[[Tick], None] | None = None, checkpoint: str | Path | None = None,
           checkpoint_every: int | None = None, on_start: Callable[[SolvePlan], None] | None = None,
           **params: Any) -> SolveResult:
@@ -181,7 +181,9 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
     the algorithm's preset (``alpha=1.5``, ``gamma=2.0``, ``epsilon=0.6`` for os).
     ``eval_every``: measure the exploitability every N iterations (default: a growing schedule,
     10, 20, ..., 100, 150, ...). ``abstraction``: an abstraction file or chance model for
-    hold'em (default: lossless). ``seed``: sampling algorithms' seed (drawn and recorded when
+    hold'em (default: lossless). ``bets``: a no-limit game's betting abstraction, a spec such
+    as ``"fcpa"`` or ``"0.5p,p,a/p,a;cap=3"`` (``cfrlab.tree.bets``; default: every legal
+    amount, for small stacks). ``seed``: sampling algorithms' seed (drawn and recorded when
     None). ``progress(tick)`` is called after every chunk of iterations.
 
     ``checkpoint``: a file the solver state is saved to every ``checkpoint_every`` iterations,
@@ -202,7 +204,7 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
         raise CfrlabError(f"unknown algorithm {algorithm!r} for {_game_name(g)}{why}; choose from "
                           f"{', '.join(known)}")
     model = model_for_game(g, abstraction)  # refuses an abstraction with more players
-    tree = None if many else build_tree_for(g)
+    tree = tree_for(g, bets) if many else build_tree_for(g, bets)  # tree_for refuses bets for N
     if name == "lp":
         return _solve_lp(g, tree, model, params)
     if iterations is None and seconds is None and target is None:
@@ -227,7 +229,7 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
     run_state, checkpointer = None, None
     if checkpoint is not None:
         identity = {"game": g.to_text(), "game_name": _label(g, game), "model_hash": str(model.hash),
-                    "algorithm": name, "params": solver_params, "seed": seed}
+                    "bets": tree.bets, "algorithm": name, "params": solver_params, "seed": seed}
         checkpointer = Checkpointer(checkpoint, identity)
         if checkpointer.exists():
             run_state = checkpointer.load(solver)

@@ -56,6 +56,7 @@ from cfrlab.games.gamedef import game_of_header
 from cfrlab.games.situation import ACTIONS, action_word, parse_situation_cards
 from cfrlab.games.units import CHIPS, format_unit, to_unit, unit_of
 from cfrlab.tree import CHANCE, DECISION
+from cfrlab.tree.bets import parse_bets
 from cfrlab.version import __version__ as VERSION
 
 STRATEGY_KIND = "strategy"
@@ -136,6 +137,7 @@ class Strategy:
             "game": game.to_text(),
             "game_name": game.name,
             "num_players": game.num_players,
+            "bets": tree.bets,
             "model_kind": model_kind(model),
             "model_hash": str(model.hash),
             "algorithm": algorithm,
@@ -185,10 +187,11 @@ class Strategy:
         return s
 
     @classmethod
-    def uniform(cls, game: GameDef | str, *, tree=None, model=None) -> Strategy:
-        """Every legal action with equal probability (a baseline and a test oracle)."""
+    def uniform(cls, game: GameDef | str, *, tree=None, model=None, bets=None) -> Strategy:
+        """Every legal action with equal probability (a baseline and a test oracle); in a
+        no-limit game, in the betting abstraction ``bets`` (every legal amount by default)."""
         game = load_game(game)
-        tree = tree if tree is not None else tree_for(game)
+        tree = tree if tree is not None else tree_for(game, bets)
         model = model if model is not None else model_for_game(game)
         offsets = row_offsets(tree, model)
         legal = np.asarray(tree.legal, dtype=np.float64)
@@ -200,7 +203,7 @@ class Strategy:
     @property
     def tree(self):
         if self._tree is None:
-            self._tree = tree_for(self.game)
+            self._tree = tree_for(self.game, self.header.get("bets"))
         return self._tree
 
     @property
@@ -479,6 +482,7 @@ HEADER_FIELDS: dict[str, tuple[str, bool, bool]] = {
     "abstraction_file": (_TEXT, True, False),
     "created": (_TEXT, True, False),
     "name": (_TEXT, True, False),
+    "bets": (_TEXT, True, False),
 }
 
 
@@ -517,6 +521,11 @@ def check_header(path: Any, header: dict) -> None:
     for key in ("iterations", "seconds", "rows"):
         if key in header and header[key] < 0:
             raise CfrlabError(f"{path}: corrupt strategy header ({key!r} is {header[key]!r}, below 0)")
+    if header.get("bets") not in (None, "limit"):
+        try:
+            parse_bets(header["bets"])
+        except CfrlabError as e:
+            raise CfrlabError(f"{path}: corrupt strategy header (bets: {e})") from None
 
 
 def check_policy(policy: np.ndarray, tree=None, model=None, row_offset=None, *,

@@ -413,6 +413,16 @@ def _check_abstraction_header(path, header: dict) -> None:
         raise bad("'spec' needs text 'method', boolean 'history' and text 'recall'")
 
 
+def same_cards(a, b) -> bool:
+    """Whether two games deal the same cards (players, deck, hole cards, board per round):
+    a card abstraction of one serves the other whatever their betting (a hold'em abstraction
+    built for limit serves no-limit)."""
+    R = a.num_rounds
+    return (a.num_players == b.num_players and R == b.num_rounds and a.num_ranks == b.num_ranks
+            and a.num_suits == b.num_suits and a.num_hole_cards == b.num_hole_cards
+            and tuple(a.num_board_cards[:R]) == tuple(b.num_board_cards[:R]))
+
+
 class BucketedModel:
     """ChanceModel over bucket sequences (see the module docstring and docs/ENGINE.md).
 
@@ -644,8 +654,9 @@ class BucketedModel:
             header = z.header
             _check_abstraction_header(path, header)
             g = game_of_header(path, header, "abstraction")
-            if game is not None and game.to_text() != g.to_text():
-                raise FileMismatchError(f"{path}: this abstraction was built for another game")
+            if game is not None and game.to_text() != g.to_text() and not same_cards(game, g):
+                raise FileMismatchError(f"{path}: this abstraction was built for another game "
+                                        f"({g.name or 'custom'}: other cards)")
             try:
                 check_holdem_style(g)
                 spec = BucketSpec.from_dict(header["spec"])
@@ -687,6 +698,8 @@ class BucketedModel:
             raise CfrlabError(f"{path}: abstraction contents do not match its hash (corrupt?)")
         model._hs_digest = header.get("hs_digest")
         model.source_file = Path(path).name
+        if game is not None:  # the same cards in another betting (limit -> no-limit): the
+            model.game = game  # file's hash stays the model's, the tree is the game's
         return model
 
     def summary(self) -> dict:

@@ -29,6 +29,17 @@ from cfrlab.abstraction.metrics import board_totals, check_holdem_style, denomin
 from cfrlab.cards.isomorphism import HandIndexer
 from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import CHANCE, DECISION, count_tree
+from cfrlab.tree.bets import parse_bets
+
+SOLVE_TABLES = 3  # regrets, average policy, current policy
+
+
+def max_actions(game, bets=None) -> int:
+    """Action columns of the policy tables: 3 in a limit game, 2 + the most raise sizes any
+    decision holds in a no-limit one (counted by walking the betting states)."""
+    if game.is_limit:
+        return 3
+    return max(3, 2 + count_tree(game, bets=bets).most_raises)
 
 ROOT_DEAL_NODES = 1  # one node deals both hands
 DEAL_NODES_PER_ROUND = 2  # one per player at each later round
@@ -49,18 +60,38 @@ def sequence_counts(game) -> list[int]:
     return out
 
 
-def tree_counts(game) -> dict:
+def tree_counts(game, bets=None) -> dict:
     """Per round: decision nodes and all nodes (with the deal nodes) of the betting tree,
-    counted without building it (``count_tree``), so trees too large to build have sizes."""
-    if not game.is_limit:
-        raise CfrlabError("sizes need a limit game (the betting tree is enumerated)")
-    t = count_tree(game)
+    counted without building it (``count_tree``), so trees too large to build have sizes.
+    ``bets``: a no-limit game's betting abstraction (``cfrlab.tree.bets``; every amount when
+    None, which only small stacks allow)."""
+    if bets is not None:
+        parse_bets(bets, game)  # a limit game refuses a bet spec in one line
+    t = count_tree(game, bets=bets)
     decision = list(t.by_kind[DECISION])
     nodes = t.nodes_by_round()
     chance = list(t.by_kind[CHANCE])
     deals = [ROOT_DEAL_NODES] + [DEAL_NODES_PER_ROUND * c for c in chance[:-1]]
     with_deals = [n + d for n, d in zip(nodes, deals)]
-    return {"decision": decision, "nodes": nodes, "nodes_with_deals": with_deals}
+    return {"decision": decision, "nodes": nodes, "nodes_with_deals": with_deals,
+            "tree_nodes": t.nodes, "tree_memory": t.memory()}
+
+
+def betting_sizes(game, bets=None) -> dict:
+    """The betting tree's figures alone (any 2-player game): nodes, decisions by round, and
+    the memory building it takes."""
+    tc = tree_counts(game, bets)
+    out = {"bets": _bets_name(game, bets), "tree_nodes": tc["tree_nodes"],
+           "decision_nodes": sum(tc["decision"]), "decision_nodes_by_round": tc["decision"],
+           "tree_build_bytes": tc["tree_memory"]}
+    return out
+
+
+def _bets_name(game, bets) -> str:
+    if game.is_limit:
+        return "limit"
+    spec = None if bets is None else parse_bets(bets, game)
+    return "fullgame" if spec is None else spec.text
 
 
 def _with_boards(game, n: int, left: int) -> list[int]:
@@ -87,13 +118,17 @@ def joint_deals(game) -> list[int]:
     return _with_boards(game, comb(D, h) * comb(D - h, h), D - 2 * h)
 
 
-def sizes(game, buckets=None, recall: str = "perfect") -> dict:
+def sizes(game, buckets=None, recall: str = "perfect", bets=None) -> dict:
     """Canonical counts and, for bucket counts per round (int or list), the abstraction's
-    information sets and states; the real game's too (see the module docstring)."""
+    information sets and states; the real game's too (see the module docstring). ``bets``:
+    a no-limit game's betting abstraction; with buckets, ``solve_bytes`` estimates a
+    full-width solve's tables (regrets, average and current policy: three float64 per
+    information set and action column)."""
     check_holdem_style(game)
-    tc = tree_counts(game)
+    tc = tree_counts(game, bets)
     R = game.num_rounds
     out = {
+        "bets": _bets_name(game, bets),
         "canonical_counts": canonical_counts(game),
         "sequence_counts": sequence_counts(game),
         "decision_nodes": sum(tc["decision"]),
@@ -115,6 +150,7 @@ def sizes(game, buckets=None, recall: str = "perfect") -> dict:
         out["recall"] = recall
         out["infosets"] = sum(d * s for d, s in zip(tc["decision"], per_player))
         out["states"] = sum(nd * s * s for nd, s in zip(tc["nodes_with_deals"], seq))
+        out["solve_bytes"] = SOLVE_TABLES * 8 * max_actions(game, bets) * out["infosets"]
     return out
 
 

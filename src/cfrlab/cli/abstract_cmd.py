@@ -107,15 +107,27 @@ def register(app: typer.Typer) -> None:
             metavar="B", help="buckets per round: 10, or 8-8-8-8; repeat for several abstractions")] = None,
         recall: Annotated[str, typer.Option(metavar="RECALL", help="perfect or imperfect")] = "perfect",
         as_json: Annotated[bool, typer.Option("--json", help="one JSON object per line, one per --buckets")] = False,
+        bets: Annotated[str | None, typer.Option(
+            "--bets", metavar="SPEC", help="no-limit betting abstraction (fc, fcpa, default, '0.5p,p,a/p,a;cap=3')")] = None,
     ) -> None:
-        """Canonical counts, information sets and game states, by formula (builds nothing)."""
+        """Betting-tree nodes, canonical counts, information sets, game states and the memory
+        a solve needs, by formula (builds nothing). Games other than hold'em-style ones get
+        their betting tree's figures."""
         from cfrlab.abstraction.buckets import parse_counts
-        from cfrlab.abstraction.sizes import sizes
+        from cfrlab.abstraction.metrics import check_holdem_style
+        from cfrlab.abstraction.sizes import betting_sizes, sizes
 
         g = load_game(game)
-        # every --buckets is checked before anything is printed
-        all_counts = [parse_counts(b, g.num_rounds) for b in buckets] if buckets else [None]
-        results = [sizes(g, counts, recall) for counts in all_counts]
+        try:
+            check_holdem_style(g)
+        except CfrlabError:
+            if buckets:
+                raise
+            results = [betting_sizes(g, bets)]
+        else:
+            # every --buckets is checked before anything is printed
+            all_counts = [parse_counts(b, g.num_rounds) for b in buckets] if buckets else [None]
+            results = [sizes(g, counts, recall, bets) for counts in all_counts]
         if as_json:
             for sz in results:
                 print(json.dumps(sz))
@@ -129,10 +141,16 @@ def register(app: typer.Typer) -> None:
                 c.print(f"\n[bold underline]--buckets {buckets[k]}[/]")
             for key, v in sz.items():
                 if len(results) == 1 or key not in same:
-                    c.print(f"[bold]{key}[/]: {_fmt(v)}")
+                    c.print(f"[bold]{key}[/]: {_fmt(v)}{_bytes_note(key, v)}")
+        if "canonical_counts" not in results[0]:
+            return
         c.print("[dim]states count every betting-tree node with one deal node at the root and "
                 "two at each later round (the convention of Zinkevich et al. 2007, whose 5-bucket "
                 "HULHE abstraction has 6.45e9 such states)[/]")
+
+
+def _bytes_note(key: str, v) -> str:
+    return f" ({v / 2**30:,.2f} GB)" if key.endswith("_bytes") and isinstance(v, int) and v >= 2**27 else ""
 
 
 def _fmt(v) -> str:

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cfrlab import api, known_values
 from cfrlab.cli.common import available_memory, check_output, writing
-from cfrlab.engine import build_tree_for, model_for_game
+from cfrlab.engine import build_tree_for, model_for_game, tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.builtins import builtin_text
@@ -247,8 +247,11 @@ def register(app: typer.Typer) -> None:
         progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show the progress bar")] = True,
         abstraction: Annotated[Path | None, typer.Option(
             "--abstraction", metavar="FILE", help="card abstraction file (cfrlab abstract build) to solve in")] = None,
+        bets: Annotated[str | None, typer.Option(
+            "--bets", metavar="SPEC", help=("no-limit betting abstraction: fc, fcpa, default, or sizes per "
+                                            "round such as '0.5p,p,a/p,a;cap=3' (default: every amount)"))] = None,
     ) -> None:
-        """Solve a 2-player limit game; print exploitability and (with --out) save the strategy."""
+        """Solve a game; print exploitability and (with --out) save the strategy."""
         if seconds is not None and not math.isfinite(seconds):  # no time limit is --seconds left out
             raise CfrlabError(f"--seconds must be a finite number of seconds, got {seconds}; leave it out for no time limit")
         g = load_game(game)
@@ -273,9 +276,10 @@ def register(app: typer.Typer) -> None:
             check_output(ckpt, "checkpoint")
         if many:
             model_for_game(g, abstraction)  # an abstraction is refused in one line
+            tree_for(g, bets)  # and a betting abstraction
             size_text, size_info = nplayer_size_report(g)
         else:
-            tree, lossless_bytes = build_tree_for(g), 0
+            tree, lossless_bytes = build_tree_for(g, bets), 0
             if abstraction is None:  # counted from the deck before minutes of building, not after
                 from cfrlab.abstraction.sizes import check_lossless
 
@@ -283,13 +287,16 @@ def register(app: typer.Typer) -> None:
             model = model_for_game(g, abstraction)
             if abstraction is not None:
                 console.print(f"abstraction {abstraction}: {model.spec.label()} (hash {model.hash[:12]})")
+            if not g.is_limit:
+                console.print(f"betting abstraction: {tree.bets}")
             size_text, size_info = size_report(g, tree, model, alg, lossless_bytes)
         console.print(f"[bold]{label}[/]: {g.summary()}")
         console.print(size_text)
         if alg == "lp":
             console.print("solving the sequence-form linear program with HiGHS (exact)")
-            result = api.solve(g, "lp", abstraction=model)
+            result = api.solve(g, "lp", abstraction=model, bets=bets)
         else:
+            params = {**params, "bets": bets} if bets is not None else params
             result = _solve_iterative(g, game, None if many else model, alg, params, seed, stop, eval_every,
                                       checkpoint_every, ckpt, console, progress)
         strategy = result.strategy

@@ -19,21 +19,31 @@ from cfrlab.engine.core import tree_layout
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
 from cfrlab.tree import PublicTree, build_tree
+from cfrlab.tree.bets import parse_bets
 
 
-def build_tree_for(game: GameDef) -> PublicTree:
-    """The public betting tree the 2-player engine walks for ``game``: limit, or no-limit with
-    every legal amount where that tree fits (``build_tree`` refuses it with its size)."""
+def build_tree_for(game: GameDef, bets: Any = None) -> PublicTree:
+    """The public betting tree the 2-player engine walks for ``game``: limit, or no-limit in
+    the betting abstraction ``bets`` (a spec such as ``"fcpa"``, ``cfrlab.tree.bets``; every
+    legal amount when None, where that tree fits: ``build_tree`` refuses it with its size)."""
     if game.num_players != 2:
         raise CfrlabError(f"{game.name or 'this game'} has {game.num_players} players; "
                           "the 2-player engine needs 2 (the N-player solvers take the rest)")
-    return build_tree(game)
+    if bets is not None and game.is_limit and bets != "limit":
+        parse_bets(bets, game)  # refuses, naming the reason
+    return build_tree(game, bets=None if game.is_limit else bets)
 
 
-def tree_for(game: GameDef) -> PublicTree:
+def tree_for(game: GameDef, bets: Any = None) -> PublicTree:
     """The public tree a strategy of ``game`` is laid out on: the 2-player engine's
-    (``build_tree_for``) or, with more players, the N-player engine's."""
-    return build_tree_for(game) if game.num_players == 2 else nplayer.get_engine(game).tree
+    (``build_tree_for``, in the betting abstraction ``bets``) or, with more players, the
+    N-player engine's."""
+    if game.num_players == 2:
+        return build_tree_for(game, bets)
+    if bets not in (None, "limit", "fullgame"):
+        raise CfrlabError(f"{game.name or 'this game'} has {game.num_players} players: betting "
+                          "abstractions are for 2-player no-limit games (the N-player engine is limit)")
+    return nplayer.get_engine(game).tree
 
 
 def model_for_game(game: GameDef, abstraction: Any = None) -> ChanceModel:

@@ -238,6 +238,9 @@ class Checkpointer:
         if str(theirs.get("model_hash")) != str(mine.get("model_hash")):
             raise FileMismatchError(f"{self.path} was made with model {str(theirs.get('model_hash'))[:12]}, "
                                     f"not with model {str(mine.get('model_hash'))[:12]}")
+        if theirs.get("bets", mine.get("bets")) != mine.get("bets"):
+            raise FileMismatchError(f"{self.path} was made in betting abstraction {theirs.get('bets')!r}, "
+                                    f"this run has {mine.get('bets')!r}")
         for key in ("algorithm", "params", "seed"):
             if _jsonish(theirs.get(key)) != _jsonish(mine.get(key)):
                 raise FileMismatchError(f"{self.path} was made with {key} {theirs.get(key)!r}, "

@@ -42,6 +42,7 @@ import numpy as np
 from cfrlab.errors import CfrlabError
 from cfrlab.games.gamedef import GameDef
 from cfrlab.games.state import State
+from cfrlab.tree.bets import FULLGAME, BetSpec, parse_bets
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 FOLD_ACTION, CALL_ACTION, RAISE_ACTION = 0, 1, 2
@@ -261,12 +262,14 @@ class TreeCount:
 
     ``by_kind[k][r]``: nodes of kind k (DECISION, CHANCE, FOLD, SHOWDOWN) in round r;
     ``betting_chars``: the total length of the nodes' betting strings; ``depth``: the most
-    nodes on a path from the root."""
+    nodes on a path from the root; ``most_raises``: the most raise amounts at one decision
+    (the policy tables have ``2 + most_raises`` columns)."""
 
     game: GameDef
     by_kind: tuple[tuple[int, ...], ...]
     betting_chars: int
     depth: int
+    most_raises: int = 1  # the most raise amounts one decision holds
 
     @property
     def nodes(self) -> int:
@@ -306,7 +309,7 @@ CHAR_BYTES = 1  # per character of a betting string (each node's string is its o
 MAX_COUNT_STATES = 200_000  # count_tree gives up past this many distinct betting states
 
 
-def count_tree(game: GameDef, raises: RaiseChooser | None = None, *,
+def count_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets=None,
                max_states: int = MAX_COUNT_STATES) -> TreeCount:
     """Count the nodes ``build_tree`` would make, per round and kind, without building it.
 
@@ -314,7 +317,8 @@ def count_tree(game: GameDef, raises: RaiseChooser | None = None, *,
     (round, raises, acted, facing a bet)); any other game by a walk of the rules engine that
     counts each distinct betting state once. A tree with more than ``max_states`` distinct
     betting states (a no-limit game with deep stacks and every amount) is refused with what
-    is known of its size."""
+    is known of its size. ``bets`` is a betting abstraction's spec, as for ``build_tree``."""
+    raises, _ = resolve_bets(game, raises, bets)
     if _closed_form(game, raises):
         return _count_closed_form(game)
     return _count_by_states(game, raises, max_states)
@@ -346,6 +350,7 @@ def _count_by_states(game: GameDef, raises: RaiseChooser | None, max_states: int
     R = game.num_rounds
     memo: dict[tuple, _Sub] = {}
     limit = game.is_limit
+    most = [0]
 
     def decision(st: State) -> _Sub:
         key = st.betting_key()
@@ -358,7 +363,9 @@ def _count_by_states(game: GameDef, raises: RaiseChooser | None, max_states: int
         if st.is_legal("f"):
             kids.append((after(st.clone().apply("f"), st.round), 1))
         kids.append((after(st.clone().apply("c"), st.round), 1))
-        for total in _raise_totals(st, raises):
+        totals = _raise_totals(st, raises)
+        most[0] = max(most[0], len(totals))
+        for total in totals:
             text = "r" if limit else f"r{total}"
             kids.append((after(st.clone().apply(text), st.round), len(text)))
         sub = memo[key] = _join(_unit(DECISION, st.round, R), kids)
@@ -383,7 +390,7 @@ def _count_by_states(game: GameDef, raises: RaiseChooser | None, max_states: int
     finally:
         sys.setrecursionlimit(limit_depth)
     by_kind = tuple(tuple(counts[k * R:(k + 1) * R]) for k in range(4))
-    return TreeCount(game, by_kind, rel, depth)
+    return TreeCount(game, by_kind, rel, depth, most[0])
 
 
 def _root_state(game: GameDef) -> State:
@@ -464,14 +471,27 @@ def _human(n: float) -> str:
     return f"{int(n)} bytes"
 
 
-def build_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets: str | None = None,
+def resolve_bets(game: GameDef, raises: RaiseChooser | None, bets) -> tuple[RaiseChooser | None, str]:
+    """The raise chooser and the abstraction's name from ``build_tree``'s two arguments."""
+    if isinstance(bets, BetSpec):
+        return (bets if raises is None else raises), bets.text
+    if bets is not None and raises is None:
+        spec = parse_bets(bets, game)
+        return spec, (FULLGAME if spec is None else spec.text)
+    return raises, bets or ("limit" if game.is_limit else FULLGAME)
+
+
+def build_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets=None,
                max_nodes: int | None = MAX_TREE_NODES) -> PublicTree:
     """The public betting tree of any ACPC game (HULHE: 6,378 decisions).
 
-    ``raises`` chooses the raise-to totals of a no-limit tree (a betting abstraction; every
-    legal amount when None) and ``bets`` names it in the tree (default "limit" or "fullgame").
-    The nodes are counted first (``count_tree``): a tree above ``max_nodes`` is refused with
-    its size and the memory it would take, before anything is allocated."""
+    A no-limit tree holds the raise-to totals of a betting abstraction: ``bets``, a spec such
+    as ``"fcpa"`` or ``"0.5p,p,a/p,a;cap=3"`` (or a ``BetSpec``; ``cfrlab.tree.bets``), or
+    ``raises``, any function of the state (then ``bets`` only names it); every legal amount
+    when neither is given ("fullgame"). The nodes are counted first (``count_tree``): a tree
+    above ``max_nodes`` is refused with its size and the memory it would take, before
+    anything is allocated."""
+    raises, bets = resolve_bets(game, raises, bets)
     count = count_tree(game, raises)
     if max_nodes is not None and (count.nodes > max_nodes or count.memory() > MAX_TREE_BYTES):
         _refuse_large(count, max_nodes)
@@ -524,7 +544,7 @@ def build_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets: str |
         folded=np.array(b.folded, bool).reshape(-1, P),
         depth=np.array(b.depth, np.int32),
         events=np.array(b.events, np.int32),
-        bets=bets or ("limit" if game.is_limit else "fullgame"),
+        bets=bets,
     )
 
 
