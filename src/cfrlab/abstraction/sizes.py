@@ -28,8 +28,8 @@ from cfrlab.abstraction.bucketed import GEMM_MAX, SWEEP_MAX
 from cfrlab.abstraction.metrics import board_totals, check_holdem_style, denominators
 from cfrlab.cards.isomorphism import HandIndexer
 from cfrlab.errors import CfrlabError
-from cfrlab.tree.betting_tree import CHANCE, DECISION, count_tree
 from cfrlab.tree.bets import parse_bets
+from cfrlab.tree.betting_tree import CHANCE, DECISION, count_tree
 
 SOLVE_TABLES = 3  # regrets, average policy, current policy
 

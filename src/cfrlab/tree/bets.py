@@ -187,10 +187,9 @@ def parse_bets(text: str, game: GameDef | None = None) -> BetSpec | None:
         else:
             raise CfrlabError(f"bet spec {text!r}: unknown option {opt!r} (options: cap=N, allin=F)")
     spec = BetSpec(rounds, cap, allin, name)
-    if game is not None and max(game.blind[:game.num_players]) == 0:
-        if any(s.kind == BIG_BLINDS for sizes in rounds for s in sizes):
-            raise CfrlabError(f"bet spec {text!r} uses big blinds, but {game.name or 'the game'} "
-                              "has no blinds")
+    uses_bb = any(s.kind == BIG_BLINDS for sizes in rounds for s in sizes)
+    if uses_bb and game is not None and max(game.blind[:game.num_players]) == 0:
+        raise CfrlabError(f"bet spec {text!r} uses big blinds, but {game.name or 'the game'} has no blinds")
     return spec
 
 
