@@ -46,6 +46,12 @@ class Agent:
         real-game best response and LBR), or None (then its ``fast_policy`` is tried)."""
         return None
 
+    def range_policy(self, game: GameDef) -> Any:
+        """The agent's real-game play for every hand at once, as a
+        ``cfrlab.agents.ranges.RangePolicy`` (no-limit LBR and real-game evaluations of
+        translated strategies), or None."""
+        return None
+
 
 def has_table(agent: Agent) -> bool:
     """Whether ``agent.fast_policy`` speaks for it: declared by the same class as its ``act`` or
