@@ -37,6 +37,7 @@ from pathlib import Path
 
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game, parse_game
+from cfrlab.games.units import format_unit, to_unit, unit_of
 
 ACPC_GAME = "holdem.nolimit.2p.reverse_blinds.game"
 BINARIES = ("dealer", "example_player")
@@ -84,6 +85,20 @@ def _stop(procs: list[subprocess.Popen]) -> None:
             p.wait()
 
 
+def _wait(procs: list[subprocess.Popen], timeout: float) -> bool:
+    """Wait for every process; False at the deadline or as soon as a player fails (the dealer
+    would otherwise wait for its connection until the start timeout)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        codes = [p.poll() for p in procs]
+        if all(c is not None for c in codes):
+            return True
+        if any(c not in (None, 0) for c in codes[1:]):
+            return False
+        time.sleep(0.05)
+    return False
+
+
 def play_match(acpc: Path, game: Path, agent: str, hands: int, seed: int, agent_seat: int, logs: Path,
                timeout: float, start_timeout: float) -> dict:
     """One dealer match with the agent in ``agent_seat`` (1 or 2); the parsed outcome."""
@@ -109,12 +124,7 @@ def play_match(acpc: Path, game: Path, agent: str, hands: int, seed: int, agent_
         client = _start(client_cmd, logs / f"{tag}.client.stderr")
         peer = _start(peer_cmd, logs / f"{tag}.example_player.out")
         procs += [client, peer]
-        deadline = time.monotonic() + timeout
-        for p in procs:
-            p.wait(timeout=max(deadline - time.monotonic(), 0.1))
-        score_line = dealer.stdout.read()
-    except subprocess.TimeoutExpired:
-        score_line = ""
+        score_line = dealer.stdout.read() if _wait(procs, timeout) else ""
     finally:
         timed_out = any(p.poll() is None for p in procs)
         _stop(procs)
@@ -138,7 +148,7 @@ def _outcome(logs: Path, tag: str, agent_seat: int, score_text: str, wall: float
     if client_rc not in (0, None):
         complaints.append(f"cfrlab client exited with status {client_rc}")
     if timed_out:
-        complaints.append("the match did not finish in time (processes stopped)")
+        complaints.append("the match was stopped before it finished (a player failed, or the time ran out)")
     m = _CLIENT_SUMMARY.search(client_text)
     score = next((_SCORE.match(ln) for ln in [*score_text.splitlines(), *log_lines] if _SCORE.match(ln)), None)
     chips = None
@@ -183,12 +193,14 @@ def main() -> int:
     except CfrlabError as e:
         print(f"acpc_dealer: {e}", file=sys.stderr)
         return 2
-    mbb = 1000.0 / game.big_blind if game.big_blind else None
     print(f"ACPC dealer ({acpc}), game {game_path.name}, agent {args.agent!r} vs example_player, "
           f"{args.hands:,} hands per seat, seed {args.seed}")
     for m in matches:
-        rate = (f", {m['agent_chips'] / m['dealer_hands'] * mbb:+,.0f} mbb/g"
-                if mbb and m["agent_chips"] is not None and m["dealer_hands"] else "")
+        if m["agent_chips"] is not None and m["dealer_hands"]:
+            m["agent_per_game"] = to_unit(game, m["agent_chips"] / m["dealer_hands"])
+            m["unit"] = unit_of(game)
+        rate = (f", {format_unit(game, m['agent_chips'] / m['dealer_hands'])}"
+                if m["agent_chips"] is not None and m["dealer_hands"] else "")
         print(f"  agent in seat {m['agent_seat']}: {m['dealer_hands']:,} hands logged by the dealer, "
               f"{m['client_hands'] if m['client_hands'] is not None else '?'} finished by the client, "
               f"{m['errors']} protocol errors, agent {m['agent_chips']} chips{rate}, {m['wall_seconds']:.1f} s")
