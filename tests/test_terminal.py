@@ -201,3 +201,32 @@ def test_showdown_names_the_hands():
     assert out.count("one pair") + out.count("high card") >= 12
     kuhn_table, _, _ = _run("kuhn", ["c"] * 4, hands=2)
     assert all(r.hand_names == [None, None] for r in kuhn_table.history)  # one card: no hand name
+
+
+def test_nolimit_quick_sizes_half_pot_pot_all_in():
+    """h, p and a raise by half the pot, the pot (after calling) and all-in; the prompt shows
+    their amounts; an illegal amount is refused with the range and the hand goes on."""
+    # hand 0: we are the big blind; the caller limps (pot 200), so a pot raise is to 100 + 200
+    table, out, played = _run("holdem-nolimit", ["?", "p", "r5", "h", "a"], hands=1, seed=2)
+    assert played == 1
+    assert "h = half-pot raise, p = pot-size raise" in out  # '?' is the help; 'h' is no longer
+    assert "[h] half pot (r200) \u00b7 [p] pot (r300) \u00b7 [a] all-in (r20000)" in out
+    assert "Not accepted: raise to an amount from 400 to 20000" in out  # a bet of one big blind at least
+    assert "[h] half pot (r600) \u00b7 [p] pot (r900)" in out  # flop: pot 600 -> 300 + 300, 300 + 600
+    assert table.history[0].betting == "cr300c/r600c/r20000c/"
+    assert out.count("Your action") == 5
+
+
+def test_quick_sizes_are_refused_in_limit_and_when_raising_is_not_possible():
+    g = load_game("holdem-limit")
+    s = State(g, deal_for_hand(g, 0, 0))
+    with pytest.raises(IllegalActionError, match="no-limit games: raise with r"):
+        parse_human_action("p", s)
+    g = load_game("holdem-nolimit")
+    s = State(g, deal_for_hand(g, 0, 0))
+    s.apply("r20000")  # facing an all-in: only fold or call
+    with pytest.raises(IllegalActionError, match="raising is not possible now"):
+        parse_human_action("h", s)
+    s = State(g, deal_for_hand(g, 0, 0))
+    s.apply("r19000")  # a pot raise (19000 + 19100) is more than the stack: clamped to all-in
+    assert parse_human_action("pot", s) == "r20000"

@@ -25,6 +25,7 @@ from cfrlab.games.units import MBB, is_ante_game, rate_unit, to_unit
 from cfrlab.play.client import safe_action
 from cfrlab.play.deal import deal_for_hand
 from cfrlab.play.dealer import seat_position
+from cfrlab.tree.bets import POT, BetSize
 
 HUMAN_SEAT = 0
 MAX_HISTORY = 50
@@ -52,11 +53,33 @@ def position_name(game: GameDef, position: int) -> str:
     return f"position {position + 1}"
 
 
+HALF_POT_WORDS = ("h", "half", "halfpot", "half-pot")
+POT_WORDS = ("p", "pot")
+# the quick sizes offered to a person: the pot-fraction raises of the bet specs ("0.5p", "p")
+QUICK_FRACTIONS = (("half", 0.5), ("pot", 1.0))
+
+
+def quick_raises(state: State) -> dict[str, int] | None:
+    """Raise-to totals for a half-pot raise, a pot-size raise and all-in in a no-limit game
+    (``{"half": .., "pot": .., "allin": ..}``); None when raising is not possible (or the game
+    is limit). A pot-fraction raise calls first, then raises by that fraction of the pot after
+    the call (the bet specs' ``0.5p`` and ``p``); each total is clamped to the legal range."""
+    bounds = state.raise_range()
+    if bounds is None or state.game.is_limit:
+        return None
+    lo, hi = bounds
+    out = {name: min(max(BetSize(POT, f).raise_to(state, state.game.big_blind), lo), hi)
+           for name, f in QUICK_FRACTIONS}
+    out["allin"] = hi
+    return out
+
+
 def parse_human_action(text: str, state: State) -> str:
     """A typed or clicked action -> an ACPC action legal in ``state``; IllegalActionError with a
     short reason otherwise. Accepts f/fold, c/call, check/k/x (only when there is nothing to
     call), r/raise/bet/b, and in no-limit
-    ``r<N>`` / ``r N`` / ``raise N`` (raise to N in total), ``r`` alone (the minimum), a/allin."""
+    ``r<N>`` / ``r N`` / ``raise N`` (raise to N in total), ``r`` alone (the minimum), a/allin,
+    h/half (a half-pot raise) and p/pot (a pot-size raise; ``quick_raises``)."""
     t = text.strip().lower().replace(" ", "")
     if not t:
         raise IllegalActionError("type an action")
@@ -73,6 +96,13 @@ def parse_human_action(text: str, state: State) -> str:
         if bounds is None:
             raise IllegalActionError("raising is not possible now")
         action = "r" if state.game.is_limit else f"r{bounds[1]}"
+    elif t in HALF_POT_WORDS or t in POT_WORDS:
+        if state.game.is_limit:
+            raise IllegalActionError("half-pot and pot raises are for no-limit games: raise with r")
+        sizes = quick_raises(state)
+        if sizes is None:
+            raise IllegalActionError("raising is not possible now")
+        action = f"r{sizes['half' if t in HALF_POT_WORDS else 'pot']}"
     elif t[0] in "rb":
         rest = t.lstrip("rb").removeprefix("aise").removeprefix("et").removeprefix("to")
         if bounds is None:
@@ -344,6 +374,7 @@ class HumanTable:
             events=[self._event_json(e) for e in self.events],
             legal=legal,
             raise_range=list(rng) if rng else None,
+            quick_raises=quick_raises(s) if rng else None,
             result=self._record_json(self.history[-1]) if over and self.history else None,
         )
         return out

@@ -100,10 +100,14 @@ class TerminalPlay:
         for a in view["legal"]:
             key = keys.get(a["action"], "r" if self.table.game.is_limit else a["action"])
             parts.append(f"[{key}] {a['label'].lower()}")
+        quick = view.get("quick_raises")
+        if quick:
+            parts.append(f"[h] half pot (r{quick['half']}) \u00b7 [p] pot (r{quick['pot']}) \u00b7 "
+                         f"[a] all-in (r{quick['allin']})")
         if view.get("raise_range") and view["raise_range"][0] < view["raise_range"][1]:
             lo, hi = view["raise_range"]
             parts.append(f"r<N> raise to N ({lo}..{hi})")
-        parts.append("[q] quit")
+        parts.append("[?] help \u00b7 [q] quit")
         return Text("Your action \u2014 " + " \u00b7 ".join(parts) + ": ", style="bold")
 
     def draw_result(self, view: dict) -> None:
@@ -130,6 +134,17 @@ class TerminalPlay:
         c.print(Text(f"{res['text']}.", style=style) + Text(
             f"  Total {view['score']['chips']:+g} chips over {view['hands_played']} hand(s), {view['score']['text']}"))
 
+    def help_words(self) -> tuple[str, ...]:
+        # in no-limit "h" is the half-pot raise; "?" and "help" always show the help
+        return ("?", "help") if not self.table.game.is_limit else ("?", "h", "help")
+
+    def help_text(self) -> str:
+        if self.table.game.is_limit:
+            return "f = fold, c = check/call, r = bet/raise, ? = help, q = quit"
+        return ("f = fold, c = check/call, r<N> = bet/raise to N chips in total (r alone: the minimum), "
+                "h = half-pot raise, p = pot-size raise (call, then raise by the pot), a = all-in, "
+                "? = help, q = quit")
+
     # -- the loop ----------------------------------------------------------------------
     def read_action(self, view: dict) -> str | None:
         """The human's action (ACPC), or None to quit; re-prompts until the input is legal."""
@@ -144,10 +159,8 @@ class TerminalPlay:
                 self.console.print(Text(text, style="italic"))
             if text.lower() in ("q", "quit", "exit"):
                 return None
-            if text.lower() in ("?", "h", "help"):
-                self.console.print("f = fold, c = check/call, r = bet/raise"
-                                   + ("" if self.table.game.is_limit else ", r<N> = raise to N chips in total, a = all-in")
-                                   + ", q = quit")
+            if text.lower() in self.help_words():
+                self.console.print(self.help_text())
                 continue
             try:
                 return self.table.act(text)
@@ -158,8 +171,9 @@ class TerminalPlay:
         """Play until ``hands`` hands are done (None = until the human quits); returns hands played."""
         t = self.table
         name = t.game.name or "the game"
-        self.console.print(Text(f"cfrlab: you against {', '.join(t.names[1:])} at {name}. "
-                                "Type f, c or r (and r<N> in no-limit), q to quit.", style="bold"))
+        keys = ("Type f, c or r, ? for help, q to quit." if t.game.is_limit else
+                "Type f, c, r<N> (raise to N), h (half pot), p (pot) or a (all-in), ? for help, q to quit.")
+        self.console.print(Text(f"cfrlab: you against {', '.join(t.names[1:])} at {name}. {keys}", style="bold"))
         while hands is None or t.hands_played < hands:
             t.start_hand()
             while not t.hand_over:
