@@ -170,3 +170,48 @@ def test_nolimit_raise_box(browser):
         assert "not legal" in page.inner_text("#error")
         assert page.evaluate("fetch('/api/state').then(r => r.json())") == state
         page.close()
+
+
+def test_nolimit_quick_size_buttons_fill_the_box(browser):
+    """Half pot, pot and all-in fill the raise box from the pot shown (a pot raise calls, then
+    raises by the pot); 'Pot' then 'Raise' sends that amount; keys h/p/a and Enter do the same;
+    an illegal amount is refused with the reason and the hand goes on."""
+    app = create_app(load_game("holdem-nolimit"), lambda s: CallAgent(), seed=6)
+    with _Server(app) as srv:
+        page = browser.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        sent = []
+        page.on("request", lambda r: sent.append(r.post_data_json["action"]) if r.url.endswith("/api/action") else None)
+        page.goto(srv.url)
+        page.wait_for_selector("body[data-renders='1']")
+        v = page.evaluate("fetch('/api/state').then(r => r.json())")
+        top = max(s["spent"] for s in v["seats"])
+        pot_raise = top + v["pot"] + v["to_call"]  # independent of the server's rule
+        assert f"Pot {v['pot']}" in page.inner_text("#pot")
+        assert page.get_attribute(".quick-size[data-size='pot']", "data-amount") == str(pot_raise)
+        page.click(".quick-size[data-size='allin']")
+        assert page.input_value("#raise-amount") == "20000"
+        page.click(".quick-size[data-size='pot']")
+        assert page.input_value("#raise-amount") == str(pot_raise)
+        _click_and_wait(page, "#raise-button")
+        assert sent == [f"r{pot_raise}"]
+        v = page.evaluate("fetch('/api/state').then(r => r.json())")
+        assert f"r{pot_raise}c/" in v["betting"] and not v["hand_over"]
+        # the flop, by keyboard: h fills half the pot and focuses the box, Enter raises
+        half = max(s["spent"] for s in v["seats"]) + (v["pot"] + v["to_call"]) // 2
+        page.locator("body").click(position={"x": 5, "y": 5})
+        page.keyboard.press("h")
+        assert page.input_value("#raise-amount") == str(half)
+        n = int(page.get_attribute("body", "data-renders"))
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"body[data-renders='{n + 1}']")
+        assert sent[-1] == f"r{half}"
+        page.fill("#raise-amount", "7")  # below the minimum: refused, the page says why, hand goes on
+        page.click("#raise-button")
+        page.wait_for_function("document.querySelector('#error').textContent.length > 0")
+        assert "not legal" in page.inner_text("#error") and "raise to" in page.inner_text("#error")
+        page.click(".quick-size[data-size='allin']")
+        _click_and_wait(page, "#raise-button")
+        assert sent[-1] == "r20000"
+        assert page.get_attribute("#score", "data-hands") == "1"  # called and shown down
+        page.close()

@@ -56,7 +56,7 @@ async function run(path, body) {
 }
 
 function setEnabled(on) {
-  document.querySelectorAll("#actions button, #raise-button, #next-hand").forEach((b) => { b.disabled = !on; });
+  document.querySelectorAll("#actions button, #raise-button, .quick-size, #next-hand").forEach((b) => { b.disabled = !on; });
 }
 
 function seatEl(seat, holeCount) {
@@ -87,6 +87,27 @@ function renderHistory(v) {
       el("td", h.value > 0 ? "pos" : h.value < 0 ? "neg" : "", (h.value > 0 ? "+" : "") + h.value));
     body.append(tr);
   });
+}
+
+// Half pot, pot and all-in: the server computes them from the pot shown (a pot-size raise calls,
+// then raises by the pot), clamped to the legal range; a button only fills the box.
+const QUICK_NAMES = { half: "\u00bd pot", pot: "Pot", allin: "All-in" };
+
+function renderQuickSizes(sizes) {
+  document.querySelectorAll(".quick-size").forEach((b) => {
+    const amount = sizes[b.dataset.size];
+    b.hidden = amount === undefined;
+    b.dataset.amount = amount === undefined ? "" : String(amount);
+    b.textContent = QUICK_NAMES[b.dataset.size] + (amount === undefined ? "" : " (" + amount + ")");
+  });
+}
+
+function fillQuickSize(size) {
+  const b = document.querySelector(".quick-size[data-size='" + size + "']");
+  if (!b || b.hidden || b.disabled || !b.dataset.amount) return;
+  const inp = $("raise-amount");
+  inp.value = b.dataset.amount;
+  inp.focus();  // Enter now raises to it
 }
 
 function render(v) {
@@ -129,6 +150,7 @@ function render(v) {
     inp.min = v.raise_range[0]; inp.max = v.raise_range[1];
     if (!inp.value || +inp.value < v.raise_range[0] || +inp.value > v.raise_range[1]) inp.value = v.raise_range[0];
     $("raise-range").textContent = "from " + v.raise_range[0] + " to " + v.raise_range[1] + " chips in total";
+    renderQuickSizes(v.quick_raises || {});
   }
   const res = $("result");
   res.className = "result";
@@ -151,6 +173,18 @@ function render(v) {
 document.addEventListener("DOMContentLoaded", () => {
   $("raise-button").addEventListener("click", () => {
     if (view) run("/api/action", { action: "r" + $("raise-amount").value, hand_number: view.hand_number });
+  });
+  document.querySelectorAll(".quick-size").forEach((b) => {
+    b.addEventListener("click", () => fillQuickSize(b.dataset.size));
+  });
+  $("raise-amount").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { e.preventDefault(); $("raise-button").click(); }
+  });
+  document.addEventListener("keydown", (e) => {  // h, p, a fill the box unless typing somewhere
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement;
+    if (typing || e.ctrlKey || e.metaKey || e.altKey || $("raise-box").hidden) return;
+    const size = { h: "half", p: "pot", a: "allin" }[e.key.toLowerCase()];
+    if (size) { e.preventDefault(); fillQuickSize(size); }
   });
   $("next-hand").addEventListener("click", () => run("/api/next", {}));
   $("new-match").addEventListener("click", () => run("/api/reset", {}));
