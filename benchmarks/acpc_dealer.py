@@ -188,6 +188,9 @@ def main() -> int:
             logs.mkdir(parents=True, exist_ok=True)
             logs = logs.resolve()
             game_path, game = game_file(args.game, acpc, logs)
+            if game.num_players != 2:
+                raise CfrlabError(f"{game_path.name} is a {game.num_players}-player game; this script "
+                                  "seats one agent and one example_player (2 players)")
             matches = [play_match(acpc, game_path, args.agent, args.hands, args.seed, seat, logs,
                                   args.timeout, args.start_timeout) for seat in (1, 2)]
     except CfrlabError as e:
