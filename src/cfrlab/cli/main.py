@@ -48,7 +48,7 @@ ABORTS = (typer.Abort, *(m.Abort for m in _EXC if hasattr(m, "Abort")))
 # commands' own help).
 COMMANDS = {
     "games": ("games_cmd", "List the built-in games."),
-    "solve": ("solve_cmd", ("Solve a 2-player limit game; print exploitability and (with --out) "
+    "solve": ("solve_cmd", ("Solve a game; print exploitability and (with --out) "
                             "save the strategy.")),
     "exploit": ("solve_cmd", ("Exact best response to a strategy: what each seat's best response "
                               "wins, exploitability.")),
