@@ -65,6 +65,7 @@ from cfrlab.games.units import display_factor, unit_of
 from cfrlab.realgame import _lbr_kernels as K
 from cfrlab.realgame.br import AgentSpec, StrategyFile, _load, game_to_play
 from cfrlab.realgame.lbr_cards import DEFAULT_MAX_BOARDS, DEFAULT_SAMPLES, LbrCards
+from cfrlab.realgame.lbr_nolimit import NoLimitLBR, default_call_rounds, range_policy_of
 from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.strategy import Strategy
 from cfrlab.tree import CHANCE, DECISION, FOLD
@@ -256,6 +257,7 @@ class LBRResult:
     exact: bool
     seconds: float = 0.0
     workers: int = 1
+    actions: str = "limit"  # the responder's raise sizes: a bet spec in no-limit games
     # (deals, 2) chips: every deal's winnings, kept up to KEEP_DEALS deals (None beyond, and exact)
     winnings: np.ndarray | None = field(default=None, repr=False)
 
@@ -280,9 +282,17 @@ class LBRResult:
             "seat_values": [v * f for v in self.seat_values],
             "seat_ci95": [v * f for v in self.seat_ci95],
             "hands": self.hands, "deals": self.deals, "call_rounds": self.call_rounds,
-            "seconds": self.seconds, "hands_per_second": self.hands_per_second,
+            "actions": self.actions, "seconds": self.seconds, "hands_per_second": self.hands_per_second,
             "workers": self.workers,
         }
+
+
+def _responder(game: GameDef, opponent, options: dict):
+    """The limit responder on the game's tree, or the no-limit one on the rules' states."""
+    if game.is_limit:
+        tree = build_tree_for(game)
+        return LocalBestResponse(game, tree, batch_policy_of(opponent, tree), **options)
+    return NoLimitLBR(game, range_policy_of(opponent, game), **options)
 
 
 class _Job:
@@ -291,9 +301,7 @@ class _Job:
     def __init__(self, game_text: str, game_name: str, source, options: dict, seed: int,
                  deals: int, block: int) -> None:
         game = parse_game(game_text, name=game_name)
-        tree = build_tree_for(game)
-        self.lbr = LocalBestResponse(game, tree, batch_policy_of(_load(source, game), tree),
-                                     **options)
+        self.lbr = _responder(game, _load(source, game), options)
         self.seed, self.deals, self.block = seed, deals, block
 
     def run(self, i: int) -> np.ndarray:
@@ -330,16 +338,23 @@ class _Moments:
 
 
 def local_best_response(opponent, game: GameDef | str | None = None, *, hands: int = 10000,
-                        seed: int = 0, call_rounds: int = 0, exact: bool = False,
-                        samples: int = DEFAULT_SAMPLES, max_boards: int = DEFAULT_MAX_BOARDS,
+                        seed: int = 0, call_rounds: int | None = None, exact: bool = False,
+                        actions: str | None = None, samples: int = DEFAULT_SAMPLES, max_boards: int = DEFAULT_MAX_BOARDS,
                         workers: int = 1, progress: Progress | None = None,
                         block: int = BLOCK) -> LBRResult:
     """Local best response against ``opponent`` (module docstring): ``hands`` hands (rounded up
     to whole duplicate deals) with ``seed``, or the exact expectation with ``exact=True``.
 
     ``opponent``: a ``Strategy``, an agent (the card-independent bots, or one with
-    ``batch_policy``), a ``BatchPolicy``, or a source that each worker loads
-    (``StrategyFile``, ``AgentSpec``); ``workers``: local processes playing blocks of deals.
+    ``batch_policy``; in no-limit games one with ``range_policy``), a ``BatchPolicy`` (limit)
+    or a ``RangePolicy`` (no-limit), or a source that each worker loads (``StrategyFile``,
+    ``AgentSpec``); ``workers``: local processes playing blocks of deals.
+
+    ``call_rounds``: the responder checks or calls in the first K rounds (default: 0 in limit
+    games; in no-limit games the paper's 2, at most every round but the last). ``actions``
+    (no-limit games only): the responder's raise sizes as a bet spec (``cfrlab.tree.bets``),
+    default ``fcpa`` (fold, call, pot, all-in: the paper's); ``fc`` is its fold/call setting
+    (``cfrlab.realgame.lbr_nolimit``).
     Blocks are merged into running moments as they finish, so any number of hands (up to
     2**62) runs in bounded memory; the result keeps every deal's ``winnings`` up to
     ``KEEP_DEALS`` deals."""
@@ -355,14 +370,22 @@ def local_best_response(opponent, game: GameDef | str | None = None, *, hands: i
     if isinstance(obj, Strategy) and obj.game.to_text() != game.to_text():
         raise CfrlabError(f"the strategy is for {obj.game.name or 'another game'}, not for "
                           f"{game.name or 'this game'}")
-    tree = build_tree_for(game)
+    if call_rounds is None:
+        call_rounds = 0 if game.is_limit else default_call_rounds(game)
     options = {"call_rounds": call_rounds, "samples": samples, "max_boards": max_boards}
-    lbr = LocalBestResponse(game, tree, batch_policy_of(obj, tree), **options)
+    if game.is_limit:
+        if actions is not None:
+            raise CfrlabError(f"{game.name or 'this game'} is a limit game: the responder folds, "
+                              "calls or raises (actions choose raise sizes in no-limit games)")
+    else:
+        options["actions"] = "fcpa" if actions is None else actions
+    lbr = _responder(game, obj, options)
+    actions = getattr(lbr, "actions", "limit")
     name, unit, factor = game.name or "custom", unit_of(game), display_factor(game)
     if exact:
         v0, v1 = lbr.exact()
         return LBRResult(name, 0.5 * (v0 + v1), 0.0, (v0, v1), (0.0, 0.0), 0, 0, unit, factor,
-                         call_rounds, True, time.perf_counter() - t0, 1)
+                         call_rounds, True, time.perf_counter() - t0, 1, actions)
     deals = (hands + 1) // 2
     block = max(1, int(block))
     n = (deals + block - 1) // block
@@ -385,5 +408,5 @@ def local_best_response(opponent, game: GameDef | str | None = None, *, hands: i
     mean, ci = moments.mean, moments.ci95()
     return LBRResult(name, float(mean[2]), float(ci[2]), (float(mean[0]), float(mean[1])),
                      (float(ci[0]), float(ci[1])), 2 * deals, deals, unit, factor, call_rounds,
-                     False, time.perf_counter() - t0, workers,
+                     False, time.perf_counter() - t0, workers, actions,
                      None if kept is None else np.concatenate(kept))
