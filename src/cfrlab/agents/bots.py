@@ -159,13 +159,18 @@ class RandomBot(_TableBot):
         kinds = sorted({a[0] for a in legal}, key="fcr".index)
         share = 1.0 / len(kinds)
         actions = [k for k in kinds if k != "r"]
-        probs = [share] * len(actions)
+        probs = np.full(len(actions), share)
         if "r" in kinds:  # limit: one raise; no-limit: every amount equally likely
-            lo, hi = state.raise_range()
-            amounts = ["r"] if state.game.is_limit else [f"r{x}" for x in range(lo, hi + 1)]
+            amounts = ("r",) if state.game.is_limit else _raise_texts(*state.raise_range())
             actions += amounts
-            probs += [share / len(amounts)] * len(amounts)
-        return actions, np.array(probs)
+            probs = np.concatenate([probs, np.full(len(amounts), share / len(amounts))])
+        return actions, probs
+
+
+@lru_cache(maxsize=64)
+def _raise_texts(lo: int, hi: int) -> tuple[str, ...]:
+    """Every no-limit raise action from ``lo`` to ``hi`` (HUNL: up to 19,901 of them)."""
+    return tuple(f"r{x}" for x in range(lo, hi + 1))
 
 
 # -- the bet-for-value bot ------------------------------------------------------------------

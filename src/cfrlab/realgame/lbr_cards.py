@@ -25,6 +25,10 @@ from cfrlab.realgame.hands import hand_permutation, make_deck, permute_cards
 DEFAULT_SAMPLES = 2000  # completions drawn where there are more than max_boards
 DEFAULT_MAX_BOARDS = 2000  # completions enumerated up to this many (HULHE: flop 1,081)
 MAX_EXACT_BOARDS = 20000  # exact mode refuses games with more completions than this
+# from this many completions on (the hold'em flop), every hand's ranks are computed once per
+# board by the threaded kernel and shared by both seats; below it (turn, river) the serial
+# enumeration is cheaper than waking the threads (60 ms a call on a loaded machine)
+SHARED_RANKS = 200
 _MASK = (1 << 64) - 1
 _EQ_SALT = 0x6C62_7265_7175_6974  # equity sampling streams: a fixed function of the cards
 
@@ -108,13 +112,14 @@ class LbrCards:
         """eq[j] of the responder holding hand ``lbr`` in round r on board ``known`` (lbr module
         docstring), for the hands ``ok`` (default: every hand missing its cards and the board)."""
         known = np.asarray(known, dtype=np.int64)
-        exact = self.completions(r) <= self.max_boards
+        n = self.completions(r)
+        exact = n <= self.max_boards
         if r == 0:
             return self._equity0(lbr, exact)
         if ok is None:
             ok = self.disjoint([*self.hands[lbr].tolist(), *known.tolist()])
         ok = np.ascontiguousarray(ok, dtype=np.bool_)
-        if not exact:
+        if not exact or n < SHARED_RANKS:
             return self._equity_raw(lbr, known, ok, exact)
         key = tuple(known.tolist())
         got = self._ranks.get(key)
