@@ -1,7 +1,10 @@
-"""Local best response (LBR) for 2-player limit games: a fast lower bound on exploitability.
+"""Local best response (LBR) for 2-player games: a fast lower bound on exploitability.
 
-Lisý and Bowling, "Equilibrium approximation quality of current no-limit poker bots" (2017),
-adapted to limit betting (actions fold, call, raise). The responder plays real hands against
+Lisý and Bowling, "Equilibrium approximation quality of current no-limit poker bots" (2017).
+This module's responder plays limit games on the betting tree (actions fold, call, raise);
+``local_best_response`` hands no-limit games to ``lbr_nolimit`` (the same rule on the rules
+engine's states, with the paper's fold, call, pot and all-in, an opponent read through its
+``RangePolicy``); the deck, deals and equity of both are ``lbr_cards``'. The responder plays real hands against
 the strategy (which plays the other seat), sees its own cards and the board, and keeps the
 opponent's *range*: a weight for every hand of the deck, 1 at the start for the hands that miss
 its own cards, set to 0 for hands that meet a board card as the board is dealt, and multiplied
