@@ -372,3 +372,54 @@ def test_cli_bad_input_is_one_line(capsys, args, msg):
     code, _, err = _cli(capsys, args)
     assert code != 0
     assert err.startswith("cfrlab: error:") and err.count("\n") == 1 and msg in err, err
+
+
+# -- range policies against the agents' own play ----------------------------------------------
+
+def test_range_hands_are_acpc_cards():
+    from cfrlab.agents.ranges import hands
+
+    assert hands(load_game("leduc-nolimit")) == [(42,), (43,), (46,), (47,), (50,), (51,)]
+    assert len(hands(load_game("holdem-nolimit"))) == 1326
+
+
+@pytest.mark.parametrize("bucketed", [False, True])
+def test_tree_range_rows_are_the_agents_rows(bucketed):
+    """Every hand's row of TreeRange equals StrategyAgent's distribution for that hand, along
+    sampled histories (a bucketed strategy: two hole cards, filler cards in the deals)."""
+    from game_texts import holdem_text
+
+    from cfrlab.abstraction.bucketed import BucketedModel
+    from cfrlab.abstraction.buckets import BucketSpec
+    from cfrlab.agents.ranges import hands
+    from cfrlab.agents.strategy_agent import StrategyAgent
+    from cfrlab.games import parse_match_state
+
+    if bucketed:
+        g = parse_game(holdem_text(3, 2, "0 1 1", "2 2 2"), name="holdem-3x2")
+        model = BucketedModel.build(g, BucketSpec.make(g.num_rounds, 2), use_cache=False)
+        u = Strategy.uniform(g, model=model)
+        pol = np.random.default_rng(1).random(u.policy.shape) * (u.policy > 0)
+        s = Strategy.from_policy(g, pol / pol.sum(axis=1, keepdims=True), tree=u.tree, model=model)
+    else:
+        g = leduc()
+        s = random_strategy(g, 2)
+    agent = StrategyAgent(s)
+    rp = agent.range_policy(g)
+    rng = np.random.default_rng(0)
+    for hand_no in range(6):
+        st = State(g, seed=hand_no)
+        (path, w), = rp.root(st.current_player())
+        assert w == 1.0
+        while not st.is_terminal():
+            p = st.current_player()
+            acts, probs = rp.probs(path, st, st.visible_board())
+            view = parse_match_state(g, st.match_state(p))
+            want = agent.distribution(view)
+            cols = np.flatnonzero(s.tree.legal[s.tree.decision[s.node_of(st.betting_string())]])
+            row = probs[hands(g).index(tuple(sorted(st.hole_cards(p))))]
+            assert row == pytest.approx(want[cols], abs=1e-12)
+            a = acts[rng.choice(len(acts), p=row / row.sum())]
+            (path, w), = rp.advance(path, st, a)
+            assert w == 1.0
+            st.apply(a)
