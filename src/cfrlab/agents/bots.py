@@ -25,6 +25,7 @@ from itertools import combinations
 
 import numpy as np
 
+from cfrlab.agents.table_ranges import BettingRange
 from cfrlab.cards.cards import deck
 from cfrlab.cards.kernels import (
     hand_strength,
@@ -64,6 +65,15 @@ class _TableBot(Agent):
         pol = np.array([self.rows(row) for row in legal], dtype=np.float64).reshape(-1, 3)
         return FastPolicy(pol, np.arange(len(legal), dtype=np.int64))
 
+    def distribution(self, state) -> tuple[list[str], np.ndarray]:  # pragma: no cover - abstract
+        """The actions ``act`` may take at ``state`` (a ``games.State`` or a ``MatchState``)
+        and their probabilities, whatever the cards."""
+        raise NotImplementedError
+
+    def range_policy(self, game: GameDef) -> BettingRange:
+        """The bot for every hand at once (``cfrlab.agents.table_ranges.BettingRange``)."""
+        return BettingRange(game, self.distribution)
+
 
 class _AlwaysBot(_TableBot):
     """Plays its action ``kind`` (f, c or r: the smallest raise) whenever it is legal, else
@@ -82,6 +92,13 @@ class _AlwaysBot(_TableBot):
 
     def rows(self, legal):
         return _row(legal, "fcr".index(self.kind))
+
+    def distribution(self, state):
+        if self.kind != "c":
+            for a in state.legal_actions():
+                if a[0] == self.kind:
+                    return [a], np.ones(1)
+        return ["c"], np.ones(1)
 
 
 class AlwaysFold(_AlwaysBot):
@@ -113,6 +130,10 @@ class Probe(_TableBot):
     def rows(self, legal):
         return np.array([0.0, 0.5, 0.5]) if legal[2] else np.array([0.0, 1.0, 0.0])
 
+    def distribution(self, state):
+        r = _min_raise(state)
+        return (["c"], np.ones(1)) if r is None else (["c", r], np.array([0.5, 0.5]))
+
 
 class RandomBot(_TableBot):
     name = "random"
@@ -132,6 +153,24 @@ class RandomBot(_TableBot):
 
     def rows(self, legal):
         return legal.astype(np.float64) / legal.sum()
+
+    def distribution(self, state):
+        legal = state.legal_actions()
+        kinds = sorted({a[0] for a in legal}, key="fcr".index)
+        share = 1.0 / len(kinds)
+        actions = [k for k in kinds if k != "r"]
+        probs = np.full(len(actions), share)
+        if "r" in kinds:  # limit: one raise; no-limit: every amount equally likely
+            amounts = ("r",) if state.game.is_limit else _raise_texts(*state.raise_range())
+            actions += amounts
+            probs = np.concatenate([probs, np.full(len(amounts), share / len(amounts))])
+        return actions, probs
+
+
+@lru_cache(maxsize=64)
+def _raise_texts(lo: int, hi: int) -> tuple[str, ...]:
+    """Every no-limit raise action from ``lo`` to ``hi`` (HUNL: up to 19,901 of them)."""
+    return tuple(f"r{x}" for x in range(lo, hi + 1))
 
 
 # -- the bet-for-value bot ------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from cfrlab.abstraction import ChanceModel, maps_deals
+from cfrlab.agents.table_ranges import TreeRange
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
 from cfrlab.games.agent import Agent, FastPolicy
@@ -84,6 +85,12 @@ class StrategyAgent(Agent):
         else:
             a = int(legal[int(self.rng.choice(len(legal), p=p / p.sum()))])
         return self.tree.action_text(node, a)
+
+    def range_policy(self, game: GameDef) -> TreeRange:
+        """The strategy's play for every hand at once, path = its tree node
+        (``cfrlab.agents.table_ranges.TreeRange``): real actions its tree does not hold are
+        refused (they need action translation)."""
+        return TreeRange(self.strategy, game, self.greedy)
 
     def fast_policy(self, tree) -> FastPolicy | None:
         if tree.num_actions != 3:  # the fast match kernels play limit games: act plays this one

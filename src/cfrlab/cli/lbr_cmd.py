@@ -22,10 +22,12 @@ from cfrlab.errors import CfrlabError
 
 
 def run_lbr(target: str, game: str | None = None, abstraction: str | None = None,
-            hands: int = 10000, seed: int = 0, call_rounds: int = 0, workers: int = 1,
-            exact: bool = False, as_json: bool = False, quiet: bool = False) -> dict:
+            hands: int = 10000, seed: int = 0, call_rounds: int | None = None, workers: int = 1,
+            exact: bool = False, as_json: bool = False, quiet: bool = False,
+            actions: str | None = None) -> dict:
     """Local best response to a strategy file or a bot; prints the result (and a JSON line with
-    ``as_json``) and returns the summary dict."""
+    ``as_json``) and returns the summary dict. ``call_rounds`` None: the default of the game's
+    betting (0 in limit games, 2 in no-limit); ``actions``: the no-limit responder's raise sizes."""
     from cfrlab.realgame.lbr import MAX_HANDS, local_best_response
 
     if not exact and hands <= 0:
@@ -34,6 +36,16 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
         raise CfrlabError(f"--hands must be at most {MAX_HANDS:,}, got {hands:,}")
     check_workers(workers)
     g, opponent = strategy_or_bot(target, game, abstraction, parallel=workers > 1)
+    if actions is not None:
+        if g.is_limit:
+            raise CfrlabError(f"--actions: {g.name or 'this game'} is a limit game (its responder "
+                              "folds, calls or raises); --actions chooses no-limit raise sizes")
+        from cfrlab.realgame.lbr_nolimit import responder_actions
+
+        try:
+            responder_actions(actions, g)
+        except CfrlabError as e:
+            raise CfrlabError(f"--actions: {e}") from None
     last = [0.0]
     block = 100
 
@@ -50,11 +62,14 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
               flush=True)
 
     r = local_best_response(opponent, g, hands=hands, seed=seed, call_rounds=call_rounds,
-                            exact=exact, workers=workers, progress=progress, block=block)
+                            exact=exact, workers=workers, progress=progress, block=block,
+                            actions=actions)
     u = r.unit
     f = r.factor
     how = "exact expectation" if exact else f"{r.hands:,} hands ({r.deals:,} duplicate deals)"
-    calls = f", calling through the first {call_rounds} round(s)" if call_rounds else ""
+    calls = f", calling through the first {r.call_rounds} round(s)" if r.call_rounds else ""
+    if not g.is_limit:
+        calls += f", responder actions {r.actions}"
     if exact:
         print(f"local best response: {r.value_unit:.6g} {u} (seat 0 {r.seat_values[0] * f:.6g}, "
               f"seat 1 {r.seat_values[1] * f:.6g}); {how}{calls}")
@@ -63,7 +78,8 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
               f"seat 0 {r.seat_values[0] * f:.6g} ± {r.seat_ci95[0] * f:.3g}, seat 1 "
               f"{r.seat_values[1] * f:.6g} ± {r.seat_ci95[1] * f:.3g}; {how}{calls}; "
               f"{human_seconds(r.seconds)}, {r.hands_per_second * 60:,.0f} hands/min")
-    print("a lower bound on the real-game exploitability (cfrlab exploit --real gives it exactly)")
+    exactly = " (cfrlab exploit --real gives it exactly)" if g.is_limit else ""
+    print(f"a lower bound on the real-game exploitability{exactly}")
     summary = {"target": target, **r.to_dict(), "seed": seed}
     if as_json:
         sys.stdout.flush()
@@ -77,16 +93,22 @@ def register(app: typer.Typer) -> None:
         target: TargetArg, game: BotGameOpt = None, abstraction: SolvedInOpt = None,
         hands: Annotated[int, typer.Option("--hands", help="hands to play (in duplicate pairs)")] = 10000,
         seed: Annotated[int, typer.Option("--seed", help="seed of the deals")] = 0,
-        call_rounds: Annotated[int, typer.Option(
-            "--call-rounds", help="check/call through the first K betting rounds")] = 0,
+        call_rounds: Annotated[int | None, typer.Option(
+            "--call-rounds", help="check/call through the first K betting rounds "
+            "[default: 0 in limit games, 2 in no-limit (the paper's)]", show_default=False)] = None,
+        actions: Annotated[str | None, typer.Option(
+            "--actions", help="no-limit only: the responder's raises as a bet spec: fcpa (fold, "
+            "call, pot, all-in; the default, the paper's), fc (fold/call only), 0.5p,p,a ...",
+            show_default=False)] = None,
         workers: WorkersOpt = 1,
         exact: Annotated[bool, typer.Option(
             "--exact", help="the exact expectation over every deal (small games only)")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
     ) -> None:
         """Local best response (Lisý and Bowling, "Equilibrium approximation quality of current
-        no-limit poker bots"), for limit games: plays duplicate hands against the strategy,
-        tracks its range by Bayes' rule, and takes the action that is best if both players
-        check/call to the end. Its winnings, with a 95% confidence interval, are a lower bound
-        on the real-game exploitability."""
-        run_lbr(target, game, abstraction, hands, seed, call_rounds, workers, exact, as_json)
+        no-limit poker bots"), for limit and no-limit games: plays duplicate hands against the
+        strategy or agent, tracks its range by Bayes' rule, and takes the action that is best
+        if both players check/call to the end. Its winnings, with a 95% confidence interval,
+        are a lower bound on the real-game exploitability."""
+        run_lbr(target, game, abstraction, hands, seed, call_rounds, workers, exact, as_json,
+                actions=actions)

@@ -69,7 +69,7 @@ COMMANDS = {
                               "strategy, and the exact solution.")),
     "exploit-real": ("realbr_cmd", ("Exact best response in the real game (real cards, no "
                                     "abstraction).")),
-    "lbr": ("lbr_cmd", ("Local best response (Lisý and Bowling), for limit games: a lower bound "
+    "lbr": ("lbr_cmd", ("Local best response (Lisý and Bowling), limit and no-limit: a lower bound "
                         "on the real-game exploitability.")),
     "divat": ("divat_cmd", ("Money, showdown DIVAT and DIVAT per hand of one player in ACPC logs "
                             "(both hands shown).")),

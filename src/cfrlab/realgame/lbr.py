@@ -1,7 +1,10 @@
-"""Local best response (LBR) for 2-player limit games: a fast lower bound on exploitability.
+"""Local best response (LBR) for 2-player games: a fast lower bound on exploitability.
 
-Lisý and Bowling, "Equilibrium approximation quality of current no-limit poker bots" (2017),
-adapted to limit betting (actions fold, call, raise). The responder plays real hands against
+Lisý and Bowling, "Equilibrium approximation quality of current no-limit poker bots" (2017).
+This module's responder plays limit games on the betting tree (actions fold, call, raise);
+``local_best_response`` hands no-limit games to ``lbr_nolimit`` (the same rule on the rules
+engine's states, with the paper's fold, call, pot and all-in, an opponent read through its
+``RangePolicy``); the deck, deals and equity of both are ``lbr_cards``'. The responder plays real hands against
 the strategy (which plays the other seat), sees its own cards and the board, and keeps the
 opponent's *range*: a weight for every hand of the deck, 1 at the start for the hands that miss
 its own cards, set to 0 for hands that meet a board card as the board is dealt, and multiplied
@@ -58,66 +61,35 @@ from itertools import combinations
 
 import numpy as np
 
-from cfrlab.cards import kernels as CK
 from cfrlab.engine import build_tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, parse_game
 from cfrlab.games.units import display_factor, unit_of
 from cfrlab.realgame import _lbr_kernels as K
 from cfrlab.realgame.br import AgentSpec, StrategyFile, _load, game_to_play
-from cfrlab.realgame.hands import hand_permutation, make_deck, permute_cards
+from cfrlab.realgame.lbr_cards import DEFAULT_MAX_BOARDS, DEFAULT_SAMPLES, LbrCards
+from cfrlab.realgame.lbr_nolimit import NoLimitLBR, default_call_rounds, range_policy_of
 from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.strategy import Strategy
 from cfrlab.tree import CHANCE, DECISION, FOLD
 from cfrlab.tree.arrays import compile_tree
 from cfrlab.units import Progress, check_workers, stream_units
 
-DEFAULT_SAMPLES = 2000  # completions drawn where there are more than max_boards
-DEFAULT_MAX_BOARDS = 2000  # completions enumerated up to this many (HULHE: flop 1,081)
-MAX_EXACT_BOARDS = 20000  # exact mode refuses games with more completions than this
 BLOCK = 100  # deals per unit of work
 KEEP_DEALS = 1_000_000  # a run keeps every deal's winnings up to this many deals (16 MB)
 MAX_HANDS = 2**62  # deals are numbered in 64 bits (their random streams)
 Z95 = 1.959963984540054
-_MASK = (1 << 64) - 1
-_EQ_SALT = 0x6C62_7265_7175_6974  # equity sampling streams: a fixed function of the cards
 
 
-def _mix(*xs: int) -> int:
-    """A 64-bit seed from integers (splitmix64 steps)."""
-    z = 0x9E3779B97F4A7C15
-    for x in xs:
-        z = (z ^ (int(x) & _MASK)) & _MASK
-        z = (z + 0x9E3779B97F4A7C15) & _MASK
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        z ^= z >> 31
-    return z
-
-
-def _stream(seed: int) -> np.ndarray:
-    return np.array([seed & _MASK], dtype=np.uint64)
-
-
-class LocalBestResponse:
+class LocalBestResponse(LbrCards):
     """The local best response of one game, tree and opponent (a ``BatchPolicy``)."""
 
     def __init__(self, game: GameDef, tree, opponent, *, call_rounds: int = 0,
                  samples: int = DEFAULT_SAMPLES, max_boards: int = DEFAULT_MAX_BOARDS) -> None:
-        if game.num_players != 2 or not game.is_limit:
-            raise CfrlabError("the local best response handles 2-player limit games")
-        if game.num_board_cards[0] != 0:
-            raise CfrlabError("games that deal board cards in the first round are not supported")
-        if call_rounds < 0:
-            raise CfrlabError(f"call_rounds must be 0 or more, got {call_rounds}")
-        if samples < 1:
-            raise CfrlabError(f"samples must be at least 1, got {samples}")
-        self.game, self.tree, self.opp = game, tree, opponent
-        self.call_rounds = int(call_rounds)
-        self.samples, self.max_boards = int(samples), int(max_boards)
-        self.deck = make_deck(game)
-        d = self.deck
-        self.H, self.h, self.D = d.num_hands, d.num_hole, d.size
+        if not game.is_limit:
+            raise CfrlabError("LocalBestResponse plays limit games (no-limit: lbr_nolimit.NoLimitLBR)")
+        super().__init__(game, call_rounds=call_rounds, samples=samples, max_boards=max_boards)
+        self.tree, self.opp = tree, opponent
         ta = compile_tree(tree)
         self.kind = np.ascontiguousarray(ta.kind, dtype=np.int8)
         self.player = np.ascontiguousarray(ta.player, dtype=np.int8)
@@ -127,36 +99,10 @@ class LocalBestResponse:
         self.legal = np.ascontiguousarray(ta.legal, dtype=np.bool_)
         self.policy = np.ascontiguousarray(opponent.policy, dtype=np.float64)
         self.row_offset = np.ascontiguousarray(opponent.row_offset, dtype=np.int64)
-        self.R = game.num_rounds
-        self.before = [int(x) for x in np.cumsum([0, *game.num_board_cards])]  # board before r
-        self.total_board = self.before[-1]
-        self.keys = CK.hand_key_table(d.hands, d.to_global)
-        self.hands, self.hands_g, self.to_global = self.keys.hands, self.keys.hands_g, self.keys.to_global
         self.bet_tree = K.LbrTree(self.kind, self.player, self.spent, self.nxt, self.decision, self.legal)
         self.table = K.OpponentTable(self.policy, self.row_offset)
-        # hands sharing a card with each card: meets[c] bool[H]
-        self.meets = np.zeros((self.D, self.H), dtype=bool)
-        for q in range(self.h):
-            self.meets[self.hands[:, q], np.arange(self.H)] = True
         self._states0: np.ndarray | None = None
-        self._eq0: dict[int, np.ndarray] = {}  # round-0 equities by hand
-        self._eq0_canon: dict[int, np.ndarray] = {}  # ... by canonical hand (suit classes)
-        self._perm: dict[tuple, np.ndarray] = {}
-        self._ranks: dict[tuple, tuple] = {}  # known board -> every hand's rank on each completion
         self._vals = np.zeros(3)
-
-    # -- cards --------------------------------------------------------------------------
-    def disjoint(self, cards) -> np.ndarray:
-        """bool[H]: hands that share no card with ``cards`` (local ids)."""
-        cards = list(cards)
-        if not cards:
-            return np.ones(self.H, dtype=bool)
-        return ~self.meets[cards].any(axis=0)
-
-    def completions(self, r: int) -> int:
-        """How many completions of round r's board the responder's equity averages over."""
-        known = self.before[r + 1]
-        return math.comb(self.D - self.h - known, self.total_board - known)
 
     def states(self, r: int, board) -> np.ndarray:
         if r == 0:
@@ -169,91 +115,7 @@ class LocalBestResponse:
         return np.ascontiguousarray(self.opp.states(r, b, self.deck, self.disjoint(b)),
                                     dtype=np.int64)
 
-    def _equity_raw(self, lbr: int, known: np.ndarray, ok: np.ndarray, exact: bool) -> np.ndarray:
-        k = self.total_board - len(known)
-        eq = np.zeros(self.H)
-        seed = _mix(_EQ_SALT, lbr, len(known), *known.tolist())
-        K.equity(lbr, known, k, exact, self.samples, _stream(seed), self.keys, ok, eq)
-        return eq
-
-    def equity(self, lbr: int, r: int, known, ok: np.ndarray | None = None) -> np.ndarray:
-        """eq[j] of the responder holding hand ``lbr`` in round r on board ``known`` (module
-        docstring), for the hands ``ok`` (default: every hand missing its cards and the board)."""
-        known = np.asarray(known, dtype=np.int64)
-        exact = self.completions(r) <= self.max_boards
-        if r == 0:
-            return self._equity0(lbr, exact)
-        if ok is None:
-            ok = self.disjoint([*self.hands[lbr].tolist(), *known.tolist()])
-        ok = np.ascontiguousarray(ok, dtype=np.bool_)
-        if not exact:
-            return self._equity_raw(lbr, known, ok, exact)
-        key = tuple(known.tolist())
-        got = self._ranks.get(key)
-        if got is None:
-            k = self.total_board - len(known)
-            n = math.comb(self.D - len(known), k)
-            comps = np.zeros((n, k), dtype=np.int64)
-            if k:
-                CK.board_completions(known, k, self.D, comps)
-            ranks = np.empty((n, self.H), dtype=np.int32)
-            CK.board_ranks(known, comps, n, self.keys, ranks)
-            got = (ranks, math.comb(self.D - 2 * self.h - len(known), k))
-            self._ranks[key] = got
-        eq = np.zeros(self.H)
-        K.equity_from_ranks(lbr, got[0], len(got[0]), got[1], ok, eq)
-        return eq
-
-    def _equity0(self, lbr: int, exact: bool) -> np.ndarray:
-        eq = self._eq0.get(lbr)
-        if eq is not None:
-            return eq
-        S = self.deck.num_suits
-        cards = self.hands[lbr]
-        tau = [-1] * S  # suits in order of appearance -> 0, 1, ...
-        nxt = 0
-        for c in cards.tolist():
-            if tau[c % S] < 0:
-                tau[c % S] = nxt
-                nxt += 1
-        for s in range(S):
-            if tau[s] < 0:
-                tau[s] = nxt
-                nxt += 1
-        canon = tuple(sorted(permute_cards(cards, tau, S).tolist()))
-        ci = self.deck.hand_of[canon]
-        base = self._eq0_canon.get(ci)
-        if base is None:
-            base = self._equity_raw(ci, np.zeros(0, dtype=np.int64),
-                                    self.disjoint(self.hands[ci].tolist()), exact)
-            self._eq0_canon[ci] = base
-        sigma = [0] * S  # tau's inverse: carries the canonical hand onto this one
-        for s in range(S):
-            sigma[tau[s]] = s
-        key = tuple(sigma)
-        perm = self._perm.get(key)
-        if perm is None:
-            perm = hand_permutation(self.deck, sigma)
-            self._perm[key] = perm
-        eq = np.empty(self.H)
-        eq[perm] = base
-        self._eq0[lbr] = eq
-        return eq
-
     # -- sampled play ----------------------------------------------------------------------
-    def deal(self, seed: int, index: int):
-        """Deal ``index`` of the run seeded ``seed``: (hand of seat 0, hand of seat 1, board in
-        deal order, sorted within each round, local ids) and its random stream."""
-        st = _stream(_mix(seed, index))
-        h = self.h
-        cards = np.zeros(2 * h + self.total_board, dtype=np.int64)
-        K.deal_cards(st, self.D, len(cards), cards)
-        hole = [self.deck.hand_of[tuple(sorted(cards[p * h:(p + 1) * h].tolist()))] for p in (0, 1)]
-        board = cards[2 * h:]
-        for r in range(1, self.R):
-            board[self.before[r]:self.before[r + 1]].sort()
-        return hole, board, st
-
     def play_deal(self, seed: int, index: int) -> tuple[float, float]:
         """The responder's winnings (chips) in seat 0 and in seat 1 on one deal."""
         hole, board, st = self.deal(seed, index)
@@ -296,8 +158,7 @@ class LocalBestResponse:
             if self.player[node] == seat:
                 return -float(self.spent[node, seat])
             return float(self.spent[node, 1 - seat])
-        s = CK.showdown_sign(self.hands_g[lbr], self.hands_g[opp], self.to_global[board])
-        return float(s * self.spent[node, seat])
+        return float(self.showdown_sign(lbr, opp, board) * self.spent[node, seat])
 
     def play(self, seed: int, first: int, count: int) -> np.ndarray:
         """(count, 2): the responder's winnings in seats 0 and 1 on deals first.. of ``seed``."""
@@ -310,10 +171,7 @@ class LocalBestResponse:
     def exact(self) -> tuple[float, float]:
         """The responder's expected winnings in seat 0 and in seat 1 (chips): every deal and
         every opponent action weighted by its probability; the responder's choices as in play."""
-        for r in range(self.R):
-            if self.completions(r) > MAX_EXACT_BOARDS:
-                raise CfrlabError("exact LBR enumerates every deal: this game is too large "
-                                  "(sample hands instead)")
+        self.check_exact()
         self._xstates: dict[tuple, np.ndarray] = {}
         self._xranks: dict[tuple, np.ndarray] = {}
         norm = self.H * math.comb(self.D - self.h, self.h)
@@ -379,9 +237,7 @@ class LocalBestResponse:
             return float(self.spent[node, 1 - seat]) * float(reach.sum())
         ranks = self._xranks.get(board)
         if ranks is None:
-            ranks = np.zeros(self.H, dtype=np.int64)
-            CK.rank_hands(self.hands_g, self.to_global[np.array(board, dtype=np.int64)],
-                         self.disjoint(board), ranks)
+            ranks = self.board_ranks(board)
             self._xranks[board] = ranks
         sign = np.sign(ranks[lbr] - ranks).astype(np.float64)
         return float(self.spent[node, seat]) * float(reach @ sign)
@@ -404,6 +260,7 @@ class LBRResult:
     exact: bool
     seconds: float = 0.0
     workers: int = 1
+    actions: str = "limit"  # the responder's raise sizes: a bet spec in no-limit games
     # (deals, 2) chips: every deal's winnings, kept up to KEEP_DEALS deals (None beyond, and exact)
     winnings: np.ndarray | None = field(default=None, repr=False)
 
@@ -428,9 +285,17 @@ class LBRResult:
             "seat_values": [v * f for v in self.seat_values],
             "seat_ci95": [v * f for v in self.seat_ci95],
             "hands": self.hands, "deals": self.deals, "call_rounds": self.call_rounds,
-            "seconds": self.seconds, "hands_per_second": self.hands_per_second,
+            "actions": self.actions, "seconds": self.seconds, "hands_per_second": self.hands_per_second,
             "workers": self.workers,
         }
+
+
+def _responder(game: GameDef, opponent, options: dict):
+    """The limit responder on the game's tree, or the no-limit one on the rules' states."""
+    if game.is_limit:
+        tree = build_tree_for(game)
+        return LocalBestResponse(game, tree, batch_policy_of(opponent, tree), **options)
+    return NoLimitLBR(game, range_policy_of(opponent, game), **options)
 
 
 class _Job:
@@ -439,9 +304,7 @@ class _Job:
     def __init__(self, game_text: str, game_name: str, source, options: dict, seed: int,
                  deals: int, block: int) -> None:
         game = parse_game(game_text, name=game_name)
-        tree = build_tree_for(game)
-        self.lbr = LocalBestResponse(game, tree, batch_policy_of(_load(source, game), tree),
-                                     **options)
+        self.lbr = _responder(game, _load(source, game), options)
         self.seed, self.deals, self.block = seed, deals, block
 
     def run(self, i: int) -> np.ndarray:
@@ -478,16 +341,23 @@ class _Moments:
 
 
 def local_best_response(opponent, game: GameDef | str | None = None, *, hands: int = 10000,
-                        seed: int = 0, call_rounds: int = 0, exact: bool = False,
-                        samples: int = DEFAULT_SAMPLES, max_boards: int = DEFAULT_MAX_BOARDS,
+                        seed: int = 0, call_rounds: int | None = None, exact: bool = False,
+                        actions: str | None = None, samples: int = DEFAULT_SAMPLES, max_boards: int = DEFAULT_MAX_BOARDS,
                         workers: int = 1, progress: Progress | None = None,
                         block: int = BLOCK) -> LBRResult:
     """Local best response against ``opponent`` (module docstring): ``hands`` hands (rounded up
     to whole duplicate deals) with ``seed``, or the exact expectation with ``exact=True``.
 
     ``opponent``: a ``Strategy``, an agent (the card-independent bots, or one with
-    ``batch_policy``), a ``BatchPolicy``, or a source that each worker loads
-    (``StrategyFile``, ``AgentSpec``); ``workers``: local processes playing blocks of deals.
+    ``batch_policy``; in no-limit games one with ``range_policy``), a ``BatchPolicy`` (limit)
+    or a ``RangePolicy`` (no-limit), or a source that each worker loads (``StrategyFile``,
+    ``AgentSpec``); ``workers``: local processes playing blocks of deals.
+
+    ``call_rounds``: the responder checks or calls in the first K rounds (default: 0 in limit
+    games; in no-limit games the paper's 2, at most every round but the last). ``actions``
+    (no-limit games only): the responder's raise sizes as a bet spec (``cfrlab.tree.bets``),
+    default ``fcpa`` (fold, call, pot, all-in: the paper's); ``fc`` is its fold/call setting
+    (``cfrlab.realgame.lbr_nolimit``).
     Blocks are merged into running moments as they finish, so any number of hands (up to
     2**62) runs in bounded memory; the result keeps every deal's ``winnings`` up to
     ``KEEP_DEALS`` deals."""
@@ -503,14 +373,22 @@ def local_best_response(opponent, game: GameDef | str | None = None, *, hands: i
     if isinstance(obj, Strategy) and obj.game.to_text() != game.to_text():
         raise CfrlabError(f"the strategy is for {obj.game.name or 'another game'}, not for "
                           f"{game.name or 'this game'}")
-    tree = build_tree_for(game)
+    if call_rounds is None:
+        call_rounds = 0 if game.is_limit else default_call_rounds(game)
     options = {"call_rounds": call_rounds, "samples": samples, "max_boards": max_boards}
-    lbr = LocalBestResponse(game, tree, batch_policy_of(obj, tree), **options)
+    if game.is_limit:
+        if actions is not None:
+            raise CfrlabError(f"{game.name or 'this game'} is a limit game: the responder folds, "
+                              "calls or raises (actions choose raise sizes in no-limit games)")
+    else:
+        options["actions"] = "fcpa" if actions is None else actions
+    lbr = _responder(game, obj, options)
+    actions = getattr(lbr, "actions", "limit")
     name, unit, factor = game.name or "custom", unit_of(game), display_factor(game)
     if exact:
         v0, v1 = lbr.exact()
         return LBRResult(name, 0.5 * (v0 + v1), 0.0, (v0, v1), (0.0, 0.0), 0, 0, unit, factor,
-                         call_rounds, True, time.perf_counter() - t0, 1)
+                         call_rounds, True, time.perf_counter() - t0, 1, actions)
     deals = (hands + 1) // 2
     block = max(1, int(block))
     n = (deals + block - 1) // block
@@ -533,5 +411,5 @@ def local_best_response(opponent, game: GameDef | str | None = None, *, hands: i
     mean, ci = moments.mean, moments.ci95()
     return LBRResult(name, float(mean[2]), float(ci[2]), (float(mean[0]), float(mean[1])),
                      (float(ci[0]), float(ci[1])), 2 * deals, deals, unit, factor, call_rounds,
-                     False, time.perf_counter() - t0, workers,
+                     False, time.perf_counter() - t0, workers, actions,
                      None if kept is None else np.concatenate(kept))
