@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from cfrlab.abstraction.model import has_blocks
 from cfrlab.engine._kernels import OP_ALL_BUT_SELF, OP_DENSE, OP_RANKED
 from cfrlab.errors import CfrlabError
-from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN, count_tree
+from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN, tree_count
 
 MAX_DENSE_STATES = 40_000  # a non-block table larger than this (n x n) is refused
 STRUCTURE_MAX_H = 4096  # operator structure detection (see _structure) only below these sizes
@@ -119,6 +119,7 @@ class Engine:
         self.child = tree.child.astype(np.int64)
         self.legal = np.ascontiguousarray(tree.legal, dtype=np.bool_)
         self.num_actions = int(tree.num_actions)  # columns of the policy tables
+        self.tree_count = tree_count(tree)  # its sizes, for memory estimates
         dec_sizes = np.diff(self.row_offset)
         self.decision_of_row = np.repeat(np.arange(tree.num_decisions, dtype=np.int64), dec_sizes)
         self.player_of_row = tree.player[tree.decision_node][self.decision_of_row].astype(np.int8)
@@ -272,7 +273,7 @@ class Engine:
 
     def memory_estimate(self, cap=None, *, tables: int = 3) -> int:
         """Peak bytes of a full-width solve on this engine, the Python interpreter and numba
-        aside: the larger of building the betting tree (``count_tree(game).memory()``) and
+        aside: the larger of building the betting tree (``count_tree(...).memory()``) and
         what lives during the solve: the finished tree, this engine's arrays (tables, node
         and row arrays, layouts), the reach/value arenas for ``cap``, a solver's regret,
         average and current-policy tables (``tables=4`` for predictive solvers such as pcfr+,
@@ -290,12 +291,13 @@ class Engine:
         arenas = 2 * 2 * 8 * lay.size  # reach and values, float64[2, size] each
         if cap is not None and self._scratch is not None:  # the full-width pair too
             arenas += sum(a.nbytes for a in self._scratch)
-        solver = tables * 3 * 8 * rows
-        final = 3 * 8 * rows + rows
+        width = self.num_actions  # 3 in limit games, 2 + raise sizes in no-limit
+        solver = tables * width * 8 * rows
+        final = width * 8 * rows + rows
         f32 = 0
         if getattr(self, "_opbuf32", None) is None and int(self.num_states[-1]) >= FLOAT32_STATES:
             f32 = self.opbuf.size * 4
-        count = count_tree(self.game)
+        count = self.tree_count
         during = count.resident() + own + arenas + solver + final + f32
         building = count.resident() + 2 * self.opbuf.nbytes
         return int(max(count.memory(), building, during))

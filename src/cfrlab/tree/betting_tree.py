@@ -324,6 +324,15 @@ def count_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets=None,
     return _count_by_states(game, raises, max_states)
 
 
+def tree_count(tree: PublicTree) -> TreeCount:
+    """The ``TreeCount`` of a tree already built (what ``count_tree`` says of it beforehand)."""
+    R = tree.num_rounds
+    kind, rnd = tree.kind.astype(np.int64), tree.round.astype(np.int64)
+    by_kind = tuple(tuple(int(np.sum((kind == k) & (rnd == r))) for r in range(R)) for k in range(4))
+    chars = sum(len(b) for b in tree.betting)
+    return TreeCount(tree.game, by_kind, chars, tree.max_depth, max(1, tree.num_actions - 2))
+
+
 def _unit(kind: int, r: int, R: int) -> list[int]:
     v = [0] * (4 * R)
     v[kind * R + r] = 1
