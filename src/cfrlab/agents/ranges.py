@@ -24,13 +24,13 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from cfrlab.cards.cards import deck
 from cfrlab.games import GameDef, State
 
 
 def hands(game: GameDef) -> list[tuple[int, ...]]:
     """Every hole-card tuple of one seat, in the order ranges index them."""
-    deck = [r * game.num_suits + s for r in range(game.num_ranks) for s in range(game.num_suits)]
-    return list(combinations(sorted(deck), game.num_hole_cards))
+    return list(combinations(sorted(deck(game.num_ranks, game.num_suits)), game.num_hole_cards))
 
 
 @runtime_checkable

@@ -45,9 +45,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from cfrlab.agents.ranges import hands
 from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError
-from cfrlab.agents.ranges import hands
 from cfrlab.games import GameDef, State, load_game
 from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import MatchState
@@ -55,7 +55,14 @@ from cfrlab.games.state import UNKNOWN, deal_length
 from cfrlab.strategy import Strategy
 from cfrlab.tree import CHANCE, DECISION
 from cfrlab.tree.bets import FULLGAME, parse_bets
-from cfrlab.tree.translation import DEFAULT_RULE, Spot, check_rule, map_size, spot_of_node, spot_of_state
+from cfrlab.tree.translation import (
+    DEFAULT_RULE,
+    Spot,
+    check_rule,
+    map_size,
+    spot_of_node,
+    spot_of_state,
+)
 
 CALL = "c"
 
