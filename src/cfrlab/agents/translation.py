@@ -41,6 +41,7 @@ real game (``real_exploitability``).
 from __future__ import annotations
 
 import sys
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -48,7 +49,7 @@ import numpy as np
 from cfrlab.agents.ranges import hands
 from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError
-from cfrlab.games import GameDef, State, load_game
+from cfrlab.games import GameDef, State, load_game, parse_game
 from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import MatchState
 from cfrlab.games.state import UNKNOWN, deal_length
@@ -367,11 +368,16 @@ def translate(strategy: Strategy | str, rule: str = DEFAULT_RULE, *, game: GameD
 
 # -- the agent written out in the full game -------------------------------------------------
 
+@lru_cache(maxsize=2)
+def _full_game(text: str, name: str) -> tuple:
+    """The full tree and lossless model of a game, kept for the next rule or abstraction."""
+    game = parse_game(text, name=name)
+    return build_tree_for(game), model_for_game(game)
+
+
 def full_game_strategy(t: Translator) -> Strategy:
     """``TranslatedStrategy.full_game_strategy`` for a ``Translator``."""
-    game = t.game
-    tree = build_tree_for(game)
-    model = model_for_game(game)
+    tree, model = _full_game(t.game.to_text(), t.game.name or "")
     offsets = row_offsets(tree, model)
     policy = np.zeros((int(offsets[-1]), tree.num_actions))
     walk = _FullWalk(t, tree, model, offsets, policy)
@@ -382,7 +388,7 @@ def full_game_strategy(t: Translator) -> Strategy:
         walk.node(0, ({t.root: ones}, {t.root: ones.copy()}))
     finally:
         sys.setrecursionlimit(limit)
-    return Strategy.from_policy(game, policy, tree=tree, model=model, algorithm=f"translated:{t.rule}",
+    return Strategy.from_policy(t.game, policy, tree=tree, model=model, algorithm=f"translated:{t.rule}",
                                 extra={"translation": t.rule, "abstract_bets": t.tree.bets,
                                        "abstract_algorithm": t.strategy.algorithm})
 
