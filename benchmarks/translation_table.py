@@ -7,10 +7,10 @@ For each stack, each betting abstraction is solved by CFR+ until its own exploit
 below ``--target`` (or ``--max-iterations``); the strategy is then translated by each rule
 (``cfrlab.tree.translation.RULES``), written out in the full game (every legal amount,
 ``TranslatedStrategy.full_game_strategy``) and its exploitability there computed exactly. The
-real game's value for the first player comes from CFR+ on the full tree: it lies within
+real game's value for the first player comes from DCFR on the full tree: it lies within
 [-u1(s0, BR), u0(BR, s1)], printed as the midpoint +- half the width (the full-game strategy's
 exploitability). Figures in chips per game (blinds 1 and 1). JSON keys: ``stacks`` (stack ->
-``value``, ``value_bound``, ``value_iterations``, ``full_decisions``, ``rows``: one per
+``value``, ``value_bound``, ``value_iterations``, ``value_algorithm``, ``full_decisions``, ``rows``: one per
 abstraction with ``bets``, ``decisions``, ``iterations``, ``abstract_exploitability``,
 ``abstract_value``, ``real`` (rule -> exploitability)), ``seconds``.
 """
@@ -53,10 +53,10 @@ def solve_abstract(game, bets: str, target: float, max_iterations: int) -> tuple
     return Strategy.from_policy(game, pol, tree=tree, model=model, algorithm="cfr+"), solver.iterations, expl
 
 
-def real_value(game, iterations: int) -> tuple[float, float, int]:
-    """(value, half-width of its bound, full-tree decisions) from CFR+ on the full tree."""
+def real_value(game, iterations: int, algorithm: str) -> tuple[float, float, int]:
+    """(value, half-width of its bound, full-tree decisions) from a solve of the full tree."""
     tree, model = build_tree_for(game), model_for_game(game)
-    solver = make_solver(tree, model, "cfr+")
+    solver = make_solver(tree, model, algorithm)
     solver.iterate(iterations)
     b0, b1 = best_response_values(tree, model, solver.average_policy())
     return (b0 - b1) / 2, (b0 + b1) / 2, tree.num_decisions
@@ -65,8 +65,9 @@ def real_value(game, iterations: int) -> tuple[float, float, int]:
 def table_for(stack: int, args) -> dict:
     game = leduc_nolimit(stack)
     t0 = time.perf_counter()
-    value, bound, full = real_value(game, args.value_iterations) if args.value_iterations else (None, None, 0)
+    value, bound, full = real_value(game, args.value_iterations, args.value_algorithm) if args.value_iterations else (None, None, 0)
     out = {"value": value, "value_bound": bound, "value_iterations": args.value_iterations,
+           "value_algorithm": args.value_algorithm,
            "full_decisions": full, "value_seconds": round(time.perf_counter() - t0, 1), "rows": []}
     for bets in args.bets:
         t1 = time.perf_counter()
@@ -89,7 +90,7 @@ def markdown(stacks: dict) -> str:
             lines.append(f"| {stack} | `{r['bets']}` | {r['decisions']:,} | {max(r['abstract_exploitability'], 0.0):.5f} | "
                          f"{r['abstract_value']:+.4f} | {real} |")
         if t["value"] is not None:
-            lines.append(f"| {stack} | full game | {t['full_decisions']:,} | (value, CFR+ {t['value_iterations']} it.) "
+            lines.append(f"| {stack} | full game | {t['full_decisions']:,} | (value: {t['value_algorithm']}, {t['value_iterations']} it.) "
                          f"| {t['value']:+.4f} +- {t['value_bound']:.4f} |" + " |" * len(RULES))
     return "\n".join(lines)
 
@@ -100,7 +101,8 @@ def main() -> None:
     ap.add_argument("--bets", nargs="+", default=list(ABSTRACTIONS))
     ap.add_argument("--target", type=float, default=1e-4, help="abstract exploitability to stop at (chips)")
     ap.add_argument("--max-iterations", type=int, default=5000)
-    ap.add_argument("--value-iterations", type=int, default=400, help="CFR+ iterations of the full game (0: no value)")
+    ap.add_argument("--value-iterations", type=int, default=500, help="iterations on the full game (0: no value)")
+    ap.add_argument("--value-algorithm", default="dcfr", help="the full game's solver (cfr+, dcfr, ...)")
     ap.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     args = ap.parse_args()
     t0 = time.perf_counter()
