@@ -200,6 +200,40 @@ def test_off_tree_rules_without_an_abstract_neighbour():
     assert actions[0] == "c" and st.round == 1 and t.in_step(path.node, spot_of_state(st))
 
 
+def test_act_plays_what_the_range_policy_says():
+    """Hands against random real amounts: at each of the agent's decisions its distribution
+    for its cards is the RangePolicy's row for that hand (a deterministic rule: one path)."""
+    from cfrlab.games import parse_match_state
+
+    agent = translate(solved(10, "0.5p,p,2p,a", 100), "geometric")
+    game = agent.game
+    agent.begin_match(game, seed=3)
+    rng = np.random.default_rng(4)
+    index = {h: i for i, h in enumerate(hands(game))}
+    checked = 0
+    for hand in range(60):
+        pos = hand % 2
+        rp = agent.range_policy(game)
+        st = State(game, seed=hand, hand_number=hand)
+        (path, _), = rp.root(pos)
+        while not st.is_terminal():
+            if st.current_player() == pos:
+                view = parse_match_state(game, st.match_state(pos))
+                board = st.visible_board()
+                actions, probs = rp.probs(path, st, board)
+                row = probs[index[tuple(sorted(st.hole_cards(pos)))]]
+                assert agent.distribution(view) == pytest.approx(dict(zip(actions, row)))
+                action = agent.act(view)
+                checked += 1
+            else:
+                lo, hi = st.raise_range() or (0, 0)
+                legal = [a for a in ("f", "c") if st.is_legal(a)] + ([f"r{rng.integers(lo, hi + 1)}"] if hi else [])
+                action = legal[rng.integers(len(legal))]
+            (path, _q), = rp.advance(path, st, action)
+            st.apply(action)
+    assert checked > 60
+
+
 def test_the_full_game_strategy_is_its_own_translation():
     s = solved(7, "fullgame", 100)
     e = exploitability(s.tree, s.model, s.policy)
