@@ -265,8 +265,11 @@ class TranslatedStrategy(Agent):
     docstring): ``rule`` is one of ``cfrlab.tree.translation.RULES`` (default
     ``"pseudo-harmonic"``, randomized); ``greedy`` plays the most likely real action.
 
-        >>> agent = TranslatedStrategy(Strategy.load("leduc-fcpa.npz"), "geometric")  # doctest: +SKIP
-        >>> agent.real_exploitability()  # chips per game, in the real game  # doctest: +SKIP
+        >>> import cfrlab
+        >>> s = cfrlab.solve("leduc-nolimit", "cfr+", bets="fcpa", iterations=300).strategy
+        >>> agent = TranslatedStrategy(s, "geometric")
+        >>> agent.real_exploitability() > 10 * s.exploitability()  # chips per game, real game
+        True
     """
 
     def __init__(self, strategy: Strategy, rule: str = DEFAULT_RULE, greedy: bool = False,
