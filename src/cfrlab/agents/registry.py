@@ -9,6 +9,10 @@ Specs:
   after a colon: ``PATH:greedy`` plays each row's most likely action instead of sampling;
   ``PATH:abstraction=FILE`` names the abstraction a bucketed strategy was solved in (when
   the strategy file does not say); options combine with commas (``PATH:greedy,abstraction=F``);
+* a no-limit strategy solved in a betting abstraction (``cfrlab solve GAME --bets fcpa``) plays
+  the real game through action translation (``cfrlab.agents.translation``), by the
+  pseudo-harmonic rule unless ``PATH:translation=RULE`` names another (``pseudo-harmonic``,
+  ``pseudo-harmonic-det``, ``geometric``, ``nearest``); a translation on a limit game is refused;
 * your own Python agent class: ``py:FILE.py:ClassName`` or ``py:package.module:ClassName``
   (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md);
 * a team: ``team:COACH[:REWARD]=SPEC,SPEC,...`` (``cfrlab.agents.team``): a coach (``ucb1``
@@ -37,6 +41,7 @@ from cfrlab.agents.bots import BOTS, ValueBot
 from cfrlab.agents.nplayer import NPolicyAgent, table_policy
 from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.agents.team import COACHES, REWARDS, TeamAgent
+from cfrlab.agents.translation import TranslatedStrategy
 from cfrlab.engine import load_abstraction
 from cfrlab.engine.nplayer import check_game, get_engine
 from cfrlab.errors import CfrlabError
@@ -68,8 +73,9 @@ def _split_options(spec: str) -> tuple[str, dict[str, str]]:
     out: dict[str, str] = {}
     for item in filter(None, (o.strip() for o in opts.split(","))):
         key, _, val = item.partition("=")
-        if key not in ("greedy", "abstraction"):
-            raise CfrlabError(f"unknown strategy option {key!r} in {spec!r} (options: greedy, abstraction=FILE)")
+        if key not in ("greedy", "abstraction", "translation"):
+            raise CfrlabError(f"unknown strategy option {key!r} in {spec!r} "
+                              "(options: greedy, abstraction=FILE, translation=RULE)")
         out[key] = val
     return path, out
 
@@ -119,13 +125,31 @@ def nplayer_form(agent: Agent, game: GameDef) -> Agent:
     return NPolicyAgent(game, table_policy(engine, table), name=agent.name, greedy=bool(fp.greedy))
 
 
-def load_strategy_agent(path: str, game: GameDef, greedy: bool = False, abstraction: str | None = None) -> Agent:
+def strategy_agent(strategy: Strategy, game: GameDef, greedy: bool = False, name: str | None = None,
+                   translation: str | None = None) -> Agent:
+    """A 2-player strategy as an agent: a ``StrategyAgent``, or a ``TranslatedStrategy`` for a
+    no-limit strategy of a betting abstraction (every legal amount needs no translation) or
+    when ``translation`` names a rule; a translation on a limit game is refused."""
+    if translation is not None and game.is_limit:
+        raise CfrlabError(f"{game.name or 'this game'} is a limit game: a translation rule is for "
+                          "no-limit strategies")
+    if not game.is_limit and (translation is not None or strategy.tree.bets != "fullgame"):
+        rule = translation or "pseudo-harmonic"
+        return TranslatedStrategy(strategy, rule, greedy, name=f"{name}:{rule}" if name else None)
+    return StrategyAgent(strategy, greedy=greedy, name=name)
+
+
+def load_strategy_agent(path: str, game: GameDef, greedy: bool = False, abstraction: str | None = None,
+                        translation: str | None = None) -> Agent:
     """A StrategyAgent for a strategy file (an ``NPolicyAgent`` in a game of more than two
-    players); refuses a file made for another game or another number of players."""
+    players, a ``TranslatedStrategy`` for a no-limit betting abstraction: ``strategy_agent``);
+    refuses a file made for another game or another number of players."""
     file_game = _file_game(path)
     if file_game is not None:
         check_players(path, file_game, game)
     if game.num_players > 2:
+        if translation is not None:
+            raise CfrlabError(f"{path}: action translation is for 2-player no-limit games")
         if abstraction:
             raise CfrlabError(f"{path}: N-player strategies are lossless; abstraction= does not apply")
         strategy = Strategy.load(path, game=game)
@@ -137,7 +161,7 @@ def load_strategy_agent(path: str, game: GameDef, greedy: bool = False, abstract
         model = load_abstraction(abstraction, game)
     strategy = Strategy.load(path, game=game, model=model)
     name = Path(path).stem + (":greedy" if greedy else "")
-    return StrategyAgent(strategy, greedy=greedy, name=name)
+    return strategy_agent(strategy, game, greedy, name, translation)
 
 
 def load_python_agent(target: str) -> Agent:
@@ -192,7 +216,7 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
         if spec.game.to_text() != game.to_text():
             raise CfrlabError(f"the strategy is for {spec.game.name or 'another game'}, "
                               f"not for {game.name or 'this game'}")
-        agent = StrategyAgent(spec, name=printable(spec.header.get("name") or spec.algorithm, 60))  # file text
+        agent = strategy_agent(spec, game, name=printable(spec.header.get("name") or spec.algorithm, 60))  # file text
         agent.begin_match(game, seed)
         return agent
     text = str(spec).strip()
@@ -217,7 +241,8 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
                 raise CfrlabError(f"agent {text!r}: no such strategy file {path}")
             raise CfrlabError(f"unknown agent {text!r}: not a bot ({bot_names()}), a strategy file "
                               "or a py:FILE.py:Class agent")
-        agent = load_strategy_agent(path, game, greedy="greedy" in opts, abstraction=opts.get("abstraction"))
+        agent = load_strategy_agent(path, game, greedy="greedy" in opts, abstraction=opts.get("abstraction"),
+                                    translation=opts.get("translation"))
     agent.begin_match(game, seed)
     return agent
 
