@@ -22,6 +22,7 @@ import pytest
 
 import cfrlab
 from cfrlab.agents.registry import make_agent
+from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.cards import evaluator
 from cfrlab.cards.cards import deck as deck_cards
 from cfrlab.engine import best_response_values
@@ -303,10 +304,14 @@ def test_hunl_against_always_call_is_positive():
 
 # -- the opponent's range policy ---------------------------------------------------------------
 
-def test_an_off_tree_raise_is_refused():
+def test_an_off_tree_raise_is_translated_or_refused():
     s = random_strategy(leduc(), 5, bets="fcpa")
+    # a strategy in a betting abstraction plays through action translation (make_agent's rule) ...
+    r = local_best_response(s, exact=True, call_rounds=0, actions="0.5p,a")
+    assert np.isfinite(r.value) and r.exact
+    # ... the untranslated agent cannot follow a half-pot raise
     with pytest.raises(CfrlabError, match="off-tree action needs action translation"):
-        local_best_response(s, exact=True, call_rounds=0, actions="0.5p,a")
+        local_best_response(StrategyAgent(s), s.game, exact=True, call_rounds=0, actions="0.5p,a")
 
 
 def test_the_value_bot_has_no_range_policy():

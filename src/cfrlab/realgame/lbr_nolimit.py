@@ -37,7 +37,7 @@ from itertools import combinations
 import numpy as np
 
 from cfrlab.agents.ranges import RangePolicy, hands
-from cfrlab.agents.strategy_agent import StrategyAgent
+from cfrlab.agents.registry import make_agent
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, State
 from cfrlab.games.agent import Agent
@@ -65,10 +65,11 @@ def responder_actions(actions: str, game: GameDef) -> BetSpec:
 
 
 def range_policy_of(opponent, game: GameDef) -> RangePolicy:
-    """The opponent's ``RangePolicy``: a ``Strategy`` (played as it is), a ``RangePolicy``, or an
-    agent that offers one (``range_policy(game)``)."""
-    if isinstance(opponent, Strategy):
-        return StrategyAgent(opponent).range_policy(game)
+    """The opponent's ``RangePolicy``: a ``Strategy`` or an agent spec (as ``make_agent`` plays
+    them: a strategy in a betting abstraction through action translation), a ``RangePolicy``, or
+    an agent that offers one (``range_policy(game)``)."""
+    if isinstance(opponent, (Strategy, str)):
+        opponent = make_agent(opponent, game)
     if isinstance(opponent, Agent):
         rp = opponent.range_policy(game)
         if rp is not None:
