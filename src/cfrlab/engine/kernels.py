@@ -24,10 +24,18 @@ from cfrlab.engine._kernels import (  # noqa: F401
     TerminalOps,
     UpdateRule,
     WalkTree,
+    WalkView,
     backward,
+    chance_values,
+    exact_ops,
+    fixed_tables,
     forward,
+    full_view,
+    normalize_row_range,
     normalize_rows,
+    root_value,
     run_iterations,
+    sum_children,
     terminals,
 )
 from cfrlab.engine._kernels import _add_average as add_average  # noqa: F401
