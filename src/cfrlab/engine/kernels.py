@@ -44,5 +44,4 @@ from cfrlab.engine._kernels import _discounts as discounts  # noqa: F401
 from cfrlab.engine._kernels import _regret_match_rows as regret_match_rows  # noqa: F401
 from cfrlab.engine._nplayer_kernels import UpdateRule as NUpdateRule  # noqa: F401
 from cfrlab.engine._nplayer_kernels import iterate as nplayer_iterate  # noqa: F401
-from cfrlab.engine._nplayer_kernels import normalize_rows as nplayer_normalize_rows  # noqa: F401
-from cfrlab.engine._nplayer_kernels import regret_matching as nplayer_regret_matching  # noqa: F401
+from cfrlab.engine._nplayer_kernels import terminal_payoffs as nplayer_terminal_payoffs  # noqa: F401
