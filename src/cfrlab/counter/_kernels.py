@@ -45,7 +45,7 @@ def restricted_walk(walk, ops, num_states, policy, trav, mode, regret, avg, rule
     """One walk for player ``trav``: reach under ``policy.sigma_up`` (``RestrictedPolicy``),
     terminal values, then the bottom-up pass of ``mode``; returns ``trav``'s value (the sum
     of its root vector)."""
-    nodes, child, row_off, _legal, node_off, _pmap, _pmap_off = walk
+    nodes, child, row_off, _legal, node_off, pmap, pmap_off = walk
     sigma_up, sigma_base, conf = policy
     view = EK.full_view(num_states)
     EK.forward(walk, view, EK.fixed_tables(sigma_up), reach, -1)
@@ -64,12 +64,12 @@ def restricted_walk(walk, ops, num_states, policy, trav, mode, regret, avg, rule
         L = num_states[r]
         fc = nodes[n, EK.COL_FCHILD]
         if kind == CHANCE:
-            EK.chance_values(walk, view, n, trav, vi)
+            EK.chance_values(nodes, child, node_off, pmap, pmap_off, view.sbase, num_states, n, trav, vi)
             continue
         q = nodes[n, EK.COL_PLAYER]
         nc = nodes[n, EK.COL_NCHILD]
         if q != trav:
-            EK.sum_children(walk, n, L, vi)
+            EK.sum_children(nodes, child, node_off, n, L, vi)
             continue
         row = row_off[nodes[n, EK.COL_DECISION]]
         for s in range(L):

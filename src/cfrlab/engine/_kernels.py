@@ -388,12 +388,11 @@ def _update_wide(walk, tables, fc, nc, o, row, L, vi, ri, update, steps):
             _add_average(avg, sigma, x, ri[o + s], avg_f)
 
 
-@njit(cache=NUMBA_CACHE)
-def chance_values(walk, view, n, i, vi):
+@njit(cache=NUMBA_CACHE, inline="always")
+def chance_values(nodes, child, node_off, pmap, pmap_off, sbase, ns_eff, n, i, vi):
     """Player i's values ``vi`` at the chance node n: each next-round state's value added to
-    its parent state's (the parent map of the walk's slice)."""
-    nodes, child, _row_off, _legal, node_off, pmap, pmap_off = walk
-    sbase, ns_eff, _scale = view
+    its parent state's (the parent map of the walk's slice ``sbase``, ``ns_eff``); inlined in
+    the per-node loops."""
     r = nodes[n, COL_ROUND]
     o = node_off[n]
     oc = node_off[child[nodes[n, COL_FCHILD]]]
@@ -405,11 +404,10 @@ def chance_values(walk, view, n, i, vi):
         vi[o + pmap[base + s] - pb] += vi[oc + s]
 
 
-@njit(cache=NUMBA_CACHE)
-def sum_children(walk, n, L, vi):
+@njit(cache=NUMBA_CACHE, inline="always")
+def sum_children(nodes, child, node_off, n, L, vi):
     """``vi`` at node n (L states) = the sum of its children's: the value of a player who
     does not act there."""
-    nodes, child, _row_off, _legal, node_off, _pmap, _pmap_off = walk
     fc = nodes[n, COL_FCHILD]
     o = node_off[n]
     oc = node_off[child[fc]]
@@ -430,7 +428,7 @@ def backward(walk, view, tables, reach, values, trav, mode, rule, t, br_action):
     mode 0: expectation under sigma; 1: CFR regret and average updates at the travelling
     player's rows (iteration t, ``rule``); 2: best response (max, ``br_action``).
     """
-    nodes, child, row_off, _legal, node_off, _pmap, _pmap_off = walk
+    nodes, child, row_off, _legal, node_off, pmap, pmap_off = walk
     sbase, ns_eff, _scale = view
     regret, pred, avg, sigma = tables
     pos_f, neg_f, avg_f = _discounts(rule, t)
@@ -447,7 +445,7 @@ def backward(walk, view, tables, reach, values, trav, mode, rule, t, br_action):
         if kind == CHANCE:
             for i in range(2):
                 if trav[i]:
-                    chance_values(walk, view, n, i, values[i])
+                    chance_values(nodes, child, node_off, pmap, pmap_off, sbase, ns_eff, n, i, values[i])
             continue
         q = nodes[n, COL_PLAYER]
         d = nodes[n, COL_DECISION]
@@ -457,7 +455,7 @@ def backward(walk, view, tables, reach, values, trav, mode, rule, t, br_action):
             if not trav[i]:
                 continue
             if i != q:
-                sum_children(walk, n, L, values[i])
+                sum_children(nodes, child, node_off, n, L, values[i])
             elif mode == MODE_BR:
                 for s in range(L):
                     best = -np.inf
