@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine._kernels import _add_average, _add_regret, _discounts, normalize_row_range
+from cfrlab.engine._kernels import _add_regret, _discounts, normalize_row_range
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 MODE_EV, MODE_CFR, MODE_BR = 0, 1, 2
@@ -39,17 +39,13 @@ UpdateRule = namedtuple("UpdateRule", "alternating regret_floor discount_pos dis
 Buffers = namedtuple("Buffers", "reach val inst rowreach best root")
 
 
-@njit(cache=NUMBA_CACHE)
-def showdown_payoffs(spent, folded, n, strength, x, pay):
-    """pay[p]: player p's chips at the showdown n of deal x (``strength`` int[P, deals]): the
-    pot split among the strongest hands not folded, minus what p put in."""
-    P = pay.shape[0]
-    pot = 0.0
-    for p in range(P):
-        pot += spent[n, p]
+@njit(cache=NUMBA_CACHE, inline="always")
+def showdown_winners(folded, n, strength, x):
+    """(top, cnt) at the showdown n of deal x (``strength`` int[P, deals]): the strongest hand
+    of the players not folded, and how many of them hold it (they split the pot)."""
     top = -1
     cnt = 0
-    for j in range(P):
+    for j in range(folded.shape[1]):
         if not folded[n, j]:
             s = strength[j, x]
             if s > top:
@@ -57,24 +53,26 @@ def showdown_payoffs(spent, folded, n, strength, x, pay):
                 cnt = 1
             elif s == top:
                 cnt += 1
-    for p in range(P):
-        if folded[n, p] or strength[p, x] != top:
-            pay[p] = -float(spent[n, p])
-        else:
-            pay[p] = pot / cnt - spent[n, p]
+    return top, cnt
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, inline="always")
 def terminal_payoffs(kind, spent, folded, n, strength, x, pay):
     """pay[p]: player p's chips at the terminal n (a fold or a showdown) of deal x."""
-    if kind[n] != FOLD:
-        showdown_payoffs(spent, folded, n, strength, x, pay)
-        return
+    P = pay.shape[0]
     pot = 0.0
-    for p in range(pay.shape[0]):
+    for p in range(P):
         pot += spent[n, p]
-    for p in range(pay.shape[0]):
-        pay[p] = -spent[n, p] if folded[n, p] else pot - spent[n, p]
+    if kind[n] == FOLD:
+        for p in range(P):
+            pay[p] = -spent[n, p] if folded[n, p] else pot - spent[n, p]
+        return
+    top, cnt = showdown_winners(folded, n, strength, x)
+    for p in range(P):
+        if folded[n, p] or strength[p, x] != top:
+            pay[p] = -spent[n, p]
+        else:
+            pay[p] = pot / cnt - spent[n, p]
 
 
 @njit(cache=NUMBA_CACHE)
@@ -89,7 +87,6 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
     P = upd.shape[0]
     pos_f, neg_f, avg_f = _discounts(rule, t) if mode == MODE_CFR else (1.0, 1.0, 1.0)
     floor = rule.regret_floor
-    pay = np.empty(P)
     for e in events:
         if e >= 0:  # enter: this node's reach from its parent's
             n = e
@@ -148,11 +145,15 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
                         val[k - 1, slot, p, x] = o
             else:
                 for x in range(m):
-                    showdown_payoffs(spent, folded, n, strength, x, pay)
+                    top, cnt = showdown_winners(folded, n, strength, x)
                     for p in range(P):
                         if not upd[p]:
                             continue
-                        o = pay[p] * w
+                        if folded[n, p] or strength[p, x] != top:
+                            u = -float(spent[n, p])
+                        else:
+                            u = pot / cnt - spent[n, p]
+                        o = u * w
                         for j in range(P):
                             if j != p:
                                 o *= reach[k, j, x]
@@ -222,7 +223,9 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
                                 if legal[d, a]:
                                     _add_regret(regret, row, a, inst[s, a], pos_f, neg_f, floor)
                             if update_avg:
-                                _add_average(avg, sigma, row, rowreach[s], avg_f)
+                                rr = rowreach[s]
+                                for a in range(3):
+                                    avg[row, a] = avg[row, a] * avg_f + rr * sigma[row, a]
     m0 = pre_off[1] - pre_off[0]
     for p in range(P):
         tot = 0.0

@@ -100,13 +100,7 @@ def _set_deal(D, xl, S):
             st[p, r] = state[p, pre_off[r] + xr[r]]
 
 
-@njit(cache=NUMBA_CACHE)
-def _payoffs(T, D, n, xl, pay):
-    """pay[p]: player p's chips at terminal n of the deal ``xl``."""
-    EK.nplayer_terminal_payoffs(T.kind, T.spent, T.folded, n, D.strength, xl, pay)
-
-
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, inline="always")
 def _enter_reach(T, n, k, reach, sig):
     """reach[k] of node n (at depth k) from its parent's: 1 at the root; below a decision,
     the acting player's times the probability ``sig[k - 1]`` gave the action."""
@@ -122,7 +116,7 @@ def _enter_reach(T, n, k, reach, sig):
         reach[k, T.player[q]] *= sig[k - 1, T.action[n]]
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, inline="always")
 def _update_regrets(legal_d, sig_k, val, k, p, regret_out, row):
     """The acting player p's value at depth k (``sig_k`` its strategy, children's values in
     ``val[k, a, p]``); each legal action's ``v(a) - v`` added to ``regret_out[row]``."""
@@ -141,7 +135,7 @@ def cs_walk(T, D, skip, xl, regret_in, regret_out, avg, S):
     """One chance-sampled CFR walk of the whole public tree for the deal ``xl``: regrets and
     average sums of every player (simultaneous updates). Returns nothing; ``S.val[0, 0, p]``
     holds p's sampled value of the profile."""
-    kind, player, rnd, _parent, depth, action, decision, _spent, _folded, legal, events, off = T
+    kind, player, rnd, _parent, depth, action, decision, spent, folded, legal, events, off = T
     reach, val, sig, _pick, _xr, st, pay = S
     P = reach.shape[1]
     _set_deal(D, xl, S)
@@ -161,7 +155,7 @@ def cs_walk(T, D, skip, xl, regret_in, regret_out, avg, S):
         slot = action[n]
         kd = kind[n]
         if kd == FOLD or kd == SHOWDOWN:
-            _payoffs(T, D, n, xl, pay)
+            EK.nplayer_terminal_payoffs(kind, spent, folded, n, D.strength, xl, pay)
             for p in range(P):
                 o = pay[p]
                 for j in range(P):
@@ -192,7 +186,7 @@ def cs_walk(T, D, skip, xl, regret_in, regret_out, avg, S):
 @njit(cache=NUMBA_CACHE)
 def es_traverse(T, D, skip, xl, i, regret_in, regret_out, avg, rng, S):
     """One external-sampling traversal for player ``i`` on the deal ``xl``; returns i's sampled value."""
-    kind, player, rnd, parent, depth, action, decision, _spent, _folded, legal, events, off = T
+    kind, player, rnd, parent, depth, action, decision, spent, folded, legal, events, off = T
     reach, val, sig, pick, _xr, st, pay = S
     P = reach.shape[1]
     _set_deal(D, xl, S)
@@ -229,7 +223,7 @@ def es_traverse(T, D, skip, xl, i, regret_in, regret_out, avg, rng, S):
         slot = action[n]
         kd = kind[n]
         if kd == FOLD or kd == SHOWDOWN:
-            _payoffs(T, D, n, xl, pay)
+            EK.nplayer_terminal_payoffs(kind, spent, folded, n, D.strength, xl, pay)
             val[k - 1, slot, 0] = pay[i]
         elif kd == CHANCE:
             val[k - 1, slot, 0] = val[k, 0, 0]
