@@ -131,9 +131,16 @@ def _match_wide(regret, pred, legal, d, row, L, sigma):
 
 @njit(cache=NUMBA_CACHE)
 def _regret_match_rows(regret, legal, d, row, L, sigma):
+    """sigma = regret matching of rows row .. row+L-1 (decision d), tables of any width."""
     if legal.shape[1] != 3:
         _match_wide(regret, regret[:0], legal, d, row, L, sigma)
-        return
+    else:
+        _limit_match_rows(regret, legal, d, row, L, sigma)
+
+
+@njit(cache=NUMBA_CACHE)
+def _limit_match_rows(regret, legal, d, row, L, sigma):
+    """Regret matching of three-column (limit) rows."""
     l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
     for x in range(row, row + L):
         _set_matched(sigma, x, regret[x, 0], regret[x, 1], regret[x, 2], l0, l1, l2)
@@ -141,10 +148,8 @@ def _regret_match_rows(regret, legal, d, row, L, sigma):
 
 @njit(cache=NUMBA_CACHE)
 def _predictive_match_rows(regret, pred, legal, d, row, L, sigma):
-    """Regret matching on accumulated plus predicted regrets (predictive CFR+)."""
-    if legal.shape[1] != 3:
-        _match_wide(regret, pred, legal, d, row, L, sigma)
-        return
+    """Regret matching of three-column rows on accumulated plus predicted regrets (predictive
+    CFR+)."""
     l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
     for x in range(row, row + L):
         _set_matched(sigma, x, regret[x, 0] + pred[x, 0], regret[x, 1] + pred[x, 1],
@@ -159,7 +164,17 @@ def forward(walk, view, tables, reach, rm_player):
     ``rm_player`` 0 or 1: only that player's strategy changed since the last walk over these
     arenas, so regret matching refreshes its sigma rows and only its reach is recomputed (the
     other player's reach is still in place); 2: both players; -1: sigma is a fixed policy and
-    both reaches are computed."""
+    both reaches are computed. Limit and no-limit tables each get their own compiled node loop
+    (as in ``backward``)."""
+    if tables.sigma.shape[1] == 3:
+        _forward_nodes(walk, view, tables, reach, rm_player, False)
+    else:
+        _forward_nodes(walk, view, tables, reach, rm_player, True)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _forward_nodes(walk, view, tables, reach, rm_player, wide):
+    """``forward``'s node loop; ``wide`` (a literal at each call): more than three columns."""
     nodes, _child, row_off, legal, node_off, pmap, pmap_off = walk
     sbase, ns_eff, _scale = view
     regret, pred, _avg, sigma = tables
@@ -176,10 +191,12 @@ def forward(walk, view, tables, reach, rm_player):
             q = nodes[n, COL_PLAYER]
             r = nodes[n, COL_ROUND]
             d = nodes[n, COL_DECISION]
-            if pred.shape[0] > 0:
+            if wide:  # pred has no rows unless predictive
+                _match_wide(regret, pred, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
+            elif pred.shape[0] > 0:
                 _predictive_match_rows(regret, pred, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
             else:
-                _regret_match_rows(regret, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
+                _limit_match_rows(regret, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
         if n == 0:
             continue
         p = nodes[n, COL_PARENT]
@@ -270,6 +287,12 @@ def terminals(ops, view, i, reach, values):
     over the rank order kept in ``opint`` (order, tie-group end, tie-group start per block).
     ``opbuf32``: a float32 copy of ``opbuf`` for single-precision GEMMs, or an empty array.
     """
+    _terminals(ops, view, i, reach, values)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _terminals(ops, view, i, reach, values):
+    """``terminals``' body, inlined in ``run_iterations``."""
     groups, term_util, optab, opbuf, opbuf32, opint, opc = ops
     sbase, ns_eff, scale = view
     o_ = 1 - i
@@ -357,8 +380,10 @@ def _add_regret(regret, row, a, inst, pos_f, neg_f, floor):
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
-def _add_average(avg, sigma, row, w, avg_f):
-    for a in range(avg.shape[1]):
+def _add_average(avg, sigma, row, w, avg_f, A):
+    """avg[row, :A] = avg_f * avg[row, :A] + w * sigma[row, :A]; A is a literal 3 in the limit
+    walk (unrolled once inlined), ``avg.shape[1]`` elsewhere."""
+    for a in range(A):
         avg[row, a] = avg[row, a] * avg_f + w * sigma[row, a]
 
 
@@ -385,7 +410,7 @@ def _update_wide(walk, tables, fc, nc, o, row, L, vi, ri, update, steps):
                 _add_regret(regret, x, a, inst, pos_f, neg_f, floor)
                 if predict:
                     pred[x, a] = inst
-            _add_average(avg, sigma, x, ri[o + s], avg_f)
+            _add_average(avg, sigma, x, ri[o + s], avg_f, avg.shape[1])
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
@@ -427,7 +452,20 @@ def backward(walk, view, tables, reach, values, trav, mode, rule, t, br_action):
 
     mode 0: expectation under sigma; 1: CFR regret and average updates at the travelling
     player's rows (iteration t, ``rule``); 2: best response (max, ``br_action``).
-    """
+
+    Limit tables (three columns) and no-limit ones each get their own compiled copy of the
+    node loop (``wide`` is a constant in each), so the limit walk carries no per-node test
+    or call for the wide case."""
+    if tables.sigma.shape[1] == 3:
+        _backward_nodes(walk, view, tables, reach, values, trav, mode, rule, t, br_action, False)
+    else:
+        _backward_nodes(walk, view, tables, reach, values, trav, mode, rule, t, br_action, True)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _backward_nodes(walk, view, tables, reach, values, trav, mode, rule, t, br_action, wide):
+    """``backward``'s node loop; ``wide`` (a literal at each call): the tables have more than
+    three columns."""
     nodes, child, row_off, _legal, node_off, pmap, pmap_off = walk
     sbase, ns_eff, _scale = view
     regret, pred, avg, sigma = tables
@@ -468,11 +506,12 @@ def backward(walk, view, tables, reach, values, trav, mode, rule, t, br_action):
                             arg = nodes[c, COL_ACTION]
                     values[i, o + s] = best
                     br_action[row + s] = arg
-            elif nc > 3:  # a no-limit decision with several raise sizes
+            elif wide:  # no-limit tables: any number of children, one column per raise size
                 _update_wide(walk, tables, fc, nc, o, row, L, values[i], reach[i], mode == MODE_CFR,
                              (pos_f, neg_f, avg_f, floor))
             else:
-                # up to three children; their offsets and actions hoisted out of the state loop
+                # limit tables: up to three children; their offsets and actions hoisted out of
+                # the state loop, the average's three columns unrolled
                 vi = values[i]
                 ri = reach[i]
                 c0 = child[fc]
@@ -509,7 +548,7 @@ def backward(walk, view, tables, reach, values, trav, mode, rule, t, br_action):
                                 pred[x, a1] = v1 - v
                             if nc > 2:
                                 pred[x, a2] = v2 - v
-                        _add_average(avg, sigma, x, ri[o + s], avg_f)
+                        _add_average(avg, sigma, x, ri[o + s], avg_f, 3)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -543,26 +582,28 @@ def run_iterations(walk, ops, tables, reach, values, rule, t0, n_iter, sampling,
     view = WalkView(sbase, ns_eff, scale)
     trav = np.zeros(2, dtype=np.bool_)
     br_dummy = np.zeros(1, dtype=np.int8)
+    wide = tables.sigma.shape[1] != 3
     for it in range(n_iter):
         t = t0 + it + 1
         if sampling == PCS:
             _sample_pcs(uniforms[it, 0], cdf, bpar, bpar_off, bsize, bmass, R, sbase, ns_eff, scale)
-        if rule.alternating:  # alternating updates: player 0 then player 1 sees 0's new strategy
+        # alternating updates: player 0, then player 1 against 0's new strategy; else one
+        # pass updates both
+        for ps in range(2 if rule.alternating else 1):
+            # full width: only the player updated by the previous pass has a new sigma
+            rm = (1 - ps if (sampling == FULL and it + ps > 0) else 2) if rule.alternating else 2
+            if wide:
+                _forward_nodes(walk, view, tables, reach, rm, True)
+            else:
+                _forward_nodes(walk, view, tables, reach, rm, False)
             for i in range(2):
-                # full width: only the player updated by the previous pass has a new sigma
-                rm = 1 - i if (sampling == FULL and it + i > 0) else 2
-                forward(walk, view, tables, reach, rm)
-                terminals(ops, view, i, reach, values)
-                trav[0] = i == 0
-                trav[1] = i == 1
-                backward(walk, view, tables, reach, values, trav, MODE_CFR, rule, t, br_dummy)
-        else:
-            forward(walk, view, tables, reach, 2)
-            for i in range(2):
-                terminals(ops, view, i, reach, values)
-            trav[0] = True
-            trav[1] = True
-            backward(walk, view, tables, reach, values, trav, MODE_CFR, rule, t, br_dummy)
+                trav[i] = not rule.alternating or i == ps
+                if trav[i]:
+                    _terminals(ops, view, i, reach, values)
+            if wide:
+                _backward_nodes(walk, view, tables, reach, values, trav, MODE_CFR, rule, t, br_dummy, True)
+            else:
+                _backward_nodes(walk, view, tables, reach, values, trav, MODE_CFR, rule, t, br_dummy, False)
 
 
 @njit(cache=NUMBA_CACHE)

@@ -40,12 +40,12 @@ Buffers = namedtuple("Buffers", "reach val inst rowreach best root")
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
-def showdown_winners(folded, n, strength, x):
+def showdown_winners(folded, n, strength, x, P):
     """(top, cnt) at the showdown n of deal x (``strength`` int[P, deals]): the strongest hand
     of the players not folded, and how many of them hold it (they split the pot)."""
     top = -1
     cnt = 0
-    for j in range(folded.shape[1]):
+    for j in range(P):
         if not folded[n, j]:
             s = strength[j, x]
             if s > top:
@@ -67,7 +67,7 @@ def terminal_payoffs(kind, spent, folded, n, strength, x, pay):
         for p in range(P):
             pay[p] = -spent[n, p] if folded[n, p] else pot - spent[n, p]
         return
-    top, cnt = showdown_winners(folded, n, strength, x)
+    top, cnt = showdown_winners(folded, n, strength, x, P)
     for p in range(P):
         if folded[n, p] or strength[p, x] != top:
             pay[p] = -spent[n, p]
@@ -145,7 +145,7 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
                         val[k - 1, slot, p, x] = o
             else:
                 for x in range(m):
-                    top, cnt = showdown_winners(folded, n, strength, x)
+                    top, cnt = showdown_winners(folded, n, strength, x, P)
                     for p in range(P):
                         if not upd[p]:
                             continue

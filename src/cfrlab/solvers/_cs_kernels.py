@@ -138,7 +138,7 @@ def _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune):
                         c = child[fc + ci]
                         inst = val[i, c] - v
                         EK.add_regret(regret, row, nodes[c, EK.COL_ACTION], inst, pos_f, neg_f, floor)
-                    EK.add_average(avg, sigma, row, reach[i, n], avg_f)
+                    EK.add_average(avg, sigma, row, reach[i, n], avg_f, avg.shape[1])
         n -= 1
 
 
