@@ -35,6 +35,7 @@ from cfrlab.engine._kernels import (  # noqa: F401
     normalize_rows,
     root_value,
     run_iterations,
+    run_wide_iterations,
     sum_children,
     terminals,
 )

@@ -218,7 +218,8 @@ class CFRSolver:
                 reach, val, self.rule, self.iterations, n, uniforms)
             self.iterations += n
             return
-        K.run_iterations(
+        run = K.run_iterations if self.regret.shape[1] == 3 else K.run_wide_iterations
+        run(
             K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off),
             K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, self._opbuf32, e.opint, e.opc),
             K.SolverTables(self.regret, self._pred, self.avg, self._sigma),
