@@ -387,7 +387,7 @@ def _add_average(avg, sigma, row, w, avg_f, A):
         avg[row, a] = avg[row, a] * avg_f + w * sigma[row, a]
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, inline="always")
 def _update_wide(walk, tables, fc, nc, o, row, L, vi, ri, update, steps):
     """The acting player's value (and CFR update) at a decision with more than three children;
     ``steps`` = (pos_f, neg_f, avg_f, floor) of the iteration."""
@@ -506,12 +506,12 @@ def _backward_nodes(walk, view, tables, reach, values, trav, mode, rule, t, br_a
                             arg = nodes[c, COL_ACTION]
                     values[i, o + s] = best
                     br_action[row + s] = arg
-            elif wide:  # no-limit tables: any number of children, one column per raise size
+            elif wide and nc > 3:  # a no-limit decision with several raise sizes
                 _update_wide(walk, tables, fc, nc, o, row, L, values[i], reach[i], mode == MODE_CFR,
                              (pos_f, neg_f, avg_f, floor))
             else:
-                # limit tables: up to three children; their offsets and actions hoisted out of
-                # the state loop, the average's three columns unrolled
+                # up to three children; their offsets and actions hoisted out of the state loop
+                # (limit tables: the average's three columns unrolled)
                 vi = values[i]
                 ri = reach[i]
                 c0 = child[fc]
@@ -548,7 +548,7 @@ def _backward_nodes(walk, view, tables, reach, values, trav, mode, rule, t, br_a
                                 pred[x, a1] = v1 - v
                             if nc > 2:
                                 pred[x, a2] = v2 - v
-                        _add_average(avg, sigma, x, ri[o + s], avg_f, 3)
+                        _add_average(avg, sigma, x, ri[o + s], avg_f, avg.shape[1] if wide else 3)
 
 
 @njit(cache=NUMBA_CACHE)
