@@ -42,6 +42,7 @@ from cfrlab.engine._kernels import (  # noqa: F401
 from cfrlab.engine._kernels import _add_average as add_average  # noqa: F401
 from cfrlab.engine._kernels import _add_regret as add_regret  # noqa: F401
 from cfrlab.engine._kernels import _discounts as discounts  # noqa: F401
+from cfrlab.engine._kernels import _limit_match_rows as limit_match_rows  # noqa: F401
 from cfrlab.engine._kernels import _regret_match_rows as regret_match_rows  # noqa: F401
 from cfrlab.engine._nplayer_kernels import UpdateRule as NUpdateRule  # noqa: F401
 from cfrlab.engine._nplayer_kernels import iterate as nplayer_iterate  # noqa: F401

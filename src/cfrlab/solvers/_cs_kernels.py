@@ -59,15 +59,16 @@ def _sample_cs(u0, u1, cdf, optab, opbuf, fold_op, pmap, pmap_off, R, st, scale)
             s1 = pmap[pmap_off[r] + s1]
 
 
-@njit(cache=NUMBA_CACHE)
-def _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune):
+@njit(cache=NUMBA_CACHE, inline="always")
+def _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune, wide):
     """One walk of chance-sampled CFR on scalars: the deal's states are ``st[p, r]``; a
     showdown is worth ``sd`` (= W / P of the pair) per chip of stake to player 0. ``tree``
     CsTree, ``tables`` SolverTables, ``steps`` = (pos_f, neg_f, avg_f, floor) of the
     iteration; ``skip_to`` int64[N] scratch (-1).
 
     With ``prune``, a subtree neither player reaches is skipped (its values are 0, so regrets
-    and averages would not change; only valid without discounting)."""
+    and averages would not change; only valid without discounting). ``wide`` (a literal): the
+    tables have more than three columns."""
     nodes, child, row_off, legal, node_u, subtree_end, _pmap, _pmap_off = tree
     regret, _pred, avg, sigma = tables
     pos_f, neg_f, avg_f, floor = steps
@@ -93,7 +94,11 @@ def _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune):
         if nodes[n, EK.COL_KIND] == DECISION:
             q = nodes[n, EK.COL_PLAYER]
             d = nodes[n, EK.COL_DECISION]
-            EK.regret_match_rows(regret, legal, d, row_off[d] + st[q, nodes[n, EK.COL_ROUND]], 1, sigma)
+            row = row_off[d] + st[q, nodes[n, EK.COL_ROUND]]
+            if wide:
+                EK.regret_match_rows(regret, legal, d, row, 1, sigma)
+            else:
+                EK.limit_match_rows(regret, legal, d, row, 1, sigma)
         n += 1
     n = N - 1
     while n >= 0:
@@ -138,7 +143,7 @@ def _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune):
                         c = child[fc + ci]
                         inst = val[i, c] - v
                         EK.add_regret(regret, row, nodes[c, EK.COL_ACTION], inst, pos_f, neg_f, floor)
-                    EK.add_average(avg, sigma, row, reach[i, n], avg_f, avg.shape[1])
+                    EK.add_average(avg, sigma, row, reach[i, n], avg_f, avg.shape[1] if wide else 3)
         n -= 1
 
 
@@ -146,9 +151,23 @@ def _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune):
 def run_cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms):
     """Chance-sampled CFR (Zinkevich 2007): one joint deal per iteration, scalar walks.
 
-    ``tree`` CsTree, ``chance`` CsChance, ``tables`` SolverTables (``pred`` unused), ``rule``
-    UpdateRule. ``node_u`` float64[N]: player 0's winnings at a fold, the stake at a showdown;
-    ``reach`` and ``val`` float64[2, N] scratch."""
+    ``tree`` CsTree, ``chance`` CsChance, ``tables`` SolverTables (``pred`` unused; three
+    columns: ``run_wide_cs_iterations`` takes no-limit tables), ``rule`` UpdateRule.
+    ``node_u`` float64[N]: player 0's winnings at a fold, the stake at a showdown; ``reach``
+    and ``val`` float64[2, N] scratch."""
+    _cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms, False)
+
+
+@njit(cache=NUMBA_CACHE)
+def run_wide_cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms):
+    """``run_cs_iterations`` for tables of more than three columns (no-limit trees)."""
+    _cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms, True)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms, wide):
+    """The iteration loop; ``wide`` a literal, the walk inlined (one pass is about a
+    microsecond: a call per pass would be a measurable share)."""
     nodes, pmap, pmap_off = tree.nodes, tree.pmap, tree.pmap_off
     optab, opbuf, fold_op, sd_op, cdf = chance
     R = fold_op.shape[0]
@@ -168,12 +187,8 @@ def run_cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, unifor
         sd = opbuf[off + (b % K) * H * H + (s1 - b * H) * H + (s0 - b * H)] * scale[R - 1]
         pos_f, neg_f, avg_f = EK.discounts(rule, t)
         steps = (pos_f, neg_f, avg_f, rule.regret_floor)
-        if rule.alternating:
+        # alternating: player 0's pass, then player 1's; else one pass updates both
+        for ps in range(2 if rule.alternating else 1):
             for i in range(2):
-                trav[0] = i == 0
-                trav[1] = i == 1
-                _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune)
-        else:
-            trav[0] = True
-            trav[1] = True
-            _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune)
+                trav[i] = not rule.alternating or i == ps
+            _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune, wide)
