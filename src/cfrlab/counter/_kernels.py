@@ -92,7 +92,7 @@ def restricted_walk(walk, ops, num_states, policy, trav, mode, regret, avg, rule
                 c = child[fc + ci]
                 inst = vi[node_off[c] + s] - basev
                 EK.add_regret(regret, x, nodes[c, EK.COL_ACTION], inst, pos_f, neg_f, floor)
-            EK.add_average(avg, sigma_base, x, ri[o + s], avg_f, avg.shape[1])
+            EK.add_average(avg, sigma_base, x, ri[o + s], avg_f, 3)  # limit tables only (RestrictedSolver)
     return EK.root_value(walk, num_states, trav, values)
 
 

@@ -664,8 +664,16 @@ def root_value(walk, num_states, player, values):
 def normalize_row_range(table, legal, dec_of_row, out, lo, hi):
     """Rows lo..hi-1 of ``table`` (rows, A): out[row] = its positive parts on the legal actions,
     normalized; uniform on the legal actions where none is positive. Regret matching, and for a
-    nonnegative table (an average) its rows as distributions."""
-    A = table.shape[1]
+    nonnegative table (an average) its rows as distributions. Three-column (limit) tables get
+    their own copy of the loop, the column count a constant."""
+    if table.shape[1] == 3:
+        _normalize_rows(table, legal, dec_of_row, out, lo, hi, 3)
+    else:
+        _normalize_rows(table, legal, dec_of_row, out, lo, hi, table.shape[1])
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _normalize_rows(table, legal, dec_of_row, out, lo, hi, A):
     for row in range(lo, hi):
         d = dec_of_row[row]
         tot = 0.0
