@@ -11,93 +11,67 @@ what differs is the bottom-up pass at the travelling player's nodes:
   its rows it plays ``sigma_up`` (the model) with probability ``conf[row]`` and its best action
   otherwise, value ``conf * sum_a fix_a v_a + (1 - conf) * max_a v_a``.
 
-Arguments come in the engine's named groups (``WalkTree``, ``TerminalOps``); tables are
-float64[rows, 3] in the ENGINE.md row layout.
+Arguments come in the engine's named groups (``WalkTree``, ``TerminalOps``, ``SolverTables``,
+``UpdateRule``) and two of this module's; tables are float64[rows, 3] in the ENGINE.md row
+layout:
+
+- ``RestrictedPolicy``: ``sigma_up`` (the policy played: reach and the value passed up),
+  ``sigma_base`` (the regret baseline and the average's weights) and ``conf`` float64[rows]
+  (the restricted opponent's confidence in DBR's best response; else an empty array);
+- ``WinnerBonus``: the perturbed game's winner's share, ``ops`` (TerminalOps of the winnings
+  ``w``), ``values`` (their arena, float64[2, slots]), ``term_end`` (the terminals' slots
+  end) and ``bonus``.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine.kernels import (
-    COL_ACTION,
-    COL_DECISION,
-    COL_FCHILD,
-    COL_KIND,
-    COL_NCHILD,
-    COL_PLAYER,
-    COL_ROUND,
-    backward,
-    forward,
-    terminals,
-)
-from cfrlab.engine.kernels import (
-    FIXED_POLICY as K_FIXED,
-)
-from cfrlab.engine.kernels import (
-    add_average as _add_average,
-)
-from cfrlab.engine.kernels import (
-    add_regret as _add_regret,
-)
-from cfrlab.engine.kernels import (
-    discounts as _discounts,
-)
+from cfrlab.engine import kernels as EK
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD
 
 MODE_UPDATE, MODE_RESTRICTED_BR = 1, 3
 
+RestrictedPolicy = namedtuple("RestrictedPolicy", "sigma_up sigma_base conf")
+WinnerBonus = namedtuple("WinnerBonus", "ops values term_end bonus")
+
 
 @njit(cache=NUMBA_CACHE)
-def restricted_walk(walk, ops, num_states, sigma_up, sigma_base, conf, trav, mode, regret, avg, rule, t,
-                    reach, values):
-    """One walk for player ``trav``: reach under ``sigma_up``, terminal values, then the
-    bottom-up pass of ``mode``; returns ``trav``'s value (the sum of its root vector)."""
-    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
-    groups, term_util, optab, opbuf, opbuf32, opint, opc = ops
-    R = num_states.shape[0]
-    sbase = np.zeros((2, R), dtype=np.int64)
-    scale = np.ones(R)
-    none = np.zeros((0, 3))
-    forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma_up, none, sigma_up,
-            reach, -1)
-    terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, num_states, scale, trav, reach,
-              values)
-    pos_f, neg_f, avg_f = _discounts(rule, t)
+def restricted_walk(walk, ops, num_states, policy, trav, mode, regret, avg, rule, t, reach, values):
+    """One walk for player ``trav``: reach under ``policy.sigma_up`` (``RestrictedPolicy``),
+    terminal values, then the bottom-up pass of ``mode``; returns ``trav``'s value (the sum
+    of its root vector)."""
+    nodes, child, row_off, _legal, node_off, pmap, pmap_off = walk
+    sigma_up, sigma_base, conf = policy
+    view = EK.full_view(num_states)
+    EK.forward(walk, view, EK.fixed_tables(sigma_up), reach, -1)
+    EK.terminals(ops, view, trav, reach, values)
+    pos_f, neg_f, avg_f = EK.discounts(rule, t)
     floor = rule.regret_floor
     vi = values[trav]
     ri = reach[trav]
     N = nodes.shape[0]
     for n in range(N - 1, -1, -1):
-        kind = nodes[n, COL_KIND]
+        kind = nodes[n, EK.COL_KIND]
         if kind >= FOLD:
             continue
         o = node_off[n]
-        r = nodes[n, COL_ROUND]
+        r = nodes[n, EK.COL_ROUND]
         L = num_states[r]
-        fc = nodes[n, COL_FCHILD]
+        fc = nodes[n, EK.COL_FCHILD]
         if kind == CHANCE:
-            oc = node_off[child[fc]]
-            for s in range(L):
-                vi[o + s] = 0.0
-            base = pmap_off[r + 1]
-            for s in range(num_states[r + 1]):
-                vi[o + pmap[base + s]] += vi[oc + s]
+            EK.chance_values(nodes, child, node_off, pmap, pmap_off, view.sbase, num_states, n, trav, vi)
             continue
-        q = nodes[n, COL_PLAYER]
-        nc = nodes[n, COL_NCHILD]
+        q = nodes[n, EK.COL_PLAYER]
+        nc = nodes[n, EK.COL_NCHILD]
         if q != trav:
-            oc = node_off[child[fc]]
-            for s in range(L):
-                vi[o + s] = vi[oc + s]
-            for ci in range(1, nc):
-                oc = node_off[child[fc + ci]]
-                for s in range(L):
-                    vi[o + s] += vi[oc + s]
+            EK.sum_children(nodes, child, node_off, n, L, vi)
             continue
-        row = row_off[nodes[n, COL_DECISION]]
+        row = row_off[nodes[n, EK.COL_DECISION]]
         for s in range(L):
             x = row + s
             up = 0.0
@@ -105,7 +79,7 @@ def restricted_walk(walk, ops, num_states, sigma_up, sigma_base, conf, trav, mod
             best = -np.inf
             for ci in range(nc):
                 c = child[fc + ci]
-                a = nodes[c, COL_ACTION]
+                a = nodes[c, EK.COL_ACTION]
                 v = vi[node_off[c] + s]
                 up += sigma_up[x, a] * v
                 basev += sigma_base[x, a] * v
@@ -116,13 +90,10 @@ def restricted_walk(walk, ops, num_states, sigma_up, sigma_base, conf, trav, mod
             vi[o + s] = up
             for ci in range(nc):
                 c = child[fc + ci]
-                _add_regret(regret, x, nodes[c, COL_ACTION], vi[node_off[c] + s] - basev, pos_f, neg_f, floor)
-            _add_average(avg, sigma_base, x, ri[o + s], avg_f)
-    tot = 0.0
-    o = node_off[0]
-    for s in range(num_states[0]):
-        tot += vi[o + s]
-    return tot
+                inst = vi[node_off[c] + s] - basev
+                EK.add_regret(regret, x, nodes[c, EK.COL_ACTION], inst, pos_f, neg_f, floor)
+            EK.add_average(avg, sigma_base, x, ri[o + s], avg_f, 3)  # limit tables only (RestrictedSolver)
+    return EK.root_value(walk, num_states, trav, values)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -162,88 +133,68 @@ def mix_dbr(fixed, free, conf, player_of_row, opp, out):
 def own_reach_rows(walk, num_states, sigma, player, reach, out):
     """out[row] = ``player``'s own reach (product of its probabilities under ``sigma``) of
     each of its rows; other rows untouched."""
-    nodes, _child, row_off, legal, node_off, pmap, pmap_off = walk
-    R = num_states.shape[0]
-    sbase = np.zeros((2, R), dtype=np.int64)
-    none = np.zeros((0, 3))
-    forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, none, sigma, reach, -1)
+    nodes, _child, row_off, _legal, node_off, _pmap, _pmap_off = walk
+    EK.forward(walk, EK.full_view(num_states), EK.fixed_tables(sigma), reach, -1)
     for n in range(nodes.shape[0]):
-        if nodes[n, COL_KIND] != DECISION or nodes[n, COL_PLAYER] != player:
+        if nodes[n, EK.COL_KIND] != DECISION or nodes[n, EK.COL_PLAYER] != player:
             continue
-        row = row_off[nodes[n, COL_DECISION]]
+        row = row_off[nodes[n, EK.COL_DECISION]]
         o = node_off[n]
-        for s in range(num_states[nodes[n, COL_ROUND]]):
+        for s in range(num_states[nodes[n, EK.COL_ROUND]]):
             out[row + s] = reach[player, o + s]
 
 
 @njit(cache=NUMBA_CACHE)
-def perturbed_iterations(walk, ops, aux_ops, tables, reach, values, aux_values, rule, t0, n_iter, num_states,
-                         term_end, bonus):
+def _bonus_terminals(ops, bonus, view, i, reach, values):
+    """Player i's terminal values in the perturbed game: ``v + bonus * w_0`` (player 0) or
+    ``(1 + bonus) * v - bonus * w_1`` (player 1), ``w`` from ``bonus.ops``."""
+    EK.terminals(ops, view, i, reach, values)
+    EK.terminals(bonus.ops, view, i, reach, bonus.values)
+    vi = values[i]
+    wi = bonus.values[i]
+    b = bonus.bonus
+    if i == 0:
+        for k in range(bonus.term_end):
+            vi[k] = vi[k] + b * wi[k]
+    else:
+        for k in range(bonus.term_end):
+            vi[k] = (1.0 + b) * vi[k] - b * wi[k]
+
+
+@njit(cache=NUMBA_CACHE)
+def perturbed_iterations(walk, ops, bonus, tables, reach, values, rule, t0, n_iter, num_states):
     """Full-width alternating CFR where the winner of every terminal gets ``1 + bonus`` times
     its winnings: the engine's walk (as ``run_iterations`` FULL) with each traverser's terminal
     values ``v + bonus * w_0`` (player 0) or ``(1 + bonus) * v - bonus * w_1`` (player 1), where
-    ``w`` comes from ``aux_ops``, the same terminals with the positive part of the showdown
-    table and of player 0's fold winnings (player 1's part is what the original has beyond it).
-    ``bonus = 0`` gives the unperturbed iterates exactly."""
-    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
-    groups, term_util, optab, opbuf, opbuf32, opint, opc = ops
-    agroups, aterm_util, aoptab, aopbuf, aopbuf32, aopint, aopc = aux_ops
-    regret, pred, avg, sigma = tables
-    R = num_states.shape[0]
-    sbase = np.zeros((2, R), dtype=np.int64)
-    scale = np.ones(R)
+    ``w`` comes from ``bonus.ops`` (``WinnerBonus``), the same terminals with the positive part
+    of the showdown table and of player 0's fold winnings (player 1's part is what the original
+    has beyond it). ``bonus = 0`` gives the unperturbed iterates exactly."""
+    view = EK.full_view(num_states)
     trav = np.zeros(2, dtype=np.bool_)
     br_dummy = np.zeros(1, dtype=np.int8)
     for it in range(n_iter):
         t = t0 + it + 1
         for i in range(2):
             rm = 1 - i if it + i > 0 else 2
-            forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, regret, pred, sigma, reach, rm)
-            terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, num_states, scale, i, reach,
-                      values)
-            terminals(agroups, aterm_util, aoptab, aopbuf, aopbuf32, aopint, aopc, sbase, num_states, scale, i,
-                      reach, aux_values)
-            vi = values[i]
-            wi = aux_values[i]
-            if i == 0:
-                for k in range(term_end):
-                    vi[k] = vi[k] + bonus * wi[k]
-            else:
-                for k in range(term_end):
-                    vi[k] = (1.0 + bonus) * vi[k] - bonus * wi[k]
+            EK.forward(walk, view, tables, reach, rm)
+            _bonus_terminals(ops, bonus, view, i, reach, values)
             trav[0] = i == 0
             trav[1] = i == 1
-            backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, reach,
-                     values, trav, 1, regret, pred, avg, rule, t, br_dummy)
+            EK.backward(walk, view, tables, reach, values, trav, 1, rule, t, br_dummy)
 
 
 @njit(cache=NUMBA_CACHE)
-def perturbed_value(walk, ops, aux_ops, num_states, sigma, player, reach, values, aux_values, term_end, bonus):
+def perturbed_value(walk, ops, bonus, num_states, sigma, player, reach, values):
     """``player``'s expected winnings in the game with the winner's ``bonus`` when both play
-    the fixed policy ``sigma`` (the terminal values of ``perturbed_iterations``, averaged)."""
-    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
-    groups, term_util, optab, opbuf, _o32, opint, opc = ops
-    agroups, aterm_util, aoptab, aopbuf, _a32, aopint, aopc = aux_ops
-    R = num_states.shape[0]
-    sbase = np.zeros((2, R), dtype=np.int64)
-    scale = np.ones(R)
-    none = np.zeros((0, 3))
-    e32 = np.zeros(0, dtype=np.float32)
-    forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, none, sigma, reach, -1)
-    terminals(groups, term_util, optab, opbuf, e32, opint, opc, sbase, num_states, scale, player, reach, values)
-    terminals(agroups, aterm_util, aoptab, aopbuf, e32, aopint, aopc, sbase, num_states, scale, player, reach,
-              aux_values)
-    vi = values[player]
-    wi = aux_values[player]
-    for k in range(term_end):
-        vi[k] = vi[k] + bonus * wi[k] if player == 0 else (1.0 + bonus) * vi[k] - bonus * wi[k]
+    the fixed policy ``sigma`` (the terminal values of ``perturbed_iterations``, averaged);
+    exact (float64) terminal products."""
+    view = EK.full_view(num_states)
+    fixed = EK.fixed_tables(sigma)
+    EK.forward(walk, view, fixed, reach, -1)
+    exact = WinnerBonus(EK.exact_ops(bonus.ops), bonus.values, bonus.term_end, bonus.bonus)
+    _bonus_terminals(EK.exact_ops(ops), exact, view, player, reach, values)
     trav = np.zeros(2, dtype=np.bool_)
     trav[player] = True
     br_dummy = np.zeros(1, dtype=np.int8)
-    backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, reach, values,
-             trav, 0, sigma, none, sigma, K_FIXED, 1, br_dummy)
-    tot = 0.0
-    o = node_off[0]
-    for s in range(num_states[0]):
-        tot += vi[o + s]
-    return tot
+    EK.backward(walk, view, fixed, reach, values, trav, 0, EK.FIXED_POLICY, 1, br_dummy)
+    return EK.root_value(walk, num_states, player, values)

@@ -95,11 +95,11 @@ class PerturbedSolver:
         aterm[0, fold] = np.maximum(aterm[0, fold], 0.0)
         aterm[1, fold] = np.minimum(aterm[1, fold], 0.0)
         self._aux = aux
-        self._aux_ops = K.TerminalOps(alay.groups, np.ascontiguousarray(aterm), aux.optab, aux.opbuf,
-                                      aux.opbuf32() if self.solver._opbuf32.size else self.solver._opbuf32,
-                                      aux.opint, aux.opc)
-        self._aux_values = np.zeros_like(self.solver._values)
-        self._term_end = int(sum(int(T) * int(cap) for _p, T, _r, _a, _b, _s, cap in lay.groups))
+        aux_ops = K.TerminalOps(alay.groups, np.ascontiguousarray(aterm), aux.optab, aux.opbuf,
+                                aux.opbuf32() if self.solver._opbuf32.size else self.solver._opbuf32,
+                                aux.opint, aux.opc)
+        term_end = int(sum(int(T) * int(cap) for _p, T, _r, _a, _b, _s, cap in lay.groups))
+        self._bonus = CK.WinnerBonus(aux_ops, np.zeros_like(self.solver._values), term_end, self._b)
 
     @property
     def iterations(self) -> int:
@@ -110,8 +110,8 @@ class PerturbedSolver:
         CK.perturbed_iterations(
             K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off),
             K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, s._opbuf32, e.opint, e.opc),
-            self._aux_ops, K.SolverTables(s.regret, s._pred, s.avg, s._sigma), s._reach, s._values,
-            self._aux_values, s.rule, s.iterations, int(n), e.num_states, self._term_end, self._b)
+            self._bonus, K.SolverTables(s.regret, s._pred, s.avg, s._sigma), s._reach, s._values,
+            s.rule, s.iterations, int(n), e.num_states)
         s.iterations += int(n)
 
     def average_policy(self) -> np.ndarray:
@@ -122,9 +122,9 @@ class PerturbedSolver:
         ``policy`` (float64[rows, 3]): winnings times 1 + bonus, losses times 1 + penalty."""
         e, lay = self.solver.engine, self.solver._layout
         reach, values = lay.arenas()
-        aux_values = np.zeros_like(values)
+        bonus = self._bonus._replace(values=np.zeros_like(values))
         ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, self.solver._opbuf32, e.opint, e.opc)
         return float(CK.perturbed_value(
             K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off), ops,
-            self._aux_ops, e.num_states, np.ascontiguousarray(policy, dtype=np.float64), int(player), reach,
-            values, aux_values, self._term_end, self._b)) * self._scale
+            bonus, e.num_states, np.ascontiguousarray(policy, dtype=np.float64), int(player), reach,
+            values)) * self._scale

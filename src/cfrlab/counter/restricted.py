@@ -112,8 +112,9 @@ class RestrictedSolver:
         CK.mix_rnr(self.fixed, free, self._fix_reach, self._free_reach, self.p, e.player_of_row, 1 - g, out)
 
     def _walk_for(self, trav, up, base, regret, avg, t):
-        return CK.restricted_walk(self._walk, self._train_ops, self.engine.num_states, up, base, self._none, trav,
-                                  CK.MODE_UPDATE, regret, avg, self.rule, t, self._reach, self._values)
+        return CK.restricted_walk(self._walk, self._train_ops, self.engine.num_states,
+                                  CK.RestrictedPolicy(up, base, self._none), trav, CK.MODE_UPDATE, regret, avg,
+                                  self.rule, t, self._reach, self._values)
 
     def iterate(self, n: int = 1) -> None:
         e = self.engine
@@ -211,6 +212,6 @@ def restricted_best_response(tree, model, policy, fixed, conf, responder: int) -
     mine = e.player_of_row == responder
     sigma = np.ascontiguousarray(np.where(mine[:, None], fixed, policy))
     dummy = np.zeros((1, 3))
-    return float(CK.restricted_walk(walk, ops, e.num_states, sigma, sigma, np.ascontiguousarray(conf, dtype=np.float64),
-                                    responder, CK.MODE_RESTRICTED_BR, dummy, dummy, K.FIXED_POLICY, 1,
-                                    reach, values))
+    policy_br = CK.RestrictedPolicy(sigma, sigma, np.ascontiguousarray(conf, dtype=np.float64))
+    return float(CK.restricted_walk(walk, ops, e.num_states, policy_br, responder, CK.MODE_RESTRICTED_BR, dummy,
+                                    dummy, K.FIXED_POLICY, 1, reach, values))

@@ -36,8 +36,22 @@ Layouts:
   accumulated ones when the next strategy is chosen.
 
 Entry points take their arrays in named groups (namedtuples, which numba passes as typed
-tuples): ``WalkTree``, ``TerminalOps``, ``SolverTables``, ``UpdateRule``, ``PcsBlocks``. A call
-site names every array once, so two of thirty positional arrays cannot be swapped silently.
+tuples), built once by the Python wrapper and passed down whole to ``forward``, ``terminals``
+and ``backward``:
+
+- ``WalkTree``: the public tree and arena layout (``nodes child row_off legal node_off pmap
+  pmap_off``);
+- ``TerminalOps``: the terminal groups and their operators (``groups term_util optab opbuf
+  opbuf32 opint opc``);
+- ``SolverTables``: the policy tables (``regret pred avg sigma``; a fixed-policy walk uses
+  ``fixed_tables(sigma)``);
+- ``WalkView``: what one walk sees (``sbase ns_eff scale``, above; ``full_view`` for full
+  width);
+- ``UpdateRule`` and ``PcsBlocks`` (``cdf bpar bpar_off bsize bmass``: the board tree that
+  public chance sampling draws from).
+
+A call site names every array once, so two of thirty positional arrays cannot be swapped
+silently.
 """
 
 from __future__ import annotations
@@ -65,6 +79,7 @@ TerminalOps = namedtuple("TerminalOps", "groups term_util optab opbuf opbuf32 op
 SolverTables = namedtuple("SolverTables", "regret pred avg sigma")
 UpdateRule = namedtuple("UpdateRule", "alternating regret_floor discount_pos discount_neg alpha beta gamma")
 PcsBlocks = namedtuple("PcsBlocks", "cdf bpar bpar_off bsize bmass")
+WalkView = namedtuple("WalkView", "sbase ns_eff scale")
 
 FIXED_POLICY = UpdateRule(False, False, False, False, 0.0, 0.0, 0.0)  # walks that update nothing
 
@@ -116,9 +131,16 @@ def _match_wide(regret, pred, legal, d, row, L, sigma):
 
 @njit(cache=NUMBA_CACHE)
 def _regret_match_rows(regret, legal, d, row, L, sigma):
+    """sigma = regret matching of rows row .. row+L-1 (decision d), tables of any width."""
     if legal.shape[1] != 3:
         _match_wide(regret, regret[:0], legal, d, row, L, sigma)
-        return
+    else:
+        _limit_match_rows(regret, legal, d, row, L, sigma)
+
+
+@njit(cache=NUMBA_CACHE)
+def _limit_match_rows(regret, legal, d, row, L, sigma):
+    """Regret matching of three-column (limit) rows."""
     l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
     for x in range(row, row + L):
         _set_matched(sigma, x, regret[x, 0], regret[x, 1], regret[x, 2], l0, l1, l2)
@@ -126,10 +148,8 @@ def _regret_match_rows(regret, legal, d, row, L, sigma):
 
 @njit(cache=NUMBA_CACHE)
 def _predictive_match_rows(regret, pred, legal, d, row, L, sigma):
-    """Regret matching on accumulated plus predicted regrets (predictive CFR+)."""
-    if legal.shape[1] != 3:
-        _match_wide(regret, pred, legal, d, row, L, sigma)
-        return
+    """Regret matching of three-column rows on accumulated plus predicted regrets (predictive
+    CFR+)."""
     l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
     for x in range(row, row + L):
         _set_matched(sigma, x, regret[x, 0] + pred[x, 0], regret[x, 1] + pred[x, 1],
@@ -137,14 +157,27 @@ def _predictive_match_rows(regret, pred, legal, d, row, L, sigma):
 
 
 @njit(cache=NUMBA_CACHE)
-def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, pred, sigma,
-            reach, rm_player):
-    """Reach vectors at every node (preorder).
+def forward(walk, view, tables, reach, rm_player):
+    """Reach vectors at every node (preorder) of the slice ``view`` (``WalkView``), under the
+    policy ``tables.sigma`` (``SolverTables``; ``regret`` and ``pred`` feed regret matching).
 
     ``rm_player`` 0 or 1: only that player's strategy changed since the last walk over these
     arenas, so regret matching refreshes its sigma rows and only its reach is recomputed (the
     other player's reach is still in place); 2: both players; -1: sigma is a fixed policy and
-    both reaches are computed."""
+    both reaches are computed. Limit and no-limit tables each get their own compiled node loop
+    (as in ``backward``)."""
+    if tables.sigma.shape[1] == 3:
+        _forward_nodes(walk, view, tables, reach, rm_player, False)
+    else:
+        _forward_nodes(walk, view, tables, reach, rm_player, True)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _forward_nodes(walk, view, tables, reach, rm_player, wide):
+    """``forward``'s node loop; ``wide`` (a literal at each call): more than three columns."""
+    nodes, _child, row_off, legal, node_off, pmap, pmap_off = walk
+    sbase, ns_eff, _scale = view
+    regret, pred, _avg, sigma = tables
     N = nodes.shape[0]
     lo = 0 if rm_player != 1 else 1
     hi = 2 if rm_player != 0 else 1
@@ -158,10 +191,12 @@ def forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regr
             q = nodes[n, COL_PLAYER]
             r = nodes[n, COL_ROUND]
             d = nodes[n, COL_DECISION]
-            if pred.shape[0] > 0:
+            if wide:  # pred has no rows unless predictive
+                _match_wide(regret, pred, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
+            elif pred.shape[0] > 0:
                 _predictive_match_rows(regret, pred, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
             else:
-                _regret_match_rows(regret, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
+                _limit_match_rows(regret, legal, d, row_off[d] + sbase[q, r], ns_eff[r], sigma)
         if n == 0:
             continue
         p = nodes[n, COL_PARENT]
@@ -240,17 +275,26 @@ def _dense_group(Gm, Gm32, Rm, Vm, util, sc):
 
 
 @njit(cache=NUMBA_CACHE)
-def terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, ns_eff, scale, i, reach,
-              values):
-    """Player i's counterfactual values at every terminal, one operator product per group.
+def terminals(ops, view, i, reach, values):
+    """Player i's counterfactual values at every terminal, one operator product per group
+    (``ops`` TerminalOps).
 
-    The walk's slice of round r (``sbase``, ``ns_eff``) is a run of whole blocks, the same
-    for both players. Operator kinds (``optab[:, 4]``): dense blocks (a BLAS product when
-    there is one wide block); ``c * (1 - I)`` (one hole card: every other hand is possible),
-    O(H); ``c * sign(rank_x - rank_y)`` (showdown with one hole card), O(H) by prefix sums
+    The walk's slice of round r (``view``: ``sbase``, ``ns_eff``) is a run of whole blocks,
+    the same for both players; values are weighted by ``view.scale[r]``. Operator kinds
+    (``optab[:, 4]``): dense blocks (a BLAS product when there is one wide block);
+    ``c * (1 - I)`` (one hole card: every other hand is possible), O(H);
+    ``c * sign(rank_x - rank_y)`` (showdown with one hole card), O(H) by prefix sums
     over the rank order kept in ``opint`` (order, tie-group end, tie-group start per block).
     ``opbuf32``: a float32 copy of ``opbuf`` for single-precision GEMMs, or an empty array.
     """
+    _terminals(ops, view, i, reach, values)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _terminals(ops, view, i, reach, values):
+    """``terminals``' body, inlined in ``run_iterations``."""
+    groups, term_util, optab, opbuf, opbuf32, opint, opc = ops
+    sbase, ns_eff, scale = view
     o_ = 1 - i
     for g in range(groups.shape[0]):
         go, T, r = groups[g, 0], groups[g, 1], groups[g, 2]
@@ -336,15 +380,20 @@ def _add_regret(regret, row, a, inst, pos_f, neg_f, floor):
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
-def _add_average(avg, sigma, row, w, avg_f):
-    for a in range(avg.shape[1]):
+def _add_average(avg, sigma, row, w, avg_f, A):
+    """avg[row, :A] = avg_f * avg[row, :A] + w * sigma[row, :A]; A is a literal 3 in the limit
+    walk (unrolled once inlined), ``avg.shape[1]`` elsewhere."""
+    for a in range(A):
         avg[row, a] = avg[row, a] * avg_f + w * sigma[row, a]
 
 
-@njit(cache=NUMBA_CACHE)
-def _update_wide(nodes, child, node_off, fc, nc, o, row, L, vi, ri, sigma, regret, pred, avg,
-                 update, pos_f, neg_f, avg_f, floor):
-    """The acting player's value (and CFR update) at a decision with more than three children."""
+@njit(cache=NUMBA_CACHE, inline="always")
+def _update_wide(walk, tables, fc, nc, o, row, L, vi, ri, update, steps):
+    """The acting player's value (and CFR update) at a decision with more than three children;
+    ``steps`` = (pos_f, neg_f, avg_f, floor) of the iteration."""
+    nodes, child, _row_off, _legal, node_off, _pmap, _pmap_off = walk
+    regret, pred, avg, sigma = tables
+    pos_f, neg_f, avg_f, floor = steps
     predict = pred.shape[0] > 0
     for s in range(L):
         x = row + s
@@ -361,17 +410,65 @@ def _update_wide(nodes, child, node_off, fc, nc, o, row, L, vi, ri, sigma, regre
                 _add_regret(regret, x, a, inst, pos_f, neg_f, floor)
                 if predict:
                     pred[x, a] = inst
-            _add_average(avg, sigma, x, ri[o + s], avg_f)
+            _add_average(avg, sigma, x, ri[o + s], avg_f, avg.shape[1])
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def chance_values(nodes, child, node_off, pmap, pmap_off, sbase, ns_eff, n, i, vi):
+    """Player i's values ``vi`` at the chance node n: each next-round state's value added to
+    its parent state's (the parent map of the walk's slice ``sbase``, ``ns_eff``); inlined in
+    the per-node loops."""
+    r = nodes[n, COL_ROUND]
+    o = node_off[n]
+    oc = node_off[child[nodes[n, COL_FCHILD]]]
+    for s in range(ns_eff[r]):
+        vi[o + s] = 0.0
+    base = pmap_off[r + 1] + sbase[i, r + 1]
+    pb = sbase[i, r]
+    for s in range(ns_eff[r + 1]):
+        vi[o + pmap[base + s] - pb] += vi[oc + s]
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def sum_children(nodes, child, node_off, n, L, vi):
+    """``vi`` at node n (L states) = the sum of its children's: the value of a player who
+    does not act there."""
+    fc = nodes[n, COL_FCHILD]
+    o = node_off[n]
+    oc = node_off[child[fc]]
+    for s in range(L):
+        vi[o + s] = vi[oc + s]
+    for ci in range(1, nodes[n, COL_NCHILD]):
+        oc = node_off[child[fc + ci]]
+        for s in range(L):
+            vi[o + s] += vi[oc + s]
 
 
 @njit(cache=NUMBA_CACHE)
-def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
-             reach, values, trav, mode, regret, pred, avg, rule, t, br_action):
-    """Values bottom-up for the players with ``trav[i]``; terminal values are already set.
+def backward(walk, view, tables, reach, values, trav, mode, rule, t, br_action):
+    """Values bottom-up for the players with ``trav[i]`` over the slice ``view``; terminal
+    values are already set. ``tables`` SolverTables: the policy ``sigma`` and (mode 1) the
+    tables updated.
 
     mode 0: expectation under sigma; 1: CFR regret and average updates at the travelling
     player's rows (iteration t, ``rule``); 2: best response (max, ``br_action``).
-    """
+
+    Limit tables (three columns) and no-limit ones each get their own compiled copy of the
+    node loop (``wide`` is a constant in each), so the limit walk carries no per-node test
+    or call for the wide case."""
+    if tables.sigma.shape[1] == 3:
+        _backward_nodes(walk, view, tables, reach, values, trav, mode, rule, t, br_action, False)
+    else:
+        _backward_nodes(walk, view, tables, reach, values, trav, mode, rule, t, br_action, True)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _backward_nodes(walk, view, tables, reach, values, trav, mode, rule, t, br_action, wide):
+    """``backward``'s node loop; ``wide`` (a literal at each call): the tables have more than
+    three columns."""
+    nodes, child, row_off, _legal, node_off, pmap, pmap_off = walk
+    sbase, ns_eff, _scale = view
+    regret, pred, avg, sigma = tables
     pos_f, neg_f, avg_f = _discounts(rule, t)
     floor = rule.regret_floor
     N = nodes.shape[0]
@@ -384,16 +481,9 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
         L = ns_eff[r]
         fc = nodes[n, COL_FCHILD]
         if kind == CHANCE:
-            oc = node_off[child[fc]]
             for i in range(2):
-                if not trav[i]:
-                    continue
-                for s in range(L):
-                    values[i, o + s] = 0.0
-                base = pmap_off[r + 1] + sbase[i, r + 1]
-                pb = sbase[i, r]
-                for s in range(ns_eff[r + 1]):
-                    values[i, o + pmap[base + s] - pb] += values[i, oc + s]
+                if trav[i]:
+                    chance_values(nodes, child, node_off, pmap, pmap_off, sbase, ns_eff, n, i, values[i])
             continue
         q = nodes[n, COL_PLAYER]
         d = nodes[n, COL_DECISION]
@@ -403,14 +493,7 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
             if not trav[i]:
                 continue
             if i != q:
-                vi = values[i]
-                oc = node_off[child[fc]]
-                for s in range(L):
-                    vi[o + s] = vi[oc + s]
-                for ci in range(1, nc):
-                    oc = node_off[child[fc + ci]]
-                    for s in range(L):
-                        vi[o + s] += vi[oc + s]
+                sum_children(nodes, child, node_off, n, L, values[i])
             elif mode == MODE_BR:
                 for s in range(L):
                     best = -np.inf
@@ -423,11 +506,12 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
                             arg = nodes[c, COL_ACTION]
                     values[i, o + s] = best
                     br_action[row + s] = arg
-            elif nc > 3:  # a no-limit decision with several raise sizes
-                _update_wide(nodes, child, node_off, fc, nc, o, row, L, values[i], reach[i], sigma,
-                             regret, pred, avg, mode == MODE_CFR, pos_f, neg_f, avg_f, floor)
+            elif wide and nc > 3:  # a no-limit decision with several raise sizes
+                _update_wide(walk, tables, fc, nc, o, row, L, values[i], reach[i], mode == MODE_CFR,
+                             (pos_f, neg_f, avg_f, floor))
             else:
                 # up to three children; their offsets and actions hoisted out of the state loop
+                # (limit tables: the average's three columns unrolled)
                 vi = values[i]
                 ri = reach[i]
                 c0 = child[fc]
@@ -464,7 +548,7 @@ def backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_e
                                 pred[x, a1] = v1 - v
                             if nc > 2:
                                 pred[x, a2] = v2 - v
-                        _add_average(avg, sigma, x, ri[o + s], avg_f)
+                        _add_average(avg, sigma, x, ri[o + s], avg_f, avg.shape[1] if wide else 3)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -489,64 +573,87 @@ def run_iterations(walk, ops, tables, reach, values, rule, t0, n_iter, sampling,
     (``sampling`` FULL) or one sampled board per iteration (PCS, from ``uniforms[it, 0]``).
 
     ``walk`` WalkTree, ``ops`` TerminalOps, ``tables`` SolverTables (updated in place),
-    ``rule`` UpdateRule, ``pcs`` PcsBlocks (PCS only), ``full_ns`` int64[R] states per round."""
-    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
-    groups, term_util, optab, opbuf, opbuf32, opint, opc = ops
-    regret, pred, avg, sigma = tables
+    ``rule`` UpdateRule, ``pcs`` PcsBlocks (PCS only), ``full_ns`` int64[R] states per round.
+    Limit (three-column) tables only; ``run_wide_iterations`` takes no-limit ones (one
+    compiled loop holding both walks was 7% slower on Leduc PCS)."""
+    _iterations(walk, ops, tables, reach, values, rule, (t0, n_iter), sampling, uniforms, pcs, full_ns, False)
+
+
+@njit(cache=NUMBA_CACHE)
+def run_wide_iterations(walk, ops, tables, reach, values, rule, t0, n_iter, sampling, uniforms, pcs, full_ns):
+    """``run_iterations`` for tables of more than three columns (no-limit trees)."""
+    _iterations(walk, ops, tables, reach, values, rule, (t0, n_iter), sampling, uniforms, pcs, full_ns, True)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _iterations(walk, ops, tables, reach, values, rule, span, sampling, uniforms, pcs, full_ns, wide):
+    """``run_iterations``' loop, iterations ``span`` = (t0, n_iter); ``wide`` a literal. The
+    walk's stages are inlined (no per-pass calls)."""
     cdf, bpar, bpar_off, bsize, bmass = pcs
+    t0, n_iter = span
     R = full_ns.shape[0]
     sbase = np.zeros((2, R), dtype=np.int64)
     ns_eff = full_ns.copy()
     scale = np.ones(R)
+    view = WalkView(sbase, ns_eff, scale)
     trav = np.zeros(2, dtype=np.bool_)
     br_dummy = np.zeros(1, dtype=np.int8)
     for it in range(n_iter):
         t = t0 + it + 1
         if sampling == PCS:
             _sample_pcs(uniforms[it, 0], cdf, bpar, bpar_off, bsize, bmass, R, sbase, ns_eff, scale)
-        if rule.alternating:  # alternating updates: player 0 then player 1 sees 0's new strategy
+        # alternating updates: player 0, then player 1 against 0's new strategy; else one
+        # pass updates both
+        for ps in range(2 if rule.alternating else 1):
+            # full width: only the player updated by the previous pass has a new sigma
+            rm = (1 - ps if (sampling == FULL and it + ps > 0) else 2) if rule.alternating else 2
+            _forward_nodes(walk, view, tables, reach, rm, wide)
             for i in range(2):
-                # full width: only the player updated by the previous pass has a new sigma
-                rm = 1 - i if (sampling == FULL and it + i > 0) else 2
-                forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret,
-                        pred, sigma, reach, rm)
-                terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, ns_eff, scale, i,
-                          reach, values)
-                trav[0] = i == 0
-                trav[1] = i == 1
-                backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff,
-                         sigma, reach, values, trav, MODE_CFR, regret, pred, avg, rule, t, br_dummy)
-        else:
-            forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, regret, pred,
-                    sigma, reach, 2)
-            for i in range(2):
-                terminals(groups, term_util, optab, opbuf, opbuf32, opint, opc, sbase, ns_eff, scale, i,
-                          reach, values)
-            trav[0] = True
-            trav[1] = True
-            backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, ns_eff, sigma,
-                     reach, values, trav, MODE_CFR, regret, pred, avg, rule, t, br_dummy)
+                trav[i] = not rule.alternating or i == ps
+                if trav[i]:
+                    _terminals(ops, view, i, reach, values)
+            _backward_nodes(walk, view, tables, reach, values, trav, MODE_CFR, rule, t, br_dummy, wide)
+
+
+@njit(cache=NUMBA_CACHE)
+def full_view(num_states):
+    """The full-width slice: every state of every round, weight 1."""
+    R = num_states.shape[0]
+    return WalkView(np.zeros((2, R), dtype=np.int64), num_states, np.ones(R))
+
+
+@njit(cache=NUMBA_CACHE)
+def fixed_tables(sigma):
+    """SolverTables for a walk under the fixed policy ``sigma`` (nothing is updated: regret
+    and average stand for sigma, no predicted regrets)."""
+    return SolverTables(sigma, np.zeros((0, sigma.shape[1])), sigma, sigma)
+
+
+@njit(cache=NUMBA_CACHE)
+def exact_ops(ops):
+    """``ops`` without the float32 operator copy: exact (float64) terminal products."""
+    e32 = ops.opbuf[:0].astype(np.float32)
+    return TerminalOps(ops.groups, ops.term_util, ops.optab, ops.opbuf, e32, ops.opint, ops.opc)
 
 
 @njit(cache=NUMBA_CACHE)
 def evaluate_fixed(walk, ops, num_states, sigma, player, mode, reach, values, br_action):
     """Full-width walk under the fixed policy ``sigma``; returns ``player``'s value (the sum
     of its root vector). mode 0: expected value; 2: best response (``br_action`` filled)."""
-    nodes, child, row_off, legal, node_off, pmap, pmap_off = walk
-    groups, term_util, optab, opbuf, _opbuf32, opint, opc = ops
-    R = num_states.shape[0]
-    sbase = np.zeros((2, R), dtype=np.int64)
-    scale = np.ones(R)
+    view = full_view(num_states)
+    fixed = fixed_tables(sigma)
     trav = np.zeros(2, dtype=np.bool_)
     trav[player] = True
-    none = np.zeros((0, sigma.shape[1]))
-    forward(nodes, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, none, sigma, reach, -1)
-    terminals(groups, term_util, optab, opbuf, opbuf[:0].astype(np.float32), opint, opc, sbase, num_states,
-              scale, player, reach,
-              values)
-    backward(nodes, child, row_off, legal, node_off, pmap, pmap_off, sbase, num_states, sigma, reach,
-             values, trav, mode, sigma, none, sigma, FIXED_POLICY, 1, br_action)
-    o = node_off[0]
+    forward(walk, view, fixed, reach, -1)
+    terminals(exact_ops(ops), view, player, reach, values)
+    backward(walk, view, fixed, reach, values, trav, mode, FIXED_POLICY, 1, br_action)
+    return root_value(walk, num_states, player, values)
+
+
+@njit(cache=NUMBA_CACHE)
+def root_value(walk, num_states, player, values):
+    """``player``'s value of the walk: the sum of its root vector."""
+    o = walk.node_off[0]
     tot = 0.0
     for s in range(num_states[0]):
         tot += values[player, o + s]
@@ -554,10 +661,20 @@ def evaluate_fixed(walk, ops, num_states, sigma, player, mode, reach, values, br
 
 
 @njit(cache=NUMBA_CACHE)
-def normalize_rows(table, legal, dec_of_row, out):
-    """Row-normalize a nonnegative (rows, A) table; rows summing to 0 become uniform on legal."""
-    A = table.shape[1]
-    for row in range(table.shape[0]):
+def normalize_row_range(table, legal, dec_of_row, out, lo, hi):
+    """Rows lo..hi-1 of ``table`` (rows, A): out[row] = its positive parts on the legal actions,
+    normalized; uniform on the legal actions where none is positive. Regret matching, and for a
+    nonnegative table (an average) its rows as distributions. Three-column (limit) tables get
+    their own copy of the loop, the column count a constant."""
+    if table.shape[1] == 3:
+        _normalize_rows(table, legal, dec_of_row, out, lo, hi, 3)
+    else:
+        _normalize_rows(table, legal, dec_of_row, out, lo, hi, table.shape[1])
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _normalize_rows(table, legal, dec_of_row, out, lo, hi, A):
+    for row in range(lo, hi):
         d = dec_of_row[row]
         tot = 0.0
         nl = 0
@@ -573,3 +690,9 @@ def normalize_rows(table, legal, dec_of_row, out):
                 out[row, a] = table[row, a] / tot if table[row, a] > 0.0 else 0.0
             else:
                 out[row, a] = 1.0 / nl
+
+
+@njit(cache=NUMBA_CACHE)
+def normalize_rows(table, legal, dec_of_row, out):
+    """Row-normalize a nonnegative (rows, A) table; rows summing to 0 become uniform on legal."""
+    normalize_row_range(table, legal, dec_of_row, out, 0, table.shape[0])

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.engine._kernels import _add_regret, _discounts, normalize_row_range
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 MODE_EV, MODE_CFR, MODE_BR = 0, 1, 2
@@ -38,25 +39,40 @@ UpdateRule = namedtuple("UpdateRule", "alternating regret_floor discount_pos dis
 Buffers = namedtuple("Buffers", "reach val inst rowreach best root")
 
 
-@njit(cache=NUMBA_CACHE)
-def regret_matching(regret, legal, dec_of_row, sigma, lo, hi):
-    """sigma[row] = positive regrets normalized (uniform on the legal actions when none), rows lo..hi-1."""
-    for row in range(lo, hi):
-        d = dec_of_row[row]
-        tot = 0.0
-        nl = 0
-        for a in range(3):
-            if legal[d, a]:
-                nl += 1
-                if regret[row, a] > 0.0:
-                    tot += regret[row, a]
-        for a in range(3):
-            if not legal[d, a]:
-                sigma[row, a] = 0.0
-            elif tot > 0.0:
-                sigma[row, a] = regret[row, a] / tot if regret[row, a] > 0.0 else 0.0
-            else:
-                sigma[row, a] = 1.0 / nl
+@njit(cache=NUMBA_CACHE, inline="always")
+def showdown_winners(folded, n, strength, x, P):
+    """(top, cnt) at the showdown n of deal x (``strength`` int[P, deals]): the strongest hand
+    of the players not folded, and how many of them hold it (they split the pot)."""
+    top = -1
+    cnt = 0
+    for j in range(P):
+        if not folded[n, j]:
+            s = strength[j, x]
+            if s > top:
+                top = s
+                cnt = 1
+            elif s == top:
+                cnt += 1
+    return top, cnt
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def terminal_payoffs(kind, spent, folded, n, strength, x, pay):
+    """pay[p]: player p's chips at the terminal n (a fold or a showdown) of deal x."""
+    P = pay.shape[0]
+    pot = 0.0
+    for p in range(P):
+        pot += spent[n, p]
+    if kind[n] == FOLD:
+        for p in range(P):
+            pay[p] = -spent[n, p] if folded[n, p] else pot - spent[n, p]
+        return
+    top, cnt = showdown_winners(folded, n, strength, x, P)
+    for p in range(P):
+        if folded[n, p] or strength[p, x] != top:
+            pay[p] = -spent[n, p]
+        else:
+            pay[p] = pot / cnt - spent[n, p]
 
 
 @njit(cache=NUMBA_CACHE)
@@ -69,18 +85,7 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
     pre_off, state, ppar, strength = D
     reach, val, inst, rowreach, best, root = buf
     P = upd.shape[0]
-    pos_f = 1.0
-    neg_f = 1.0
-    avg_f = 1.0
-    if mode == MODE_CFR:
-        tp = float(t - 1)
-        if rule.discount_pos:
-            x_ = tp ** rule.alpha
-            pos_f = x_ / (x_ + 1.0)
-        if rule.discount_neg:
-            x_ = tp ** rule.beta
-            neg_f = x_ / (x_ + 1.0)
-        avg_f = (tp / t) ** rule.gamma
+    pos_f, neg_f, avg_f = _discounts(rule, t) if mode == MODE_CFR else (1.0, 1.0, 1.0)
     floor = rule.regret_floor
     for e in events:
         if e >= 0:  # enter: this node's reach from its parent's
@@ -140,16 +145,7 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
                         val[k - 1, slot, p, x] = o
             else:
                 for x in range(m):
-                    top = -1
-                    cnt = 0
-                    for j in range(P):
-                        if not folded[n, j]:
-                            s = strength[j, x]
-                            if s > top:
-                                top = s
-                                cnt = 1
-                            elif s == top:
-                                cnt += 1
+                    top, cnt = showdown_winners(folded, n, strength, x, P)
                     for p in range(P):
                         if not upd[p]:
                             continue
@@ -188,10 +184,11 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
                             v += val[k, a, p, x]
                     val[k - 1, slot, p, x] = v
             if upd[i]:
-                if mode == MODE_BR:
+                if mode != MODE_EV:  # per-state sums: the children's values (BR) or regrets (CFR)
                     for s in range(ns):
                         for a in range(3):
                             inst[s, a] = 0.0
+                if mode == MODE_BR:
                     for x in range(m):
                         s = state[i, so + x]
                         for a in range(3):
@@ -206,10 +203,6 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
                     for x in range(m):
                         val[k - 1, slot, i, x] = val[k, best[state[i, so + x]], i, x]
                 else:
-                    if mode == MODE_CFR:
-                        for s in range(ns):
-                            for a in range(3):
-                                inst[s, a] = 0.0
                     for x in range(m):
                         s = state[i, so + x]
                         row = base + s
@@ -227,14 +220,8 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
                         for s in range(ns):
                             row = base + s
                             for a in range(3):
-                                if not legal[d, a]:
-                                    continue
-                                g = regret[row, a]
-                                g *= pos_f if g > 0.0 else neg_f
-                                g += inst[s, a]
-                                if floor and g < 0.0:
-                                    g = 0.0
-                                regret[row, a] = g
+                                if legal[d, a]:
+                                    _add_regret(regret, row, a, inst[s, a], pos_f, neg_f, floor)
                             if update_avg:
                                 rr = rowreach[s]
                                 for a in range(3):
@@ -251,7 +238,8 @@ def walk(T, D, sigma, upd, mode, regret, avg, rule, t, update_avg, buf, br_actio
 @njit(cache=NUMBA_CACHE)
 def iterate(T, D, rule, t0, n_iter, regret, avg, sigma, dec_of_row, buf):
     """Iterations t0+1 .. t0+n_iter of a full-width CFR variant, in compiled code. ``sigma``
-    holds the current strategy (regret matching of ``regret``) on entry and on return."""
+    holds the current strategy (regret matching of ``regret``: ``normalize_row_range``) on
+    entry and on return."""
     P = buf.root.shape[0]
     rows = regret.shape[0]
     upd = np.zeros(P, dtype=np.bool_)
@@ -264,30 +252,9 @@ def iterate(T, D, rule, t0, n_iter, regret, avg, sigma, dec_of_row, buf):
                 for p in range(P):
                     upd[p] = p == i
                 walk(T, D, sigma, upd, MODE_CFR, regret, avg, rule, t, True, buf, dummy)
-                regret_matching(regret, legal, dec_of_row, sigma, 0, rows)
+                normalize_row_range(regret, legal, dec_of_row, sigma, 0, rows)
         else:
             for p in range(P):
                 upd[p] = True
             walk(T, D, sigma, upd, MODE_CFR, regret, avg, rule, t, True, buf, dummy)
-            regret_matching(regret, legal, dec_of_row, sigma, 0, rows)
-
-
-@njit(cache=NUMBA_CACHE)
-def normalize_rows(table, legal, dec_of_row, out):
-    """Row-normalize a nonnegative table; rows summing to 0 become uniform over the legal actions."""
-    for row in range(table.shape[0]):
-        d = dec_of_row[row]
-        tot = 0.0
-        nl = 0
-        for a in range(3):
-            if legal[d, a]:
-                nl += 1
-                if table[row, a] > 0.0:
-                    tot += table[row, a]
-        for a in range(3):
-            if not legal[d, a]:
-                out[row, a] = 0.0
-            elif tot > 0.0:
-                out[row, a] = table[row, a] / tot if table[row, a] > 0.0 else 0.0
-            else:
-                out[row, a] = 1.0 / nl
+            normalize_row_range(regret, legal, dec_of_row, sigma, 0, rows)

@@ -24,17 +24,26 @@ from cfrlab.engine._kernels import (  # noqa: F401
     TerminalOps,
     UpdateRule,
     WalkTree,
+    WalkView,
     backward,
+    chance_values,
+    exact_ops,
+    fixed_tables,
     forward,
+    full_view,
+    normalize_row_range,
     normalize_rows,
+    root_value,
     run_iterations,
+    run_wide_iterations,
+    sum_children,
     terminals,
 )
 from cfrlab.engine._kernels import _add_average as add_average  # noqa: F401
 from cfrlab.engine._kernels import _add_regret as add_regret  # noqa: F401
 from cfrlab.engine._kernels import _discounts as discounts  # noqa: F401
+from cfrlab.engine._kernels import _limit_match_rows as limit_match_rows  # noqa: F401
 from cfrlab.engine._kernels import _regret_match_rows as regret_match_rows  # noqa: F401
 from cfrlab.engine._nplayer_kernels import UpdateRule as NUpdateRule  # noqa: F401
 from cfrlab.engine._nplayer_kernels import iterate as nplayer_iterate  # noqa: F401
-from cfrlab.engine._nplayer_kernels import normalize_rows as nplayer_normalize_rows  # noqa: F401
-from cfrlab.engine._nplayer_kernels import regret_matching as nplayer_regret_matching  # noqa: F401
+from cfrlab.engine._nplayer_kernels import terminal_payoffs as nplayer_terminal_payoffs  # noqa: F401

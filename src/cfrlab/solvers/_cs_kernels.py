@@ -17,28 +17,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine.kernels import (
-    COL_ACTION,
-    COL_DECISION,
-    COL_FCHILD,
-    COL_KIND,
-    COL_NCHILD,
-    COL_PARENT,
-    COL_PLAYER,
-    COL_ROUND,
-)
-from cfrlab.engine.kernels import (
-    add_average as _add_average,
-)
-from cfrlab.engine.kernels import (
-    add_regret as _add_regret,
-)
-from cfrlab.engine.kernels import (
-    discounts as _discounts,
-)
-from cfrlab.engine.kernels import (
-    regret_match_rows as _regret_match_rows,
-)
+from cfrlab.engine import kernels as EK
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 CsTree = namedtuple("CsTree", "nodes child row_off legal node_u subtree_end pmap pmap_off")
@@ -80,25 +59,30 @@ def _sample_cs(u0, u1, cdf, optab, opbuf, fold_op, pmap, pmap_off, R, st, scale)
             s1 = pmap[pmap_off[r] + s1]
 
 
-@njit(cache=NUMBA_CACHE)
-def _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg, sigma, reach,
-             val, skip_to, trav, pos_f, neg_f, avg_f, floor, prune):
+@njit(cache=NUMBA_CACHE, inline="always")
+def _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune, wide):
     """One walk of chance-sampled CFR on scalars: the deal's states are ``st[p, r]``; a
-    showdown is worth ``sd`` (= W / P of the pair) per chip of stake to player 0.
+    showdown is worth ``sd`` (= W / P of the pair) per chip of stake to player 0. ``tree``
+    CsTree, ``tables`` SolverTables, ``steps`` = (pos_f, neg_f, avg_f, floor) of the
+    iteration; ``skip_to`` int64[N] scratch (-1).
 
     With ``prune``, a subtree neither player reaches is skipped (its values are 0, so regrets
-    and averages would not change; only valid without discounting)."""
+    and averages would not change; only valid without discounting). ``wide`` (a literal): the
+    tables have more than three columns."""
+    nodes, child, row_off, legal, node_u, subtree_end, _pmap, _pmap_off = tree
+    regret, _pred, avg, sigma = tables
+    pos_f, neg_f, avg_f, floor = steps
     N = nodes.shape[0]
     reach[0, 0] = 1.0
     reach[1, 0] = 1.0
     n = 0
     while n < N:
         if n > 0:
-            p = nodes[n, COL_PARENT]
-            if nodes[p, COL_KIND] == DECISION:
-                q = nodes[p, COL_PLAYER]
-                row = row_off[nodes[p, COL_DECISION]] + st[q, nodes[p, COL_ROUND]]
-                reach[q, n] = reach[q, p] * sigma[row, nodes[n, COL_ACTION]]
+            p = nodes[n, EK.COL_PARENT]
+            if nodes[p, EK.COL_KIND] == DECISION:
+                q = nodes[p, EK.COL_PLAYER]
+                row = row_off[nodes[p, EK.COL_DECISION]] + st[q, nodes[p, EK.COL_ROUND]]
+                reach[q, n] = reach[q, p] * sigma[row, nodes[n, EK.COL_ACTION]]
                 reach[1 - q, n] = reach[1 - q, p]
             else:
                 reach[0, n] = reach[0, p]
@@ -107,10 +91,14 @@ def _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, 
                 skip_to[subtree_end[n] - 1] = n
                 n = subtree_end[n]
                 continue
-        if nodes[n, COL_KIND] == DECISION:
-            q = nodes[n, COL_PLAYER]
-            d = nodes[n, COL_DECISION]
-            _regret_match_rows(regret, legal, d, row_off[d] + st[q, nodes[n, COL_ROUND]], 1, sigma)
+        if nodes[n, EK.COL_KIND] == DECISION:
+            q = nodes[n, EK.COL_PLAYER]
+            d = nodes[n, EK.COL_DECISION]
+            row = row_off[d] + st[q, nodes[n, EK.COL_ROUND]]
+            if wide:
+                EK.regret_match_rows(regret, legal, d, row, 1, sigma)
+            else:
+                EK.limit_match_rows(regret, legal, d, row, 1, sigma)
         n += 1
     n = N - 1
     while n >= 0:
@@ -121,8 +109,8 @@ def _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, 
             val[1, m] = 0.0
             n = m - 1
             continue
-        kind = nodes[n, COL_KIND]
-        fc = nodes[n, COL_FCHILD]
+        kind = nodes[n, EK.COL_KIND]
+        fc = nodes[n, EK.COL_FCHILD]
         if kind == FOLD:
             u = node_u[n]
             val[0, n] = u * reach[1, n]
@@ -135,9 +123,9 @@ def _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, 
             val[0, n] = val[0, child[fc]]
             val[1, n] = val[1, child[fc]]
         else:
-            q = nodes[n, COL_PLAYER]
-            nc = nodes[n, COL_NCHILD]
-            row = row_off[nodes[n, COL_DECISION]] + st[q, nodes[n, COL_ROUND]]
+            q = nodes[n, EK.COL_PLAYER]
+            nc = nodes[n, EK.COL_NCHILD]
+            row = row_off[nodes[n, EK.COL_DECISION]] + st[q, nodes[n, EK.COL_ROUND]]
             for i in range(2):
                 if i != q:
                     v = 0.0
@@ -148,13 +136,14 @@ def _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, 
                 v = 0.0
                 for ci in range(nc):
                     c = child[fc + ci]
-                    v += sigma[row, nodes[c, COL_ACTION]] * val[i, c]
+                    v += sigma[row, nodes[c, EK.COL_ACTION]] * val[i, c]
                 val[i, n] = v
                 if trav[i]:
                     for ci in range(nc):
                         c = child[fc + ci]
-                        _add_regret(regret, row, nodes[c, COL_ACTION], val[i, c] - v, pos_f, neg_f, floor)
-                    _add_average(avg, sigma, row, reach[i, n], avg_f)
+                        inst = val[i, c] - v
+                        EK.add_regret(regret, row, nodes[c, EK.COL_ACTION], inst, pos_f, neg_f, floor)
+                    EK.add_average(avg, sigma, row, reach[i, n], avg_f, avg.shape[1] if wide else 3)
         n -= 1
 
 
@@ -162,12 +151,25 @@ def _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, 
 def run_cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms):
     """Chance-sampled CFR (Zinkevich 2007): one joint deal per iteration, scalar walks.
 
-    ``tree`` CsTree, ``chance`` CsChance, ``tables`` SolverTables (``pred`` unused), ``rule``
-    UpdateRule. ``node_u`` float64[N]: player 0's winnings at a fold, the stake at a showdown;
-    ``reach`` and ``val`` float64[2, N] scratch."""
-    nodes, child, row_off, legal, node_u, subtree_end, pmap, pmap_off = tree
+    ``tree`` CsTree, ``chance`` CsChance, ``tables`` SolverTables (``pred`` unused; three
+    columns: ``run_wide_cs_iterations`` takes no-limit tables), ``rule`` UpdateRule.
+    ``node_u`` float64[N]: player 0's winnings at a fold, the stake at a showdown; ``reach``
+    and ``val`` float64[2, N] scratch."""
+    _cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms, False)
+
+
+@njit(cache=NUMBA_CACHE)
+def run_wide_cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms):
+    """``run_cs_iterations`` for tables of more than three columns (no-limit trees)."""
+    _cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms, True)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, uniforms, wide):
+    """The iteration loop; ``wide`` a literal, the walk inlined (one pass is about a
+    microsecond: a call per pass would be a measurable share)."""
+    nodes, pmap, pmap_off = tree.nodes, tree.pmap, tree.pmap_off
     optab, opbuf, fold_op, sd_op, cdf = chance
-    regret, _pred, avg, sigma = tables
     R = fold_op.shape[0]
     st = np.zeros((2, R), dtype=np.int64)
     scale = np.ones(R)
@@ -183,15 +185,10 @@ def run_cs_iterations(tree, chance, tables, reach, val, rule, t0, n_iter, unifor
         s1 = st[1, R - 1]
         b = s0 // H
         sd = opbuf[off + (b % K) * H * H + (s1 - b * H) * H + (s0 - b * H)] * scale[R - 1]
-        pos_f, neg_f, avg_f = _discounts(rule, t)
-        if rule.alternating:
+        pos_f, neg_f, avg_f = EK.discounts(rule, t)
+        steps = (pos_f, neg_f, avg_f, rule.regret_floor)
+        # alternating: player 0's pass, then player 1's; else one pass updates both
+        for ps in range(2 if rule.alternating else 1):
             for i in range(2):
-                trav[0] = i == 0
-                trav[1] = i == 1
-                _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg,
-                         sigma, reach, val, skip_to, trav, pos_f, neg_f, avg_f, rule.regret_floor, prune)
-        else:
-            trav[0] = True
-            trav[1] = True
-            _cs_pass(nodes, child, row_off, legal, node_u, subtree_end, st, sd, regret, avg, sigma,
-                     reach, val, skip_to, trav, pos_f, neg_f, avg_f, rule.regret_floor, prune)
+                trav[i] = not rule.alternating or i == ps
+            _cs_pass(tree, tables, st, sd, reach, val, skip_to, trav, steps, prune, wide)

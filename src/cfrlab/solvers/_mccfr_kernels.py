@@ -96,16 +96,7 @@ def _subtree_end(first_child, num_children, child, n_nodes):
 
 
 @njit(cache=NUMBA_CACHE)
-def es_iterations(
-    tree,
-    row_offset,
-    deal_states,
-    deal_value,
-    regret,
-    avg,
-    rng,
-    iterations,
-):
+def es_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations):
     """External sampling (Lanctot 2009): per iteration, one traversal per player, each with a
     freshly sampled deal; the opponent's actions are sampled from its current strategy, the
     traverser's all explored. Regrets: r(I, a) += v(a) - v(sigma) (the sampling probabilities
@@ -183,17 +174,7 @@ def es_iterations(
 
 
 @njit(cache=NUMBA_CACHE)
-def os_iterations(
-    tree,
-    row_offset,
-    deal_states,
-    deal_value,
-    regret,
-    avg,
-    rng,
-    iterations,
-    epsilon,
-):
+def os_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations, epsilon):
     """Outcome sampling (Lanctot 2009), one sampled trajectory per player per iteration.
 
     The traverser samples from epsilon * uniform(legal) + (1 - epsilon) * sigma, the opponent

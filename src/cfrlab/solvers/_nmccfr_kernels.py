@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.engine import kernels as EK
 from cfrlab.solvers._mccfr_kernels import _sample, _uniform
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
@@ -99,34 +100,34 @@ def _set_deal(D, xl, S):
             st[p, r] = state[p, pre_off[r] + xr[r]]
 
 
-@njit(cache=NUMBA_CACHE)
-def _payoffs(T, D, n, xl, pay):
-    """pay[p]: player p's chips at terminal n of the deal ``xl``."""
-    kind, spent, folded = T.kind, T.spent, T.folded
-    strength = D.strength
-    P = pay.shape[0]
-    pot = 0.0
-    for p in range(P):
-        pot += spent[n, p]
-    if kind[n] == FOLD:
+@njit(cache=NUMBA_CACHE, inline="always")
+def _enter_reach(T, n, k, reach, sig):
+    """reach[k] of node n (at depth k) from its parent's: 1 at the root; below a decision,
+    the acting player's times the probability ``sig[k - 1]`` gave the action."""
+    q = T.parent[n]
+    P = reach.shape[1]
+    if q < 0:
         for p in range(P):
-            pay[p] = -spent[n, p] if folded[n, p] else pot - spent[n, p]
+            reach[k, p] = 1.0
         return
-    top = -1
-    cnt = 0
-    for j in range(P):
-        if not folded[n, j]:
-            s = strength[j, xl]
-            if s > top:
-                top = s
-                cnt = 1
-            elif s == top:
-                cnt += 1
     for p in range(P):
-        if folded[n, p] or strength[p, xl] != top:
-            pay[p] = -spent[n, p]
-        else:
-            pay[p] = pot / cnt - spent[n, p]
+        reach[k, p] = reach[k - 1, p]
+    if T.kind[q] == DECISION:
+        reach[k, T.player[q]] *= sig[k - 1, T.action[n]]
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _update_regrets(legal_d, sig_k, val, k, p, regret_out, row):
+    """The acting player p's value at depth k (``sig_k`` its strategy, children's values in
+    ``val[k, a, p]``); each legal action's ``v(a) - v`` added to ``regret_out[row]``."""
+    v = 0.0
+    for a in range(3):
+        if legal_d[a]:
+            v += sig_k[a] * val[k, a, p]
+    for a in range(3):
+        if legal_d[a]:
+            regret_out[row, a] += val[k, a, p] - v
+    return v
 
 
 @njit(cache=NUMBA_CACHE)
@@ -134,7 +135,7 @@ def cs_walk(T, D, skip, xl, regret_in, regret_out, avg, S):
     """One chance-sampled CFR walk of the whole public tree for the deal ``xl``: regrets and
     average sums of every player (simultaneous updates). Returns nothing; ``S.val[0, 0, p]``
     holds p's sampled value of the profile."""
-    kind, player, rnd, parent, depth, action, decision, _spent, _folded, legal, events, off = T
+    kind, player, rnd, _parent, depth, action, decision, spent, folded, legal, events, off = T
     reach, val, sig, _pick, _xr, st, pay = S
     P = reach.shape[1]
     _set_deal(D, xl, S)
@@ -143,16 +144,7 @@ def cs_walk(T, D, skip, xl, regret_in, regret_out, avg, S):
         if e >= 0:
             n = e
             k = depth[n]
-            q = parent[n]
-            if q < 0:
-                for p in range(P):
-                    reach[k, p] = 1.0
-            else:
-                for p in range(P):
-                    reach[k, p] = reach[k - 1, p]
-                if kind[q] == DECISION:
-                    i = player[q]
-                    reach[k, i] *= sig[k - 1, action[n]]
+            _enter_reach(T, n, k, reach, sig)
             if kind[n] == DECISION:
                 d = decision[n]
                 i = player[n]
@@ -163,7 +155,7 @@ def cs_walk(T, D, skip, xl, regret_in, regret_out, avg, S):
         slot = action[n]
         kd = kind[n]
         if kd == FOLD or kd == SHOWDOWN:
-            _payoffs(T, D, n, xl, pay)
+            EK.nplayer_terminal_payoffs(kind, spent, folded, n, D.strength, xl, pay)
             for p in range(P):
                 o = pay[p]
                 for j in range(P):
@@ -180,12 +172,9 @@ def cs_walk(T, D, skip, xl, regret_in, regret_out, avg, S):
             for p in range(P):
                 v = 0.0
                 if p == i:
+                    v = _update_regrets(legal[d], sig[k], val, k, p, regret_out, row)
                     for a in range(3):
                         if legal[d, a]:
-                            v += sig[k, a] * val[k, a, p]
-                    for a in range(3):
-                        if legal[d, a]:
-                            regret_out[row, a] += val[k, a, p] - v
                             avg[row, a] += reach[k, i] * sig[k, a]
                 else:
                     for a in range(3):
@@ -197,7 +186,7 @@ def cs_walk(T, D, skip, xl, regret_in, regret_out, avg, S):
 @njit(cache=NUMBA_CACHE)
 def es_traverse(T, D, skip, xl, i, regret_in, regret_out, avg, rng, S):
     """One external-sampling traversal for player ``i`` on the deal ``xl``; returns i's sampled value."""
-    kind, player, rnd, parent, depth, action, decision, _spent, _folded, legal, events, off = T
+    kind, player, rnd, parent, depth, action, decision, spent, folded, legal, events, off = T
     reach, val, sig, pick, _xr, st, pay = S
     P = reach.shape[1]
     _set_deal(D, xl, S)
@@ -210,18 +199,10 @@ def es_traverse(T, D, skip, xl, i, regret_in, regret_out, avg, rng, S):
             n = e
             k = depth[n]
             q = parent[n]
-            if q < 0:
-                for p in range(P):
-                    reach[k, p] = 1.0
-            else:
-                if kind[q] == DECISION and player[q] != i and action[n] != pick[k - 1]:
-                    pos = skip[n]  # another player's action that was not sampled
-                    continue
-                for p in range(P):
-                    reach[k, p] = reach[k - 1, p]
-                if kind[q] == DECISION:
-                    j = player[q]
-                    reach[k, j] *= sig[k - 1, action[n]]
+            if q >= 0 and kind[q] == DECISION and player[q] != i and action[n] != pick[k - 1]:
+                pos = skip[n]  # another player's action that was not sampled
+                continue
+            _enter_reach(T, n, k, reach, sig)
             if kind[n] == DECISION:
                 d = decision[n]
                 j = player[n]
@@ -242,7 +223,7 @@ def es_traverse(T, D, skip, xl, i, regret_in, regret_out, avg, rng, S):
         slot = action[n]
         kd = kind[n]
         if kd == FOLD or kd == SHOWDOWN:
-            _payoffs(T, D, n, xl, pay)
+            EK.nplayer_terminal_payoffs(kind, spent, folded, n, D.strength, xl, pay)
             val[k - 1, slot, 0] = pay[i]
         elif kd == CHANCE:
             val[k - 1, slot, 0] = val[k, 0, 0]
@@ -251,14 +232,7 @@ def es_traverse(T, D, skip, xl, i, regret_in, regret_out, avg, rng, S):
         else:
             d = decision[n]
             row = off[d] + st[i, rnd[n]]
-            v = 0.0
-            for a in range(3):
-                if legal[d, a]:
-                    v += sig[k, a] * val[k, a, 0]
-            for a in range(3):
-                if legal[d, a]:
-                    regret_out[row, a] += val[k, a, 0] - v
-            val[k - 1, slot, 0] = v
+            val[k - 1, slot, 0] = _update_regrets(legal[d], sig[k], val, k, 0, regret_out, row)
     return val[0, 0, 0]
 
 

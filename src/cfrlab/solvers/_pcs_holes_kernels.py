@@ -26,19 +26,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine.kernels import (
-    COL_ACTION,
-    COL_DECISION,
-    COL_FCHILD,
-    COL_KIND,
-    COL_NCHILD,
-    COL_PARENT,
-    COL_PLAYER,
-    COL_ROUND,
-)
-from cfrlab.engine.kernels import (
-    regret_match_rows as _regret_match_rows,
-)
+from cfrlab.engine import kernels as EK
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 HoleTree = namedtuple("HoleTree", "nodes child row_off legal node_u")
@@ -110,31 +98,31 @@ def holes_iteration(tree, board, scale, regret, avg, sigma, reach, values, trav)
     N = nodes.shape[0]
     H = smap.shape[2]
     for n in range(N):
-        kind = nodes[n, COL_KIND]
+        kind = nodes[n, EK.COL_KIND]
         if kind == DECISION:
-            q = nodes[n, COL_PLAYER]
-            r = nodes[n, COL_ROUND]
-            base = row_off[nodes[n, COL_DECISION]]
+            q = nodes[n, EK.COL_PLAYER]
+            r = nodes[n, EK.COL_ROUND]
+            base = row_off[nodes[n, EK.COL_DECISION]]
             for h in range(H):
-                _regret_match_rows(regret, legal, nodes[n, COL_DECISION], base + smap[q, r, h], 1, sigma)
+                EK.regret_match_rows(regret, legal, nodes[n, EK.COL_DECISION], base + smap[q, r, h], 1, sigma)
         if n == 0:
             for p in range(2):
                 for h in range(H):
                     reach[p, 0, h] = 1.0
             continue
-        p = nodes[n, COL_PARENT]
+        p = nodes[n, EK.COL_PARENT]
         for pl in range(2):
             for h in range(H):
                 reach[pl, n, h] = reach[pl, p, h]
-        if nodes[p, COL_KIND] == DECISION:
-            q = nodes[p, COL_PLAYER]
-            r = nodes[p, COL_ROUND]
-            base = row_off[nodes[p, COL_DECISION]]
-            a = nodes[n, COL_ACTION]
+        if nodes[p, EK.COL_KIND] == DECISION:
+            q = nodes[p, EK.COL_PLAYER]
+            r = nodes[p, EK.COL_ROUND]
+            base = row_off[nodes[p, EK.COL_DECISION]]
+            a = nodes[n, EK.COL_ACTION]
             for h in range(H):
                 reach[q, n, h] *= sigma[base + smap[q, r, h], a]
     for n in range(N):
-        kind = nodes[n, COL_KIND]
+        kind = nodes[n, EK.COL_KIND]
         if kind == FOLD:
             for i in range(2):
                 if trav[i]:
@@ -146,19 +134,19 @@ def holes_iteration(tree, board, scale, regret, avg, sigma, reach, values, trav)
                     _showdown_values(reach[1 - i, n], c0, c1, D, order, gend,
                                      node_u[n] * scale, values[i, n])
     for n in range(N - 1, -1, -1):
-        kind = nodes[n, COL_KIND]
+        kind = nodes[n, EK.COL_KIND]
         if kind >= FOLD:
             continue
-        fc = nodes[n, COL_FCHILD]
-        nc = nodes[n, COL_NCHILD]
+        fc = nodes[n, EK.COL_FCHILD]
+        nc = nodes[n, EK.COL_NCHILD]
         if kind == CHANCE:
             for i in range(2):
                 if trav[i]:
                     values[i, n, :] = values[i, child[fc], :]
             continue
-        q = nodes[n, COL_PLAYER]
-        r = nodes[n, COL_ROUND]
-        base = row_off[nodes[n, COL_DECISION]]
+        q = nodes[n, EK.COL_PLAYER]
+        r = nodes[n, EK.COL_ROUND]
+        base = row_off[nodes[n, EK.COL_DECISION]]
         for i in range(2):
             if not trav[i]:
                 continue
@@ -174,11 +162,11 @@ def holes_iteration(tree, board, scale, regret, avg, sigma, reach, values, trav)
                 v = 0.0
                 for ci in range(nc):
                     c = child[fc + ci]
-                    v += sigma[x, nodes[c, COL_ACTION]] * values[i, c, h]
+                    v += sigma[x, nodes[c, EK.COL_ACTION]] * values[i, c, h]
                 values[i, n, h] = v
                 w = reach[i, n, h]
                 for ci in range(nc):
                     c = child[fc + ci]
-                    a = nodes[c, COL_ACTION]
+                    a = nodes[c, EK.COL_ACTION]
                     regret[x, a] += values[i, c, h] - v
                     avg[x, a] += w * sigma[x, a]

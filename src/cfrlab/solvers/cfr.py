@@ -210,7 +210,8 @@ class CFRSolver:
         e, lay = self.engine, self._layout
         if self.params.sampling == "cs":
             reach, val = self._cs_scratch
-            CS.run_cs_iterations(
+            run = CS.run_cs_iterations if self.regret.shape[1] == 3 else CS.run_wide_cs_iterations
+            run(
                 CS.CsTree(e.nodes, e.child, e.row_offset, e.legal, e.node_u, e.subtree_end, e.pmap,
                           e.pmap_off),
                 CS.CsChance(e.optab, e.opbuf, e.fold_op, e.showdown_ops[0], self._cdf),
@@ -218,7 +219,8 @@ class CFRSolver:
                 reach, val, self.rule, self.iterations, n, uniforms)
             self.iterations += n
             return
-        K.run_iterations(
+        run = K.run_iterations if self.regret.shape[1] == 3 else K.run_wide_iterations
+        run(
             K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off),
             K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, self._opbuf32, e.opint, e.opc),
             K.SolverTables(self.regret, self._pred, self.avg, self._sigma),

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from cfrlab.engine.kernels import nplayer_normalize_rows, nplayer_regret_matching
+from cfrlab.engine.kernels import normalize_row_range
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
@@ -86,11 +86,6 @@ class NSampledSolver(EngineSolver):
         from_regrets(self.engine, self.regret, out)
         return out
 
-    def average_policy(self) -> np.ndarray:
-        out = np.empty_like(self.avg)
-        normalize(self.engine, self.avg, out)
-        return out
-
     def state_dict(self) -> dict[str, Any]:
         return {"algorithm": self.algorithm, "seed": self.seed, "rng": self.rng.copy(), "regret": self.regret.copy(),
                 "avg": self.avg.copy(), "iterations": self.iterations, "seconds": self.seconds}
@@ -115,12 +110,7 @@ class NSampledSolver(EngineSolver):
 
 def from_regrets(engine: NEngine, regret: np.ndarray, out: np.ndarray) -> None:
     """out = regret matching of every row (the current strategy)."""
-    nplayer_regret_matching(regret, engine.tree.legal, engine.dec_of_row, out, 0, regret.shape[0])
-
-
-def normalize(engine: NEngine, table: np.ndarray, out: np.ndarray) -> None:
-    """out = the rows of a nonnegative table as distributions (uniform where a row is 0)."""
-    nplayer_normalize_rows(table, engine.tree.legal, engine.dec_of_row, out)
+    normalize_row_range(regret, engine.tree.legal, engine.dec_of_row, out, 0, regret.shape[0])
 
 
 def make_nsolver(game: GameDef | str, algorithm: str, *, seed: int | None = None,

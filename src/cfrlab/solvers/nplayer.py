@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from cfrlab.engine.kernels import NUpdateRule, nplayer_iterate, nplayer_normalize_rows
+from cfrlab.engine.kernels import NUpdateRule, normalize_rows, nplayer_iterate
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
@@ -81,10 +81,12 @@ def params_for(algorithm: str, **overrides) -> NParams:
 
 class EngineSolver:
     """What every N-player solver shares for the Solver protocol (``cfrlab.solvers.protocol``):
-    its tree and model are its engine's, and an exact measure of its policies."""
+    its tree and model are its engine's, an exact measure of its policies, and the average
+    policy (``self.avg`` holds the average sums)."""
 
     engine: NEngine
     game: GameDef
+    avg: np.ndarray
 
     @property
     def tree(self):
@@ -100,6 +102,11 @@ class EngineSolver:
         ``exploitability``; with two players the mean of the two best responses' gains)."""
         policy = self.average_policy() if average else self.current_policy()
         return self.engine.nash_conv(policy) / self.game.num_players
+
+    def average_policy(self) -> np.ndarray:
+        out = np.empty_like(self.avg)
+        normalize_rows(self.avg, self.engine.tree.legal, self.engine.dec_of_row, out)
+        return out
 
 
 class NSolver(EngineSolver):
@@ -134,11 +141,6 @@ class NSolver(EngineSolver):
 
     def current_policy(self) -> np.ndarray:
         return self.sigma.copy()
-
-    def average_policy(self) -> np.ndarray:
-        out = np.empty_like(self.avg)
-        nplayer_normalize_rows(self.avg, self.engine.tree.legal, self.engine.dec_of_row, out)
-        return out
 
     def state_dict(self) -> dict:
         return {"regret": self.regret.copy(), "avg": self.avg.copy(), "sigma": self.sigma.copy(),
