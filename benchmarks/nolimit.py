@@ -118,10 +118,10 @@ def match_step(strategy: str, hands: int, seed: int, opponents) -> list[dict]:
     for bot in opponents:
         t = time.perf_counter()
         m = play_match("holdem-nolimit", strategy, bot, hands, seed=seed, duplicate=True)
-        mean, ci = m.overall()
-        rows.append({"opponent": bot, "mbb_g": round(mean, 1), "ci95": round(ci, 1), "hands": hands,
-                     "seconds": round(time.perf_counter() - t, 1)})
-        say(f"  vs {bot}: {mean:+,.0f} +- {ci:,.0f} mbb/g ({hands:,} hands)")
+        e = m.overall()
+        rows.append({"opponent": bot, "mean": round(e.mean, 1), "ci95": round(e.ci95, 1), "unit": e.unit,
+                     "hands": hands, "seconds": round(time.perf_counter() - t, 1)})
+        say(f"  vs {bot}: {e.mean:+,.0f} +- {e.ci95:,.0f} {e.unit} ({hands:,} hands)")
     return rows
 
 
