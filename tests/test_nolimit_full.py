@@ -159,20 +159,24 @@ def test_lp_value_equals_the_cfr_limit():
     assert expected_value(tree, model, pol, pol) == pytest.approx(value, abs=2e-4)
 
 
-# chance-sampled CFR on the full no-limit Kuhn tree (seed 1; measured 0.0011 after 200,000
-# iterations); es and os keep kernels specialised to limit trees and say so
+# the sampling algorithms on the full no-limit Kuhn tree (seed 1; measured: cs 0.0011 and es
+# 0.0025 after 200,000 iterations; os 0.237 after 100,000 and 0.149 after 400,000: outcome
+# sampling explores five columns with epsilon 0.6, so it goes slowly, but it goes)
 def test_sampled_cfr_solves_nolimit_kuhn():
-    from cfrlab.errors import CfrlabError
     from cfrlab.games import load_game
 
     g = load_game("kuhn-nolimit")
     tree, model = build_tree_for(g), model_for_game(g)
-    s = make_solver(tree, model, "cs", seed=1)
-    s.iterate(200_000)
-    assert exploitability(tree, model, s.average_policy()) < 0.005
-    for algorithm in ("es", "os"):
-        with pytest.raises(CfrlabError, match="limit trees only"):
-            make_solver(tree, model, algorithm, seed=1)
+    for algorithm in ("cs", "es"):
+        s = make_solver(tree, model, algorithm, seed=1)
+        s.iterate(200_000)
+        assert exploitability(tree, model, s.average_policy()) < 0.005, algorithm
+    s = make_solver(tree, model, "os", seed=1)
+    s.iterate(100_000)
+    early = exploitability(tree, model, s.average_policy())
+    s.iterate(300_000)
+    late = exploitability(tree, model, s.average_policy())
+    assert late < 0.2 and late < 0.75 * early
 
 
 def test_a_nolimit_strategy_plays_matches_by_amount():

@@ -4,11 +4,12 @@ Plain arrays only (docs/ENGINE.md layouts):
 
 - tree: ``kind`` int8[N], ``player`` int8[N], ``round`` int8[N], ``first_child`` int32[N],
   ``num_children`` int8[N], ``child`` int32[E], ``action`` int8[N], ``spent`` int32[N, 2],
-  ``decision`` int32[N], ``legal`` bool[D, 3], ``row_offset`` int64[D + 1];
+  ``decision`` int32[N], ``legal`` bool[D, A], ``row_offset`` int64[D + 1] (A action columns:
+  3 in a limit tree, 2 + raise sizes in a no-limit one);
 - deals: ``deal_states`` int32[K, 2, R] (each player's private state per round) and
   ``deal_value`` float64[K] (player 0's showdown result per chip of stake: +1, 0, -1 for
   lossless models); every deal equally likely;
-- tables: ``regret`` and ``avg`` float64[rows, 3], row = row_offset[d] + state;
+- tables: ``regret`` and ``avg`` float64[rows, A], row = row_offset[d] + state;
 - ``rng`` uint64[1]: splitmix64 state, advanced in place (so runs resume bit for bit).
 """
 
@@ -39,10 +40,12 @@ def _uniform(rng):
 
 
 @njit(cache=NUMBA_CACHE)
-def _regret_matching(regret, row, legal_d, out):
+def _regret_matching(regret, row, legal_d, out, A):
+    """out[:A] = regret matching of regret[row] over the legal columns (A: a literal 3 in the
+    limit kernels, so the loops unroll once inlined)."""
     total = 0.0
     n_legal = 0
-    for a in range(3):
+    for a in range(A):
         out[a] = 0.0
         if legal_d[a]:
             n_legal += 1
@@ -50,19 +53,19 @@ def _regret_matching(regret, row, legal_d, out):
                 out[a] = regret[row, a]
                 total += out[a]
     if total > 0.0:
-        for a in range(3):
+        for a in range(A):
             out[a] /= total
     else:
-        for a in range(3):
+        for a in range(A):
             out[a] = 1.0 / n_legal if legal_d[a] else 0.0
 
 
 @njit(cache=NUMBA_CACHE)
-def _sample(probs, u):
-    """Index of the action drawn by u in [0, 1) from probs[3] (last positive on round-off)."""
+def _sample(probs, u, A):
+    """Index of the action drawn by u in [0, 1) from probs[:A] (last positive on round-off)."""
     acc = 0.0
     last = -1
-    for a in range(3):
+    for a in range(A):
         if probs[a] > 0.0:
             acc += probs[a]
             last = a
@@ -78,7 +81,7 @@ def _terminal_value(kind, player, spent, n, traverser, showdown0):
         if player[n] == traverser:
             return -float(spent[n, traverser])
         return float(spent[n, 1 - traverser])
-    v0 = spent[n, 0] * showdown0
+    v0 = min(spent[n, 0], spent[n, 1]) * showdown0  # the stake: what both put in
     return v0 if traverser == 0 else -v0
 
 
@@ -97,6 +100,18 @@ def _subtree_end(first_child, num_children, child, n_nodes):
 
 @njit(cache=NUMBA_CACHE)
 def es_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations):
+    """External sampling on a limit tree (three action columns); ``_es`` says how."""
+    _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations, False)
+
+
+@njit(cache=NUMBA_CACHE)
+def es_wide_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations):
+    """External sampling on a no-limit tree (more than three action columns)."""
+    _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations, True)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations, wide):
     """External sampling (Lanctot 2009): per iteration, one traversal per player, each with a
     freshly sampled deal; the opponent's actions are sampled from its current strategy, the
     traverser's all explored. Regrets: r(I, a) += v(a) - v(sigma) (the sampling probabilities
@@ -109,7 +124,8 @@ def es_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, i
     n_deals = deal_states.shape[0]
     active = np.zeros(n_nodes, np.bool_)
     sampled = np.full(n_nodes, -1, np.int64)
-    sigma = np.zeros((n_nodes, 3))
+    A = legal.shape[1] if wide else 3  # a constant in the limit kernel
+    sigma = np.zeros((n_nodes, A))
     value = np.zeros(n_nodes)
     visited = np.empty(n_nodes, np.int64)
     for _ in range(iterations):
@@ -132,19 +148,19 @@ def es_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, i
                     d = decision[n]
                     p = player[n]
                     row = row_offset[d] + states[p, rnd[n]]
-                    _regret_matching(regret, row, legal[d], sigma[n])
+                    _regret_matching(regret, row, legal[d], sigma[n], A)
                     f = first_child[n]
                     if p == traverser:
                         for j in range(num_children[n]):
                             active[child[f + j]] = True
                     else:
-                        a = _sample(sigma[n], _uniform(rng))
+                        a = _sample(sigma[n], _uniform(rng), A)
                         for j in range(num_children[n]):
                             c = child[f + j]
                             active[c] = action[c] == a
                             if action[c] == a:
                                 sampled[n] = c
-                        for b in range(3):
+                        for b in range(A):
                             avg[row, b] += sigma[n, b]
                 elif kd == CHANCE:
                     active[child[first_child[n]]] = True
@@ -175,6 +191,18 @@ def es_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, i
 
 @njit(cache=NUMBA_CACHE)
 def os_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations, epsilon):
+    """Outcome sampling on a limit tree (three action columns); ``_os`` says how."""
+    _os(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations, epsilon, False)
+
+
+@njit(cache=NUMBA_CACHE)
+def os_wide_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations, epsilon):
+    """Outcome sampling on a no-limit tree (more than three action columns)."""
+    _os(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations, epsilon, True)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _os(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations, epsilon, wide):
     """Outcome sampling (Lanctot 2009), one sampled trajectory per player per iteration.
 
     The traverser samples from epsilon * uniform(legal) + (1 - epsilon) * sigma, the opponent
@@ -190,12 +218,13 @@ def os_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, i
     max_depth = kind.shape[0]
     path = np.empty(max_depth, np.int64)
     path_action = np.empty(max_depth, np.int64)
-    path_sigma = np.zeros((max_depth, 3))
+    A = legal.shape[1] if wide else 3  # a constant in the limit kernel
+    path_sigma = np.zeros((max_depth, A))
     path_q = np.empty(max_depth)
     path_my = np.empty(max_depth)
     path_opp = np.empty(max_depth)
     path_sample = np.empty(max_depth)
-    q = np.zeros(3)
+    q = np.zeros(A)
     for _ in range(iterations):
         for traverser in range(2):
             k = int(_uniform(rng) * n_deals)
@@ -211,18 +240,18 @@ def os_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, i
                 p = player[n]
                 row = row_offset[d] + states[p, rnd[n]]
                 sig = path_sigma[depth]
-                _regret_matching(regret, row, legal[d], sig)
+                _regret_matching(regret, row, legal[d], sig, A)
                 if p == traverser:
                     n_legal = 0
-                    for a in range(3):
+                    for a in range(A):
                         if legal[d, a]:
                             n_legal += 1
-                    for a in range(3):
+                    for a in range(A):
                         q[a] = epsilon / n_legal + (1.0 - epsilon) * sig[a] if legal[d, a] else 0.0
                 else:
-                    for a in range(3):
+                    for a in range(A):
                         q[a] = sig[a]
-                a = _sample(q, _uniform(rng))
+                a = _sample(q, _uniform(rng), A)
                 path[depth] = n
                 path_action[depth] = a
                 path_q[depth] = q[a]
@@ -252,10 +281,10 @@ def os_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, i
                     d = decision[n]
                     row = row_offset[d] + states[traverser, rnd[n]]
                     w = path_opp[i] / path_sample[i]
-                    for b in range(3):
+                    for b in range(A):
                         if legal[d, b]:
                             regret[row, b] -= w * value
                     regret[row, a] += w * x
                     g = path_my[i] / path_sample[i]
-                    for b in range(3):
+                    for b in range(A):
                         avg[row, b] += g * sig[b]

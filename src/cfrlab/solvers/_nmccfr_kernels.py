@@ -209,7 +209,7 @@ def es_traverse(T, D, skip, xl, i, regret_in, regret_out, avg, rng, S):
                 row = off[d] + st[j, rnd[n]]
                 _match(regret_in, row, legal[d], sig[k])
                 if j != i:
-                    pick[k] = _sample(sig[k], _uniform(rng))
+                    pick[k] = _sample(sig[k], _uniform(rng), 3)  # limit trees: three columns
                     w = 1.0
                     for p in range(P):
                         if p != i and p != j:

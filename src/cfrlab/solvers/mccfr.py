@@ -6,7 +6,8 @@ private states per round come from ``model.deal_states(deal)``. Showdown results
 the chance model itself, ``W[s0, s1] / P_last[s0, s1]`` at the final-round states (exactly
 +1/0/-1 for a lossless model), so the sampled game is the one the other solvers solve.
 
-Tables use the ENGINE.md layout: ``regret`` and ``avg`` are float64[rows, 3] with rows
+Tables use the ENGINE.md layout: ``regret`` and ``avg`` are float64[rows, A] (A = 3 in a
+limit tree, 2 + raise sizes in a no-limit one) with rows
 ``row_offset[d] + state``. The random stream is a splitmix64 state (uint64[1]) passed into
 the kernels and saved by ``state_dict``, so ``iterate(a); iterate(b)`` equals
 ``iterate(a + b)`` bit for bit and a checkpointed run resumes exactly.
@@ -111,7 +112,7 @@ class MCCFRSolver:
     """External- or outcome-sampling MCCFR with the Solver interface of ENGINE.md.
 
     ``iterate(n)`` runs n iterations (one traversal per player each); ``average_policy()``
-    and ``current_policy()`` return float64[rows, 3]; ``state_dict()`` /
+    and ``current_policy()`` return float64[rows, A]; ``state_dict()`` /
     ``load_state_dict(d)`` save and restore everything, the random stream included.
     """
 
@@ -130,9 +131,6 @@ class MCCFRSolver:
             raise CfrlabError(
                 f"unknown MCCFR algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}"
             )
-        if tree.num_actions != 3:  # their kernels are specialised to f, c, r (speed)
-            raise CfrlabError(f"{algorithm} samples limit trees only; for a no-limit tree use cs, pcs "
-                              "or a full-width algorithm (cfr, cfr+, lcfr, dcfr, pcfr+) or lp")
         if algorithm == "os" and not 0.0 < epsilon <= 1.0:
             raise CfrlabError("outcome sampling needs an exploration epsilon in (0, 1]")
         self.tree, self.model, self.algorithm = tree, model, algorithm
@@ -167,10 +165,11 @@ class MCCFRSolver:
             self.rng,
             int(n),
         )
+        wide = self.tree.num_actions > 3  # the limit kernels unroll their three columns
         if self.algorithm == "es":
-            K.es_iterations(*args)
+            (K.es_wide_iterations if wide else K.es_iterations)(*args)
         else:
-            K.os_iterations(*args, self.epsilon)
+            (K.os_wide_iterations if wide else K.os_iterations)(*args, self.epsilon)
         self.iterations += int(n)
         self.seconds += time.perf_counter() - t
 
