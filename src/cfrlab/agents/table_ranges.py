@@ -47,6 +47,28 @@ class BettingRange:
         return [(None, 1.0)]
 
 
+def hand_states(model, game: GameDef, r: int, board) -> np.ndarray:
+    """int64[H]: the private state in round r of every hand of ``ranges.hands(game)`` on
+    ``board`` (ACPC ids), -1 for hands that meet it; vectorized through the chance model's
+    ``deal_states_batch``: each hand is completed by filler cards (the other seat's hand and
+    the board to come), which a round-r state does not read."""
+    h = game.num_hole_cards
+    cards = np.array(hands(game), dtype=np.int64).reshape(-1, h)
+    full = np.array(sorted(deck(game.num_ranks, game.num_suits)), dtype=np.int64)
+    b = np.array([int(c) for c in board], dtype=np.int64)
+    valid = ~np.isin(cards, b).any(axis=1)
+    mine = cards[valid]
+    need = h + game.total_board_cards() - len(b)  # the other hand and the board to come
+    cand = full[~np.isin(full, b)][:need + h]
+    keep = ~(cand[None, :, None] == mine[:, None, :]).any(axis=2)
+    fill = cand[np.argsort(~keep, axis=1, kind="stable")[:, :need]]
+    deals = np.concatenate([mine, fill[:, :h], np.broadcast_to(b, (len(mine), len(b))), fill[:, h:]], axis=1)
+    out = np.full(len(cards), -1, dtype=np.int64)
+    if len(mine):
+        out[valid] = np.asarray(model.deal_states_batch(deals))[:, 0, r]
+    return out
+
+
 class TreeRange:
     """The range policy of ``strategy`` played as it is (greedy: each row's most likely
     action, ties to the first column), in ``game`` (its own game)."""
@@ -85,27 +107,12 @@ class TreeRange:
 
     def hand_states(self, r: int, board) -> np.ndarray:
         """int64[H]: every hand's private state in round r on ``board`` (ACPC ids; hands that
-        meet it: 0). The chance model maps deals: each hand is completed by filler cards (the
-        other seat's hand and the board to come), which a round-r state does not read."""
+        meet it: 0)."""
         key = (r, tuple(int(c) for c in board))
         got = self._states.get(key)
-        if got is not None:
-            return got
-        g, h = self.game, self.game.num_hole_cards
-        b = np.array(key[1], dtype=np.int64)
-        valid = ~np.isin(self.cards, b).any(axis=1)
-        mine = self.cards[valid]
-        need = h + g.total_board_cards() - len(b)  # the other hand and the board to come
-        cand = self.deck[~np.isin(self.deck, b)][:need + h]
-        keep = ~(cand[None, :, None] == mine[:, None, :]).any(axis=2)
-        fill = cand[np.argsort(~keep, axis=1, kind="stable")[:, :need]]
-        deals = np.concatenate([mine, fill[:, :h], np.broadcast_to(b, (len(mine), len(b))),
-                                fill[:, h:]], axis=1)
-        out = np.zeros(len(self.cards), dtype=np.int64)
-        if len(mine):
-            out[valid] = np.asarray(self.model.deal_states_batch(deals))[:, 0, r]
-        self._states[key] = out
-        return out
+        if got is None:
+            got = self._states[key] = np.maximum(hand_states(self.model, self.game, r, key[1]), 0)
+        return got
 
     def probs(self, node: int, state: State, board) -> tuple[list[str], np.ndarray]:
         actions, cols = self.moves(node)

@@ -47,6 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from cfrlab.agents.ranges import hands
+from cfrlab.agents.table_ranges import hand_states
 from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, State, load_game, parse_game
@@ -230,12 +231,8 @@ class TranslatedRanges:
         nb = self.game.total_board_cards(rnd)
         key = (position, rnd, tuple(board[:nb]))
         out = self._states.get(key)
-        if out is None:
-            seen = set(key[2])
-            model = self.t.model
-            out = np.array([-1 if seen.intersection(h) else int(model.state_of(position, list(h), list(key[2]), rnd))
-                            for h in self.hands], dtype=np.int64)
-            self._states[key] = out
+        if out is None:  # every hand at once (the model's states do not depend on the seat)
+            out = self._states[key] = hand_states(self.t.model, self.game, rnd, key[2])
         return out
 
     def root(self, position: int) -> list[tuple[Path, float]]:
