@@ -25,6 +25,13 @@ from cfrlab.strategy import Strategy
 ACTIONS = "fcr"
 
 
+def check_match_game(name: str, own: GameDef, game: GameDef) -> None:
+    """Refuse a match in another game than the strategy's."""
+    if game.to_text() != own.to_text():
+        raise CfrlabError(f"strategy {name!r} is for {own.name or 'another game'}, "
+                          f"not for {game.name or 'this game'}")
+
+
 class StrategyAgent(Agent):
     """Plays ``strategy`` (a ``cfrlab.strategy.Strategy``) in its game. ``name`` is what hand
     logs and match results call it: by default the strategy's own (``Strategy.name``: its
@@ -43,9 +50,7 @@ class StrategyAgent(Agent):
         return self.strategy.game
 
     def begin_match(self, game: GameDef, seed: int | None = None) -> None:
-        if game.to_text() != self.game.to_text():
-            raise CfrlabError(f"strategy {self.name!r} is for {self.game.name or 'another game'}, "
-                              f"not for {game.name or 'this game'}")
+        check_match_game(self.name, self.game, game)
         super().begin_match(game, seed)
 
     def _row(self, view: MatchState) -> tuple[int, np.ndarray]:

@@ -47,6 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from cfrlab.agents.ranges import hands
+from cfrlab.agents.strategy_agent import check_match_game
 from cfrlab.agents.table_ranges import hand_states
 from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError
@@ -284,9 +285,7 @@ class TranslatedStrategy(Agent):
         return self.strategy.game
 
     def begin_match(self, game: GameDef, seed: int | None = None) -> None:
-        if game.to_text() != self.game.to_text():
-            raise CfrlabError(f"strategy {self.name!r} is for {self.game.name or 'another game'}, "
-                              f"not for {game.name or 'this game'}")
+        check_match_game(self.name, self.game, game)
         super().begin_match(game, seed)
         self._reset(-1)
 

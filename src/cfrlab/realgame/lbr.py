@@ -160,13 +160,6 @@ class LocalBestResponse(LbrCards):
             return float(self.spent[node, 1 - seat])
         return float(self.showdown_sign(lbr, opp, board) * self.spent[node, seat])
 
-    def play(self, seed: int, first: int, count: int) -> np.ndarray:
-        """(count, 2): the responder's winnings in seats 0 and 1 on deals first.. of ``seed``."""
-        out = np.zeros((count, 2))
-        for i in range(count):
-            out[i] = self.play_deal(seed, first + i)
-        return out
-
     # -- exact expectation ----------------------------------------------------------------
     def exact(self) -> tuple[float, float]:
         """The responder's expected winnings in seat 0 and in seat 1 (chips): every deal and

@@ -196,3 +196,11 @@ class LbrCards:
         CK.rank_hands(self.hands_g, self.to_global[np.array(board, dtype=np.int64)],
                       self.disjoint(board), ranks)
         return ranks
+
+    def play(self, seed: int, first: int, count: int) -> np.ndarray:
+        """(count, 2): the responder's winnings in seats 0 and 1 on deals first.. of ``seed``
+        (``play_deal``: the limit or no-limit responder's)."""
+        out = np.zeros((count, 2))
+        for i in range(count):
+            out[i] = self.play_deal(seed, first + i)
+        return out
