@@ -159,3 +159,15 @@ def test_cli_sizes_and_solve_with_bets(tmp_path, capsys):
     assert "betting abstraction: fcpa" in out
     code, out, err = run(capsys, "exploit", str(path))
     assert code == 0, err
+
+
+def test_a_solve_that_would_not_fit_is_refused_with_its_size(capsys, monkeypatch, tmp_path):
+    import cfrlab.cli.solve_cmd as solve_cmd
+
+    monkeypatch.setattr(solve_cmd, "available_memory", lambda: 100_000)  # 100 kB
+    out = tmp_path / "s.npz"
+    code, _, err = run(capsys, "solve", "leduc-nolimit", "-a", "cfr+", "-n", "5", "--bets", "fcpa",
+                       "-o", str(out))
+    assert code != 0 and len(err.strip().splitlines()) == 1
+    assert "betting abstraction fcpa needs about" in err and "528 information sets" in err
+    assert not out.exists()

@@ -99,6 +99,19 @@ def size_report(game: GameDef, tree, model, algorithm: str, build_bytes: int = 0
     return text, info
 
 
+def check_fits(size_info: dict[str, Any], tree, available: int | None) -> None:
+    """Refuse, before the solver's tables are allocated, a solve whose memory estimate is above
+    what the machine has available (one line with the size)."""
+    need = size_info["memory_mb"] * 2**20
+    if available is None or need <= available:
+        return
+    what = f"betting abstraction {tree.bets}" if not tree.game.is_limit else "this game"
+    raise CfrlabError(
+        f"solving {what} needs about {_mb(need)} ({size_info['infosets']:,} information sets, "
+        f"{tree.num_decisions:,} decisions), more than the {_mb(available)} available; "
+        "use fewer raise sizes (cfrlab abstract sizes GAME --bets SPEC shows sizes) or fewer buckets")
+
+
 def nplayer_size_report(game: GameDef) -> tuple[str, dict[str, Any]]:
     """The size line of the N-player engine (exact deals, no abstraction)."""
     from cfrlab.engine.nplayer import get_engine
@@ -290,6 +303,7 @@ def register(app: typer.Typer) -> None:
             if not g.is_limit:
                 console.print(f"betting abstraction: {tree.bets}")
             size_text, size_info = size_report(g, tree, model, alg, lossless_bytes)
+            check_fits(size_info, tree, available_memory())
         console.print(f"[bold]{label}[/]: {g.summary()}")
         console.print(size_text)
         if alg == "lp":
