@@ -162,7 +162,7 @@ def test_cli_sizes_and_solve_with_bets(tmp_path, capsys):
 
 
 def test_a_solve_that_would_not_fit_is_refused_with_its_size(capsys, monkeypatch, tmp_path):
-    import cfrlab.cli.solve_cmd as solve_cmd
+    from cfrlab.cli import solve_cmd
 
     monkeypatch.setattr(solve_cmd, "available_memory", lambda: 100_000)  # 100 kB
     out = tmp_path / "s.npz"
