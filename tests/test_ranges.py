@@ -85,7 +85,8 @@ def test_a_range_loses_the_combos_that_meet_the_board():
 
 def test_format_writes_compact_text():
     assert format_range(parse_range("AA, KK, QQ, 55:0.5, 44:0.5")) == "QQ+, 55-44:0.5"
-    assert format_range(parse_range("AK, AQs, AJs, ATs")) == "AK, ATs+"
+    assert format_range(parse_range("AK, AQs, AJs, ATs")) == "AK, AQs-ATs"
+    assert format_range(parse_range("AKs, AQs, AJs, ATs, KQo")) == "ATs+, KQo"
     assert format_range(parse_range("AhKh:0.5")) == "AhKh:0.5"
     assert format_range(np.zeros(NUM_COMBOS)) == ""
 
