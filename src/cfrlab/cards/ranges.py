@@ -141,6 +141,19 @@ def parse_range(text: str) -> np.ndarray:
     return weights
 
 
+def single_combos(text: str) -> list[int]:
+    """The combos a range names one by one (``AhKh``), which a spot refuses on its board
+    (a hand class merely loses the combos that meet the board)."""
+    out = []
+    for raw in text.split(","):
+        m = _COMBO.match("".join(raw.split()).partition(":")[0])
+        if m is not None:
+            a, b = (card_id(RANKS.index(c[0].upper()), SUITS.index(c[1].lower())) for c in m.groups())
+            if a != b:
+                out.append(combo_index(a, b))
+    return out
+
+
 def with_board(weights: np.ndarray, board) -> tuple[np.ndarray, int]:
     """The range with every combo that holds a board card set to 0, and how many combos of
     weight above 0 that removed."""

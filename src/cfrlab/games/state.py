@@ -182,6 +182,42 @@ class State:
         else:
             self._current = self._next_player(game.first_player[0] - 1)
 
+    @classmethod
+    def at_street(cls, game: GameDef, street: int, spent: Sequence[int], deal=None,
+                  hand_number: int = 0, *, allow_unknown: bool = False) -> State:
+        """A hand at the start of betting round ``street`` (1 or later), each position having
+        put in ``spent`` chips and no one folded: the state the rules reach when every earlier
+        round closed with the bet matched (a solver's spot starts here). The earlier rounds'
+        betting is empty (``betting_string()`` is ``"/" * street``); the minimum raise is the
+        next round's (the bet plus the largest blind, at least 1). ``spent`` must be equal
+        (a closed round), above 0, and below the stacks of at least two positions."""
+        n = game.num_players
+        if not 1 <= street < game.num_rounds:
+            raise CfrlabError(f"a hand can start at round 1 to {game.num_rounds - 1} of "
+                              f"{game.name or 'this game'}, not {street}")
+        spent = [int(x) for x in spent]
+        if len(spent) != n or len(set(spent)) != 1 or spent[0] <= 0:
+            raise CfrlabError(f"a hand started at round {street} needs the same chips above 0 put in "
+                              f"by each of {n} positions, got {spent}")
+        if any(s > game.stack[p] for p, s in enumerate(spent)):
+            raise CfrlabError(f"chips put in {spent} exceed the stacks {list(game.stack[:n])}")
+        s = cls(game, deal=deal, hand_number=hand_number, seed=0, allow_unknown=allow_unknown)
+        s._spent = spent
+        s._max_spent = spent[0]
+        s._min_raise_to = 0 if game.is_limit else spent[0] + max(max(game.blind[:n]), 1)
+        s._folded = [False] * n
+        s._round = street
+        s._finished = False
+        s._actions = [[] for _ in range(street + 1)]
+        s.history = []
+        s._num_raises = s._num_called = s._num_folded = 0
+        s._num_acting = sum(1 for p in range(n) if spent[p] < game.stack[p])
+        if s._num_acting < 2:
+            raise CfrlabError(f"a hand started at round {street} with {spent} put in has no betting "
+                              "left (fewer than two players have chips behind)")
+        s._current = s._next_player(game.first_player[street] - 1)
+        return s
+
     # -- read-only views -------------------------------------------------------------
     @property
     def deal(self) -> tuple[int, ...]:

@@ -52,7 +52,9 @@ KIND_NAMES = ("decision", "chance", "fold", "showdown")
 RaiseChooser = Callable[[State], Sequence[int]]
 """A betting abstraction as the tree sees it: the raise-to totals to hold at a state where
 raising is legal (illegal or repeated amounts are dropped). It must depend only on the
-state's betting (``State.betting_key()``), not on the cards or the history."""
+state's betting (``State.betting_key()``), not on the cards or the history; or else the
+chooser has a method ``betting_key(state)`` returning what else it reads (hashable), which the
+tree's counter adds to its memo key (a spot's donk bets read the previous round's aggressor)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -310,18 +312,19 @@ MAX_COUNT_STATES = 200_000  # count_tree gives up past this many distinct bettin
 
 
 def count_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets=None,
-               max_states: int = MAX_COUNT_STATES) -> TreeCount:
+               max_states: int = MAX_COUNT_STATES, root: State | None = None) -> TreeCount:
     """Count the nodes ``build_tree`` would make, per round and kind, without building it.
 
     A 2-player limit game is counted in time linear in its rounds and raises (a DP over
     (round, raises, acted, facing a bet)); any other game by a walk of the rules engine that
     counts each distinct betting state once. A tree with more than ``max_states`` distinct
     betting states (a no-limit game with deep stacks and every amount) is refused with what
-    is known of its size. ``bets`` is a betting abstraction's spec, as for ``build_tree``."""
+    is known of its size. ``bets`` is a betting abstraction's spec, and ``root`` the state
+    the tree starts from, as for ``build_tree``."""
     raises, _ = resolve_bets(game, raises, bets)
-    if _closed_form(game, raises):
+    if root is None and _closed_form(game, raises):
         return _count_closed_form(game)
-    return _count_by_states(game, raises, max_states)
+    return _count_by_states(game, raises, max_states, root)
 
 
 def tree_count(tree: PublicTree) -> TreeCount:
@@ -355,19 +358,21 @@ def _join(root: list[int], children: list[tuple[_Sub, int]]) -> _Sub:
     return counts, rel, depth + 1
 
 
-def _count_by_states(game: GameDef, raises: RaiseChooser | None, max_states: int) -> TreeCount:
+def _count_by_states(game: GameDef, raises: RaiseChooser | None, max_states: int,
+                     start: State | None = None) -> TreeCount:
     R = game.num_rounds
     memo: dict[tuple, _Sub] = {}
     limit = game.is_limit
     most = [0]
+    extra = getattr(raises, "betting_key", None)
 
     def decision(st: State) -> _Sub:
-        key = st.betting_key()
+        key = st.betting_key() if extra is None else (st.betting_key(), extra(st))
         hit = memo.get(key)
         if hit is not None:
             return hit
         if len(memo) >= max_states:
-            _refuse_uncountable(game, raises, max_states)
+            _refuse_uncountable(game, raises, max_states, start)
         kids = []
         if st.is_legal("f"):
             kids.append((after(st.clone().apply("f"), st.round), 1))
@@ -391,7 +396,7 @@ def _count_by_states(game: GameDef, raises: RaiseChooser | None, max_states: int
             inner = _join(_unit(CHANCE, r, R), [(inner, 1)])
         return inner
 
-    root = _root_state(game)
+    root = _root_state(game, start)
     limit_depth = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit_depth, 20_000))
     try:
@@ -402,16 +407,22 @@ def _count_by_states(game: GameDef, raises: RaiseChooser | None, max_states: int
     return TreeCount(game, by_kind, rel, depth, most[0])
 
 
-def _root_state(game: GameDef) -> State:
+def _root_state(game: GameDef, start: State | None = None) -> State:
+    """The state a tree grows from: ``start`` (a copy) or the start of a hand."""
+    if start is not None:
+        if start.game != game or start.is_terminal():
+            raise CfrlabError("a tree's root state must be a hand of the tree's game that is not over")
+        return start.clone()
     root = State(game, seed=0)
     if root.is_terminal():
         raise CfrlabError(f"{game.name or 'this game'} has no betting: every blind is all-in")
     return root
 
 
-def _refuse_uncountable(game: GameDef, raises: RaiseChooser | None, max_states: int):
+def _refuse_uncountable(game: GameDef, raises: RaiseChooser | None, max_states: int,
+                        start: State | None = None):
     name = game.name or "this game"
-    first = len(_raise_totals(_root_state(game), raises))
+    first = len(_raise_totals(_root_state(game, start), raises))
     which = "every legal amount" if raises is None else "this betting abstraction"
     raise CfrlabError(
         f"the betting tree of {name} with {which} is too large to hold: more than {max_states:,} "
@@ -491,7 +502,7 @@ def resolve_bets(game: GameDef, raises: RaiseChooser | None, bets) -> tuple[Rais
 
 
 def build_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets=None,
-               max_nodes: int | None = MAX_TREE_NODES) -> PublicTree:
+               max_nodes: int | None = MAX_TREE_NODES, root: State | None = None) -> PublicTree:
     """The public betting tree of any ACPC game (HULHE: 6,378 decisions).
 
     A no-limit tree holds the raise-to totals of a betting abstraction: ``bets``, a spec such
@@ -499,9 +510,10 @@ def build_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets=None,
     ``raises``, any function of the state (then ``bets`` only names it); every legal amount
     when neither is given ("fullgame"). The nodes are counted first (``count_tree``): a tree
     above ``max_nodes`` is refused with its size and the memory it would take, before
-    anything is allocated."""
+    anything is allocated. ``root``: grow from this state instead of the start of a hand (a
+    spot that starts at a later round, ``State.at_street``; its nodes keep the game's rounds)."""
     raises, bets = resolve_bets(game, raises, bets)
-    count = count_tree(game, raises)
+    count = count_tree(game, raises, root=root)
     if max_nodes is not None and (count.nodes > max_nodes or count.memory() > MAX_TREE_BYTES):
         _refuse_large(count, max_nodes)
     b = _Grower(game, raises)
@@ -510,7 +522,7 @@ def build_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets=None,
     if need > limit:
         sys.setrecursionlimit(need)
     try:
-        b.decision(_root_state(game), -1, -1, 0)
+        b.decision(_root_state(game, root), -1, -1, 0)
     finally:
         if need > limit:
             sys.setrecursionlimit(limit)
