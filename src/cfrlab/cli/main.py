@@ -81,6 +81,7 @@ COMMANDS = {
     "experiment": ("experiment_cmd", ("Reproduce published experiments (Zinkevich et al. 2007, "
                                       "Figure 1).")),
     "counter": ("counter_cmd", "Opponent models from logs and counter-strategies (FBR, RNR, DBR)."),
+    "spot": ("spot_cmd", "Postflop spots: a board, two ranges, the pot, the stacks and the bet sizes."),
 }
 
 
