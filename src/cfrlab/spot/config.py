@@ -29,14 +29,21 @@ the spot's own unit (no blinds: the smallest bet is one chip).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+import tomllib
 
 from cfrlab.cards.cards import cards_text, parse_cards
-from cfrlab.cards.ranges import COMBOS, combo_text, format_range, parse_range, single_combos, with_board
+from cfrlab.cards.ranges import (
+    COMBOS,
+    combo_text,
+    format_range,
+    parse_range,
+    single_combos,
+    with_board,
+)
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
 from cfrlab.games.gamedef import INT32_MAX, GameDef
