@@ -7,7 +7,13 @@ import pytest
 
 from cfrlab.cards import rank_hand
 from cfrlab.cards.ranges import COMBOS
-from cfrlab.engine import best_response_values, exploitability, game_value, row_offsets, uniform_policy
+from cfrlab.engine import (
+    best_response_values,
+    exploitability,
+    game_value,
+    row_offsets,
+    uniform_policy,
+)
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers.lp import solve_lp
 from cfrlab.spot import make_spot, spot_tree
@@ -92,3 +98,109 @@ def test_turn_model_blocks_sum_to_one_and_split_by_river_card():
     holds = (COMBOS[m.combos] == 51).any(axis=1)
     assert not blocks[i][holds].any() and not blocks[i][:, holds].any()
     assert np.allclose(m.reach_weights(0, 3).reshape(48, -1).sum(axis=0), m.reach_weights(0))
+
+
+# -- oracles -----------------------------------------------------------------------------------
+def small_river(**kw):
+    args = {"board": RIVER, "pot": 10, "stack": 30, "oop_range": "AA, QJs, 87s:0.5, 54s",
+            "ip_range": "KK, AQs, 99:0.75, T9s", "bets": {"bet": "p, a", "raise": "a"}}
+    return make_spot(**{**args, **kw})
+
+
+def test_game_value_equals_the_sequence_form_lp():
+    """DCFR's value is within 1e-6 chips of the LP's (and within twice its exploitability, a
+    bound that holds for any profile); pcfr+ gets the exploitability itself near zero."""
+    spot = small_river()
+    tree, model = spot_tree(spot), SpotModel(spot)
+    lp_policy, value = solve_lp(tree, model)
+    assert exploitability(tree, model, lp_policy) == pytest.approx(0.0, abs=1e-8)
+    sol = solve_spot(spot, target_pct=None, iterations=10000, check_every=2500, tree=tree, model=model)
+    assert sol.exploitability_pct < 1e-3
+    assert abs(sol.values[0] - value) <= 2 * sol.exploitability
+    assert sol.values[0] == pytest.approx(value, abs=1e-6)
+    assert game_value(tree, model, sol.policy) == sol.values[0]
+    sol = solve_spot(spot, "pcfr+", target_pct=1e-6, iterations=20000, check_every=500, tree=tree, model=model)
+    assert sol.exploitability_pct <= 1e-6
+    assert sol.values[0] == pytest.approx(value, abs=1e-7)
+
+
+def plain_best_response(spot, tree, policy, responder):
+    """The responder's best-response value by a plain walk: for each of its combos, a
+    recursion over the public tree carrying the opponent's combo weights (its range times
+    card removal times its policy), max at its own nodes; cards, ranks and weights straight
+    from the spot (no SpotModel tables)."""
+    model = SpotModel(spot)  # only for its state numbering and the policy rows
+    off = row_offsets(tree, model)
+    board = [int(c) for c in spot.board]
+    cards = [[int(c) for c in COMBOS[k]] for k in model.combos]
+    rank = [rank_hand(c + board) for c in cards]
+    ranges = [spot.ranges[0 if p == spot.oop_position else 1][model.combos] for p in (0, 1)]
+    opp = 1 - responder
+    total = sum(ranges[0][i] * ranges[1][j] for i in range(model.n) for j in range(model.n)
+                if not set(cards[i]) & set(cards[j]))
+
+    def value(node, mine, theirs):
+        kind = tree.kind[node]
+        if kind == FOLD:
+            won = tree.spent[node, opp] if tree.player[node] == opp else -tree.spent[node, responder]
+            return won * theirs.sum()
+        if kind == SHOWDOWN:
+            stake = tree.spent[node].min()
+            sign = np.sign(rank[mine] - np.array(rank))
+            return stake * float(theirs @ sign)
+        assert kind == DECISION
+        kids = tree.child[tree.first_child[node]:tree.first_child[node] + tree.num_children[node]]
+        d = tree.decision[node]
+        if tree.player[node] == responder:
+            return max(value(c, mine, theirs) for c in kids)
+        rows = policy[off[d]:off[d + 1]]
+        return sum(value(c, mine, theirs * rows[:, tree.action[c]]) for c in kids)
+
+    out = 0.0
+    for i in range(model.n):
+        if ranges[responder][i] == 0:
+            continue
+        theirs = np.array([ranges[opp][j] * ranges[responder][i] * (not set(cards[i]) & set(cards[j]))
+                           for j in range(model.n)]) / total
+        out += value(0, i, theirs)
+    return out
+
+
+def test_reported_exploitability_equals_a_plain_best_response():
+    spot = small_river(oop_position=1)
+    sol = solve_spot(spot, target_pct=None, iterations=30)
+    b0 = plain_best_response(spot, sol.tree, sol.policy, 0)
+    b1 = plain_best_response(spot, sol.tree, sol.policy, 1)
+    assert sol.best_responses == pytest.approx((b0, b1), abs=1e-12)
+    assert sol.exploitability_pct == pytest.approx(100 * (b0 + b1) / 2 / spot.pot, abs=1e-10)
+    assert sol.exploitability_pct > 0.01  # 30 iterations: far from the equilibrium
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"target_pct": 0}, "target must be positive"),
+    ({"iterations": 0}, "iterations must be a positive"),
+    ({"seconds": -1}, "seconds must be positive"),
+    ({"algorithm": "pcs"}, "full-width CFR variant"),
+    ({"target_pct": None, "iterations": None}, "give a target"),
+])
+def test_solve_spot_refuses_bad_settings(kw, words):
+    with pytest.raises(CfrlabError, match=words):
+        solve_spot(nuts_vs_air(), **kw)
+
+
+def test_flop_spots_are_refused_by_the_model():
+    spot = make_spot(board="Qs Jh 2h", pot=10, stack=95, oop_range="AA", ip_range="KK")
+    with pytest.raises(CfrlabError, match="flop spot"):
+        SpotModel(spot)
+
+
+def test_root_frequencies_are_the_ranges_average():
+    """The frequencies weight each combo by its probability in the spot (card removal in)."""
+    spot = small_river()
+    sol = solve_spot(spot, target_pct=None, iterations=50)
+    freq = dict(sol.frequencies(0))
+    w = sol.model.reach_weights(spot.oop_position)
+    rows = sol.policy[:sol.model.n]
+    cols = np.flatnonzero(sol.tree.legal[0])
+    assert list(freq.values()) == pytest.approx(list(w @ rows[:, cols] / w.sum()))
+    assert sum(freq.values()) == pytest.approx(1.0)
