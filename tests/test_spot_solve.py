@@ -2,6 +2,12 @@
 exploitability's conversion to percent of the pot (by hand), the LP's game value, and an
 independent best response (a plain walk over combos)."""
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -22,6 +28,7 @@ from cfrlab.spot.solve import pot_percent, solve_spot
 from cfrlab.tree.betting_tree import DECISION, FOLD, SHOWDOWN
 
 RIVER = "Qs Jh 2h 8d 3c"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def nuts_vs_air(**kw):
@@ -204,3 +211,65 @@ def test_root_frequencies_are_the_ranges_average():
     cols = np.flatnonzero(sol.tree.legal[0])
     assert list(freq.values()) == pytest.approx(list(w @ rows[:, cols] / w.sum()))
     assert sum(freq.values()) == pytest.approx(1.0)
+
+
+# -- the command -------------------------------------------------------------------------------
+SMALL_TOML = """game = "holdem-nolimit"
+board = "Qs Jh 2h 8d 3c"
+pot = 10
+stack = 30
+[ranges]
+oop = "AA, QJs, 87s:0.5, 54s"
+ip = "KK, AQs, 99:0.75, T9s"
+[bets]
+bet = "p, a"
+raise = "a"
+"""
+
+
+def _cli(*args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OPENBLAS_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-m", "cfrlab.cli.main", *args], capture_output=True,
+                          text=True, cwd=ROOT, check=False, env=env)
+
+
+def test_cli_spot_solve(tmp_path):
+    cfg = tmp_path / "river.toml"
+    cfg.write_text(SMALL_TOML)
+    out = _cli("spot", "solve", str(cfg), "--target", "0.05")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[1].startswith("live combos 34") and "memory needed" in lines[1]
+    assert "% of the pot" in out.stdout and "EV: OOP" in out.stdout and "root (OOP): check" in out.stdout
+    res = tmp_path / "res.json"
+    out = _cli("spot", "solve", str(cfg), "--target", "0.05", "--json", "--out", str(res))
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got == json.loads(res.read_text())
+    assert got["exploitability_pct"] <= 0.05
+    assert got["ev_oop"] + got["ev_ip"] == pytest.approx(10.0)
+    assert sum(a["frequency"] for a in got["root"]) == pytest.approx(1.0)
+    # the same figures as the Python API
+    sol = solve_spot(make_spot(board=RIVER, pot=10, stack=30, oop_range="AA, QJs, 87s:0.5, 54s",
+                               ip_range="KK, AQs, 99:0.75, T9s", bets={"bet": "p, a", "raise": "a"}),
+                     target_pct=0.05)
+    assert got["iterations"] == sol.iterations and got["ev_oop"] == pytest.approx(sol.ev("oop"), abs=1e-12)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--target", "0"], "--target must be positive"),
+    (["--iterations", "0"], "--iterations must be at least 1"),
+])
+def test_cli_spot_solve_refuses_bad_flags(tmp_path, args, words):
+    cfg = tmp_path / "river.toml"
+    cfg.write_text(SMALL_TOML)
+    out = _cli("spot", "solve", str(cfg), *args)
+    assert out.returncode != 0 and words in out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_cli_spot_solve_refuses_a_flop_spot(tmp_path):
+    cfg = tmp_path / "flop.toml"
+    cfg.write_text(SMALL_TOML.replace("Qs Jh 2h 8d 3c", "Qs Jh 2h"))
+    out = _cli("spot", "solve", str(cfg))
+    assert out.returncode != 0 and "flop spot" in out.stderr and "Traceback" not in out.stderr

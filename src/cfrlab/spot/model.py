@@ -192,6 +192,10 @@ class SpotModel:
         left = DECK - len(self.board) - 4
         return ((joint @ live) * live / left).T.reshape(-1)
 
+    def own_bytes(self) -> int:
+        """Bytes the model keeps (its first street's P and card masks)."""
+        return self.joint.nbytes + self._disjoint.nbytes + self._card_mask.nbytes
+
     def table_bytes(self) -> int:
         """Bytes of the engine's copies of the tables (P^T and P, W^T and -W per block)."""
         B = max(len(self.river_cards), 1)

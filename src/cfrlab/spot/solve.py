@@ -30,7 +30,7 @@ import numpy as np
 from cfrlab.engine import best_response_values, game_value
 from cfrlab.engine.core import get_engine
 from cfrlab.errors import CfrlabError
-from cfrlab.solvers.cfr import PRESETS
+from cfrlab.solvers.cfr import FLOAT32_MIN_STATES, PRESETS
 from cfrlab.solvers.registry import make_solver
 from cfrlab.spot.config import Spot
 from cfrlab.spot.model import SpotModel
@@ -128,6 +128,24 @@ class SpotSolution:
             "ev_ip": self.ev("ip"),
             "root": [{"action": a, "frequency": f} for a, f in self.frequencies(0)],
         }
+
+
+def solve_memory(spot: Spot, tree: PublicTree | None = None, model: SpotModel | None = None) -> int:
+    """Bytes a ``solve_spot`` will need at its peak, the interpreter and numba aside: the
+    engine's chance tables (``SpotModel.table_bytes``; their float32 copy from 256 combos on;
+    twice while the engine packs them), the solver's regret, average and current-policy
+    tables and the final average policy (float64, a column per action), and the reach and
+    value arenas. Builds the betting tree and the model (both small), not the tables."""
+    tree = spot_tree(spot) if tree is None else tree
+    model = SpotModel(spot) if model is None else model
+    ns = np.asarray(model.num_states, dtype=np.int64)
+    states = ns[tree.round.astype(np.int64)]
+    rows = int(states[tree.decision_node].sum())
+    ops = model.table_bytes()
+    f32 = ops // 2 if model.n >= FLOAT32_MIN_STATES else 0
+    solver = 4 * tree.num_actions * 8 * rows
+    arenas = 2 * 2 * 8 * int(states.sum())
+    return int(model.own_bytes() + max(2 * ops, ops + f32 + solver + arenas))
 
 
 def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0.3,
