@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cfrlab.cards import rank_hand
+from cfrlab.cards import card_text, rank_hand
 from cfrlab.cards.ranges import COMBOS
 from cfrlab.engine import (
     best_response_values,
@@ -273,3 +273,29 @@ def test_cli_spot_solve_refuses_a_flop_spot(tmp_path):
     cfg.write_text(SMALL_TOML.replace("Qs Jh 2h 8d 3c", "Qs Jh 2h"))
     out = _cli("spot", "solve", str(cfg))
     assert out.returncode != 0 and "flop spot" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_turn_spot_without_turn_bets_is_the_average_of_its_river_spots():
+    """With no bet on the turn, a turn spot is its 48 river spots, each weighted by the chance
+    of its river card (card removal included: the pairs of combos that miss it, over 44): the
+    LP's game values agree, which pins the turn model's river blocks, normalization and
+    showdowns."""
+    args = {"pot": 10, "stack": 20, "oop_range": "AA, QJs, 87s", "ip_range": "KK, T9s, 99"}
+    river_bets = {"bet": "p", "raise": "a"}
+    turn = make_spot(board="Qs Jh 2h 8d", **args, bets={
+        **river_bets, "oop": {"turn": {"bet": "-"}}, "ip": {"turn": {"bet": "-"}}})
+    model = SpotModel(turn)
+    _, v_turn = solve_lp(spot_tree(turn), model)
+    cards = COMBOS[model.combos]
+    total = 0.0
+    for c in model.river_cards:
+        board = "Qs Jh 2h 8d " + card_text(int(c))
+        miss = [i for i in range(model.n) if c not in cards[i]]
+        w = model.weights[:, miss]
+        if not w[0].any() or not w[1].any():
+            continue  # one range is empty with this river card: no pair, no weight
+        river = make_spot(board=board, **args, bets=river_bets)
+        rm = SpotModel(river)
+        _, v = solve_lp(spot_tree(river), rm)
+        total += rm.mass / (44 * model.mass) * v
+    assert abs(v_turn) > 0.1 and v_turn == pytest.approx(total, abs=1e-9)
