@@ -10,6 +10,8 @@ on which attributes happen to exist:
   tables (``BLOCK_STRUCTURED``), public chance sampling over boards.
 * ``"bucketed"`` (``BucketedModel``): bucket sequences of a card abstraction; deals map to
   states (``DEALS_TO_STATES``), so chance sampling draws hole-pair slots.
+* ``"spot"`` (``cfrlab.spot.model.SpotModel``): two ranges on a postflop board; blocks per
+  river card (full-width walks only).
 * ``"synthetic"``: made-up tables of a bucketed model's sizes (memory and speed probes).
 """
 
@@ -23,8 +25,9 @@ LOSSLESS = "lossless"
 NPLAYER = "nplayer-lossless"  # the N-player deals (cfrlab.abstraction.deals): exact cards, N > 2
 BUCKETED = "bucketed"
 SYNTHETIC = "synthetic"
+SPOT = "spot"  # a postflop spot's two ranges (cfrlab.spot.model): board blocks, no deal mapping
 
-BLOCK_STRUCTURED = frozenset({LOSSLESS})  # block_parent / fold_blocks / showdown_blocks
+BLOCK_STRUCTURED = frozenset({LOSSLESS, SPOT})  # block_parent / fold_blocks / showdown_blocks
 DEALS_TO_STATES = frozenset({LOSSLESS, BUCKETED})  # deal_states_batch(deals)
 
 

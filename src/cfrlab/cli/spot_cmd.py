@@ -1,16 +1,27 @@
-"""``cfrlab spot sizes``: a postflop spot's betting tree and the memory of an exact solve."""
+"""``cfrlab spot``: a postflop spot's betting tree and the memory of an exact solve (``sizes``),
+and its solution (``solve``)."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from cfrlab.cli.common import command_group, human_bytes
+from cfrlab.cli.common import (
+    available_memory,
+    check_output,
+    command_group,
+    human_bytes,
+    say,
+    writing,
+)
+from cfrlab.errors import CfrlabError
 
 SUMMARY = "Postflop spots: a board, two ranges, the pot, the stacks and the bet sizes."
+PROGRESS_SECONDS = 2.0  # at most one progress line this often
 
 
 def register(app: typer.Typer) -> None:
@@ -39,3 +50,72 @@ def register(app: typer.Typer) -> None:
             print(f"{row[0]:8}{row[1]:>11,}{row[2]:>9,}{row[3]:>11,}{row[4]:>9,}")
         print(f"{'total':8}{sum(size.decisions):>11,}{sum(size.nodes):>9,}{sum(size.terminals):>11,}")
         print(f"exact solve (float32, 3 tables, no suit isomorphism): about {human_bytes(size.memory)}")
+
+    @sp.command("solve")
+    def solve_cmd(
+        config: Annotated[Path, typer.Argument(metavar="CONFIG.toml", help="spot file (docs/spots.md)")],
+        target: Annotated[float, typer.Option("--target", help="stop at this exploitability, "
+                                              "in percent of the pot")] = 0.3,
+        seconds: Annotated[float | None, typer.Option("--seconds", help="stop after this long")] = None,
+        iterations: Annotated[int, typer.Option("--iterations", help="stop after this many")] = 1000,
+        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, cfr+, pcfr+, lcfr or cfr")] = "dcfr",
+        out: Annotated[Path | None, typer.Option("--out", help="write the result as JSON here")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
+    ) -> None:
+        """Solve a turn or river spot with exact cards: the memory it needs first, then
+        progress, then the exploitability in percent of the pot, the EVs (chips each player
+        expects to take from the pot minus what it puts in from here on) and the root's
+        action frequencies (docs/spots.md)."""
+        from cfrlab.spot import SpotModel, load_spot, solve_spot, spot_tree
+        from cfrlab.spot.solve import solve_memory
+
+        for flag, value in (("--target", target), ("--seconds", seconds)):
+            if value is not None and not value > 0:
+                raise CfrlabError(f"{flag} must be positive, got {value}")
+        if iterations < 1:
+            raise CfrlabError(f"--iterations must be at least 1, got {iterations}")
+        check_output(out, "result")
+        spot = load_spot(config)
+        tree, model = spot_tree(spot), SpotModel(spot)
+        need = solve_memory(spot, tree, model)
+        free = available_memory()
+        if free is not None and need > free:
+            raise CfrlabError(f"this spot needs about {human_bytes(need)} to solve, more than the "
+                              f"{human_bytes(free)} available")
+        if not as_json:
+            print(spot.summary())
+            print(f"live combos {model.n}, decisions {tree.num_decisions}; "
+                  f"memory needed: about {human_bytes(need)}", flush=True)
+        last = [time.perf_counter()]
+
+        def progress(it: int, sec: float, pct: float) -> None:
+            if time.perf_counter() - last[0] >= PROGRESS_SECONDS:
+                last[0] = time.perf_counter()
+                line = f"iteration {it:,}: exploitability {pct:.4f}% of the pot ({sec:.1f} s)"
+                say(line) if as_json else print(line, flush=True)
+
+        sol = solve_spot(spot, algorithm, target_pct=target, iterations=iterations, seconds=seconds,
+                         progress=progress, tree=tree, model=model)
+        result = {"spot": spot.summary(), "memory_bytes": need, **sol.summary()}
+        if out is not None:
+            from cfrlab.fileio import atomic_write_bytes
+
+            with writing(out, "result"):
+                atomic_write_bytes(out, (json.dumps(result, indent=1) + "\n").encode())
+        if as_json:
+            print(json.dumps(result))
+            return
+        print(f"done: {sol.iterations:,} iterations in {sol.seconds:.2f} s")
+        print(f"exploitability: {sol.exploitability_pct:.4f}% of the pot ({sol.exploitability:.5f} chips)")
+        print(f"EV: OOP {sol.ev('oop'):.4f}, IP {sol.ev('ip'):.4f} (pot {spot.pot})")
+        freqs = ", ".join(f"{_action_name(sol, a)} {f:.1%}" for a, f in sol.frequencies(0))
+        print(f"root (OOP): {freqs}")
+
+
+def _action_name(sol, action: str) -> str:
+    """``c`` / ``r15`` as a player reads them at the root: check, or bet N chips."""
+    if action == "c":
+        return "check"
+    if action == "f":
+        return "fold"
+    return f"bet {int(action[1:]) - sol.spot.pot // 2}"

@@ -1,0 +1,198 @@
+"""Solving a spot: the CFR family on the spot's tree with its chance model (``SpotModel``).
+
+``solve_spot(spot, algorithm="dcfr", target_pct=0.3)`` runs full-width iterations of the
+engine's solver (``cfrlab.solvers``: ``dcfr`` is alpha 1.5, beta 0, gamma 2, the parameters of
+the fast postflop solvers; ``cfr+``, ``pcfr+``, ``lcfr``, ``cfr`` too) and measures the exact
+exploitability of the average strategy every ``check_every`` iterations, until it is at most
+``target_pct`` percent of the pot, or the iteration or time budget is spent.
+
+**Units.** Values are chips of the spot. The engine's payoffs are zero-sum winnings counted
+from the spot's start: the pot's chips count as already put in, half by each player, so a fold
+at the root gives the other player +pot/2. Its expectations are over the spot's chance (the
+two ranges with card removal: ``SpotModel``'s P sums to 1), so a value is "chips per hand
+dealt from the ranges". The engine's exploitability is (u0(BR, s1) + u1(s0, BR)) / 2 in those
+chips: the two best responses' winnings averaged over the two players; this is the (BR0 + BR1)
+/ 2 of PioSOLVER, TexasSolver and Desktop Postflop, whose best-response values are zero-sum in
+the same way (0 at an equilibrium). They print it in percent of the starting pot:
+``exploitability_pct = 100 * exploitability / pot``. A player's **EV** is printed as those
+solvers print it: the chips it expects to collect from the pot at the end minus what it puts
+in from the spot's start on, = its zero-sum winnings + pot/2 (the two EVs sum to the pot).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cfrlab.engine import best_response_values, game_value
+from cfrlab.engine.core import get_engine
+from cfrlab.errors import CfrlabError
+from cfrlab.solvers.cfr import FLOAT32_MIN_STATES, PRESETS
+from cfrlab.solvers.registry import make_solver
+from cfrlab.spot.config import Spot
+from cfrlab.spot.model import SpotModel
+from cfrlab.spot.tree import spot_tree
+from cfrlab.tree.betting_tree import PublicTree
+
+ALGORITHMS = tuple(a for a, p in PRESETS.items() if p.sampling == "full")
+CHECK_EVERY = 10  # iterations between exact exploitability measurements (each costs ~2 walks)
+
+
+def pot_percent(chips: float, pot: float) -> float:
+    """Chips of the spot in percent of its starting pot (the solvers' exploitability unit)."""
+    return 100.0 * float(chips) / float(pot)
+
+
+@dataclass(eq=False)
+class SpotSolution:
+    """A solved spot. ``policy`` is the average strategy (docs/ENGINE.md layout over ``tree``
+    and ``model``); ``exploitability`` in chips, ``exploitability_pct`` in percent of the pot;
+    ``values`` each tree player's zero-sum winnings under ``policy``; ``history`` the
+    (iterations, seconds, exploitability %) of every measurement."""
+
+    spot: Spot
+    tree: PublicTree
+    model: SpotModel
+    algorithm: str
+    policy: np.ndarray
+    iterations: int
+    seconds: float
+    exploitability: float
+    best_responses: tuple[float, float]
+    values: tuple[float, float]
+    history: list = field(default_factory=list)
+
+    @property
+    def exploitability_pct(self) -> float:
+        return pot_percent(self.exploitability, self.spot.pot)
+
+    def ev(self, who: str = "oop") -> float:
+        """The EV of the OOP or IP player as the solvers print it (module docstring)."""
+        if who not in ("oop", "ip"):
+            raise CfrlabError(f"a spot's players are 'oop' and 'ip', got {who!r}")
+        p = self.spot.oop_position if who == "oop" else self.spot.ip_position
+        return self.values[p] + self.spot.pot / 2
+
+    def frequencies(self, node: int = 0) -> list[tuple[str, float]]:
+        """[(action text, frequency)] at a decision node: each action's probability over the
+        acting player's range there (each combo weighted by its reach: its probability in the
+        spot's chance, card removal included, times the player's own actions to the node)."""
+        tree = self.tree
+        d = int(tree.decision[node])
+        if d < 0:
+            raise CfrlabError(f"node {node} is not a decision")
+        rows = self._rows(node)
+        reach = self._own_reach(node)
+        mass = reach.sum()
+        freq = reach @ self.policy[rows] / mass if mass > 0 else self.policy[rows].mean(axis=0)
+        cols = np.flatnonzero(tree.legal[d])
+        return [(tree.action_text(node, int(c)), float(freq[c])) for c in cols]
+
+    def _rows(self, node: int) -> slice:
+        e = get_engine(self.tree, self.model)
+        d = int(self.tree.decision[node])
+        start = int(e.row_offset[d])
+        return slice(start, start + int(self.model.num_states[int(self.tree.round[node])]))
+
+    def _own_reach(self, node: int) -> np.ndarray:
+        """The acting player's combo weights at ``node``: chance reach times its own actions."""
+        tree, model = self.tree, self.model
+        p = int(tree.player[node])
+        r = int(tree.round[node])
+        reach = model.reach_weights(p, r)
+        path = []
+        n = node
+        while tree.parent[n] >= 0:
+            path.append(n)
+            n = int(tree.parent[n])
+        for child in reversed(path):
+            par = int(tree.parent[child])
+            if tree.decision[par] >= 0 and tree.player[par] == p:
+                pr = int(tree.round[par])
+                col = self.policy[self._rows(par), int(tree.action[child])]
+                reach = reach * np.tile(col, model.num_states[r] // model.num_states[pr])
+        return reach
+
+    def summary(self) -> dict:
+        """The figures ``cfrlab spot solve`` prints (JSON-able)."""
+        return {
+            "algorithm": self.algorithm,
+            "iterations": self.iterations,
+            "seconds": round(self.seconds, 3),
+            "exploitability_chips": self.exploitability,
+            "exploitability_pct": self.exploitability_pct,
+            "ev_oop": self.ev("oop"),
+            "ev_ip": self.ev("ip"),
+            "root": [{"action": a, "frequency": f} for a, f in self.frequencies(0)],
+        }
+
+
+def solve_memory(spot: Spot, tree: PublicTree | None = None, model: SpotModel | None = None) -> int:
+    """Bytes a ``solve_spot`` will need at its peak, the interpreter and numba aside: the
+    engine's chance tables (``SpotModel.table_bytes``; their float32 copy from 256 combos on;
+    twice while the engine packs them), the solver's regret, average and current-policy
+    tables and the final average policy (float64, a column per action), and the reach and
+    value arenas. Builds the betting tree and the model (both small), not the tables."""
+    tree = spot_tree(spot) if tree is None else tree
+    model = SpotModel(spot) if model is None else model
+    ns = np.asarray(model.num_states, dtype=np.int64)
+    states = ns[tree.round.astype(np.int64)]
+    rows = int(states[tree.decision_node].sum())
+    ops = model.table_bytes()
+    f32 = ops // 2 if model.n >= FLOAT32_MIN_STATES else 0
+    solver = 4 * tree.num_actions * 8 * rows
+    arenas = 2 * 2 * 8 * int(states.sum())
+    return int(model.own_bytes() + max(2 * ops, ops + f32 + solver + arenas))
+
+
+def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0.3,
+               iterations: int | None = 1000, seconds: float | None = None,
+               check_every: int = CHECK_EVERY, progress: Callable | None = None,
+               tree: PublicTree | None = None, model: SpotModel | None = None) -> SpotSolution:
+    """Solve ``spot`` (module docstring): stop at ``target_pct`` percent of the pot (None: no
+    target), after ``iterations`` (None: no cap) or once ``seconds`` have passed (checked
+    between measurements). ``progress(iterations, seconds, pct)`` is called after each
+    measurement. At least one budget or the target must be given."""
+    name = str(algorithm).lower()
+    if name not in ALGORITHMS:
+        raise CfrlabError(f"a spot is solved by a full-width CFR variant ({', '.join(ALGORITHMS)}), "
+                          f"not {algorithm!r}")
+    if target_pct is not None and not target_pct > 0:
+        raise CfrlabError(f"target must be positive (percent of the pot), got {target_pct}")
+    if iterations is not None and (isinstance(iterations, bool) or int(iterations) != iterations
+                                   or iterations < 1):
+        raise CfrlabError(f"iterations must be a positive whole number, got {iterations!r}")
+    if seconds is not None and not seconds > 0:
+        raise CfrlabError(f"seconds must be positive, got {seconds}")
+    if iterations is None and seconds is None and target_pct is None:
+        raise CfrlabError("give a target, an iteration count or a time limit")
+    if int(check_every) < 1:
+        raise CfrlabError(f"check_every must be at least 1, got {check_every}")
+    tree = spot_tree(spot) if tree is None else tree
+    model = SpotModel(spot) if model is None else model
+    solver = make_solver(tree, model, name)
+    history = []
+    start = time.perf_counter()
+    pct = float("inf")
+    while True:
+        step = int(check_every)
+        if iterations is not None:
+            step = min(step, int(iterations) - solver.iterations)
+        solver.iterate(step)
+        elapsed = time.perf_counter() - start
+        pct = pot_percent(solver.exploitability(), spot.pot)
+        history.append((solver.iterations, elapsed, pct))
+        if progress is not None:
+            progress(solver.iterations, elapsed, pct)
+        if (target_pct is not None and pct <= target_pct) or \
+                (iterations is not None and solver.iterations >= iterations) or \
+                (seconds is not None and elapsed >= seconds):
+            break
+    policy = solver.average_policy()
+    b0, b1 = best_response_values(tree, model, policy)
+    v0 = game_value(tree, model, policy)
+    return SpotSolution(spot, tree, model, name, policy, solver.iterations, time.perf_counter() - start,
+                        0.5 * (b0 + b1), (b0, b1), (v0, -v0), history)
