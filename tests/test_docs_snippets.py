@@ -22,6 +22,10 @@ def _setup(page: str, folder: Path) -> None:
         cfrlab.play_match("leduc", s, "random", 3_000, seed=1, log=folder / "games.log", names=("target", "field"))
     if page == "matches.md":
         cfrlab.play_match("holdem-limit", "always-call", "random", 200, seed=1, log=folder / "match.log")
+    if page == "spots.md":  # the river spot the page solves: the benchmark spot's ranges on a full board
+        example = Path(__file__).resolve().parents[1] / "examples" / "spots" / "texassolver_benchmark.toml"
+        text = example.read_text().replace('board = "Qs Jh 2h"', 'board = "Qs Jh 2h 8d 3c"')
+        (folder / "river.toml").write_text(text)
     if page == "solving.md":
         cfrlab.solve("leduc", "cfr+", target=1e-3).strategy.save(folder / "leduc.npz")
 
