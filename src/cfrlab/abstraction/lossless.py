@@ -24,7 +24,7 @@ from math import comb
 
 import numpy as np
 
-from cfrlab.abstraction.model import LOSSLESS
+from cfrlab.abstraction.model import LOSSLESS, assemble_blocks
 from cfrlab.cards import rank_hand
 from cfrlab.cards.cards import card_text, deck
 from cfrlab.errors import CfrlabError
@@ -189,26 +189,13 @@ class LosslessModel:
         return sign * self._disjoint[R][None] * self._pair_weight(R), B
 
     # -- ChanceModel contract --------------------------------------------------------------
-    @staticmethod
-    def _assemble(blocks: np.ndarray, B: int):
-        K, H, _ = blocks.shape
-        n = B * H
-        if n <= DENSE_LIMIT:
-            out = np.zeros((n, n))
-            for b in range(B):
-                out[b * H:(b + 1) * H, b * H:(b + 1) * H] = blocks[b % K]
-            return out
-        import scipy.sparse as sp
-
-        return sp.block_diag([blocks[b % K] for b in range(B)], format="csr")
-
     def fold_matrix(self, r: int):
         """P_r (n_r x n_r): joint probability of the two players' round-r states."""
-        return self._assemble(*self.fold_blocks(r))
+        return assemble_blocks(*self.fold_blocks(r), DENSE_LIMIT)
 
     def showdown_matrix(self):
         """W on the last round: sum over deals of P(deal) * (+1 if 0 wins, -1 if 1 wins)."""
-        return self._assemble(*self.showdown_blocks())
+        return assemble_blocks(*self.showdown_blocks(), DENSE_LIMIT)
 
     @cached_property
     def hash(self) -> str:

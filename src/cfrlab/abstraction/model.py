@@ -28,6 +28,22 @@ SYNTHETIC = "synthetic"
 SPOT = "spot"  # a postflop spot's two ranges (cfrlab.spot.model): board blocks, no deal mapping
 
 BLOCK_STRUCTURED = frozenset({LOSSLESS, SPOT})  # block_parent / fold_blocks / showdown_blocks
+
+
+def assemble_blocks(blocks: np.ndarray, B: int, dense_limit: int = 0):
+    """The block-diagonal matrix of a block-structured model's table: ``B`` diagonal blocks,
+    block b being ``blocks[b % K]`` (K = len(blocks)); dense up to ``dense_limit`` states,
+    else CSR."""
+    K, H, _ = blocks.shape
+    n = B * H
+    if n <= dense_limit:
+        out = np.zeros((n, n))
+        for b in range(B):
+            out[b * H:(b + 1) * H, b * H:(b + 1) * H] = blocks[b % K]
+        return out
+    import scipy.sparse as sp
+
+    return sp.block_diag([blocks[b % K] for b in range(B)], format="csr")
 DEALS_TO_STATES = frozenset({LOSSLESS, BUCKETED})  # deal_states_batch(deals)
 
 

@@ -36,7 +36,7 @@ from functools import cached_property
 
 import numpy as np
 
-from cfrlab.abstraction.model import SPOT
+from cfrlab.abstraction.model import SPOT, assemble_blocks
 from cfrlab.cards.cards import card_text, cards_text
 from cfrlab.cards.evaluator import rank7_batch
 from cfrlab.cards.ranges import COMBOS, combo_text
@@ -142,20 +142,13 @@ class SpotModel:
         return fold * sign, B
 
     # -- ChanceModel contract ----------------------------------------------------------------
-    @staticmethod
-    def _assemble(blocks: np.ndarray, B: int):
-        import scipy.sparse as sp
-
-        K = blocks.shape[0]
-        return sp.block_diag([blocks[b % K] for b in range(B)], format="csr")
-
     def fold_matrix(self, r: int):
         """P_r as a sparse matrix (the LP and tests read it)."""
-        return self._assemble(*self.fold_blocks(r))
+        return assemble_blocks(*self.fold_blocks(r))
 
     def showdown_matrix(self):
         """W as a sparse matrix."""
-        return self._assemble(*self.showdown_blocks())
+        return assemble_blocks(*self.showdown_blocks())
 
     @cached_property
     def hash(self) -> str:
