@@ -19,6 +19,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from cli_run import run
 
 import cfrlab
 from cfrlab.agents.registry import make_agent
@@ -333,21 +334,9 @@ def test_actions_on_a_limit_game_are_refused():
 
 # -- CLI ------------------------------------------------------------------------------------
 
-def _cli(capsys, args):
-    from cfrlab.cli.main import main
-
-    code = 0
-    try:
-        main(args)
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 @pytest.mark.parametrize("actions", ["fcpa", "fc"])
 def test_cli_hunl_json(capsys, actions):
-    code, out, _ = _cli(capsys, ["lbr", "always-fold", "--game", "holdem-nolimit", "--hands", "40",
+    code, out, _ = run(capsys, *["lbr", "always-fold", "--game", "holdem-nolimit", "--hands", "40",
                                  "--actions", actions, "--json"])
     assert code == 0
     d = json.loads(out.strip().splitlines()[-1])
@@ -360,7 +349,7 @@ def test_cli_strategy_file_exact(capsys, tmp_path):
     p = tmp_path / "s.npz"
     s = random_strategy(leduc(), 3)
     s.save(p)
-    code, out, _ = _cli(capsys, ["lbr", str(p), "--exact", "--call-rounds", "0", "--json"])
+    code, out, _ = run(capsys, *["lbr", str(p), "--exact", "--call-rounds", "0", "--json"])
     assert code == 0
     d = json.loads(out.strip().splitlines()[-1])
     want = local_best_response(s, exact=True, call_rounds=0)
@@ -374,7 +363,7 @@ def test_cli_strategy_file_exact(capsys, tmp_path):
     (["lbr", "always-call", "--game", "holdem-nolimit", "--exact"], "too large"),
 ])
 def test_cli_bad_input_is_one_line(capsys, args, msg):
-    code, _, err = _cli(capsys, args)
+    code, _, err = run(capsys, *args)
     assert code != 0
     assert err.startswith("cfrlab: error:") and err.count("\n") == 1 and msg in err, err
 

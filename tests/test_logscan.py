@@ -34,6 +34,22 @@ def _expected(game, line: str, player: str):
     return cards, pos, ll.betting_string()
 
 
+def _mutate(line: str, rng, alphabet: str, most: int) -> str:
+    """``line`` with 1 to most - 1 random edits (replace, delete or insert a character), drawn
+    from ``rng`` in the order the tests' expectations were recorded with."""
+    x = list(line)
+    for _ in range(int(rng.integers(1, most))):
+        i = int(rng.integers(len(x)))
+        op = int(rng.integers(3))
+        if op == 0:
+            x[i] = alphabet[int(rng.integers(len(alphabet)))]
+        elif op == 1:
+            del x[i]
+        else:
+            x.insert(i, alphabet[int(rng.integers(len(alphabet)))])
+    return "".join(x)
+
+
 @pytest.mark.parametrize("name", ["kuhn", "leduc", "holdem"])
 def test_the_scan_reads_what_the_parser_reads(tmp_path, name):
     game = _games()[name]
@@ -63,17 +79,7 @@ def test_mutated_lines_are_refused_or_read_as_the_parser_reads(tmp_path):
     alphabet = "STAE:|/0123456789rcfKQJAshdc\r -"
     mutated = []
     for _ in range(3000):
-        x = list(lines[int(rng.integers(len(lines)))])
-        for _ in range(int(rng.integers(1, 4))):
-            i = int(rng.integers(len(x)))
-            op = int(rng.integers(3))
-            if op == 0:
-                x[i] = alphabet[int(rng.integers(len(alphabet)))]
-            elif op == 1:
-                del x[i]
-            else:
-                x.insert(i, alphabet[int(rng.integers(len(alphabet)))])
-        mutated.append("".join(x))
+        mutated.append(_mutate(lines[int(rng.integers(len(lines)))], rng, alphabet, 4))
     bad = tmp_path / "bad.log"
     bad.write_text("\n".join(mutated) + "\n")
     sc = scan_bytes(read_log_bytes(bad), game, "me")
@@ -100,17 +106,7 @@ def test_the_reader_accepts_what_the_full_check_accepts(tmp_path):
     one = tmp_path / "one.log"
     accepted = refused = 0
     for _ in range(600):
-        x = list(lines[int(rng.integers(len(lines)))])
-        for _ in range(int(rng.integers(1, 3))):
-            i = int(rng.integers(len(x)))
-            op = int(rng.integers(3))
-            if op == 0:
-                x[i] = alphabet[int(rng.integers(len(alphabet)))]
-            elif op == 1:
-                del x[i]
-            else:
-                x.insert(i, alphabet[int(rng.integers(len(alphabet)))])
-        text = "".join(x)
+        text = _mutate(lines[int(rng.integers(len(lines)))], rng, alphabet, 3)
         one.write_text(text + "\n")
         try:
             rec = check_log_line(game, text)
