@@ -15,6 +15,7 @@ from cfrlab.abstraction.model import (  # noqa: F401
     ChanceModel,
     has_blocks,
     maps_deals,
+    perfect_recall,
 )
 
 

@@ -48,6 +48,7 @@ from cfrlab.abstraction.metrics import (
     metric_indexers,
     metric_tables,
 )
+from cfrlab.abstraction.kmeans import build_kmeans_buckets
 from cfrlab.abstraction.model import BUCKETED, keep_engine_views
 from cfrlab.cards.isomorphism import DeckMap
 from cfrlab.errors import CfrlabError, FileMismatchError
@@ -439,6 +440,7 @@ class BucketedModel:
         self.game = game
         self.maps = maps
         self.spec = maps.spec
+        self.recall = self.spec.recall  # "imperfect": a state is the round's bucket alone
         self.source_file: str | None = None  # the file it was loaded from (strategy headers)
         self.num_states = tuple(int(s) for s in self.spec.num_states)
         self._fold = fold
@@ -453,6 +455,8 @@ class BucketedModel:
         """Metric tables (cached), buckets, then the exact joint tables of every round."""
         check_holdem_style(game)
         say = progress or (lambda s: None)
+        if spec.method == "kmeans":  # imperfect recall: no joint tables (see build_kmeans)
+            return cls.build_kmeans(game, spec, say, use_cache)
         mt = metric_tables(game, use_cache=use_cache, progress=say)
         key = _build_key(game, spec)
         params = {"key": key, "format": FORMAT_VERSION}
@@ -492,6 +496,17 @@ class BucketedModel:
                 cache.entry_path(f"abstraction-{key}-joint{r}").unlink(missing_ok=True)
         return cls(game, maps, fold, showdown, mt.s1[-1])
 
+    @classmethod
+    def build_kmeans(cls, game, spec: BucketSpec, progress: Progress | None = None,
+                     use_cache: bool = True) -> BucketedModel:
+        """Distribution-aware buckets (``cfrlab.abstraction.kmeans``). Imperfect recall: the
+        model carries no joint tables (the vector walks that read them need perfect recall;
+        public chance sampling computes terminals from the real cards)."""
+        say = progress or (lambda s: None)
+        hs = last_round_table(game, use_cache=use_cache)
+        maps = build_kmeans_buckets(game, spec, hs, progress=say)
+        return cls(game, maps, [], None, maps.river)
+
     # -- ChanceModel contract ---------------------------------------------------------------
     @cached_property
     def parent(self) -> list[np.ndarray]:
@@ -503,10 +518,17 @@ class BucketedModel:
             out.append((np.arange(self.num_states[r]) // self.spec.counts[r]).astype(np.int32))
         return out
 
+    def _require_tables(self) -> None:
+        if not self._fold:
+            raise CfrlabError("this imperfect-recall abstraction carries no joint tables: it is "
+                              "solved by public chance sampling over real hole pairs")
+
     def fold_matrix(self, r: int) -> np.ndarray:
+        self._require_tables()
         return self._fold[r]
 
     def showdown_matrix(self) -> np.ndarray:
+        self._require_tables()
         if self._showdown is None:  # shared with an engine as -W (see share_tables)
             return -self._neg_showdown
         return self._showdown
@@ -527,6 +549,8 @@ class BucketedModel:
         h.update(json.dumps(self.spec.to_dict(), sort_keys=True).encode())
         for a in [*self.maps.state, self.maps.last]:
             h.update(cache.array_digest(np.asarray(a)).encode())
+        if self.maps.river is not None:
+            h.update(cache.array_digest(np.asarray(self.maps.river)).encode())
         return h.hexdigest()
 
     @cached_property
@@ -565,7 +589,10 @@ class BucketedModel:
 
     @property
     def hs_table(self) -> np.ndarray:
-        """The last round's exact hand-strength table (from the metric cache when loaded)."""
+        """The last round's exact hand-strength table (from the metric cache when loaded);
+        a k-means abstraction's bucket per river class (its lookup reads it in that place)."""
+        if self.maps.river is not None:
+            return self.maps.river
         if self._hs_table is None:
             table = last_round_table(self.game)
             want = getattr(self, "_hs_digest", None)
@@ -636,12 +663,15 @@ class BucketedModel:
             "params": self.maps.params,
             "num_states": list(self.num_states),
             "hash": self.hash,
-            "hs_digest": cache.array_digest(self.hs_table),
+            "hs_digest": cache.array_digest(self.hs_table) if self.maps.river is None else None,
         }
         arrays = {f"state{r}": s for r, s in enumerate(self.maps.state)}
         arrays.update({f"fold{r}": f for r, f in enumerate(self._fold)})
         arrays.update({f"mass{r}": m for r, m in enumerate(self.masses)})
-        arrays["showdown"] = self.showdown_matrix()
+        if self._fold:
+            arrays["showdown"] = self.showdown_matrix()
+        if self.maps.river is not None:
+            arrays["river"] = self.maps.river
         arrays["last"] = self.maps.last
         arrays["hist"] = self.maps.hist
         save_npz(path, header, arrays)
@@ -667,28 +697,36 @@ class BucketedModel:
                 raise CfrlabError(f"{path}: corrupt abstraction header (spec for {len(spec.levels)} rounds, "
                                   f"states {header['num_states']}, game of {R} rounds)")
             n = spec.num_states
-            missing = [k for k in ([f"state{r}" for r in range(R - 1)] + ["last", "hist", "showdown"]
-                                   + [f"{a}{r}" for r in range(R) for a in ("fold", "mass")])
+            km = spec.method == "kmeans"  # no joint tables; a bucket per river class
+            tables = [] if km else ["showdown"] + [f"fold{r}" for r in range(R)]
+            missing = [k for k in ([f"state{r}" for r in range(R - 1)] + ["last", "hist"] + tables
+                                   + [f"mass{r}" for r in range(R)] + (["river"] if km else []))
                        if k not in z.names]
             if missing:
                 raise CfrlabError(f"{path}: abstraction file is missing {missing[0]!r}")
             f64 = np.float64
             fold = [z.read(f"fold{r}", shape=(n[r], n[r]), dtype=f64, what=f"round {r}'s joint table")
-                    for r in range(R)]
-            showdown = z.read("showdown", shape=(n[-1], n[-1]), dtype=f64, what="the showdown table")
+                    for r in range(R) if not km]
+            showdown = None if km else z.read("showdown", shape=(n[-1], n[-1]), dtype=f64,
+                                              what="the showdown table")
+            river = None
+            if km:
+                river = z.read("river", shape=(metric_indexers(g)[-1].size,), what="the river buckets")
+                if river.dtype.kind not in "iu" or (len(river) and not 0 <= river.min() <= river.max() < n[-1]):
+                    raise CfrlabError(f"{path}: corrupt abstraction file (river buckets outside 0..{n[-1] - 1})")
             masses = [z.read(f"mass{r}", shape=(n[r],), dtype=f64, what=f"round {r}'s masses")
                       for r in range(R)]
             states = [z.read(f"state{r}", shape=(None,)) for r in range(R - 1)]
             last = z.read("last", shape=(None, None))
             hist = z.read("hist", shape=(None, None))
-        for name, a in [("masses", m) for m in masses] + [("joint tables", f) for f in fold] + [
-                ("showdown table", showdown)]:
+        for name, a in [("masses", m) for m in masses] + [("joint tables", f) for f in fold] + (
+                [("showdown table", showdown)] if showdown is not None else []):
             if not np.isfinite(a.sum()):  # a sum is finite only when every entry is
                 raise CfrlabError(f"{path}: corrupt abstraction file (non-finite {name})")
         for name, a in [("state map", x) for x in states] + [("bucket table", last), ("histogram", hist)]:
             if a.dtype.kind not in "iu":
                 raise CfrlabError(f"{path}: corrupt abstraction file ({name} is {a.dtype}, not integers)")
-        maps = BucketMaps(spec, header["params"], states, last, masses, hist)
+        maps = BucketMaps(spec, header["params"], states, last, masses, hist, river=river)
         try:
             model = cls(g, maps, fold, showdown)
             digest = model.hash

@@ -39,8 +39,9 @@ from cfrlab.cards.isomorphism import DeckMap, HandIndexer, round_groups
 from cfrlab.errors import CfrlabError
 
 Progress = Callable[[str], None]
-METHODS = ("percentile", "uniform")
+METHODS = ("percentile", "uniform", "kmeans")
 RECALLS = ("perfect", "imperfect")
+KMEANS_METRICS = ("emd", "ochs")  # k-means features: HS histograms (EMD), opponent-cluster HS
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,20 @@ class BucketSpec:
     method: str = "percentile"
     history: bool = True
     recall: str = "perfect"
+    # k-means only (``cfrlab.abstraction.kmeans``): seed of the k-means++ draws, histogram
+    # bins, clusters of opponent preflop hands (OCHS)
+    seed: int = 0
+    bins: int = 0
+    opp_clusters: int = 0
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise CfrlabError(f"bucketing method must be one of {', '.join(METHODS)}")
         if self.recall not in RECALLS:
             raise CfrlabError(f"recall must be one of {', '.join(RECALLS)}")
+        if self.method == "kmeans":
+            self._check_kmeans()
+            return
         if self.recall == "imperfect" and self.history:
             raise CfrlabError("imperfect recall forgets earlier buckets, so it buckets every "
                               "round without history (history off)")
@@ -69,6 +78,38 @@ class BucketSpec:
                     raise CfrlabError(f"unknown metric {metric!r} (choose ehs or ehs2)")
                 if count < 1:
                     raise CfrlabError("bucket counts must be >= 1")
+
+    def _check_kmeans(self) -> None:
+        if self.recall != "imperfect" or self.history:
+            raise CfrlabError("k-means buckets are imperfect recall without history (each round "
+                              "clusters the hands of that round)")
+        R = len(self.levels)
+        for r, lv in enumerate(self.levels):
+            if len(lv) != 1 or lv[0][0] not in KMEANS_METRICS or lv[0][1] < 1:
+                raise CfrlabError("k-means rounds take one level: emd or ochs with a count >= 1")
+            if lv[0][0] == "ochs" and r != R - 1:
+                raise CfrlabError("OCHS buckets are for the last round only (earlier rounds: emd)")
+        if self.bins < 2 or self.bins > 1000:
+            raise CfrlabError(f"histogram bins must be between 2 and 1000, got {self.bins}")
+        uses_ochs = self.levels[-1][0][0] == "ochs"
+        if uses_ochs and not 1 <= self.opp_clusters <= 1000:
+            raise CfrlabError(f"OCHS needs 1 to 1000 opponent clusters, got {self.opp_clusters}")
+        if not 0 <= self.seed < 2**63:
+            raise CfrlabError(f"the k-means seed is a whole number >= 0, got {self.seed}")
+
+    @classmethod
+    def kmeans(cls, num_rounds: int, buckets=8, river: str = "ochs", seed: int = 0,
+               bins: int = 50, opp_clusters: int = 8) -> BucketSpec:
+        """Distribution-aware imperfect-recall buckets: k-means with the earth mover's distance
+        on hand-strength histograms every round, the last round ``river`` ("ochs": k-means on
+        hand strength against ``opp_clusters`` clusters of opponent preflop hands, or "emd")."""
+        counts = parse_counts(buckets, num_rounds)
+        if river not in KMEANS_METRICS:
+            raise CfrlabError(f"the last round's k-means feature is emd or ochs, got {river!r}")
+        levels = tuple(((("emd" if r < num_rounds - 1 else river), c),)
+                       for r, c in enumerate(counts))
+        return cls(levels, "kmeans", False, "imperfect", int(seed), int(bins),
+                   int(opp_clusters) if river == "ochs" else 0)
 
     @classmethod
     def make(cls, num_rounds: int, buckets=5, metric: str = "ehs2", nested=None,
@@ -105,19 +146,33 @@ class BucketSpec:
         return tuple(out)
 
     def to_dict(self) -> dict:
-        return {"levels": [[list(x) for x in lv] for lv in self.levels], "method": self.method,
-                "history": self.history, "recall": self.recall}
+        out = {"levels": [[list(x) for x in lv] for lv in self.levels], "method": self.method,
+               "history": self.history, "recall": self.recall}
+        if self.method == "kmeans":  # percentile specs keep the keys (and hashes) they had
+            out.update({"seed": self.seed, "bins": self.bins, "opp_clusters": self.opp_clusters})
+        return out
 
     @classmethod
     def from_dict(cls, d: dict) -> BucketSpec:
         levels = tuple(tuple((str(m), int(c)) for m, c in lv) for lv in d["levels"])
-        return cls(levels, d["method"], bool(d["history"]), d["recall"])
+        extra = {}
+        if d["method"] == "kmeans":
+            try:
+                extra = {k: int(d[k]) for k in ("seed", "bins", "opp_clusters")}
+            except (KeyError, TypeError, ValueError):
+                raise CfrlabError("a k-means spec needs whole numbers seed, bins and "
+                                  "opp_clusters") from None
+        return cls(levels, d["method"], bool(d["history"]), d["recall"], **extra)
 
     def label(self) -> str:
         per = []
         for lv in self.levels:
             per.append("x".join(str(c) for _, c in lv))
         metrics = sorted({m for lv in self.levels for m, _ in lv})
+        if self.method == "kmeans":
+            ochs = f", OCHS vs {self.opp_clusters} opponent clusters" if self.opp_clusters else ""
+            return (f"k-means {'/'.join(metrics)} {'-'.join(per)}, {self.bins} bins{ochs}, "
+                    f"seed {self.seed}, imperfect recall")
         return (f"{'/'.join(metrics)} {self.method} {'-'.join(per)}, "
                 f"{'history' if self.history else 'no history'}, {self.recall} recall")
 
@@ -214,6 +269,9 @@ class BucketMaps:
     last: np.ndarray
     masses: list[np.ndarray]
     hist: np.ndarray = field(repr=False)  # int64[num_states[R-2] or 1, max_hs+1]
+    # k-means: the last round's bucket per river (hole | board) class, read in place of the
+    # hand-strength table (``last`` is then the identity row)
+    river: np.ndarray | None = field(default=None, repr=False)
 
 
 def _sort_order(group: np.ndarray, key: np.ndarray) -> np.ndarray:

@@ -27,7 +27,14 @@ BUCKETED = "bucketed"
 SYNTHETIC = "synthetic"
 SPOT = "spot"  # a postflop spot's two ranges (cfrlab.spot.model): board blocks, no deal mapping
 
-BLOCK_STRUCTURED = frozenset({LOSSLESS, SPOT})  # block_parent / fold_blocks / showdown_blocks
+BLOCK_STRUCTURED = frozenset({LOSSLESS, SPOT})
+
+
+def perfect_recall(model) -> bool:
+    """Whether a model's round-r state determines its earlier ones (a ``parent`` map exists).
+    Imperfect-recall models (``recall = "imperfect"``: a card abstraction whose state is the
+    round's bucket alone) are solved by walks over real hole pairs, not by the vector walks."""
+    return getattr(model, "recall", "perfect") == "perfect"  # block_parent / fold_blocks / showdown_blocks
 
 
 def assemble_blocks(blocks: np.ndarray, B: int, dense_limit: int = 0):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from cfrlab.abstraction.model import has_blocks
+from cfrlab.abstraction.model import has_blocks, perfect_recall
 from cfrlab.engine._kernels import OP_ALL_BUT_SELF, OP_DENSE, OP_RANKED
 from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN, tree_count
@@ -133,8 +133,15 @@ class Engine:
             p = tree.parent[n]
             self.subtree_end[p] = max(self.subtree_end[p], self.subtree_end[n])
         self.pmap_off = np.concatenate([[0], np.cumsum(self.num_states)[:-1]]).astype(np.int64)
-        self.pmap = np.concatenate([np.asarray(model.parent[r], dtype=np.int64) for r in range(R)])
-        self._build_ops(model)
+        # imperfect recall: no parent map and no terminal tables; only walks over real hole
+        # pairs (public chance sampling, solvers.pcs_holes) use such an engine
+        self.perfect_recall = perfect_recall(model)
+        if self.perfect_recall:
+            self.pmap = np.concatenate([np.asarray(model.parent[r], dtype=np.int64) for r in range(R)])
+            self._build_ops(model)
+        else:
+            self.pmap = np.zeros(0, dtype=np.int64)
+            self._no_ops()
         self.block_parents = None  # per round int64[B_r]: board blocks, for public chance sampling
         if has_blocks(model):
             self.block_parents = [np.asarray(model.block_parent(r), dtype=np.int64) for r in range(R)]
@@ -194,12 +201,28 @@ class Engine:
         if share is not None:  # the model may keep views of opbuf instead of its own copies
             share([self.op_blocks(i0) for i0, _ in self.fold_ops], self.op_blocks(self.showdown_ops[0]))
 
+    def _no_ops(self) -> None:
+        self.fold_ops, self.showdown_ops = [], (0, 0)
+        self.optab = np.zeros((0, 6), dtype=np.int64)
+        self.opbuf = np.zeros(0)
+        self.opint = np.zeros(0, dtype=np.int64)
+        self.opc = np.zeros(0)
+        self.fold_op = np.zeros(0, dtype=np.int64)
+
+    def require_perfect_recall(self, what: str = "this walk") -> None:
+        if not self.perfect_recall:
+            raise CfrlabError(
+                f"{what} needs a perfect-recall chance model; this abstraction has imperfect recall "
+                "(a state is the round's bucket alone): solve it with public chance sampling (pcs) "
+                "and measure it in the real game (cfrlab realbr)")
+
     def _check_blocks(self, blocks, B: int, r: int) -> None:
         if blocks.ndim != 3 or blocks.shape[1] != blocks.shape[2] or B * blocks.shape[1] != self.num_states[r]:
             raise CfrlabError(f"chance table of round {r} does not match {self.num_states[r]} private states")
 
     def op_blocks(self, op: int) -> tuple[np.ndarray, int]:
         """(blocks float64[K, H, H], B) of operator ``op`` (a view into ``opbuf``)."""
+        self.require_perfect_recall("chance sampling")
         off, K, B, H = (int(x) for x in self.optab[op, :4])
         return self.opbuf[off:off + K * H * H].reshape(K, H, H), B
 
@@ -218,6 +241,7 @@ class Engine:
     # -- arena placement --------------------------------------------------------------
     def layout(self, cap=None) -> Layout:
         """Arena placement for ``cap[r]`` slots per round node (default: all states)."""
+        self.require_perfect_recall("a full-width walk (iterations, best response, values)")
         cap = self.num_states if cap is None else np.asarray(cap, dtype=np.int64)
         key = tuple(int(c) for c in cap)
         if key not in self._layouts:
