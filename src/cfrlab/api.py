@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from cfrlab import realgame
+from cfrlab.abstraction import perfect_recall
 from cfrlab.engine import best_response as _best_response
 from cfrlab.engine import best_response_values as _best_response_values
 from cfrlab.engine import build_tree_for, game_value, model_for_game, tree_for
@@ -78,7 +79,7 @@ class SolveResult:
     iterations: int
     seconds: float
     exploitability: float | None
-    game_value: float
+    game_value: float | None  # None: imperfect recall (no abstract game value)
     unit: str
     stopped_by: str
     curve: list[tuple[int, float, float]] = field(default_factory=list)
@@ -149,8 +150,8 @@ class BestResponse:
         return f"<BestResponse: exploitability {format_value(self.exploitability, self.unit)}; best response {seats}>"
 
 
-def _signed(value: float, unit: str) -> str:
-    return f"{value:+.6g} {unit}"
+def _signed(value: float | None, unit: str) -> str:
+    return "not computed" if value is None else f"{value:+.6g} {unit}"
 
 
 def _game_name(g: GameDef) -> str:
@@ -233,14 +234,19 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
         checkpointer = Checkpointer(checkpoint, identity)
         if checkpointer.exists():
             run_state = checkpointer.load(solver)
-    schedule = Every(eval_every) if eval_every else default_schedule(name)
+    evaluate = solver.exploitability
+    forgetful = not many and not perfect_recall(model)
+    if forgetful:  # no abstract best response under imperfect recall: the real game's, once
+        evaluate = _real_exploitability(g, tree, model, solver, name)  # at the end by default
+    schedule = Every(eval_every) if eval_every else (None if forgetful else default_schedule(name))
     if on_start is not None:
         on_start(SolvePlan(name, solver.seed, drawn, None if run_state is None else int(solver.iterations),
-                           schedule.describe()))
-    run = run_solve(solver, stop, solver.exploitability, eval_every=schedule, checkpoint=checkpointer,
+                           "in the real game at the end" if schedule is None else schedule.describe()))
+    run = run_solve(solver, stop, evaluate, eval_every=schedule, checkpoint=checkpointer,
                     checkpoint_every=checkpoint_every, run=run_state, on_tick=progress)
     avg = solver.average_policy()  # once: at 10 buckets each copy is 1.4 GB
-    value = float(solver.engine.profile_values(avg)[0]) if many else game_value(tree, model, avg)
+    value = (float(solver.engine.profile_values(avg)[0]) if many
+             else None if forgetful else game_value(tree, model, avg))
     st = run.state
     curve = [(int(i), float(s), to_unit(g, e)) for i, s, e in st.history]
     strategy = Strategy.from_policy(
@@ -259,9 +265,18 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
     steady = st.run_seconds - (first or 0.0)
     rate = (done_here - 1) / steady if steady > 0 and done_here > 1 else None
     return SolveResult(strategy, name, int(solver.iterations), st.solver_seconds,
-                       None if expl is None else to_unit(g, expl), to_unit(g, value), unit_of(g),
-                       run.stopped_by, curve, solver_params, solver.seed, st.eval_seconds, first, rate,
+                       None if expl is None else to_unit(g, expl),
+                       None if value is None else to_unit(g, value), unit_of(g), run.stopped_by, curve, solver_params, solver.seed, st.eval_seconds, first, rate,
                        st.resumed_from)
+
+
+def _real_exploitability(g: GameDef, tree, model, solver, name: str) -> Callable[[], float]:
+    """The exploitability of the solver's average strategy in the real game (exact, by
+    ``realgame.real_best_response``): what an imperfect-recall abstraction is measured by."""
+    def measure() -> float:
+        s = Strategy.from_policy(g, solver.average_policy(), tree=tree, model=model, algorithm=name)
+        return float(realgame.real_best_response(s).exploitability)
+    return measure
 
 
 def _solve_lp(g: GameDef, tree, model, params: dict) -> SolveResult:

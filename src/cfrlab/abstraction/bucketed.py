@@ -509,10 +509,11 @@ class BucketedModel:
 
     # -- ChanceModel contract ---------------------------------------------------------------
     @cached_property
-    def parent(self) -> list[np.ndarray]:
+    def parent(self) -> list[np.ndarray] | None:
+        """Round r's state -> its round r-1 state; None under imperfect recall (a state is
+        the round's bucket alone: ``abstraction.perfect_recall(model)`` is False)."""
         if self.spec.recall != "perfect":
-            raise CfrlabError("an imperfect-recall abstraction has no parent map; the vector "
-                              "CFR engine needs perfect recall")
+            return None
         out = [np.full(self.num_states[0], -1, dtype=np.int32)]
         for r in range(1, len(self.num_states)):
             out.append((np.arange(self.num_states[r]) // self.spec.counts[r]).astype(np.int32))

@@ -440,7 +440,7 @@ def _summary(g: GameDef, strategy: Strategy, result: api.SolveResult) -> dict[st
     h = strategy.header
     out = {"algorithm": h["algorithm"], "iterations": h["iterations"], "seconds": h["seconds"],
            "exploitability": to_unit(g, h["exploitability"]), "exploitability_chips": h["exploitability"],
-           "unit": unit_of(g), "game_value": to_unit(g, h["game_value"]), "game_value_chips": h["game_value"],
+           "unit": unit_of(g), "game_value": None if h["game_value"] is None else to_unit(g, h["game_value"]), "game_value_chips": h["game_value"],
            "params": h.get("params"), "seed": h.get("seed")}
     if strategy.num_players > 2:  # NashConv and each player's figures (chips per game)
         out.update({"num_players": strategy.num_players, "nash_conv": h["nash_conv"], "values": h["values"],
@@ -479,7 +479,10 @@ def _report(g, label, strategy, result, out, ckpt, console) -> None:
             console.print(line)
     known = known_value(g)
     kv = f" (known value {known:.9f})" if known is not None else ""
-    console.print(f"game value for player 0: {to_unit(g, h['game_value']):.6f} {unit}{kv}")
+    if h["game_value"] is None:  # an imperfect-recall abstraction: measured in the real game
+        console.print("game value for player 0: not computed (imperfect recall)")
+    else:
+        console.print(f"game value for player 0: {to_unit(g, h['game_value']):.6f} {unit}{kv}")
     if out is not None:
         extra = f"; checkpoint {ckpt}" if ckpt is not None and ckpt.exists() else ""
         console.print(f"saved {out}{extra}")

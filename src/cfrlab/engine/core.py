@@ -306,8 +306,15 @@ class Engine:
         best-response actions of the final measurement. While the engine is built its
         tables exist twice (blocks, then the packed copy). Checked against tracemalloc
         peaks in tests/test_tree_size.py."""
-        lay = self.layout(cap)
         rows = self.num_rows
+        if not self.perfect_recall:  # the hole-pair walk: reach and values per node and pair
+            g = self.game
+            left = g.deck_size - g.total_board_cards(g.num_rounds - 1)
+            arenas = 2 * 2 * 8 * len(self.nodes) * (left * (left - 1) // 2)
+            count = self.tree_count
+            during = count.resident() + arenas + (tables + 1) * self.num_actions * 8 * rows
+            return int(max(count.memory(), during))
+        lay = self.layout(cap)
         own = sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
         own += sum(v.nbytes for v in (self.block_parents or []))
         own += sum(v.nbytes for L in self._layouts.values()

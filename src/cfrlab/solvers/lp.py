@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from cfrlab.abstraction import perfect_recall
 from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import DECISION, FOLD, SHOWDOWN
@@ -73,6 +74,9 @@ def _ancestor_state(model, states: np.ndarray, from_round: int, to_round: int) -
 
 
 def build_sequence_form(tree, model) -> SequenceForm:
+    if not perfect_recall(model):
+        raise CfrlabError("the sequence-form LP needs perfect recall; this abstraction forgets "
+                          "earlier buckets (solve it with public chance sampling, pcs)")
     off = _offsets(tree, model)
     rows = int(off[-1])
     n_nodes = tree.num_nodes
