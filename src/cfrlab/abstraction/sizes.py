@@ -25,6 +25,7 @@ from math import comb
 import numba
 
 from cfrlab.abstraction.bucketed import GEMM_MAX, SWEEP_MAX
+from cfrlab.abstraction.kmeans import kmeans_estimate
 from cfrlab.abstraction.metrics import board_totals, check_holdem_style, denominators
 from cfrlab.cards.isomorphism import HandIndexer
 from cfrlab.errors import CfrlabError
@@ -220,6 +221,8 @@ def build_estimate(game, spec, threads: int | None = None) -> dict:
 
     Checked against tracemalloc peaks in tests/test_tree_size.py."""
     check_holdem_style(game)
+    if spec.method == "kmeans":
+        return kmeans_estimate(game, spec)
     T = int(threads or numba.get_num_threads())
     R = game.num_rounds
     S = [int(x) for x in spec.num_states]

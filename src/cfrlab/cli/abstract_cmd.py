@@ -42,6 +42,14 @@ def register(app: typer.Typer) -> None:
             "--history/--no-history", help="buckets formed within each previous bucket sequence")
         ] = True,
         recall: Annotated[str, typer.Option(metavar="RECALL", help="perfect or imperfect")] = "perfect",
+        kind: Annotated[str, typer.Option(metavar="KIND", help=(
+            "percentile (the --metric/--method buckets), kmeans (k-means on hand-strength "
+            "histograms, earth mover's distance, every round) or ochs (kmeans, OCHS on the last "
+            "round); kmeans and ochs are imperfect recall"))] = "percentile",
+        seed: Annotated[int, typer.Option(help="kmeans/ochs: seed of the k-means++ draws")] = 0,
+        bins: Annotated[int, typer.Option(help="kmeans/ochs: hand-strength histogram bins")] = 50,
+        opp_clusters: Annotated[int, typer.Option(
+            "--opp-clusters", help="ochs: clusters of opponent preflop hands")] = 8,
         force: Annotated[bool, typer.Option(
             help="overwrite an existing file; build even above the memory estimate")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress lines on stderr")] = False,
@@ -55,12 +63,20 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError(f"{out} exists (use --force to overwrite)")
         check_output(out, "abstraction")  # before minutes of building, not after
         g = load_game(game)
-        if recall == "imperfect" and history:
-            history = False
-        spec = BucketSpec.make(g.num_rounds, buckets, metric, nested, method, history, recall)
-        check_build(g, spec, available_memory(), force)  # before minutes of building, not after
+        if kind not in ("percentile", "kmeans", "ochs"):
+            raise CfrlabError(f"--kind is percentile, kmeans or ochs, got {kind!r}")
+        if kind != "percentile":
+            spec = BucketSpec.kmeans(g.num_rounds, buckets, "ochs" if kind == "ochs" else "emd",
+                                     seed, bins, opp_clusters)
+        else:
+            if recall == "imperfect" and history:
+                history = False
+            spec = BucketSpec.make(g.num_rounds, buckets, metric, nested, method, history, recall)
+        est = check_build(g, spec, available_memory(), force)  # before minutes of building
         say = _progress(quiet)
-        say(f"{g.name or game}: {spec.label()}; states per round {list(spec.num_states)}")
+        say(f"{g.name or game}: {spec.label()}; states per round {list(spec.num_states)}; "
+            f"memory estimate {est['peak'] / 2**20:,.1f} MB ({est['phase']}), "
+            f"file about {est['file'] / 2**20:,.1f} MB")
         model = BucketedModel.build(g, spec, progress=say)
         with writing(out, "abstraction"):
             model.save(out)

@@ -207,7 +207,7 @@ class Engine:
         self.opbuf = np.zeros(0)
         self.opint = np.zeros(0, dtype=np.int64)
         self.opc = np.zeros(0)
-        self.fold_op = np.zeros(0, dtype=np.int64)
+        self.fold_op = np.zeros(self.game.num_rounds, dtype=np.int64)  # op_blocks refuses
 
     def require_perfect_recall(self, what: str = "this walk") -> None:
         if not self.perfect_recall:
