@@ -3,6 +3,7 @@ perfect-recall abstractions with their exact joint tables.
 
     python benchmarks/abstraction.py                      # metric tables + 5, 8, 10 buckets
     python benchmarks/abstraction.py --buckets 5 --json   # last line: one JSON object
+    python benchmarks/abstraction.py --kmeans 5,10 --ranks 6   # k-means / OCHS, 24-card deck
 
 Prints wall time and peak memory of each part. Metric tables are built once into the cache
 (``CFRLAB_CACHE``, default ~/.cache/cfrlab; ``--rebuild-metrics`` times a fresh build); each
@@ -58,6 +59,54 @@ def build_child(buckets: int, out: Path) -> dict:
             "max_asym_W": float(np.abs(W + W.T).max())}
 
 
+def kmeans_child(spec_text: str, out: Path) -> dict:
+    """Runs in a fresh process: one k-means (EMD) or OCHS abstraction of a reduced deck, timed.
+    ``spec_text``: "KIND:BUCKETS:RANKS" (kind kmeans or ochs)."""
+    from cfrlab.abstraction.bucketed import BucketedModel
+    from cfrlab.abstraction.buckets import BucketSpec
+    from cfrlab.abstraction.metrics import last_round_table
+    from cfrlab.abstraction.sizes import build_estimate
+
+    kind, buckets, ranks = spec_text.split(":")
+    g = reduced(int(ranks))
+    spec = BucketSpec.kmeans(4, buckets, "ochs" if kind == "ochs" else "emd", seed=1)
+    est = build_estimate(g, spec)
+    last_round_table(g)  # the metric table is cached once: the rows time the clustering
+    t0 = time.perf_counter()
+    model = BucketedModel.build(g, spec)
+    seconds = time.perf_counter() - t0
+    model.save(out)
+    return {"seconds": round(seconds, 1), "peak_rss_gb": round(peak_gb(), 3),
+            "estimate_gb": round(est["peak"] / 2**30, 3), "file": str(out), "hash": model.hash}
+
+
+def reduced(ranks: int):
+    import re
+
+    from cfrlab.games import parse_game
+    from cfrlab.games.builtins import builtin_text
+
+    text = re.sub(r"numRanks = \d+", f"numRanks = {ranks}", builtin_text("holdem-limit"))
+    return parse_game(text, name=f"holdem-{ranks}x4")
+
+
+def run_kmeans(args) -> None:
+    out_dir = args.out_dir or cache_dir() / "abstractions"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = {}
+    for kind in ("kmeans", "ochs"):
+        for b in [x for x in args.kmeans.split(",") if x]:
+            key = f"{kind}:{b}:{args.ranks}"
+            out = out_dir / f"holdem-{args.ranks}x4-{kind}-{b}.npz"
+            proc = subprocess.run([sys.executable, __file__, "--kmeans-child", key, "--child-out",
+                                   str(out)], stdout=subprocess.PIPE, text=True, check=True)
+            rows[key] = rec = json.loads(proc.stdout.strip().splitlines()[-1])
+            print(f"  {kind:6} {b:>12} buckets, {args.ranks}x4 deck: {rec['seconds']} s, peak "
+                  f"{rec['peak_rss_gb']} GB (estimate {rec['estimate_gb']} GB)", flush=True)
+    if args.json:
+        print(json.dumps({"kmeans_builds": rows}))
+
+
 def eval7_checks(mt, n_river: int, n_turn: int, seed: int = 0) -> dict:
     """Largest |table - eval7| over random classes (river HS, turn E[HS] and E[HS^2])."""
     try:
@@ -97,9 +146,20 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--child-out", type=Path, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--kmeans", default=None,
+                    help="instead: k-means (EMD) and OCHS builds of a reduced deck, bucket counts "
+                         "comma-separated (e.g. 5,10 or 10-20-20-20)")
+    ap.add_argument("--ranks", type=int, default=6, help="with --kmeans: ranks of the 4-suit deck")
+    ap.add_argument("--kmeans-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
         print(json.dumps(build_child(args.child, args.child_out)))
+        return
+    if args.kmeans_child is not None:
+        print(json.dumps(kmeans_child(args.kmeans_child, args.child_out)))
+        return
+    if args.kmeans:
+        run_kmeans(args)
         return
 
     g = load_game("holdem-limit")
