@@ -36,7 +36,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import PRESETS, CFRSolver
 from cfrlab.tree.betting_tree import CHANCE, FOLD, SHOWDOWN
 
-_PART = re.compile(r"^(\S+)(?:\s+([0-9.]+)\s*(%?))?$")
+_PART = re.compile(r"^(\S+)(?:\s+([0-9.]+(?:[eE][-+]?[0-9]+)?)\s*(%?))?$")
 TOLERANCE = 1e-9  # frequencies must sum to 1 within this
 
 
@@ -153,7 +153,8 @@ def resolve_locks(sol_like, locks) -> LockedRows:
     for lk in locks:
         ref = parse_path(sol_like, lk.node)
         n, r = ref.node, int(tree.round[ref.node])
-        where = f"the lock at {path_text(sol_like, ref) or 'the root'!r}"
+        at = path_text(sol_like, ref)
+        where = f"the lock at {repr(at) if at else 'the root'}"
         cols = np.flatnonzero(tree.legal[tree.decision[n]])
         actions = [action_token(tree, n, int(c)) for c in cols]
         states = np.arange(model.num_states[r])
