@@ -226,7 +226,12 @@ def test_cli_solve_with_a_lock_file(tmp_path):
     locks.write_text('[[lock]]\nnode = ""\nstrategy = "x"\n[lock.hands]\nAA = "b10"\n')
     res = _cli("spot", "solve", str(cfg), "--lock", str(locks), "--target", "0.05", "--save", str(out))
     assert res.returncode == 0, res.stderr
-    assert "locked: 1 node" in res.stdout and "root (OOP): check 77.2%, bet 10 22.8%" in res.stdout
+    spot = small_river()
+    w = SpotModel(spot).reach_weights(spot.oop_position)  # the locked root: AA bets, the rest checks
+    aa = np.array([combo_text(int(c))[0] == "A" for c in SpotModel(spot).combos])
+    share = w[aa].sum() / w.sum()
+    assert "locked: 1 node" in res.stdout
+    assert f"root (OOP): check {1 - share:.1%}, bet 10 {share:.1%}, bet 30 0.0%" in res.stdout
     res = _cli("spot", "show", str(out))
     assert res.returncode == 0, res.stderr
     assert "locked nodes: the root" in res.stdout
