@@ -5,7 +5,8 @@ combo's EV and equity there, and the range's action frequencies (docs/spots.md, 
 (``parse_path``): ``x`` check, ``c`` call (or check), ``f`` fold, ``bN`` a bet or raise *to*
 N chips on this street (what the solvers display: "bet 10", "raise to 30"), ``a`` the all-in,
 ``rN`` the tree's own ACPC action (a raise to N chips in the hand, the pot's halves included),
-and, in a turn spot once the turn's betting closes, the river card (``8d``). ``""`` is the
+and, in a turn spot once the turn's betting closes, the river card (``8d``; ``*`` every river
+card: a report per card, or a lock on every river). ``""`` is the
 root. A path names the node its last token leads to; it must be a decision.
 
 **Figures**, for the player acting at the node (``NodeReport``):
@@ -199,7 +200,9 @@ def parse_path(sol, text: str) -> NodeRef:
     for tok in str(text).replace(",", " ").split():
         t = tok.lower()
         kind = tree.kind[n]
-        if kind == CHANCE:
+        if kind == CHANCE and tok == "*":  # every river card
+            n = int(tree.children(n)[0])
+        elif kind == CHANCE:
             try:
                 c = parse_card(tok)
             except CfrlabError:
@@ -232,7 +235,7 @@ def path_text(sol, ref: NodeRef) -> str:
     while tree.parent[n] >= 0:
         par = int(tree.parent[n])
         if tree.kind[par] == CHANCE:
-            toks.append(card_text(ref.card) if ref.card is not None else "?")
+            toks.append(card_text(ref.card) if ref.card is not None else "*")
         else:
             toks.append(action_token(tree, par, int(tree.action[n])))
         n = par
@@ -299,7 +302,7 @@ class SpotReader:
         """(v0, v1): each player's counterfactual values (chips of zero-sum winnings, weighted
         by the chance of the states and the other player's reach ``pi``) at node n, under the
         solved strategy. ``emit`` gets the report of every decision node of the subtree down to
-        ``depth`` more actions (None: all), children first; ``prefix`` is n's path (``?``
+        ``depth`` more actions (None: all), children first; ``prefix`` is n's path (``*``
         for a river card not chosen: each report names its own)."""
         tree = self.tree
         r = int(tree.round[n])
@@ -315,7 +318,7 @@ class SpotReader:
             c = int(tree.children(n)[0])
             r1 = int(tree.round[c])
             kids = [self._expand(r1, p) for p in pi]
-            v = self.values(c, kids, depth, emit, f"{prefix} ?".strip(), card)
+            v = self.values(c, kids, depth, emit, f"{prefix} *".strip(), card)
             return self._collapse(r1, v[0]), self._collapse(r1, v[1])
         q = int(tree.player[n])
         rows = self._rows(n, r)
@@ -354,7 +357,7 @@ class SpotReader:
         keep = weight > 0
         if card is not None:
             keep &= self._cards[r] == card
-            path = path.replace("?", card_text(card))
+            path = path.replace("*", card_text(card))
         S = np.flatnonzero(keep)
         denom = self._against(q, r, pi[1 - q])
         cols = np.flatnonzero(tree.legal[tree.decision[n]])
