@@ -22,7 +22,7 @@ from cfrlab.spot.lock import (
     Lock,
     LockedRows,
     LockedSolver,
-    _Frame,
+    Frame,
     load_locks,
     locked_best_response,
     resolve_locks,
@@ -83,9 +83,9 @@ def test_lock_at_the_equilibrium_changes_nothing():
     tree, model = spot_tree(spot), SpotModel(spot)
     lp_policy, value = solve_lp(tree, model)
     lock = _root_lock(tree, model, lp_policy, spot)
-    locked = resolve_locks(_Frame(spot, tree, model, None), [lock])
+    locked = resolve_locks(Frame(spot, tree, model, None), [lock])
     assert len(locked) == 15 == np.count_nonzero(spot.ranges[0])  # AA 6, QJs 2, 87s 3, 54s 4
-    reader = SpotReader(_Frame(spot, tree, model, lp_policy))
+    reader = SpotReader(Frame(spot, tree, model, lp_policy))
     br = [locked_best_response(reader, p, locked) for p in (0, 1)]
     assert br == pytest.approx([value, -value], abs=1e-9)
     sol = solve_spot(spot, "pcfr+", target_pct=1e-6, iterations=20000, check_every=500, tree=tree,
@@ -98,7 +98,7 @@ def test_lock_at_the_equilibrium_changes_nothing():
 def test_lock_lengths_count_the_live_combos():
     spot = small_river()
     tree, model = spot_tree(spot), SpotModel(spot)
-    locked = resolve_locks(_Frame(spot, tree, model, None), [Lock("", "x")])
+    locked = resolve_locks(Frame(spot, tree, model, None), [Lock("", "x")])
     assert len(locked) == model.n  # every state of the root: the whole live set
 
 
@@ -154,7 +154,7 @@ def test_locked_rows_never_change_during_the_solve():
     spot = small_river()
     tree, model = spot_tree(spot), SpotModel(spot)
     lock = Lock("x b10", "c", (("AA", "f"), ("QJs", "c 0.25, b30 0.75")))  # OOP facing IP's bet
-    locked = resolve_locks(_Frame(spot, tree, model, None), [lock])
+    locked = resolve_locks(Frame(spot, tree, model, None), [lock])
     solver = LockedSolver(tree, model, "dcfr", locked)
     for _ in range(5):
         solver.iterate(3)

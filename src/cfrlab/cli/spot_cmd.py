@@ -85,10 +85,10 @@ def register(app: typer.Typer) -> None:
         tree, model = spot_tree(spot), SpotModel(spot)
         locks = ()
         if lock is not None:
-            from cfrlab.spot.lock import _Frame, load_locks, resolve_locks
+            from cfrlab.spot.lock import Frame, load_locks, resolve_locks
 
             locks = load_locks(lock)
-            rows = resolve_locks(_Frame(spot, tree, model, None), locks)  # bad locks refused before the solve
+            rows = resolve_locks(Frame(spot, tree, model, None), locks)  # bad locks refused before the solve
         need = solve_memory(spot, tree, model)
         free = available_memory()
         if free is not None and need > free:

@@ -31,9 +31,10 @@ import numpy as np
 
 from cfrlab.cards.ranges import parse_range
 from cfrlab.engine import kernels as K
-from cfrlab.engine._kernels import MODE_CFR
+from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import PRESETS, CFRSolver
+from cfrlab.spot.report import SpotReader, action_token, parse_path, path_text
 from cfrlab.tree.betting_tree import CHANCE, FOLD, SHOWDOWN
 
 _PART = re.compile(r"^(\S+)(?:\s+([0-9.]+(?:[eE][-+]?[0-9]+)?)\s*(%?))?$")
@@ -141,11 +142,7 @@ class LockedRows:
 
 def resolve_locks(sol_like, locks) -> LockedRows:
     """The policy rows of ``locks`` on a spot's tree and model (``sol_like`` has ``spot``,
-    ``tree``, ``model`` and a ``policy``-shaped layout; a ``SpotSolution`` or ``_Frame``)."""
-    from cfrlab.cards.ranges import COMBOS  # noqa: F401  (combos by index in parse_range)
-    from cfrlab.engine import row_offsets
-    from cfrlab.spot.report import action_token, parse_path, path_text
-
+    ``tree`` and ``model``: a ``SpotSolution`` or a ``Frame``)."""
     tree, model = sol_like.tree, sol_like.model
     off = row_offsets(tree, model)
     A = tree.num_actions
@@ -229,7 +226,7 @@ class LockedSolver(CFRSolver):
                     if trav[i]:
                         K.terminals(self._ops, self._view, i, self._reach, self._values)
                 K.backward(self._walk, self._view, tables, self._reach, self._values, np.array(trav),
-                           MODE_CFR, self.rule, t, self._br_dummy)
+                           K.MODE_CFR, self.rule, t, self._br_dummy)
             self.iterations += 1
 
     def average_policy(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -239,10 +236,8 @@ class LockedSolver(CFRSolver):
 
     def best_responses(self, policy: np.ndarray) -> tuple[float, float]:
         """(BR0, BR1) in chips against ``policy`` in the locked game."""
-        from cfrlab.spot.report import SpotReader
-
         if self._reader is None:
-            self._reader = SpotReader(_Frame(self.model.spot, self.tree, self.model, policy))
+            self._reader = SpotReader(Frame(self.model.spot, self.tree, self.model, policy))
         self._reader.policy = policy
         return tuple(locked_best_response(self._reader, p, self.locked) for p in (0, 1))
 
@@ -289,8 +284,9 @@ def locked_best_response(reader, player: int, locked: LockedRows) -> float:
     return float(walk(0, np.ones(reader.model.num_states[r0])).sum())
 
 
-class _Frame:
-    """What ``SpotReader`` reads of a solution: the spot, tree, model and a policy."""
+class Frame:
+    """What ``SpotReader`` and ``resolve_locks`` read of a solution: the spot, its tree and
+    model, and a policy (None where none is read)."""
 
     def __init__(self, spot, tree, model, policy) -> None:
         self.spot, self.tree, self.model, self.policy = spot, tree, model, policy

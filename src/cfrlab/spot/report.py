@@ -39,6 +39,7 @@ import numpy as np
 
 from cfrlab.cards.cards import RANKS, card_text, parse_card
 from cfrlab.cards.ranges import COMBOS, combo_text
+from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
@@ -248,8 +249,6 @@ class SpotReader:
     (its ``tree``, ``model`` and ``policy``)."""
 
     def __init__(self, sol) -> None:
-        from cfrlab.engine import row_offsets
-
         self.sol = sol
         self.tree, self.model, self.policy = sol.tree, sol.model, sol.policy
         self.row_offset = row_offsets(self.tree, self.model)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cfrlab.cards.ranges import combo_text
+from cfrlab.fileio import atomic_open
 from cfrlab.spot.report import GRID, NodeReport, class_grid
 
 # check/call green, fold blue, bets from orange to dark red by size (the solvers' palette)
@@ -80,8 +82,6 @@ def node_tables(report: NodeReport, combos: bool = True, grid: bool = True) -> l
 
 
 def _row(report: NodeReport, k: int):
-    from cfrlab.cards.ranges import combo_text
-
     return (combo_text(int(report.combos[k])), float(report.weight[k]), report.strategy[k],
             float(report.ev[k]), float(report.equity[k]))
 
@@ -99,8 +99,6 @@ def draw_grid(report: NodeReport, path, title: str | None = None) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch, Rectangle
-
-    from cfrlab.fileio import atomic_open
 
     names, weight, freq = class_grid(report)
     density = weight / _class_sizes()
@@ -146,8 +144,6 @@ def write_json(reader, path, node: str = "", depth: int | None = None, combos: b
     """Stream the reports of ``node``'s subtree (down to ``depth`` more actions) to ``path``
     atomically: ``{"spot": header, "nodes": [...]}``, one node written at a time, children
     before their parent. Returns the number of nodes written."""
-    from cfrlab.fileio import atomic_open
-
     count = [0]
     with atomic_open(Path(path)) as f:
         f.write(b'{"spot": ' + json.dumps(header or {}).encode() + b',\n"nodes": [\n')

@@ -33,6 +33,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import FLOAT32_MIN_STATES, PRESETS
 from cfrlab.solvers.registry import make_solver
 from cfrlab.spot.config import Spot
+from cfrlab.spot.lock import Frame, LockedSolver, resolve_locks
 from cfrlab.spot.model import SpotModel
 from cfrlab.spot.tree import spot_tree
 from cfrlab.tree.betting_tree import PublicTree
@@ -178,9 +179,7 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
     model = SpotModel(spot) if model is None else model
     locks = tuple(locks)
     if locks:
-        from cfrlab.spot.lock import LockedSolver, _Frame, resolve_locks
-
-        solver = LockedSolver(tree, model, name, resolve_locks(_Frame(spot, tree, model, None), locks))
+        solver = LockedSolver(tree, model, name, resolve_locks(Frame(spot, tree, model, None), locks))
     else:
         solver = make_solver(tree, model, name)
     history = []

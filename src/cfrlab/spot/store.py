@@ -17,8 +17,14 @@ from pathlib import Path
 import numpy as np
 
 from cfrlab.cards.cards import cards_text
+from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, save_npz
+from cfrlab.spot.config import make_spot
+from cfrlab.spot.lock import Lock
+from cfrlab.spot.model import SpotModel
+from cfrlab.spot.solve import SpotSolution
+from cfrlab.spot.tree import spot_tree
 
 KIND = "spot-solution"
 VERSION = 1
@@ -68,12 +74,6 @@ def save_solution(sol, path) -> None:
 
 def load_solution(path, spot=None):
     """The ``SpotSolution`` saved at ``path``; with ``spot``, refused unless it is that spot."""
-    from cfrlab.spot.config import make_spot
-    from cfrlab.spot.lock import Lock
-    from cfrlab.spot.model import SpotModel
-    from cfrlab.spot.solve import SpotSolution
-    from cfrlab.spot.tree import spot_tree
-
     p = Path(path)
     with NpzReader(p, KIND) as z:
         h = z.header
@@ -95,8 +95,6 @@ def load_solution(path, spot=None):
         if spot_key(saved) != h.get("spot_key"):
             raise CfrlabError(f"{p}: its spot does not match its key (the file was changed)")
         tree, model = spot_tree(saved), SpotModel(saved)
-        from cfrlab.engine import row_offsets
-
         rows = int(row_offsets(tree, model)[-1])
         policy = z.read("policy", shape=(rows, tree.num_actions))
     if policy.dtype != np.float64 or not np.isfinite(policy).all() or (policy < 0).any():
