@@ -333,8 +333,9 @@ class SpotReader:
             v[q] += sig * vc[q]
             v[1 - q] += vc[1 - q]
         if emit is not None and (depth is None or depth >= 0):
+            node_vectors = self._node_vectors(n, pi)  # once for every river card's report
             for cd in self._cards_at(r, card):
-                emit(self.report(n, pi, v, cd, prefix))
+                emit(self.report(n, pi, v, cd, prefix, node_vectors))
         return v[0], v[1]
 
     def _cards_at(self, r: int, card: int | None) -> list[int | None]:
@@ -345,24 +346,28 @@ class SpotReader:
             return [card]
         return [int(c) for c in np.unique(self._cards[r])]
 
+    def _node_vectors(self, n: int, pi: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(weight, denominator, showdown share) per state of the player acting at n."""
+        r, q = int(self.tree.round[n]), int(self.tree.player[n])
+        fold, fold_t = self._fold[r]
+        marg = (fold if q == 0 else fold_t) @ np.ones(self.model.num_states[r])
+        return marg * pi[q], self._against(q, r, pi[1 - q]), self._showdown_share(q, r, pi[1 - q])
+
     def report(self, n: int, pi: list[np.ndarray], v: list[np.ndarray], card: int | None,
-               path: str) -> NodeReport:
+               path: str, node_vectors=None) -> NodeReport:
         """The ``NodeReport`` of decision node n from both players' reach and values there."""
         tree, r = self.tree, int(self.tree.round[n])
         q = int(tree.player[n])
-        fold, fold_t = self._fold[r]
-        marg = (fold if q == 0 else fold_t) @ np.ones(self.model.num_states[r])
-        weight = marg * pi[q]
+        weight, denom, share = node_vectors if node_vectors is not None else self._node_vectors(n, pi)
         keep = weight > 0
         if card is not None:
             keep &= self._cards[r] == card
             path = path.replace("*", card_text(card))
         S = np.flatnonzero(keep)
-        denom = self._against(q, r, pi[1 - q])
         cols = np.flatnonzero(tree.legal[tree.decision[n]])
         with np.errstate(divide="ignore", invalid="ignore"):
             ev = v[q][S] / denom[S] + float(tree.spent[n, q])
-            equity = 0.5 * (self._showdown_share(q, r, pi[1 - q])[S] / denom[S] + 1.0)
+            equity = 0.5 * (share[S] / denom[S] + 1.0)
         return NodeReport(
             path=path, node=int(n), card=card, player="oop" if q == self.sol.spot.oop_position else "ip",
             street=STREET_NAMES[r], pot=int(tree.spent[n].sum()),
