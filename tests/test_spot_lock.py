@@ -19,10 +19,10 @@ from cfrlab.solvers.lp import solve_lp
 from cfrlab.solvers.registry import make_solver
 from cfrlab.spot import make_spot, solve_spot, spot_tree
 from cfrlab.spot.lock import (
+    Frame,
     Lock,
     LockedRows,
     LockedSolver,
-    Frame,
     load_locks,
     locked_best_response,
     resolve_locks,
@@ -146,7 +146,7 @@ def test_pure_lock_lets_the_other_player_win_its_best_response():
     want = plain_ip_best_response(spot, aa65)
     assert sol.ev("ip") == pytest.approx(want, abs=1e-6)
     assert sol.ev("ip") > free.ev("ip") + 0.1  # the lock is exploitable: IP wins more than at the equilibrium
-    b0, b1 = best_response_values(sol.tree, sol.model, sol.policy)
+    b0, _b1 = best_response_values(sol.tree, sol.model, sol.policy)
     assert b0 > 0.1  # unlocked, OOP would gain by leaving the lock
 
 

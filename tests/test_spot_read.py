@@ -20,7 +20,7 @@ from cfrlab.spot import make_spot, solve_spot
 from cfrlab.spot.report import SpotReader, class_grid, class_name, class_of, parse_path, path_text
 from cfrlab.spot.show import draw_grid, write_json
 from cfrlab.spot.store import load_solution, save_solution
-from cfrlab.tree.betting_tree import DECISION, FOLD, SHOWDOWN
+from cfrlab.tree.betting_tree import FOLD, SHOWDOWN
 
 RIVER = "Qs Jh 2h 8d 3c"
 ROOT = Path(__file__).resolve().parents[1]
@@ -272,7 +272,7 @@ def test_cli_spot_show(tmp_path):
     res = _cli("spot", "show", str(saved), "--node", "x b10", "--png", str(png), "--json", str(js),
                "--spot", str(cfg))
     assert res.returncode == 0, res.stderr
-    assert re.search(r"^x b10: OOP acts on the river, pot 20; \d+ combos$", res.stdout, re.M)
+    assert re.search(r"^x b10: OOP acts on the river, pot 20; \d+ combos$", res.stdout, re.MULTILINE)
     assert "QJs" in res.stdout and "QcJc" in res.stdout and "equity" in res.stdout
     assert png.read_bytes()[:4] == b"\x89PNG" and "2 nodes written" in res.stdout
     assert [n["path"] for n in json.loads(js.read_text())["nodes"]] == ["x b10 b30", "x b10"]

@@ -81,8 +81,9 @@ class Lock:
 
 def load_locks(path) -> tuple[Lock, ...]:
     """The ``[[lock]]`` tables of a TOML file."""
-    import tomllib
     from pathlib import Path
+
+    import tomllib
 
     p = Path(path)
     try:
