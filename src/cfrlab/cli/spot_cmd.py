@@ -1,5 +1,6 @@
 """``cfrlab spot``: a postflop spot's betting tree and the memory of an exact solve (``sizes``),
-and its solution (``solve``)."""
+its solution (``solve``, with locked nodes and saved to a file) and reading a saved solution
+(``show``: any node's strategy, grid, EVs; a PNG; streamed JSON)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,10 @@ def register(app: typer.Typer) -> None:
         algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, cfr+, pcfr+, lcfr or cfr")] = "dcfr",
         out: Annotated[Path | None, typer.Option("--out", help="write the result as JSON here")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
+        save: Annotated[Path | None, typer.Option("--save", "-o", help="save the solved spot (.npz) for "
+                                                  "`cfrlab spot show`")] = None,
+        lock: Annotated[Path | None, typer.Option("--lock", help="TOML file of [[lock]] tables: nodes "
+                                                  "whose strategy is fixed (docs/spots.md)")] = None,
     ) -> None:
         """Solve a turn or river spot with exact cards: the memory it needs first, then
         progress, then the exploitability in percent of the pot, the EVs (chips each player
@@ -75,8 +80,15 @@ def register(app: typer.Typer) -> None:
         if iterations < 1:
             raise CfrlabError(f"--iterations must be at least 1, got {iterations}")
         check_output(out, "result")
+        check_output(save, "solved spot")
         spot = load_spot(config)
         tree, model = spot_tree(spot), SpotModel(spot)
+        locks = ()
+        if lock is not None:
+            from cfrlab.spot.lock import Frame, load_locks, resolve_locks
+
+            locks = load_locks(lock)
+            rows = resolve_locks(Frame(spot, tree, model, None), locks)  # bad locks refused before the solve
         need = solve_memory(spot, tree, model)
         free = available_memory()
         if free is not None and need > free:
@@ -86,6 +98,9 @@ def register(app: typer.Typer) -> None:
             print(spot.summary())
             print(f"live combos {model.n}, decisions {tree.num_decisions}; "
                   f"memory needed: about {human_bytes(need)}", flush=True)
+            if locks:
+                print(f"locked: {len(locks)} node{'s' if len(locks) > 1 else ''}, {len(rows):,} combo rows "
+                      f"(exploitability in the locked game)")
         last = [time.perf_counter()]
 
         def progress(it: int, sec: float, pct: float) -> None:
@@ -95,8 +110,15 @@ def register(app: typer.Typer) -> None:
                 say(line) if as_json else print(line, flush=True)
 
         sol = solve_spot(spot, algorithm, target_pct=target, iterations=iterations, seconds=seconds,
-                         progress=progress, tree=tree, model=model)
+                         progress=progress, tree=tree, model=model, locks=locks)
         result = {"spot": spot.summary(), "memory_bytes": need, **sol.summary()}
+        if locks:
+            result["locks"] = [lk.as_dict() for lk in locks]
+        if save is not None:
+            from cfrlab.spot.store import save_solution
+
+            with writing(save, "solved spot"):
+                save_solution(sol, save)
         if out is not None:
             from cfrlab.fileio import atomic_write_bytes
 
@@ -106,10 +128,74 @@ def register(app: typer.Typer) -> None:
             print(json.dumps(result))
             return
         print(f"done: {sol.iterations:,} iterations in {sol.seconds:.2f} s")
-        print(f"exploitability: {sol.exploitability_pct:.4f}% of the pot ({sol.exploitability:.5f} chips)")
-        print(f"EV: OOP {sol.ev('oop'):.4f}, IP {sol.ev('ip'):.4f} (pot {spot.pot})")
-        freqs = ", ".join(f"{_action_name(sol, a)} {f:.1%}" for a, f in sol.frequencies(0))
-        print(f"root (OOP): {freqs}")
+        _print_figures(sol)
+        if save is not None:
+            print(f"saved to {save}")
+
+    @sp.command("show")
+    def show_cmd(
+        solved: Annotated[Path, typer.Argument(metavar="SOLVED.npz", help="a spot saved by `spot solve --save`")],
+        node: Annotated[str, typer.Option("--node", help="action path from the root, such as 'x b10' "
+                                          "(docs/spots.md); default the root")] = "",
+        grid: Annotated[bool, typer.Option("--grid/--no-grid", help="the 13x13 hand-class grid")] = True,
+        combos: Annotated[bool, typer.Option("--combos/--no-combos", help="the table of combos")] = True,
+        png: Annotated[Path | None, typer.Option("--png", help="draw the node's range grid to this PNG")] = None,
+        json_out: Annotated[Path | None, typer.Option("--json", help="stream the node's subtree to this "
+                                                      "JSON file, node by node")] = None,
+        depth: Annotated[int | None, typer.Option("--depth", help="with --json: this many actions "
+                                                  "below the node (default every one)")] = None,
+        spot_file: Annotated[Path | None, typer.Option("--spot", help="refuse the file unless it solves "
+                                                       "this spot (CONFIG.toml)")] = None,
+    ) -> None:
+        """Read a solved spot without solving it again: a node's strategy per combo and per hand
+        class, each combo's EV and equity, the range's action frequencies; as a PNG grid or as
+        JSON streamed node by node (docs/spots.md)."""
+        from cfrlab.spot import load_spot
+        from cfrlab.spot.report import SpotReader
+        from cfrlab.spot.store import load_solution, spot_config
+
+        if depth is not None and depth < 0:
+            raise CfrlabError(f"--depth must be at least 0, got {depth}")
+        check_output(png, "PNG")
+        check_output(json_out, "JSON")
+        sol = load_solution(solved, load_spot(spot_file) if spot_file is not None else None)
+        reader = SpotReader(sol)
+        report = reader.node(node)
+        print(sol.spot.summary())
+        _print_figures(sol)
+        if sol.locks:
+            print("locked nodes: " + "; ".join(lk.node or "the root" for lk in sol.locks))
+        from rich.console import Console
+
+        console = Console(highlight=False)
+        for part in _tables(report, combos, grid):
+            console.print(part)
+        if png is not None:
+            from cfrlab.spot.show import draw_grid
+
+            with writing(png, "PNG"):
+                draw_grid(report, png)
+            print(f"grid drawn to {png}")
+        if json_out is not None:
+            from cfrlab.spot.show import write_json
+
+            with writing(json_out, "JSON"):
+                n = write_json(reader, json_out, report.path, depth, header=spot_config(sol.spot))
+            print(f"{n:,} nodes written to {json_out}")
+
+
+def _tables(report, combos: bool, grid: bool) -> list:
+    from cfrlab.spot.show import node_tables
+
+    return node_tables(report, combos=combos, grid=grid)
+
+
+def _print_figures(sol) -> None:
+    spot = sol.spot
+    print(f"exploitability: {sol.exploitability_pct:.4f}% of the pot ({sol.exploitability:.5f} chips)")
+    print(f"EV: OOP {sol.ev('oop'):.4f}, IP {sol.ev('ip'):.4f} (pot {spot.pot})")
+    freqs = ", ".join(f"{_action_name(sol, a)} {f:.1%}" for a, f in sol.frequencies(0))
+    print(f"root (OOP): {freqs}")
 
 
 def _action_name(sol, action: str) -> str:

@@ -33,6 +33,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import FLOAT32_MIN_STATES, PRESETS
 from cfrlab.solvers.registry import make_solver
 from cfrlab.spot.config import Spot
+from cfrlab.spot.lock import Frame, LockedSolver, resolve_locks
 from cfrlab.spot.model import SpotModel
 from cfrlab.spot.tree import spot_tree
 from cfrlab.tree.betting_tree import PublicTree
@@ -64,7 +65,7 @@ class SpotSolution:
     best_responses: tuple[float, float]
     values: tuple[float, float]
     history: list = field(default_factory=list)
-
+    locks: tuple = ()  # cfrlab.spot.lock.Lock: nodes whose strategy was fixed
     @property
     def exploitability_pct(self) -> float:
         return pot_percent(self.exploitability, self.spot.pot)
@@ -151,11 +152,14 @@ def solve_memory(spot: Spot, tree: PublicTree | None = None, model: SpotModel | 
 def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0.3,
                iterations: int | None = 1000, seconds: float | None = None,
                check_every: int = CHECK_EVERY, progress: Callable | None = None,
-               tree: PublicTree | None = None, model: SpotModel | None = None) -> SpotSolution:
+               tree: PublicTree | None = None, model: SpotModel | None = None,
+               locks=()) -> SpotSolution:
     """Solve ``spot`` (module docstring): stop at ``target_pct`` percent of the pot (None: no
     target), after ``iterations`` (None: no cap) or once ``seconds`` have passed (checked
     between measurements). ``progress(iterations, seconds, pct)`` is called after each
-    measurement. At least one budget or the target must be given."""
+    measurement. At least one budget or the target must be given. ``locks``
+    (``cfrlab.spot.lock.Lock``) fix nodes' strategies; the exploitability is then the locked
+    game's."""
     name = str(algorithm).lower()
     if name not in ALGORITHMS:
         raise CfrlabError(f"a spot is solved by a full-width CFR variant ({', '.join(ALGORITHMS)}), "
@@ -173,7 +177,11 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
         raise CfrlabError(f"check_every must be at least 1, got {check_every}")
     tree = spot_tree(spot) if tree is None else tree
     model = SpotModel(spot) if model is None else model
-    solver = make_solver(tree, model, name)
+    locks = tuple(locks)
+    if locks:
+        solver = LockedSolver(tree, model, name, resolve_locks(Frame(spot, tree, model, None), locks))
+    else:
+        solver = make_solver(tree, model, name)
     history = []
     start = time.perf_counter()
     pct = float("inf")
@@ -192,7 +200,7 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
                 (seconds is not None and elapsed >= seconds):
             break
     policy = solver.average_policy()
-    b0, b1 = best_response_values(tree, model, policy)
+    b0, b1 = solver.best_responses(policy) if locks else best_response_values(tree, model, policy)
     v0 = game_value(tree, model, policy)
     return SpotSolution(spot, tree, model, name, policy, solver.iterations, time.perf_counter() - start,
-                        0.5 * (b0 + b1), (b0, b1), (v0, -v0), history)
+                        0.5 * (b0 + b1), (b0, b1), (v0, -v0), history, locks)
