@@ -41,6 +41,8 @@ _LAZY = {
     "best_response": "cfrlab.api",
     "BestResponse": "cfrlab.api",
     "sizes": "cfrlab.api",
+    "cfrbr": "cfrlab.realgame.cfrbr",
+    "CardMap": "cfrlab.realgame.cfrbr",
     "Strategy": "cfrlab.strategy",
     "make_agent": "cfrlab.agents",
     "play_match": "cfrlab.agents",

@@ -55,20 +55,11 @@ def check_storable(game: GameDef, tree=None) -> None:
                           "real_best_response gives its value")
 
 
-def lift(opponent, game: GameDef | str | None = None) -> Strategy:
-    """``opponent`` as a Strategy of the game's lossless model (module docstring)."""
-    g = _game(opponent, game)
-    tree = build_tree_for(g)
-    check_storable(g, tree)
-    obj = _load(opponent, g)
-    if isinstance(obj, Strategy) and obj.game.to_text() != g.to_text():
-        raise CfrlabError(f"the strategy is for {obj.game.name or 'another game'}, not for "
-                          f"{g.name or 'this game'}")
-    bp = batch_policy_of(obj, tree)
-    lm = LosslessModel(g)
+def real_states(bp, g: GameDef, lm: LosslessModel) -> list[np.ndarray]:
+    """Per round, int64[lm.num_states[r]]: each real private state (hole + board) -> the
+    state ``bp`` (a ``BatchPolicy``) gives those cards."""
     deck = make_deck(g)
     local = {int(c): i for i, c in enumerate(deck.to_global)}
-    # each round's real private state -> the opponent's state for those cards (by board)
     state_of = []
     for r in range(g.num_rounds):
         cache: dict[tuple[int, ...], np.ndarray] = {}
@@ -81,6 +72,21 @@ def lift(opponent, game: GameDef | str | None = None) -> Strategy:
                 cache[b] = np.asarray(bp.states(r, arr, deck, deck.valid(arr)), dtype=np.int64)
             out[s] = cache[b][deck.hand_of[tuple(sorted(local[c] for c in hole))]]
         state_of.append(out)
+    return state_of
+
+
+def lift(opponent, game: GameDef | str | None = None) -> Strategy:
+    """``opponent`` as a Strategy of the game's lossless model (module docstring)."""
+    g = _game(opponent, game)
+    tree = build_tree_for(g)
+    check_storable(g, tree)
+    obj = _load(opponent, g)
+    if isinstance(obj, Strategy) and obj.game.to_text() != g.to_text():
+        raise CfrlabError(f"the strategy is for {obj.game.name or 'another game'}, not for "
+                          f"{g.name or 'this game'}")
+    bp = batch_policy_of(obj, tree)
+    lm = LosslessModel(g)
+    state_of = real_states(bp, g, lm)
     off = row_offsets(tree, lm)
     policy = np.zeros((int(off[-1]), 3))
     for d, node in enumerate(tree.decision_node):

@@ -1,0 +1,168 @@
+"""CFR-BR (cfrlab.realgame.cfrbr) against an LP over the abstract strategies.
+
+The oracle: the least exploitable strategy a perfect-recall abstraction can represent is a
+sequence-form LP (cfrlab.solvers.lp) over the real game in which the abstract player's
+realization plan is tied, sequence for sequence, across the real information sets that share
+an abstract one, against a free real-game opponent. CFR-BR's strategies never beat it and
+approach it; ordinary CFR in the abstract game ends well above it.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from cli_run import run
+from test_realgame import bucketed_case, lift, random_policy
+
+from cfrlab.errors import CfrlabError
+from cfrlab.games.units import to_unit
+from cfrlab.realgame.cfrbr import CardMap, CFRBRSolver, cfrbr
+from cfrlab.solvers.lp import build_sequence_form, player_lp
+from cfrlab.strategy import Strategy
+
+
+def kuhn_map(hole, board, r):
+    return min(hole[0] // 4, 11)  # the two lower cards share a bucket
+
+
+def leduc_map(hole, board, r):
+    high = hole[0] // 4 == 12  # an ace, or not; then whether it pairs the board
+    return (high,) if r == 0 else (high, hole[0] // 4 == board[0] // 4)
+
+
+MAPS = {"kuhn": kuhn_map, "leduc": leduc_map}
+
+
+def _ties(form, row_map, player) -> sp.csr_matrix:
+    """Rows x[s] - x[t] <= 0 and >= 0 for real sequences s, t of one abstract sequence."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    seq = form.seq[player]
+    for row, a in zip(*np.nonzero(seq >= 0)):
+        groups.setdefault((int(row_map[row]), int(a)), []).append(int(seq[row, a]))
+    ri, ci, v = [], [], []
+    for members in groups.values():
+        for s, t in zip(members, members[1:]):
+            for sign in (1.0, -1.0):
+                k = len(ri) // 2
+                ri += [k, k]
+                ci += [s, t]
+                v += [sign, -sign]
+    return sp.csr_matrix((v, (ri, ci)), shape=(len(ri) // 2, form.num_seq[player]))
+
+
+@lru_cache(maxsize=2)
+def optimum(game: str) -> tuple[float, float, float]:
+    """(least exploitability, BR as position 0, BR as position 1) over abstract strategies."""
+    s = CFRBRSolver(game, CardMap(game, MAPS[game]))
+    form = build_sequence_form(s.tree, s.lm)
+    vals = []
+    for p in (0, 1):  # position 0: max q[0]; position 1: min p[0] (the game value to 0)
+        lp = player_lp(form, p)
+        c = np.zeros(lp.num_vars)
+        c[form.num_seq[p]] = -1.0 if p == 0 else 1.0
+        vals.append(float(lp.solve(c, "highs", _ties(form, s.row_map, p))[form.num_seq[p]]))
+    return 0.5 * (vals[1] - vals[0]), vals[1], -vals[0]
+
+
+def test_the_maps_are_lossy_and_perfect_recall():
+    assert CardMap("kuhn", kuhn_map).num_states == (2,)
+    m = CardMap("leduc", leduc_map)
+    assert m.num_states == (2, 4) and m.perfect_recall()
+    forgets = CardMap("leduc", lambda h, b, r: h[0] // 4 if r == 0 else h[0] // 4 == b[0] // 4)
+    assert not forgets.perfect_recall()  # the river forgets the hole rank
+
+
+def test_kuhn_converges_to_the_lp_optimum():
+    best, b0, b1 = optimum("kuhn")
+    assert best == pytest.approx(4 / 45, abs=1e-9)  # 0.0889: the LP's, exact fractions
+    r = cfrbr("kuhn", CardMap("kuhn", kuhn_map), iterations=5000)
+    assert min(e for _, e in r.history) >= best - 1e-9  # no abstract strategy does better
+    assert r.exploitability == pytest.approx(best, abs=2e-3)
+    assert r.exploitability == pytest.approx(0.5 * sum(r.br))
+
+
+def test_leduc_approaches_the_lp_optimum_and_beats_abstract_cfr():
+    best, _, _ = optimum("leduc")
+    assert best == pytest.approx(0.16972, abs=1e-4)
+    m = CardMap("leduc", leduc_map)
+    r = cfrbr("leduc", m, iterations=3000)
+    history = [e for _, e in r.history]
+    assert min(history) >= best - 1e-9
+    assert r.exploitability < 1.2 * best
+    assert np.mean(history[-500:]) < np.mean(history[500:1000])  # still closing in
+    cfr = cfrbr("leduc", m, iterations=3000, opponent="abstract", policy="average")
+    assert cfr.exploitability > 2.5 * r.exploitability  # the abstract game's equilibrium: 0.49
+
+
+def test_lossless_map_converges_to_an_equilibrium():
+    exact = CardMap("leduc", lambda h, b, r: (tuple(h), tuple(b)))
+    cfr = cfrbr("leduc", exact, iterations=300, opponent="abstract", policy="average")
+    assert cfr.exploitability < 0.01
+    r = cfrbr("leduc", exact, iterations=300)
+    assert r.exploitability < 0.1
+
+
+def test_strategies_play_on_real_cards():
+    r = cfrbr("kuhn", CardMap("kuhn", kuhn_map), iterations=50)
+    s = r.strategy
+    assert s.model.kind == "lossless" and s.header["algorithm"] == "cfr-br"
+    from cfrlab.realgame import real_best_response
+
+    assert real_best_response(s).exploitability == pytest.approx(r.exploitability, abs=1e-12)
+
+
+def test_bucketed_abstraction_maps_each_real_state_to_its_bucket():
+    g, tree, model = bucketed_case(4, 2, "0 2 1", 2)
+    s = CFRBRSolver(g, model)
+    pol = random_policy(tree, s.row_offset, 3)
+    assert np.array_equal(s.real_policy(pol), lift(tree, model, s.lm, pol))
+
+
+def test_checkpoint_resume_gives_the_same_bits(tmp_path):
+    m = CardMap("leduc", leduc_map)
+    straight = cfrbr("leduc", m, iterations=40)
+    ck = tmp_path / "run.ckpt"
+    cfrbr("leduc", m, iterations=15, checkpoint=ck)
+    with pytest.raises(CfrlabError, match="exists"):
+        cfrbr("leduc", m, iterations=40, checkpoint=ck)
+    resumed = cfrbr("leduc", m, iterations=40, checkpoint=ck, resume=True)
+    assert resumed.resumed_from == 15
+    assert np.array_equal(resumed.strategy.policy, straight.strategy.policy)
+    assert resumed.history == straight.history
+
+
+def test_bad_input_is_refused():
+    m = CardMap("kuhn", kuhn_map)
+    with pytest.raises(CfrlabError, match="cfr or cfr\\+"):
+        cfrbr("kuhn", m, iterations=5, algorithm="dcfr")
+    with pytest.raises(CfrlabError, match="positive"):
+        cfrbr("kuhn", m, iterations=0)
+    with pytest.raises(CfrlabError, match="another game"):
+        cfrbr("leduc", m, iterations=5)
+    with pytest.raises(CfrlabError, match="too many"):
+        CFRBRSolver("holdem-limit", m)
+
+
+def test_cli_runs_and_writes_a_strategy(tmp_path, capsys):
+    g, _, model = bucketed_case(4, 2, "0 2 1", 2)
+    game = tmp_path / "g.game"
+    game.write_text(g.to_text())
+    abst = tmp_path / "b.npz"
+    model.save(abst)
+    out = tmp_path / "s.npz"
+    code, stdout, err = run(capsys, "cfrbr", str(game), "--abstraction", str(abst), "-n", "5",
+                            "--out", str(out), "--json", "--no-progress")
+    assert code == 0, err
+    summary = json.loads(stdout.strip().splitlines()[-1])
+    assert summary["iterations"] == 5 and summary["unit"] == "mbb/g"
+    s = Strategy.load(out, model=model)
+    from cfrlab.realgame import real_best_response
+
+    real = to_unit(g, real_best_response(s).exploitability)
+    assert real == pytest.approx(summary["exploitability"], abs=1e-9)
+    code, _, err = run(capsys, "cfrbr", str(game), "--abstraction", str(abst), "-n", "5", "--out", str(out))
+    assert code != 0 and "exists" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
