@@ -18,10 +18,10 @@ from cfrlab.games.state import State
 pettingzoo = pytest.importorskip("pettingzoo")
 gymnasium = pytest.importorskip("gymnasium")
 
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
 
-from cfrlab.envs import PokerEnv, PokerGymEnv  # noqa: E402
+from cfrlab.envs import PokerEnv, PokerGymEnv
 
 GAMES = [g for g in BUILTIN_NAMES if g != "kuhn-N"] + ["kuhn-5"]
 THREE_PLAYER_NOLIMIT = """GAMEDEF
@@ -63,7 +63,7 @@ def _check_against_rules(env: PokerEnv, rng, hands: int) -> None:
         env.reset(seed=int(rng.integers(1 << 30)) if h == 0 else None)
         oracle = State(env.game, env.table.state.deal)
         for agent in env.agent_iter():
-            obs, reward, term, trunc, _ = env.last()
+            obs, reward, term, _, _ = env.last()
             if term:
                 assert oracle.is_terminal()
                 assert reward == oracle.payoffs()[env.possible_agents.index(agent)]

@@ -14,6 +14,8 @@ An illegal action id raises ``IllegalActionError`` and leaves the hand as it was
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from cfrlab.envs.deps import require
@@ -34,7 +36,7 @@ class PokerEnv(AECEnv):
     ``auto``, ``openspiel`` or ``cfrlab`` (``cfrlab.envs.encoding``); ``illegal``: ``raise`` or
     ``call`` (module docstring); ``render_mode``: None or ``"ansi"``."""
 
-    metadata = {"name": "cfrlab_poker_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict] = {"name": "cfrlab_poker_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, game: GameDef | str = "leduc", *, bets: str | None = None, encoding: str = "auto",
                  illegal: str = "raise", render_mode: str | None = None) -> None:

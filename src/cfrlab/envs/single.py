@@ -16,6 +16,8 @@ streams.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from cfrlab.agents import make_agent
@@ -40,7 +42,7 @@ class PokerGymEnv(_GymBase):
     """Gymnasium environment: ``seat`` of ``game`` against ``opponent`` (module docstring).
     ``bets``, ``encoding``, ``illegal`` and ``render_mode`` as in ``PokerEnv``."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi"]}
 
     def __init__(self, game: GameDef | str = "leduc", opponent="random", *, seat: int | str = 0,
                  bets: str | None = None, encoding: str = "auto", illegal: str = "raise",
