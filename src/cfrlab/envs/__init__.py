@@ -1,0 +1,35 @@
+"""Environments for learning agents (docs/envs.md): every cfrlab game as
+
+* ``PokerEnv`` (``cfrlab.envs.aec``): a PettingZoo AEC environment, 2 to N players;
+* ``PokerGymEnv`` (``cfrlab.envs.single``): a Gymnasium environment, one seat against cfrlab agents;
+* ``BatchedEnv`` (``cfrlab.envs.batched``): many hands at once on compiled kernels, numpy in and out.
+
+Observations are ``cfrlab.envs.encoding`` tensors (OpenSpiel's information-state tensors for
+Kuhn and Leduc), actions ``cfrlab.envs.actions`` ids. PettingZoo and Gymnasium are the
+optional ``env`` extra (``pip install cfrlab[env]``); the batched environment needs neither.
+Names load their module on first use.
+"""
+
+import importlib
+
+_LAZY = {
+    "PokerEnv": "cfrlab.envs.aec",
+    "env": "cfrlab.envs.aec",
+    "PokerGymEnv": "cfrlab.envs.single",
+    "BatchedEnv": "cfrlab.envs.batched",
+    "ActionSet": "cfrlab.envs.actions",
+    "DEFAULT_BETS": "cfrlab.envs.actions",
+    "Encoding": "cfrlab.envs.encoding",
+}
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cfrlab.envs' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__():
+    return sorted(__all__)

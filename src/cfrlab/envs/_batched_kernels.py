@@ -1,0 +1,194 @@
+"""Kernels of the batched environment: many hands walking the public tree at once.
+
+Tables (built once from the tree, ``cfrlab.envs.batched``): ``kind``, ``rnd``, ``next_node``
+and ``decision`` from ``compile_tree``; ``spent`` [N, P] and ``folded`` [N, P]; ``id_col``
+[D, A] the tree column each action id plays at a decision (-1: illegal); ``public`` [N, K]
+the public part of the observation at each node. Per hand: ``node``, ``deals`` (card ids in
+the dealer's order), ``strength`` (each position's showdown rank on the full board), the
+hand's ``deck`` (shuffled in place as cards are drawn) and its random ``rng`` state
+(splitmix64, one stream per hand, so a seed fixes every hand whatever the batch does).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cfrlab.cards.kernels import rank_cards
+from cfrlab.config import NUMBA_CACHE
+
+DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+
+
+@njit(cache=NUMBA_CACHE)
+def next_random(rng, i):
+    """The next 64-bit draw of stream ``i`` (splitmix64)."""
+    z = rng[i] + np.uint64(0x9E3779B97F4A7C15)
+    rng[i] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=NUMBA_CACHE)
+def below(rng, i, n):
+    """A draw in 0..n-1 of stream ``i`` (bias below 2**-50 for the n used here)."""
+    return np.int64(next_random(rng, i) % np.uint64(n))
+
+
+@njit(cache=NUMBA_CACHE)
+def deal_hand(i, rng, decks, deals, strength, num_players, num_hole, scratch):
+    """Draw hand i's cards (a partial Fisher-Yates shuffle of its deck) and rank each
+    position's hole cards with the whole board."""
+    n = decks.shape[1]
+    m = deals.shape[1]
+    for k in range(m):
+        j = k + below(rng, i, n - k)
+        c = decks[i, j]
+        decks[i, j] = decks[i, k]
+        decks[i, k] = c
+        deals[i, k] = c
+    board = m - num_players * num_hole
+    for p in range(num_players):
+        for k in range(num_hole):
+            scratch[k] = deals[i, p * num_hole + k]
+        for k in range(board):
+            scratch[num_hole + k] = deals[i, num_players * num_hole + k]
+        strength[i, p] = rank_cards(scratch)
+
+
+@njit(cache=NUMBA_CACHE)
+def payoffs_into(out, i, spent, folded, strength_i):
+    """Net chips of each position at a finished hand (``State.payoffs``: side pots from the
+    distinct amounts put in, each split among the best hands in it)."""
+    P = spent.shape[0]
+    live = 0
+    total = 0.0
+    for p in range(P):
+        out[i, p] = 0.0
+        total += spent[p]
+        if not folded[p]:
+            live += 1
+    if live == 1:
+        for p in range(P):
+            out[i, p] = (total - spent[p]) if not folded[p] else -float(spent[p])
+        return
+    prev = 0
+    while True:
+        level = -1  # the next distinct amount put in above prev
+        for p in range(P):
+            if spent[p] > prev and (level < 0 or spent[p] < level):
+                level = spent[p]
+        if level < 0:
+            return
+        size = level - prev
+        prev = level
+        best = np.int64(-1)
+        members = 0
+        for p in range(P):
+            if spent[p] >= level:
+                members += 1
+                if not folded[p] and strength_i[p] > best:
+                    best = strength_i[p]
+        if best < 0:
+            continue
+        winners = 0
+        for p in range(P):
+            if spent[p] >= level and not folded[p] and strength_i[p] == best:
+                winners += 1
+        share = size * (members - winners) / winners
+        for p in range(P):
+            if spent[p] >= level:
+                if not folded[p] and strength_i[p] == best:
+                    out[i, p] += share
+                else:
+                    out[i, p] -= size
+
+
+@njit(cache=NUMBA_CACHE)
+def write_view(i, node, deals, player, rnd, id_col, decision, public, card_index, board_at, board_block,
+               num_players, num_hole, deck_size, public_offset, obs, mask, to_act):
+    """Observation, mask and player to act of hand i at decision ``node``."""
+    p = player[node]
+    to_act[i] = p
+    for k in range(obs.shape[1]):
+        obs[i, k] = 0.0
+    obs[i, p] = 1.0
+    for k in range(num_hole):
+        obs[i, num_players + card_index[deals[i, p * num_hole + k]]] = 1.0
+    for r in range(rnd[node] + 1):
+        block = board_block[r]
+        if block >= 0:
+            at = num_players + deck_size * (1 + block)
+            for k in range(board_at[r], board_at[r + 1]):
+                obs[i, at + card_index[deals[i, k]]] = 1.0
+    for k in range(public.shape[1]):
+        obs[i, public_offset + k] = public[node, k]
+    d = decision[node]
+    for a in range(id_col.shape[1]):
+        mask[i, a] = id_col[d, a] >= 0
+
+
+@njit(cache=NUMBA_CACHE)
+def first_illegal(actions, node, decision, id_col):
+    """Index of the first hand whose action id is not legal, or -1."""
+    A = id_col.shape[1]
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= A or id_col[decision[node[i]], a] < 0:
+            return i
+    return -1
+
+
+@njit(cache=NUMBA_CACHE)
+def step_hands(actions, node, deals, strength, decks, rng, kind, player, rnd, next_node, decision, spent,
+               folded, id_col, public, card_index, board_at, board_block, num_hole, public_offset, root,
+               obs, mask, to_act, rewards, done, scratch):
+    """One action in every hand; a hand that ends pays ``rewards`` (``done``) and is dealt anew."""
+    P = spent.shape[1]
+    deck_size = decks.shape[1]
+    for i in range(actions.shape[0]):
+        n = node[i]
+        n = next_node[n, id_col[decision[n], actions[i]]]
+        while kind[n] == CHANCE:
+            n = next_node[n, 1]
+        if kind[n] == DECISION:
+            done[i] = False
+            for p in range(P):
+                rewards[i, p] = 0.0
+        else:
+            done[i] = True
+            payoffs_into(rewards, i, spent[n], folded[n], strength[i])
+            deal_hand(i, rng, decks, deals, strength, P, num_hole, scratch)
+            n = root
+        node[i] = n
+        write_view(i, n, deals, player, rnd, id_col, decision, public, card_index, board_at, board_block,
+                   P, num_hole, deck_size, public_offset, obs, mask, to_act)
+
+
+@njit(cache=NUMBA_CACHE)
+def reset_hands(node, deals, strength, decks, rng, player, rnd, id_col, decision, public, card_index,
+                board_at, board_block, num_hole, public_offset, root, obs, mask, to_act, scratch):
+    P = strength.shape[1]
+    for i in range(node.shape[0]):
+        deal_hand(i, rng, decks, deals, strength, P, num_hole, scratch)
+        node[i] = root
+        write_view(i, root, deals, player, rnd, id_col, decision, public, card_index, board_at, board_block,
+                   P, num_hole, decks.shape[1], public_offset, obs, mask, to_act)
+
+
+@njit(cache=NUMBA_CACHE)
+def random_legal(mask, rng, out):
+    """A uniformly random legal id of each hand (its own stream)."""
+    for i in range(mask.shape[0]):
+        legal = 0
+        for a in range(mask.shape[1]):
+            if mask[i, a]:
+                legal += 1
+        k = below(rng, i, legal)
+        for a in range(mask.shape[1]):
+            if mask[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1

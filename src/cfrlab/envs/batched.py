@@ -1,0 +1,175 @@
+"""The batched environment: many hands at once, numpy arrays in and out, compiled with numba.
+
+Each of ``num_envs`` hands walks the game's public tree (``cfrlab.tree``, built once, its
+no-limit raises exactly the action set's); a hand that ends is dealt anew at once, so every
+call to ``step`` is one decision in every hand. Observations are the acting player's, in the
+same encoding as the PettingZoo environment (``cfrlab.envs.encoding``), and action ids are the
+same (``cfrlab.envs.actions``)::
+
+    env = BatchedEnv("leduc", num_envs=4096, seed=0)
+    obs, mask, player = env.reset()
+    actions = env.random_actions()
+    obs, mask, player, rewards, done = env.step(actions)
+
+``rewards[i]`` holds the chips of every position of hand i where ``done[i]`` (the hand that
+ended there; zeros elsewhere); after it, row i already shows the first decision of the next
+hand. The returned arrays are the environment's own buffers, overwritten by the next call:
+copy what you keep. An illegal action id raises ``IllegalActionError`` before any hand moves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cfrlab.envs import _batched_kernels as K
+from cfrlab.envs.actions import ActionSet
+from cfrlab.envs.encoding import Encoding
+from cfrlab.errors import CfrlabError, IllegalActionError
+from cfrlab.games import load_game
+from cfrlab.games.gamedef import GameDef
+from cfrlab.games.state import State, deal_length
+from cfrlab.tree import CHANCE, DECISION, build_tree
+from cfrlab.tree.arrays import compile_tree
+
+MAX_PUBLIC_BYTES = 512 * 2**20  # the per-node public table
+
+
+class BatchedEnv:
+    """``num_envs`` hands of ``game`` at once (module docstring). ``bets`` and ``encoding``
+    as in ``PokerEnv``; ``seed`` seeds the deals and ``random_actions``."""
+
+    def __init__(self, game: GameDef | str = "leduc", num_envs: int = 1024, *, bets: str | None = None,
+                 encoding: str = "auto", seed: int | None = None) -> None:
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise CfrlabError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.game = load_game(game)
+        self.actions = ActionSet(self.game, bets)
+        self.encoding = Encoding(self.game, encoding)
+        if self.game.is_limit:
+            self.tree = build_tree(self.game)
+        else:
+            self.tree = build_tree(self.game, self.actions.raises, bets=self.actions.bets)
+        if self.tree.kind[0] != DECISION:
+            raise CfrlabError(f"{self.game.name or 'this game'} has no decision at the start of a hand")
+        self._build_tables()
+        self.num_envs = int(num_envs)
+        self.num_players = self.game.num_players
+        self.num_actions = self.actions.size
+        self.observation_size = self.encoding.size
+        n, P = self.num_envs, self.num_players
+        self.node = np.zeros(n, np.int32)
+        self.deals = np.zeros((n, deal_length(self.game)), np.int64)
+        self._strength = np.zeros((n, P), np.int64)
+        self._decks = np.tile(np.array(self.encoding.deck, np.int64), (n, 1))
+        self._scratch = np.zeros(self.game.num_hole_cards + self.game.total_board_cards(), np.int64)
+        self.obs = np.zeros((n, self.observation_size), np.float32)
+        self.mask = np.zeros((n, self.num_actions), np.bool_)
+        self.player = np.zeros(n, np.int8)
+        self.rewards = np.zeros((n, P), np.float32)
+        self.done = np.zeros(n, np.bool_)
+        self._actions = np.zeros(n, np.int64)
+        self._seed(seed)
+
+    def _build_tables(self) -> None:
+        """Per node the public observation part, per decision the column of each action id
+        (both from the rules engine walking the tree), and the compiled tree."""
+        t, enc, aset = self.tree, self.encoding, self.actions
+        if t.num_nodes * enc.public_size * 4 > MAX_PUBLIC_BYTES:
+            raise CfrlabError(f"the batched environment keeps {enc.public_size} values per node of a "
+                              f"{t.num_nodes:,}-node tree, above {MAX_PUBLIC_BYTES >> 20} MB: "
+                              "use a smaller bet spec")
+        self._public = np.zeros((t.num_nodes, enc.public_size), np.float32)
+        self._id_col = np.full((t.num_decisions, aset.size), -1, np.int32)
+        root = State(self.game, seed=0)
+        stack = [(0, root, enc.start(root))]
+        while stack:
+            node, state, pub = stack.pop()
+            self._public[node] = pub
+            if t.kind[node] == CHANCE:
+                stack.append((int(t.children(node)[0]), state, pub))
+                continue
+            if t.kind[node] != DECISION:
+                continue
+            by_text = {t.action_text(node, int(t.action[c])): int(c) for c in t.children(node)}
+            for a, text in enumerate(aset.legal(state)):
+                if text is not None:
+                    self._id_col[t.decision[node], a] = int(t.action[by_text[text]])
+            for text, c in by_text.items():
+                s2, p2 = state.clone(), pub.copy()
+                enc.advance(p2, s2, text)
+                stack.append((c, s2, p2))
+        arrays = compile_tree(t)
+        self._kind, self._next, self._decision = arrays.kind, arrays.next_node, arrays.decision
+        self._player, self._rnd = arrays.player, arrays.rnd
+        self._spent = np.ascontiguousarray(t.spent, np.int64)
+        self._folded = np.ascontiguousarray(t.folded, np.bool_)
+        g = self.game
+        top = max(enc.deck) + 1
+        self._card_index = np.full(top, -1, np.int64)
+        for c, i in enc.card_index.items():
+            self._card_index[c] = i
+        first = g.num_players * g.num_hole_cards
+        self._board_at = np.array([first + g.total_board_cards(r - 1) for r in range(g.num_rounds + 1)], np.int64)
+        self._board_block = np.array(enc.board_block, np.int64)
+
+    def _seed(self, seed: int | None) -> None:
+        ss = np.random.SeedSequence(seed)
+        self._rng = ss.generate_state(self.num_envs, np.uint64).astype(np.uint64)
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal a new hand everywhere: ``(obs float32[n, size], mask bool[n, actions], player int8[n])``
+        (``seed``: reseed first)."""
+        if seed is not None:
+            self._seed(seed)
+        K.reset_hands(self.node, self.deals, self._strength, self._decks, self._rng, self._player, self._rnd,
+                      self._id_col, self._decision, self._public, self._card_index, self._board_at,
+                      self._board_block, self.game.num_hole_cards, self.encoding.public_offset, 0,
+                      self.obs, self.mask, self.player, self._scratch)
+        self.done[:] = False
+        self.rewards[:] = 0.0
+        return self.obs, self.mask, self.player
+
+    def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One action id per hand: ``(obs, mask, player, rewards float32[n, players], done bool[n])``."""
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise CfrlabError(f"step takes one integer action id per hand: an array of shape ({self.num_envs},), "
+                              f"got {a.dtype} {a.shape}")
+        a = a.astype(np.int64, copy=False)
+        bad = K.first_illegal(a, self.node, self._decision, self._id_col)
+        if bad >= 0:
+            legal = np.flatnonzero(self.mask[bad]).tolist()
+            raise IllegalActionError(f"hand {bad}: action {int(a[bad])} is not legal (legal ids: {legal}; "
+                                     f"{self.actions.describe()}); no hand moved")
+        K.step_hands(a, self.node, self.deals, self._strength, self._decks, self._rng, self._kind, self._player,
+                     self._rnd, self._next, self._decision, self._spent, self._folded, self._id_col, self._public,
+                     self._card_index, self._board_at, self._board_block, self.game.num_hole_cards,
+                     self.encoding.public_offset, 0, self.obs, self.mask, self.player, self.rewards, self.done,
+                     self._scratch)
+        return self.obs, self.mask, self.player, self.rewards, self.done
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal id for every hand (drawn from the hands' own streams; the
+        array is reused by the next call)."""
+        K.random_legal(self.mask, self._rng, self._actions)
+        return self._actions
+
+    def state(self, i: int) -> State:
+        """Hand i as a rules-engine ``State`` (its deal and betting so far)."""
+        betting = self.tree.betting[int(self.node[i])]
+        state = State(self.game, [int(c) for c in self.deals[i]])
+        for rnd in betting.split("/"):
+            for action in _actions_of(rnd):
+                state.apply(action)
+        return state
+
+
+def _actions_of(betting: str) -> list[str]:
+    """ACPC actions of one round's betting text (``"r4c"`` -> ``["r4", "c"]``)."""
+    out: list[str] = []
+    for ch in betting:
+        if ch.isdigit():
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
