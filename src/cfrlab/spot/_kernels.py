@@ -201,7 +201,8 @@ def fold_values(reach, ocards, cards, same, valid, payoff, out):
 def showdown_values(reach, ocards, cards, order, count, rank, oorder, ocount, orank, payoff, out):
     """out[b, h] = payoff * (the opponent's reach over weaker hands - over stronger ones),
     hands sharing a card with h taken out by per-card sums; both ranges sorted by rank on each
-    board (``order[b, :count[b]]`` ascending), so a sweep up and a sweep down: O(n)."""
+    board (``order[b, :count[b]]`` ascending, ``rank[b, i]`` the rank of ``order[b, i]``), so a
+    sweep up and a sweep down: O(n)."""
     B, Ho = reach.shape
     H = cards.shape[0]
     per = np.zeros(52)
@@ -215,8 +216,8 @@ def showdown_values(reach, ocards, cards, order, count, rank, oorder, ocount, or
         n, no = count[b], ocount[b]
         for i in range(n):
             h = order[b, i]
-            rk = rank[b, h]
-            while j < no and orank[b, oorder[b, j]] < rk:
+            rk = rank[b, i]
+            while j < no and orank[b, j] < rk:
                 o = oorder[b, j]
                 r = reach[b, o]
                 tot += r
@@ -231,8 +232,8 @@ def showdown_values(reach, ocards, cards, order, count, rank, oorder, ocount, or
         j = no - 1
         for i in range(n - 1, -1, -1):
             h = order[b, i]
-            rk = rank[b, h]
-            while j >= 0 and orank[b, oorder[b, j]] > rk:
+            rk = rank[b, i]
+            while j >= 0 and orank[b, j] > rk:
                 o = oorder[b, j]
                 r = reach[b, o]
                 tot += r

@@ -192,14 +192,15 @@ class SpotGame:
             boards = np.array([self.board + ex for ex in lev.extras], dtype=np.uint8)
             hands = np.concatenate([np.repeat(self.cards[p][None], lev.B, axis=0).astype(np.uint8),
                                     np.repeat(boards[:, None, :], H, axis=1)], axis=2).reshape(-1, 7)
-            rank = rank7_batch(hands).reshape(lev.B, H).astype(np.int64)
+            rank = rank7_batch(hands).reshape(lev.B, H).astype(np.int32)
             rank[~lev.valid[p]] = -1
             order = np.argsort(rank, axis=1, kind="stable")
             count = lev.valid[p].sum(axis=1)
             # the invalid hands (-1) sort first: drop them
             order = np.stack([np.roll(o, -(H - n)) for o, n in zip(order, count)]) if lev.B else order
-            self.rank.append(rank)
-            self.order.append(order.astype(np.int64))
+            order = order.astype(np.int64)
+            self.rank.append(np.take_along_axis(rank, order, axis=1))  # sorted: rank[b, i] of order[b, i]
+            self.order.append(order)
             self.count.append(count.astype(np.int64))
 
     # -- canonical boards -----------------------------------------------------------------------
@@ -276,6 +277,7 @@ class FastSolver:
             self.cscale[n] = np.ones(B, dtype=np.float32)
         self.iterations = 0
         self._c = [np.ascontiguousarray(c) for c in game.cards]
+        self._buffers: dict = {}
 
     # -- the walk ---------------------------------------------------------------------------------
     def _children(self, n: int) -> list[int]:
@@ -283,65 +285,75 @@ class FastSolver:
         f = int(t.first_child[n])
         return [int(c) for c in t.child[f:f + int(t.num_children[n])]]
 
-    def _walk(self, n: int, p: int, reach: np.ndarray, mode: str, coef) -> np.ndarray:
-        """Player p's counterfactual values [B, H_p] at node n given the opponent's reach
-        [B, H_o]; mode "train" (update), "br" (p best responds) or "ev" (both average)."""
+    def _buffer(self, key: tuple, shape: tuple) -> np.ndarray:
+        """A reused work array (fresh large arrays cost a page fault per page, every node)."""
+        buf = self._buffers.get(key)
+        if buf is None or buf.shape != shape:
+            buf = self._buffers[key] = np.empty(shape, dtype=self.dtype)
+        return buf
+
+    def _walk(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray) -> None:
+        """Player p's counterfactual values [B, H_p] at node n into ``out``, given the
+        opponent's reach [B, H_o]; mode "train" (update), "br" (p best responds) or "ev" (both
+        play their average)."""
         g, t = self.game, self.game.tree
         o = 1 - p
         L = int(t.round[n]) - g.street
         lev = g.levels[L]
         kind = int(t.kind[n])
-        out = np.empty((lev.B, len(g.hands[p])), dtype=self.dtype)
+        depth = int(t.depth[n])
         if kind == FOLD:
             folder = int(t.player[n])
             pay = -float(t.spent[n, p]) if folder == p else float(t.spent[n, o])
             K.fold_values(reach, self._c[o], self._c[p], g.same[p], lev.valid[p], pay, out)
-            return out
+            return
         if kind == SHOWDOWN:
             K.showdown_values(reach, self._c[o], self._c[p], g.order[p], g.count[p], g.rank[p],
                               g.order[o], g.count[o], g.rank[o], float(t.spent[n, o]), out)
-            return out
+            return
         if kind == CHANCE:
             nxt = g.levels[L + 1]
-            down = np.empty((nxt.B, reach.shape[1]), dtype=self.dtype)
+            down = self._buffer(("down", depth, p), (nxt.B, reach.shape[1]))
             K.deal_down(reach, nxt.parent, nxt.card, self._c[o], down)
-            below = self._walk(self._children(n)[0], p, down, mode, coef)
+            below = self._buffer(("below", depth, p), (nxt.B, out.shape[1]))
+            self._walk(self._children(n)[0], p, down, mode, coef, below)
             K.deal_up(below, nxt.ptr, nxt.child, nxt.perm, g.hmap[p], g.inv_left[L], out)
-            return out
+            return
         kids = self._children(n)
         A = len(kids)
-        cfv = np.empty((A, lev.B, len(g.hands[p])), dtype=self.dtype)
+        cfv = self._buffer(("cfv", depth, p), (A, lev.B, out.shape[1]))
         if int(t.player[n]) == p:
             for a, c in enumerate(kids):
-                cfv[a] = self._walk(c, p, reach, mode, coef)
+                self._walk(c, p, reach, mode, coef, cfv[a])
             if mode == "train":
                 K.player_node(self.reg[n], self.rscale[n], self.comp, cfv, coef[0], coef[1], self.floor, out)
             else:
                 strat = np.empty((0, 0, 0), dtype=self.dtype)
                 if mode == "ev":
-                    strat = np.empty_like(cfv)
+                    strat = self._buffer(("strat", depth, p), cfv.shape)
                     K.average_strategy(self.cum[n], strat)
                 K.combine(strat, cfv, out)
-            return out
-        child_reach = np.empty((A,) + reach.shape, dtype=self.dtype)
+            return
+        child_reach = self._buffer(("reach", depth, p), (A,) + reach.shape)
         if mode == "train":
             K.opponent_node(self.reg[n], self.cum[n], self.cscale[n], self.comp, reach, coef[2], True,
                             child_reach)
         else:
-            strat = np.empty_like(child_reach)
+            strat = self._buffer(("strat", depth, p), child_reach.shape)
             K.average_strategy(self.cum[n], strat)
             K.scale_reach(strat, reach, child_reach)
         for a, c in enumerate(kids):
-            cfv[a] = self._walk(c, p, child_reach[a], mode, coef)
+            self._walk(c, p, child_reach[a], mode, coef, cfv[a])
         K.sum_actions(cfv, out)
-        return out
 
     def _root_reach(self, o: int) -> np.ndarray:
         return (self.game.w[o] * self.game.levels[0].valid[o][0]).astype(self.dtype)[None]
 
     def root_values(self, p: int, mode: str) -> np.ndarray:
         """float64[H_p]: p's counterfactual values at the root ("br" or "ev")."""
-        return self._walk(0, p, self._root_reach(1 - p), mode, None)[0].astype(np.float64)
+        out = np.empty((1, len(self.game.hands[p])), dtype=self.dtype)
+        self._walk(0, p, self._root_reach(1 - p), mode, None, out)
+        return out[0].astype(np.float64)
 
     def value(self, p: int, mode: str) -> float:
         """p's expected winnings (chips) best responding ("br") or playing its average ("ev")."""
@@ -359,7 +371,19 @@ class FastSolver:
                 neg = x ** self.beta / (x ** self.beta + 1) if x > 0 else 0.0
             decay = ((t - 1) / t) ** self.gamma
             for p in (0, 1):
-                self._walk(0, p, self._root_reach(1 - p), "train", (pos, neg, decay))
+                out = np.empty((1, len(self.game.hands[p])), dtype=self.dtype)
+                self._walk(0, p, self._root_reach(1 - p), "train", (pos, neg, decay), out)
+
+    def exact_values(self, ev: bool = True) -> tuple[float, ...]:
+        """(BR0, BR1[, EV0]) of the average strategy with the walk in float64 (the tables stay
+        as stored): the figures a solve reports."""
+        keep = self.dtype
+        self.dtype, self._buffers = np.float64, {}
+        try:
+            out = (self.value(0, "br"), self.value(1, "br"))
+            return out + (self.value(0, "ev"),) if ev else out
+        finally:
+            self.dtype, self._buffers = keep, {}
 
     def best_responses(self) -> tuple[float, float]:
         return self.value(0, "br"), self.value(1, "br")
