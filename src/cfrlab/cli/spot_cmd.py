@@ -58,11 +58,16 @@ def register(app: typer.Typer) -> None:
                                               "in percent of the pot")] = 0.3,
         seconds: Annotated[float | None, typer.Option("--seconds", help="stop after this long")] = None,
         iterations: Annotated[int, typer.Option("--iterations", help="stop after this many")] = 1000,
-        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, cfr+, pcfr+, lcfr or cfr")] = "dcfr",
+        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, dcfr+, cfr+ (the spot's walk), "
+                                                 "pcfr+, lcfr or cfr (turn and river)")] = "dcfr",
+        storage: Annotated[str, typer.Option("--storage", help="float32, int16 (half the memory) "
+                                             "or float64")] = "float32",
+        no_iso: Annotated[bool, typer.Option("--no-isomorphism", help="solve every turn and river "
+                                             "card (no suit isomorphism)")] = False,
         out: Annotated[Path | None, typer.Option("--out", help="write the result as JSON here")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
     ) -> None:
-        """Solve a turn or river spot with exact cards: the memory it needs first, then
+        """Solve a flop, turn or river spot with exact cards: the memory it needs first, then
         progress, then the exploitability in percent of the pot, the EVs (chips each player
         expects to take from the pot minus what it puts in from here on) and the root's
         action frequencies (docs/spots.md)."""
@@ -77,14 +82,20 @@ def register(app: typer.Typer) -> None:
         check_output(out, "result")
         spot = load_spot(config)
         tree, model = spot_tree(spot), SpotModel(spot)
-        need = solve_memory(spot, tree, model)
+        from cfrlab.spot.fast import FAST_ALGORITHMS, STORAGES, SpotGame
+
+        if storage not in STORAGES:
+            raise CfrlabError(f"--storage is one of {', '.join(STORAGES)}, got {storage!r}")
+        game = SpotGame(spot, tree, not no_iso) if algorithm.lower() in FAST_ALGORITHMS else None
+        need = solve_memory(spot, tree, model, algorithm, storage, not no_iso, game)
         free = available_memory()
         if free is not None and need > free:
             raise CfrlabError(f"this spot needs about {human_bytes(need)} to solve, more than the "
                               f"{human_bytes(free)} available")
         if not as_json:
             print(spot.summary())
-            print(f"live combos {model.n}, decisions {tree.num_decisions}; "
+            boards = "" if game is None else f", boards per street {'/'.join(str(lev.B) for lev in game.levels)}"
+            print(f"live combos {model.n}, decisions {tree.num_decisions}{boards}; "
                   f"memory needed: about {human_bytes(need)}", flush=True)
         last = [time.perf_counter()]
 
@@ -95,7 +106,8 @@ def register(app: typer.Typer) -> None:
                 say(line) if as_json else print(line, flush=True)
 
         sol = solve_spot(spot, algorithm, target_pct=target, iterations=iterations, seconds=seconds,
-                         progress=progress, tree=tree, model=model)
+                         progress=progress, tree=tree, model=model, storage=storage,
+                         isomorphism=not no_iso, game=game)
         result = {"spot": spot.summary(), "memory_bytes": need, **sol.summary()}
         if out is not None:
             from cfrlab.fileio import atomic_write_bytes
@@ -105,7 +117,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print(json.dumps(result))
             return
-        print(f"done: {sol.iterations:,} iterations in {sol.seconds:.2f} s")
+        print(f"done: {sol.iterations:,} iterations in {sol.seconds:.2f} s ({sol.cpu_seconds:.2f} s CPU)")
         print(f"exploitability: {sol.exploitability_pct:.4f}% of the pot ({sol.exploitability:.5f} chips)")
         print(f"EV: OOP {sol.ev('oop'):.4f}, IP {sol.ev('ip'):.4f} (pot {spot.pot})")
         freqs = ", ".join(f"{_action_name(sol, a)} {f:.1%}" for a, f in sol.frequencies(0))
