@@ -96,6 +96,7 @@ class SpotGame:
 
     def __init__(self, spot: Spot, tree: PublicTree, isomorphism: bool = True) -> None:
         self.spot, self.tree = spot, tree
+        self._maps: dict = {}
         self.street = spot.street
         self.board = tuple(int(c) for c in spot.board)
         ranges = [spot.ranges[0 if p == spot.oop_position else 1] for p in (0, 1)]
@@ -222,9 +223,12 @@ class SpotGame:
         """int64[H]: the index of t(h) for each of p's hands (-1 if not in the list)."""
         if tau in self.group:
             return self.hmap[p][self.group.index(tau)]
-        perm = np.array([combo_index(_permute_card(tau, int(a)), _permute_card(tau, int(b)))
-                         for a, b in self.cards[p]])
-        return self.index[p][perm].astype(np.int64)
+        key = (p, tau)
+        if key not in self._maps:
+            perm = np.array([combo_index(_permute_card(tau, int(a)), _permute_card(tau, int(b)))
+                             for a, b in self.cards[p]])
+            self._maps[key] = self.index[p][perm].astype(np.int64)
+        return self._maps[key]
 
 
 def storage_bytes(game: SpotGame, storage: str = "float32") -> int:

@@ -222,13 +222,14 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
                check_every: int = CHECK_EVERY, progress: Callable | None = None,
                tree: PublicTree | None = None, model: SpotModel | None = None,
                storage: str = "float32", isomorphism: bool = True,
-               game: SpotGame | None = None) -> SpotSolution:
+               game: SpotGame | None = None, max_bytes: int | None = None) -> SpotSolution:
     """Solve ``spot`` (module docstring): stop at ``target_pct`` percent of the pot (None: no
     target), after ``iterations`` (None: no cap) or once ``seconds`` have passed (checked
     between measurements). ``progress(iterations, seconds, pct)`` is called after each
     measurement. At least one budget or the target must be given. On the spot's walk,
     ``storage`` is "float32", "float64" or "int16" (16 bits a number, a scale per board) and
-    ``isomorphism`` solves boards equal up to a suit permutation once."""
+    ``isomorphism`` solves boards equal up to a suit permutation once. A spot whose
+    ``solve_memory`` is above ``max_bytes`` is refused with its estimate."""
     name = str(algorithm).lower()
     if name not in ALGORITHMS:
         raise CfrlabError(f"a spot is solved by a full-width CFR variant ({', '.join(ALGORITHMS)}), "
@@ -251,6 +252,12 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
     cpu = time.process_time()
     if name in FAST_ALGORITHMS:
         game = SpotGame(spot, tree, isomorphism) if game is None else game
+    if max_bytes is not None:
+        need = solve_memory(spot, tree, model, name, storage, isomorphism, game)
+        if need > max_bytes:
+            raise CfrlabError(f"this spot needs about {need / 1e6:,.0f} MB to solve, more than the "
+                              f"{max_bytes / 1e6:,.0f} MB allowed")
+    if name in FAST_ALGORITHMS:
         solver = FastSolver(game, name, storage)
     else:
         if spot.street < 2:
