@@ -4,13 +4,15 @@
 import numpy as np
 import pytest
 
+from cfrlab.cards import parse_cards
+from cfrlab.cards.ranges import COMBOS, combo_index
 from cfrlab.engine import best_response_values, game_value
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers.lp import solve_lp
 from cfrlab.spot import make_spot, spot_tree
 from cfrlab.spot.fast import FastSolver, SpotGame, engine_policy
 from cfrlab.spot.model import SpotModel
-from cfrlab.spot.solve import solve_spot
+from cfrlab.spot.solve import solve_memory, solve_spot
 
 ARGS = {"pot": 10, "stack": 30, "oop_range": "AA, QJs, 87s:0.5, 54s", "ip_range": "KK, T9s, 76s, A2s:0.5",
         "bets": {"bet": "p", "raise": "a"}}
@@ -110,14 +112,9 @@ def test_strategy_reads_a_board_up_to_suits():
     sol = solve_spot(spot, target_pct=None, iterations=30)
     tree = sol.tree
     river = next(int(n) for n in tree.decision_node if tree.round[n] == 3)
-    from cfrlab.cards import parse_cards
-    from cfrlab.cards.ranges import combo_index
-
     c5, d5 = parse_cards("5c 5d")
     a, b = sol.strategy(river, (c5,)), sol.strategy(river, (d5,))
-    swap = lambda c: c ^ 1 if c % 4 < 2 else c  # noqa: E731  clubs <-> diamonds
-    from cfrlab.cards.ranges import COMBOS
-
+    swap = lambda c: c ^ 1 if c % 4 < 2 else c
     perm = [combo_index(swap(int(x)), swap(int(y))) for x, y in COMBOS]
     assert np.allclose(a, b[perm])
     with pytest.raises(CfrlabError, match="card"):
@@ -130,8 +127,6 @@ def test_bad_storage_is_refused():
 
 
 def test_a_spot_too_big_is_refused_with_its_estimate():
-    from cfrlab.spot.solve import solve_memory
-
     spot = spot_on("Qs Jh 2h", **SMALL)
     need = solve_memory(spot, storage="float32")
     assert solve_memory(spot, storage="int16") < need

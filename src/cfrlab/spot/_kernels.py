@@ -76,8 +76,7 @@ def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
                     for h in range(H):
                         x = float(cum[b, a, h]) * s * decay + out[a, b, h]
                         row[a, h] = x
-                        if x > top:
-                            top = x
+                        top = max(top, x)
                 ns = top / U16 if top > 0 else 1.0
                 cscale[b] = ns
                 for a in range(A):
@@ -118,8 +117,7 @@ def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
                     x = 0.0
                 if comp:
                     row[a, h] = x
-                    if abs(x) > top:
-                        top = abs(x)
+                    top = max(top, abs(x))
                 else:
                     reg[b, a, h] = x
         if comp:
@@ -141,8 +139,7 @@ def combine(strat, cfv, out):
             if strat.shape[0] == 0:
                 v = cfv[0, b, h]
                 for a in range(1, A):
-                    if cfv[a, b, h] > v:
-                        v = cfv[a, b, h]
+                    v = max(v, cfv[a, b, h])
             else:
                 v = 0.0
                 for a in range(A):
@@ -203,7 +200,7 @@ def showdown_values(reach, ocards, cards, order, count, rank, oorder, ocount, or
     hands sharing a card with h taken out by per-card sums; both ranges sorted by rank on each
     board (``order[b, :count[b]]`` ascending, ``rank[b, i]`` the rank of ``order[b, i]``), so a
     sweep up and a sweep down: O(n)."""
-    B, Ho = reach.shape
+    B = reach.shape[0]
     H = cards.shape[0]
     per = np.zeros(52)
     for b in range(B):

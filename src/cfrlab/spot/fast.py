@@ -40,6 +40,7 @@ import numpy as np
 
 from cfrlab.cards.evaluator import rank7_batch
 from cfrlab.cards.ranges import COMBOS, combo_index
+from cfrlab.engine.models import row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.spot import _kernels as K
 from cfrlab.spot.config import Spot
@@ -181,7 +182,7 @@ class SpotGame:
                 perm.append(self.inverse[s])
                 lookup[(pb, c)] = (canon[rep], self.inverse[s])
             ptr.append(len(child))
-        a = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731
+        a = lambda x: np.asarray(x, dtype=np.int64)
         return Level(extras, stab, a(parent), a(card), a(ptr), a(child), a(perm), lookup,
                      self._valid(extras))
 
@@ -422,8 +423,6 @@ class FastSolver:
 def engine_policy(solver: FastSolver, model) -> np.ndarray:
     """The average strategy in docs/ENGINE.md's layout over the spot's tree and ``SpotModel``
     (every board's rows written out: the engine's exact values and the LP read it)."""
-    from cfrlab.engine.models import row_offsets
-
     tree = solver.game.tree
     offsets = row_offsets(tree, model)
     policy = np.zeros((int(offsets[-1]), tree.num_actions))

@@ -35,7 +35,15 @@ from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import FLOAT32_MIN_STATES, PRESETS
 from cfrlab.solvers.registry import make_solver
 from cfrlab.spot.config import Spot
-from cfrlab.spot.fast import FAST_ALGORITHMS, STORAGES, FastSolver, SpotGame, engine_policy, storage_bytes, walk_bytes
+from cfrlab.spot.fast import (
+    FAST_ALGORITHMS,
+    STORAGES,
+    FastSolver,
+    SpotGame,
+    engine_policy,
+    storage_bytes,
+    walk_bytes,
+)
 from cfrlab.spot.model import SpotModel
 from cfrlab.spot.tree import spot_tree
 from cfrlab.tree.betting_tree import PublicTree
