@@ -125,7 +125,7 @@ def test_game_value_equals_the_sequence_form_lp():
     assert sol.exploitability_pct < 1e-3
     assert abs(sol.values[0] - value) <= 2 * sol.exploitability
     assert sol.values[0] == pytest.approx(value, abs=1e-6)
-    assert game_value(tree, model, sol.policy) == sol.values[0]
+    assert game_value(tree, model, sol.policy) == pytest.approx(sol.values[0], abs=1e-12)  # the engine on the walk's strategy
     sol = solve_spot(spot, "pcfr+", target_pct=1e-6, iterations=20000, check_every=500, tree=tree, model=model)
     assert sol.exploitability_pct <= 1e-6
     assert sol.values[0] == pytest.approx(value, abs=1e-7)
@@ -195,10 +195,14 @@ def test_solve_spot_refuses_bad_settings(kw, words):
         solve_spot(nuts_vs_air(), **kw)
 
 
-def test_flop_spots_are_refused_by_the_model():
+def test_flop_model_has_a_block_per_turn_card_and_per_turn_and_river_cards():
     spot = make_spot(board="Qs Jh 2h", pot=10, stack=95, oop_range="AA", ip_range="KK")
-    with pytest.raises(CfrlabError, match="flop spot"):
-        SpotModel(spot)
+    m = SpotModel(spot)
+    assert m.num_states[1:] == (12, 49 * 12, 49 * 48 * 12)
+    for r in (1, 2, 3):
+        blocks, B = m.fold_blocks(r)
+        assert B == len(m.block_extras(r)) and blocks.sum() == pytest.approx(1.0)
+    assert list(m.block_parent(3)[:49]) == [0] * 48 + [1]
 
 
 def test_root_frequencies_are_the_ranges_average():
@@ -268,10 +272,14 @@ def test_cli_spot_solve_refuses_bad_flags(tmp_path, args, words):
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
-def test_cli_spot_solve_refuses_a_flop_spot(tmp_path):
+def test_cli_spot_solve_solves_a_flop_spot(tmp_path):
     cfg = tmp_path / "flop.toml"
     cfg.write_text(SMALL_TOML.replace("Qs Jh 2h 8d 3c", "Qs Jh 2h"))
-    out = _cli("spot", "solve", str(cfg))
+    out = _cli("spot", "solve", str(cfg), "--iterations", "20", "--json")
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["iterations"] == 20 and got["ev_oop"] + got["ev_ip"] == pytest.approx(10.0)
+    out = _cli("spot", "solve", str(cfg), "--algorithm", "pcfr+")
     assert out.returncode != 0 and "flop spot" in out.stderr and "Traceback" not in out.stderr
 
 

@@ -59,7 +59,12 @@ def register(app: typer.Typer) -> None:
                                               "in percent of the pot")] = 0.3,
         seconds: Annotated[float | None, typer.Option("--seconds", help="stop after this long")] = None,
         iterations: Annotated[int, typer.Option("--iterations", help="stop after this many")] = 1000,
-        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, cfr+, pcfr+, lcfr or cfr")] = "dcfr",
+        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, dcfr+, cfr+ (the spot's walk), "
+                                                 "pcfr+, lcfr or cfr (turn and river)")] = "dcfr",
+        storage: Annotated[str, typer.Option("--storage", help="float32, int16 (half the memory) "
+                                             "or float64")] = "float32",
+        no_iso: Annotated[bool, typer.Option("--no-isomorphism", help="solve every turn and river "
+                                             "card (no suit isomorphism)")] = False,
         out: Annotated[Path | None, typer.Option("--out", help="write the result as JSON here")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
         save: Annotated[Path | None, typer.Option("--save", "-o", help="save the solved spot (.npz) for "
@@ -67,7 +72,7 @@ def register(app: typer.Typer) -> None:
         lock: Annotated[Path | None, typer.Option("--lock", help="TOML file of [[lock]] tables: nodes "
                                                   "whose strategy is fixed (docs/spots.md)")] = None,
     ) -> None:
-        """Solve a turn or river spot with exact cards: the memory it needs first, then
+        """Solve a flop, turn or river spot with exact cards: the memory it needs first, then
         progress, then the exploitability in percent of the pot, the EVs (chips each player
         expects to take from the pot minus what it puts in from here on) and the root's
         action frequencies (docs/spots.md)."""
@@ -82,21 +87,32 @@ def register(app: typer.Typer) -> None:
         check_output(out, "result")
         check_output(save, "solved spot")
         spot = load_spot(config)
+        if save is not None and spot.street < 2:
+            raise CfrlabError("--save: saving a flop spot is not supported yet (turn and river spots "
+                              "can be saved)")
         tree, model = spot_tree(spot), SpotModel(spot)
+        from cfrlab.spot.fast import FAST_ALGORITHMS, STORAGES, SpotGame
+
+        if storage not in STORAGES:
+            raise CfrlabError(f"--storage is one of {', '.join(STORAGES)}, got {storage!r}")
         locks = ()
         if lock is not None:
             from cfrlab.spot.lock import Frame, load_locks, resolve_locks
 
             locks = load_locks(lock)
             rows = resolve_locks(Frame(spot, tree, model, None), locks)  # bad locks refused before the solve
-        need = solve_memory(spot, tree, model)
+        fast = algorithm.lower() in FAST_ALGORITHMS and not locks
+        game = SpotGame(spot, tree, not no_iso) if fast else None
+        need = solve_memory(spot, tree, model, algorithm if fast or not locks else "cfr+", storage,
+                            not no_iso, game)
         free = available_memory()
         if free is not None and need > free:
             raise CfrlabError(f"this spot needs about {human_bytes(need)} to solve, more than the "
                               f"{human_bytes(free)} available")
         if not as_json:
             print(spot.summary())
-            print(f"live combos {model.n}, decisions {tree.num_decisions}; "
+            boards = "" if game is None else f", boards per street {'/'.join(str(lev.B) for lev in game.levels)}"
+            print(f"live combos {model.n}, decisions {tree.num_decisions}{boards}; "
                   f"memory needed: about {human_bytes(need)}", flush=True)
             if locks:
                 print(f"locked: {len(locks)} node{'s' if len(locks) > 1 else ''}, {len(rows):,} combo rows "
@@ -110,7 +126,8 @@ def register(app: typer.Typer) -> None:
                 say(line) if as_json else print(line, flush=True)
 
         sol = solve_spot(spot, algorithm, target_pct=target, iterations=iterations, seconds=seconds,
-                         progress=progress, tree=tree, model=model, locks=locks)
+                         progress=progress, tree=tree, model=model, storage=storage,
+                         isomorphism=not no_iso, game=game, locks=locks)
         result = {"spot": spot.summary(), "memory_bytes": need, **sol.summary()}
         if locks:
             result["locks"] = [lk.as_dict() for lk in locks]
@@ -127,7 +144,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print(json.dumps(result))
             return
-        print(f"done: {sol.iterations:,} iterations in {sol.seconds:.2f} s")
+        print(f"done: {sol.iterations:,} iterations in {sol.seconds:.2f} s ({sol.cpu_seconds:.2f} s CPU)")
         _print_figures(sol)
         if save is not None:
             print(f"saved to {save}")

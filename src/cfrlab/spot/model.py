@@ -58,9 +58,6 @@ class SpotModel:
     kind = SPOT
 
     def __init__(self, spot: Spot) -> None:
-        if spot.street < TURN:
-            raise CfrlabError("solving a flop spot is not supported yet (its river tables would need "
-                              "a block per turn and river card); give a turn or river board")
         self.spot = spot
         self.game = spot.tree_game()
         self.street = spot.street
@@ -87,46 +84,60 @@ class SpotModel:
         on_board[list(self.board)] = True
         self.river_cards = (np.flatnonzero(~on_board).astype(np.int64) if self.street == TURN
                             else np.zeros(0, dtype=np.int64))
+        self._runouts = {self.street: [()]}
+        for r in range(self.street + 1, RIVER + 1):
+            self._runouts[r] = [ex + (c,) for ex in self._runouts[r - 1] for c in range(DECK)
+                                if not on_board[c] and c not in ex]
         R = self.game.num_rounds
-        C = max(len(self.river_cards), 1)
-        self.num_states = tuple(n * (C if r > self.street else 1) for r in range(R))
-        self.parent = [np.full(n, -1, dtype=np.int32)] + [
-            np.tile(np.arange(n, dtype=np.int32), self.num_states[r] // n) for r in range(1, R)]
+        self.num_states = tuple(n * len(self._runouts.get(r, [()])) for r in range(R))
+        self.parent = [np.full(n, -1, dtype=np.int32)] + [self._state_parent(r) for r in range(1, R)]
+
+    def _state_parent(self, r: int) -> np.ndarray:
+        """State (block, k) of round r extends state (its block's parent, k) of round r-1."""
+        if r <= self.street:
+            return np.arange(self.n, dtype=np.int32)
+        blocks = self.block_parent(r).astype(np.int64)
+        return (blocks[:, None] * self.n + np.arange(self.n)[None, :]).reshape(-1).astype(np.int32)
+
+    def block_extras(self, r: int) -> list[tuple[int, ...]]:
+        """The cards dealt after the spot's board, per block of round r (r >= the street)."""
+        return self._runouts[r]
 
     # -- blocks (engine fast path: kind SPOT is block structured) ---------------------------
     def _blocks_of(self, r: int) -> int:
-        return len(self.river_cards) if r > self.street else (1 if r == self.street else self.n)
+        return len(self._runouts[r]) if r >= self.street else self.n
 
     def block_parent(self, r: int) -> np.ndarray:
         """int32[B_r]: the round r-1 block each round-r block extends (module docstring)."""
         B = self._blocks_of(r)
         if r == 0:
             return np.full(B, -1, dtype=np.int32)
-        if r < self.street:
-            return np.arange(B, dtype=np.int32)
-        return np.zeros(B, dtype=np.int32)
+        if r <= self.street:
+            return np.arange(B, dtype=np.int32) if r < self.street else np.zeros(B, dtype=np.int32)
+        index = {ex: i for i, ex in enumerate(self._runouts[r - 1])}
+        return np.array([index[ex[:-1]] for ex in self._runouts[r]], dtype=np.int32)
 
-    def _river_block(self, i: int) -> np.ndarray:
-        """P of river card ``river_cards[i]`` on a turn spot."""
-        live = ~self._card_mask[:, self.river_cards[i]]
-        left = DECK - len(self.board) - 4
-        return self.joint * (live[:, None] & live[None, :]) / left
+    def _runout_block(self, extras: tuple[int, ...]) -> np.ndarray:
+        """P on the board plus ``extras``: each dealt card is one of the cards left once the
+        board so far and both combos are out, each as likely."""
+        live = ~self._card_mask[:, list(extras)].any(axis=1)
+        scale = 1.0
+        for i in range(len(extras)):
+            scale /= DECK - len(self.board) - i - 4
+        return self.joint * (live[:, None] & live[None, :]) * scale
 
     def fold_blocks(self, r: int) -> tuple[np.ndarray, int]:
         """(blocks float64[K, H, H], B_r): round r's P, block diagonal."""
         if r < self.street:
             return np.zeros((1, 1, 1)), self.n
-        if r == self.street:
-            return self.joint[None], 1
-        C = len(self.river_cards)
-        return np.stack([self._river_block(i) for i in range(C)]), C
+        runs = self._runouts[r]
+        return np.stack([self._runout_block(ex) for ex in runs]), len(runs)
 
     @cached_property
     def strength(self) -> np.ndarray:
         """int32[B, n]: each live combo's hand rank on each final board (-1 where it meets the
         board: such combos have no weight there)."""
-        boards = ([self.board] if self.street == RIVER
-                  else [self.board + (int(c),) for c in self.river_cards])
+        boards = [self.board + ex for ex in self._runouts[RIVER]]
         out = np.full((len(boards), self.n), -1, dtype=np.int32)
         for b, board in enumerate(boards):
             ok = ~self._card_mask[:, list(board)].any(axis=1)
@@ -165,7 +176,7 @@ class SpotModel:
     def state_board(self, r: int, s: int) -> tuple[int, ...]:
         """The board cards known at round r in state s."""
         if r > self.street:
-            return self.board + (int(self.river_cards[int(s) // self.n]),)
+            return self.board + self._runouts[r][int(s) // self.n]
         return self.board
 
     def describe_state(self, r: int, s: int) -> str:
@@ -181,9 +192,12 @@ class SpotModel:
         joint = self.joint if player == 0 else self.joint.T
         if r is None or r <= self.street:
             return joint.sum(axis=1)
-        live = ~self._card_mask[:, self.river_cards]  # [n, C]
-        left = DECK - len(self.board) - 4
-        return ((joint @ live) * live / left).T.reshape(-1)
+        out = []
+        for ex in self._runouts[r]:
+            live = ~self._card_mask[:, list(ex)].any(axis=1)
+            out.append((joint @ live) * live / np.prod([DECK - len(self.board) - i - 4
+                                                         for i in range(len(ex))]))
+        return np.concatenate(out)
 
     def own_bytes(self) -> int:
         """Bytes the model keeps (its first street's P and card masks)."""
@@ -191,8 +205,6 @@ class SpotModel:
 
     def table_bytes(self) -> int:
         """Bytes of the engine's copies of the tables (P^T and P, W^T and -W per block)."""
-        B = max(len(self.river_cards), 1)
         per = self.n * self.n * 8
-        first = 2 * per  # the spot's first street: P^T, P
-        river = 4 * B * per if self.street == TURN else 2 * per  # river P (turn only) and W
-        return first + river
+        later = sum(len(self._runouts[r]) for r in range(self.street, RIVER + 1))
+        return 2 * later * per + 2 * len(self._runouts[RIVER]) * per  # P^T, P per block; W^T, -W

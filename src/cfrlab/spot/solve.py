@@ -1,10 +1,12 @@
 """Solving a spot: the CFR family on the spot's tree with its chance model (``SpotModel``).
 
-``solve_spot(spot, algorithm="dcfr", target_pct=0.3)`` runs full-width iterations of the
-engine's solver (``cfrlab.solvers``: ``dcfr`` is alpha 1.5, beta 0, gamma 2, the parameters of
-the fast postflop solvers; ``cfr+``, ``pcfr+``, ``lcfr``, ``cfr`` too) and measures the exact
-exploitability of the average strategy every ``check_every`` iterations, until it is at most
-``target_pct`` percent of the pot, or the iteration or time budget is spent.
+``solve_spot(spot, algorithm="dcfr", target_pct=0.3)`` runs full-width iterations and
+measures the exact exploitability of the average strategy every ``check_every`` iterations,
+until it is at most ``target_pct`` percent of the pot, or the iteration or time budget is
+spent. ``dcfr`` (alpha 1.5, beta 0, gamma 2), ``dcfr+`` (alpha 1.5, beta 0.5, gamma 3) and
+``cfr+`` run on the spot's own walk (``cfrlab.spot.fast``: O(n) terminals, suit isomorphism,
+float32 or 16-bit storage), flop spots included; ``pcfr+``, ``lcfr`` and ``cfr`` on the
+engine's solver (``cfrlab.solvers``) over ``SpotModel``'s dense tables (turn and river spots).
 
 **Units.** Values are chips of the spot. The engine's payoffs are zero-sum winnings counted
 from the spot's start: the pot's chips count as already put in, half by each player, so a fold
@@ -33,12 +35,24 @@ from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import FLOAT32_MIN_STATES, PRESETS
 from cfrlab.solvers.registry import make_solver
 from cfrlab.spot.config import Spot
+from cfrlab.spot.fast import (
+    FAST_ALGORITHMS,
+    STORAGES,
+    FastSolver,
+    SpotGame,
+    engine_policy,
+    storage_bytes,
+    walk_bytes,
+)
 from cfrlab.spot.lock import Frame, LockedSolver, resolve_locks
 from cfrlab.spot.model import SpotModel
 from cfrlab.spot.tree import spot_tree
 from cfrlab.tree.betting_tree import PublicTree
 
-ALGORITHMS = tuple(a for a, p in PRESETS.items() if p.sampling == "full")
+ENGINE_ALGORITHMS = tuple(a for a in PRESETS if PRESETS[a].sampling == "full" and a not in FAST_ALGORITHMS)
+ALGORITHMS = tuple(FAST_ALGORITHMS) + ENGINE_ALGORITHMS
+FINE_TARGET = 0.01  # % of the pot: below it the walk measures in float64 (float32's resolution)
+ENGINE_POLICY_ROWS = 4_000_000  # the walk's strategy is written in the engine's layout up to this
 CHECK_EVERY = 10  # iterations between exact exploitability measurements (each costs ~2 walks)
 
 
@@ -52,7 +66,10 @@ class SpotSolution:
     """A solved spot. ``policy`` is the average strategy (docs/ENGINE.md layout over ``tree``
     and ``model``); ``exploitability`` in chips, ``exploitability_pct`` in percent of the pot;
     ``values`` each tree player's zero-sum winnings under ``policy``; ``history`` the
-    (iterations, seconds, exploitability %) of every measurement."""
+    (iterations, seconds, exploitability %) of every measurement. Solved on the spot's walk,
+    ``walk`` is its ``FastSolver`` (its tables) and ``policy`` is None when the engine's layout
+    would be too big (a flop spot's every board: read ``strategy(node, cards)``);
+    ``cpu_seconds`` the process time the solve took."""
 
     spot: Spot
     tree: PublicTree
@@ -65,7 +82,10 @@ class SpotSolution:
     best_responses: tuple[float, float]
     values: tuple[float, float]
     history: list = field(default_factory=list)
+    walk: FastSolver | None = None
+    cpu_seconds: float = 0.0
     locks: tuple = ()  # cfrlab.spot.lock.Lock: nodes whose strategy was fixed
+
     @property
     def exploitability_pct(self) -> float:
         return pot_percent(self.exploitability, self.spot.pot)
@@ -77,6 +97,28 @@ class SpotSolution:
         p = self.spot.oop_position if who == "oop" else self.spot.ip_position
         return self.values[p] + self.spot.pot / 2
 
+    def strategy(self, node: int, cards: tuple[int, ...] = ()) -> np.ndarray:
+        """float64[1326, A]: the average strategy at decision ``node`` per combo
+        (``cfrlab.cards.ranges`` order; A the tree's action columns), on the spot's board plus
+        ``cards`` (the turn and river cards the node's street needs)."""
+        tree = self.tree
+        d = int(tree.decision[node])
+        if d < 0:
+            raise CfrlabError(f"node {node} is not a decision")
+        cols = np.flatnonzero(tree.legal[d])
+        out = np.zeros((1326, tree.num_actions))
+        if self.walk is not None:
+            out[:, cols] = self.walk.strategy(node, tuple(int(c) for c in cards))
+            return out
+        r = int(tree.round[node])
+        extras = self.model.block_extras(r)
+        if tuple(cards) not in extras:
+            raise CfrlabError(f"node {node} needs the cards dealt after the spot's board, got {tuple(cards)}")
+        start = self._rows(node).start + extras.index(tuple(cards)) * self.model.n
+        out[:, cols] = 1.0 / len(cols)
+        out[self.model.combos] = self.policy[start:start + self.model.n]
+        return out
+
     def frequencies(self, node: int = 0) -> list[tuple[str, float]]:
         """[(action text, frequency)] at a decision node: each action's probability over the
         acting player's range there (each combo weighted by its reach: its probability in the
@@ -85,11 +127,38 @@ class SpotSolution:
         d = int(tree.decision[node])
         if d < 0:
             raise CfrlabError(f"node {node} is not a decision")
+        if self.policy is None:
+            if tree.round[node] != self.spot.street:
+                raise CfrlabError("on a flop spot the frequencies are read on the flop; below it, "
+                                  "read strategy(node, cards) on a board")
+            return self._first_street_frequencies(node)
         rows = self._rows(node)
         reach = self._own_reach(node)
         mass = reach.sum()
         freq = reach @ self.policy[rows] / mass if mass > 0 else self.policy[rows].mean(axis=0)
         cols = np.flatnonzero(tree.legal[d])
+        return [(tree.action_text(node, int(c)), float(freq[c])) for c in cols]
+
+    def _first_street_frequencies(self, node: int) -> list[tuple[str, float]]:
+        """``frequencies`` from the walk's tables on the spot's street (one board)."""
+        tree, g = self.tree, self.walk.game
+        p = int(tree.player[node])
+        idx = g.hands[p]
+        reach = self.model.reach_weights(p)  # live-combo order
+        weight = np.zeros(1326)
+        weight[self.model.combos] = reach
+        path, n = [], node
+        while tree.parent[n] >= 0:
+            path.append(n)
+            n = int(tree.parent[n])
+        for child in reversed(path):
+            par = int(tree.parent[child])
+            if tree.decision[par] >= 0 and tree.player[par] == p:
+                weight *= self.strategy(par)[:, int(tree.action[child])]
+        pol = self.strategy(node)
+        w = weight[idx]
+        freq = w @ pol[idx] / w.sum() if w.sum() > 0 else pol[idx].mean(axis=0)
+        cols = np.flatnonzero(tree.legal[int(tree.decision[node])])
         return [(tree.action_text(node, int(c)), float(freq[c])) for c in cols]
 
     def _rows(self, node: int) -> slice:
@@ -123,6 +192,7 @@ class SpotSolution:
             "algorithm": self.algorithm,
             "iterations": self.iterations,
             "seconds": round(self.seconds, 3),
+            "cpu_seconds": round(self.cpu_seconds, 3),
             "exploitability_chips": self.exploitability,
             "exploitability_pct": self.exploitability_pct,
             "ev_oop": self.ev("oop"),
@@ -131,14 +201,22 @@ class SpotSolution:
         }
 
 
-def solve_memory(spot: Spot, tree: PublicTree | None = None, model: SpotModel | None = None) -> int:
+def solve_memory(spot: Spot, tree: PublicTree | None = None, model: SpotModel | None = None,
+                 algorithm: str = "dcfr", storage: str = "float32", isomorphism: bool = True,
+                 game: SpotGame | None = None) -> int:
     """Bytes a ``solve_spot`` will need at its peak, the interpreter and numba aside: the
     engine's chance tables (``SpotModel.table_bytes``; their float32 copy from 256 combos on;
     twice while the engine packs them), the solver's regret, average and current-policy
     tables and the final average policy (float64, a column per action), and the reach and
-    value arenas. Builds the betting tree and the model (both small), not the tables."""
+    value arenas. Builds the betting tree and the model (both small), not the tables.
+    On the spot's walk (``dcfr``, ``dcfr+``, ``cfr+``): its regret and average tables in
+    ``storage``, its work arrays and its rank tables (``cfrlab.spot.fast``)."""
     tree = spot_tree(spot) if tree is None else tree
     model = SpotModel(spot) if model is None else model
+    if str(algorithm).lower() in FAST_ALGORITHMS:
+        game = SpotGame(spot, tree, isomorphism) if game is None else game
+        ranks = sum(a.nbytes for a in game.rank + game.order) + sum(v.nbytes for lev in game.levels for v in lev.valid)
+        return int(storage_bytes(game, storage) + walk_bytes(game) + ranks + model.own_bytes())
     ns = np.asarray(model.num_states, dtype=np.int64)
     states = ns[tree.round.astype(np.int64)]
     rows = int(states[tree.decision_node].sum())
@@ -153,13 +231,18 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
                iterations: int | None = 1000, seconds: float | None = None,
                check_every: int = CHECK_EVERY, progress: Callable | None = None,
                tree: PublicTree | None = None, model: SpotModel | None = None,
+               storage: str = "float32", isomorphism: bool = True,
+               game: SpotGame | None = None, max_bytes: int | None = None,
                locks=()) -> SpotSolution:
     """Solve ``spot`` (module docstring): stop at ``target_pct`` percent of the pot (None: no
     target), after ``iterations`` (None: no cap) or once ``seconds`` have passed (checked
     between measurements). ``progress(iterations, seconds, pct)`` is called after each
-    measurement. At least one budget or the target must be given. ``locks``
-    (``cfrlab.spot.lock.Lock``) fix nodes' strategies; the exploitability is then the locked
-    game's."""
+    measurement. At least one budget or the target must be given. On the spot's walk,
+    ``storage`` is "float32", "float64" or "int16" (16 bits a number, a scale per board) and
+    ``isomorphism`` solves boards equal up to a suit permutation once. A spot whose
+    ``solve_memory`` is above ``max_bytes`` is refused with its estimate. ``locks``
+    (``cfrlab.spot.lock.Lock``) fix nodes' strategies (on the engine's tables: turn and river
+    spots); the exploitability is then the locked game's."""
     name = str(algorithm).lower()
     if name not in ALGORITHMS:
         raise CfrlabError(f"a spot is solved by a full-width CFR variant ({', '.join(ALGORITHMS)}), "
@@ -175,12 +258,35 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
         raise CfrlabError("give a target, an iteration count or a time limit")
     if int(check_every) < 1:
         raise CfrlabError(f"check_every must be at least 1, got {check_every}")
+    if storage not in STORAGES:
+        raise CfrlabError(f"storage is one of {', '.join(STORAGES)}, not {storage!r}")
     tree = spot_tree(spot) if tree is None else tree
     model = SpotModel(spot) if model is None else model
     locks = tuple(locks)
+    cpu = time.process_time()
+    if locks:
+        if spot.street < 2:
+            raise CfrlabError("node locking runs on the engine's dense tables, for turn and river "
+                              "spots; a flop spot cannot be locked yet")
+        if name not in PRESETS:
+            raise CfrlabError(f"a locked spot is solved on the engine's tables by one of "
+                              f"{', '.join(a for a in ALGORITHMS if a in PRESETS)}, not {name}")
+    elif name in FAST_ALGORITHMS:
+        game = SpotGame(spot, tree, isomorphism) if game is None else game
+    if max_bytes is not None:
+        need = solve_memory(spot, tree, model, name, storage, isomorphism, game)
+        if need > max_bytes:
+            raise CfrlabError(f"this spot needs about {need / 1e6:,.0f} MB to solve, more than the "
+                              f"{max_bytes / 1e6:,.0f} MB allowed")
+    fast = name in FAST_ALGORITHMS and not locks
     if locks:
         solver = LockedSolver(tree, model, name, resolve_locks(Frame(spot, tree, model, None), locks))
+    elif fast:
+        solver = FastSolver(game, name, storage)
     else:
+        if spot.street < 2:
+            raise CfrlabError(f"{name} runs on the engine's dense tables, for turn and river spots; "
+                              f"solve a flop spot with {', '.join(FAST_ALGORITHMS)}")
         solver = make_solver(tree, model, name)
     history = []
     start = time.perf_counter()
@@ -191,7 +297,10 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
             step = min(step, int(iterations) - solver.iterations)
         solver.iterate(step)
         elapsed = time.perf_counter() - start
-        pct = pot_percent(solver.exploitability(), spot.pot)
+        if fast and target_pct is not None and target_pct < FINE_TARGET:
+            pct = pot_percent(0.5 * sum(solver.exact_values(ev=False)), spot.pot)
+        else:
+            pct = pot_percent(solver.exploitability(), spot.pot)
         history.append((solver.iterations, elapsed, pct))
         if progress is not None:
             progress(solver.iterations, elapsed, pct)
@@ -199,8 +308,16 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
                 (iterations is not None and solver.iterations >= iterations) or \
                 (seconds is not None and elapsed >= seconds):
             break
-    policy = solver.average_policy()
-    b0, b1 = solver.best_responses(policy) if locks else best_response_values(tree, model, policy)
-    v0 = game_value(tree, model, policy)
+    if fast:
+        b0, b1, v0 = solver.exact_values()
+        rows = int(np.asarray(model.num_states)[tree.round[tree.decision_node]].sum())
+        policy = engine_policy(solver, model) if rows <= ENGINE_POLICY_ROWS else None
+        walk = solver
+    else:
+        policy = solver.average_policy()
+        b0, b1 = solver.best_responses(policy) if locks else best_response_values(tree, model, policy)
+        v0 = game_value(tree, model, policy)
+        walk = None
     return SpotSolution(spot, tree, model, name, policy, solver.iterations, time.perf_counter() - start,
-                        0.5 * (b0 + b1), (b0, b1), (v0, -v0), history, locks)
+                        0.5 * (b0 + b1), (b0, b1), (v0, -v0), history, walk, time.process_time() - cpu,
+                        locks=locks)

@@ -61,7 +61,11 @@ def _describe(cfg: dict) -> str:
 
 
 def save_solution(sol, path) -> None:
-    """Write ``sol`` (a ``SpotSolution``) to ``path`` atomically."""
+    """Write ``sol`` (a ``SpotSolution``) to ``path`` atomically. A spot solved on the walk
+    whose strategy does not fit the engine's table (a flop spot) cannot be saved yet."""
+    if sol.policy is None:
+        raise CfrlabError("saving a flop spot (or a turn spot too big for one table) is not "
+                          "supported yet: save turn and river spots")
     header = {
         "kind": KIND, "version": VERSION, "spot": spot_config(sol.spot), "spot_key": spot_key(sol.spot),
         "algorithm": sol.algorithm, "iterations": int(sol.iterations), "seconds": float(sol.seconds),
@@ -104,7 +108,7 @@ def load_solution(path, spot=None):
         sol = SpotSolution(saved, tree, model, str(h["algorithm"]), policy, int(h["iterations"]),
                            float(h["seconds"]), float(h["exploitability"]),
                            tuple(float(b) for b in h["best_responses"]), tuple(float(v) for v in h["values"]),
-                           [tuple(x) for x in h.get("history", [])], locks)
+                           [tuple(x) for x in h.get("history", [])], locks=locks)
     except (KeyError, TypeError, ValueError) as e:
         raise CfrlabError(f"{p}: its header is incomplete ({e.__class__.__name__}: {e})") from None
     return sol

@@ -1,0 +1,436 @@
+"""The spot's own solver: a walk of the betting tree over every board of a street at once, with
+O(n) terminals and suit isomorphism (what the fast postflop solvers do).
+
+**Hands.** Each player keeps its own list of combos (positive weight, no board card). Values
+are counterfactual: a hand's value sums the payoffs against the opponent's reach (its range
+weight times its own actions), so the expected value of player p is
+``sum_h w_p(h) v_p(h) / Z`` (Z: the sum of w0 * w1 over pairs sharing no card).
+
+**Terminals in O(n)** (``cfrlab.spot._kernels``): a fold pays against the opponent's whole
+reach minus, per card, the reach of the hands holding it (plus the combo itself, taken out
+twice); a showdown sweeps the two ranges sorted by rank on the river board, accumulating the
+weaker (then the stronger) hands' reach with the same per-card correction; ties pay nothing.
+
+**Chance.** A turn or river card c is dealt with probability 1 / (52 - board - 4) given both
+hands; the opponent's hands holding c leave the reach below it. **Suit isomorphism**: the suit
+permutations that fix the spot's board (as a set) and both ranges form a group G; a board's
+next cards are solved only for one card of each orbit under the stabilizer of the board in G,
+and a card c' = s(c) of the orbit adds the canonical card's values with the hands permuted,
+v_c'(h) = v_c(s^-1 h). The ranges must be invariant under the permutations used (checked: a
+permutation that changes a weight is not in G), so a reach stays symmetric and the two
+agree with the plain walk (``isomorphism=False``).
+
+**Storage** per decision node and board: regrets and the cumulative strategy (the current
+strategy is regret matching of the regrets, recomputed), float32 (``"float32"``), float64 for
+oracles (``"float64"``) or 16 bits with a scale per board (``"int16"``: half the memory).
+
+**Updates** alternate: player 0's pass updates its regrets and player 1's average strategy
+(weighted by player 1's reach), then player 1's pass the other way round. Discounted CFR
+(alpha, beta, gamma) as in ``cfrlab.solvers.cfr``: before iteration t adds its regrets,
+positive ones are multiplied by (t-1)^alpha / ((t-1)^alpha + 1), negative ones by the same in
+beta, and the average strategy's sums by ((t-1) / t)^gamma; CFR+ floors the regrets at 0.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from cfrlab.cards.evaluator import rank7_batch
+from cfrlab.cards.ranges import COMBOS, combo_index
+from cfrlab.engine.models import row_offsets
+from cfrlab.errors import CfrlabError
+from cfrlab.spot import _kernels as K
+from cfrlab.spot.config import Spot
+from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN, PublicTree
+
+DECK = 52
+RIVER = 3
+STORAGES = {"float32": (np.float32, np.float32, 4), "float64": (np.float64, np.float64, 8),
+            "int16": (np.int16, np.uint16, 2)}
+FAST_ALGORITHMS = {"dcfr": (1.5, 0.0, 2.0, False), "dcfr+": (1.5, 0.5, 3.0, False),
+                   "cfr+": (None, None, 1.0, True)}
+
+
+def _permute_card(sigma: tuple[int, ...], c: int) -> int:
+    return (c // 4) * 4 + sigma[c % 4]
+
+
+def _group(board: tuple[int, ...], weights: list[np.ndarray]) -> list[tuple[int, ...]]:
+    """Suit permutations fixing the board (as a set) and every 1,326-combo weight vector."""
+    out = []
+    for sigma in itertools.permutations(range(4)):
+        if {_permute_card(sigma, c) for c in board} != set(board):
+            continue
+        idx = np.array([combo_index(_permute_card(sigma, int(a)), _permute_card(sigma, int(b)))
+                        for a, b in COMBOS])
+        if all(np.array_equal(w[idx], w) for w in weights):
+            out.append(sigma)
+    return out
+
+
+@dataclass
+class Level:
+    """The boards of one street: ``B`` canonical boards, each with its extra cards, its
+    stabilizer (indices into the group), the parent board, and the up-entries (child board,
+    the permutation whose hands it reads) grouped by parent board."""
+
+    extras: list
+    stab: list
+    parent: np.ndarray
+    card: np.ndarray
+    ptr: np.ndarray
+    child: np.ndarray
+    perm: np.ndarray
+    lookup: dict  # (parent board, actual card) -> (canonical child, inverse permutation index)
+    valid: list  # per player bool[B, H]
+
+    @property
+    def B(self) -> int:
+        return len(self.extras)
+
+
+class SpotGame:
+    """The tables of a spot's walk: hands, boards by street, ranks (module docstring)."""
+
+    def __init__(self, spot: Spot, tree: PublicTree, isomorphism: bool = True) -> None:
+        self.spot, self.tree = spot, tree
+        self._maps: dict = {}
+        self.street = spot.street
+        self.board = tuple(int(c) for c in spot.board)
+        ranges = [spot.ranges[0 if p == spot.oop_position else 1] for p in (0, 1)]
+        on_board = np.zeros(DECK, dtype=bool)
+        on_board[list(self.board)] = True
+        self.hands, self.cards, self.w, self.index = [], [], [], []
+        for p in (0, 1):
+            ok = (ranges[p] > 0) & ~on_board[COMBOS].any(axis=1)
+            hands = np.flatnonzero(ok)
+            idx = np.full(len(COMBOS), -1, dtype=np.int32)
+            idx[hands] = np.arange(len(hands))
+            self.hands.append(hands)
+            self.cards.append(COMBOS[hands].astype(np.int64))
+            self.w.append(ranges[p][hands].astype(np.float64))
+            self.index.append(idx)
+        if min(len(h) for h in self.hands) == 0:
+            raise CfrlabError("a range has no combo left once the board's cards are removed")
+        self.same = [self.index[1 - p][self.hands[p]].astype(np.int64) for p in (0, 1)]
+        self.group = _group(self.board, ranges) if isomorphism else [(0, 1, 2, 3)]
+        inv = {g: tuple(int(i) for i in np.argsort(g)) for g in self.group}
+        self.inverse = [self.group.index(inv[g]) for g in self.group]
+        self.hmap = []
+        for p in (0, 1):
+            m = np.empty((len(self.group), len(self.hands[p])), dtype=np.int64)
+            for gi, g in enumerate(self.group):
+                perm = np.array([combo_index(_permute_card(g, int(a)), _permute_card(g, int(b)))
+                                 for a, b in self.cards[p]])
+                m[gi] = self.index[p][perm]
+            if (m < 0).any():
+                raise CfrlabError("internal: a range is not symmetric under its suit group")
+            self.hmap.append(m)
+        self.levels = [self._first_level()]
+        for _ in range(self.street, RIVER):
+            self.levels.append(self._next_level(self.levels[-1]))
+        self._ranks()
+        self.inv_left = [1.0 / (DECK - len(self.board) - L - 4) for L in range(len(self.levels))]
+        fold = np.empty((1, len(self.hands[0])))
+        K.fold_values(self.w[1][None], self.cards[1], self.cards[0], self.same[0],
+                      self.levels[0].valid[0], 1.0, fold)
+        self.mass = float(self.w[0] @ fold[0])  # Z
+        if self.mass <= 0:
+            raise CfrlabError("the two ranges have no pair of combos without a shared card")
+
+    def _valid(self, extras: list) -> list:
+        out = []
+        for p in (0, 1):
+            v = np.ones((len(extras), len(self.hands[p])), dtype=bool)
+            for b, ex in enumerate(extras):
+                for c in ex:
+                    v[b] &= (self.cards[p] != c).all(axis=1)
+            out.append(v)
+        return out
+
+    def _first_level(self) -> Level:
+        z = np.zeros(0, dtype=np.int64)
+        return Level([()], [list(range(len(self.group)))], z, z, z, z, z, {}, self._valid([()]))
+
+    def _next_level(self, prev: Level) -> Level:
+        extras, stab, parent, card, ptr, child, perm, lookup = [], [], [], [], [0], [], [], {}
+        for pb, ex in enumerate(prev.extras):
+            used = set(self.board) | set(ex)
+            canon = {}
+            for c in range(DECK):
+                if c in used:
+                    continue
+                images = {_permute_card(self.group[g], c): g for g in prev.stab[pb]}
+                rep = min(images)
+                if rep not in canon:
+                    k = len(extras)
+                    canon[rep] = k
+                    extras.append(ex + (rep,))
+                    stab.append([g for g in prev.stab[pb] if _permute_card(self.group[g], rep) == rep])
+                    parent.append(pb)
+                    card.append(rep)
+            for c in range(DECK):
+                if c in used:
+                    continue
+                rep = min(_permute_card(self.group[g], c) for g in prev.stab[pb])
+                # s with s(rep) = c; the values at c read the hands through s^-1
+                s = next(g for g in prev.stab[pb] if _permute_card(self.group[g], rep) == c)
+                child.append(canon[rep])
+                perm.append(self.inverse[s])
+                lookup[(pb, c)] = (canon[rep], self.inverse[s])
+            ptr.append(len(child))
+        a = lambda x: np.asarray(x, dtype=np.int64)
+        return Level(extras, stab, a(parent), a(card), a(ptr), a(child), a(perm), lookup,
+                     self._valid(extras))
+
+    def _ranks(self) -> None:
+        lev = self.levels[-1]
+        self.rank, self.order, self.count = [], [], []
+        for p in (0, 1):
+            H = len(self.hands[p])
+            boards = np.array([self.board + ex for ex in lev.extras], dtype=np.uint8)
+            hands = np.concatenate([np.repeat(self.cards[p][None], lev.B, axis=0).astype(np.uint8),
+                                    np.repeat(boards[:, None, :], H, axis=1)], axis=2).reshape(-1, 7)
+            rank = rank7_batch(hands).reshape(lev.B, H).astype(np.int32)
+            rank[~lev.valid[p]] = -1
+            order = np.argsort(rank, axis=1, kind="stable")
+            count = lev.valid[p].sum(axis=1)
+            # the invalid hands (-1) sort first: drop them
+            order = np.stack([np.roll(o, -(H - n)) for o, n in zip(order, count)]) if lev.B else order
+            order = order.astype(np.int64)
+            self.rank.append(np.take_along_axis(rank, order, axis=1))  # sorted: rank[b, i] of order[b, i]
+            self.order.append(order)
+            self.count.append(count.astype(np.int64))
+
+    # -- canonical boards -----------------------------------------------------------------------
+    def canonical(self, extras: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+        """(index of the canonical board at its street, the suit permutation t taking the real
+        board to it: a hand h on the real board plays as t(h) on the canonical one)."""
+        tau = (0, 1, 2, 3)
+        pb = 0
+        for L, c in enumerate(extras, start=1):
+            key = (pb, _permute_card(tau, int(c)))
+            if key not in self.levels[L].lookup:
+                raise CfrlabError(f"card {c} cannot come on this board")
+            pb, g = self.levels[L].lookup[key]
+            sigma = self.group[g]
+            tau = tuple(sigma[tau[s]] for s in range(4))
+        return pb, tau
+
+    def hand_map(self, p: int, tau: tuple[int, ...]) -> np.ndarray:
+        """int64[H]: the index of t(h) for each of p's hands (-1 if not in the list)."""
+        if tau in self.group:
+            return self.hmap[p][self.group.index(tau)]
+        key = (p, tau)
+        if key not in self._maps:
+            perm = np.array([combo_index(_permute_card(tau, int(a)), _permute_card(tau, int(b)))
+                             for a, b in self.cards[p]])
+            self._maps[key] = self.index[p][perm].astype(np.int64)
+        return self._maps[key]
+
+
+def storage_bytes(game: SpotGame, storage: str = "float32") -> int:
+    """Bytes of the regret and cumulative-strategy tables (and the 16-bit form's scales)."""
+    tree = game.tree
+    item = STORAGES[storage][2]
+    total = 0
+    for n in tree.decision_node:
+        L = int(tree.round[n]) - game.street
+        B = game.levels[L].B
+        H = len(game.hands[int(tree.player[n])])
+        total += 2 * B * int(tree.num_children[n]) * H * item + (8 * B if storage == "int16" else 0)
+    return total
+
+
+def walk_bytes(game: SpotGame) -> int:
+    """Bytes of the walk's buffers at their peak: a few float32 [A, B, H] arrays per level of
+    the deepest path (a rough, generous bound)."""
+    tree = game.tree
+    H = max(len(h) for h in game.hands)
+    A = int(tree.num_children.max())
+    depth = int(tree.depth.max())
+    B = game.levels[-1].B
+    return depth * (A + 3) * B * H * 4
+
+
+class FastSolver:
+    """Alternating-update CFR over a ``SpotGame`` (module docstring)."""
+
+    def __init__(self, game: SpotGame, algorithm: str = "dcfr", storage: str = "float32") -> None:
+        if algorithm not in FAST_ALGORITHMS:
+            raise CfrlabError(f"the spot walk runs {', '.join(FAST_ALGORITHMS)}, not {algorithm!r}")
+        if storage not in STORAGES:
+            raise CfrlabError(f"storage is one of {', '.join(STORAGES)}, not {storage!r}")
+        self.game, self.algorithm, self.storage = game, algorithm, storage
+        self.alpha, self.beta, self.gamma, self.floor = FAST_ALGORITHMS[algorithm]
+        rdt, cdt, _ = STORAGES[storage]
+        self.comp = storage == "int16"
+        self.dtype = np.float64 if storage == "float64" else np.float32
+        tree = game.tree
+        self.reg, self.cum, self.rscale, self.cscale = {}, {}, {}, {}
+        for n in tree.decision_node:
+            n = int(n)
+            B = game.levels[int(tree.round[n]) - game.street].B
+            H = len(game.hands[int(tree.player[n])])
+            A = int(tree.num_children[n])
+            self.reg[n] = np.zeros((B, A, H), dtype=rdt)
+            self.cum[n] = np.zeros((B, A, H), dtype=cdt)
+            self.rscale[n] = np.ones(B, dtype=np.float32)
+            self.cscale[n] = np.ones(B, dtype=np.float32)
+        self.iterations = 0
+        self._c = [np.ascontiguousarray(c) for c in game.cards]
+        self._buffers: dict = {}
+
+    # -- the walk ---------------------------------------------------------------------------------
+    def _children(self, n: int) -> list[int]:
+        t = self.game.tree
+        f = int(t.first_child[n])
+        return [int(c) for c in t.child[f:f + int(t.num_children[n])]]
+
+    def _buffer(self, key: tuple, shape: tuple) -> np.ndarray:
+        """A reused work array (fresh large arrays cost a page fault per page, every node)."""
+        buf = self._buffers.get(key)
+        if buf is None or buf.shape != shape:
+            buf = self._buffers[key] = np.empty(shape, dtype=self.dtype)
+        return buf
+
+    def _walk(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray) -> None:
+        """Player p's counterfactual values [B, H_p] at node n into ``out``, given the
+        opponent's reach [B, H_o]; mode "train" (update), "br" (p best responds) or "ev" (both
+        play their average)."""
+        g, t = self.game, self.game.tree
+        o = 1 - p
+        L = int(t.round[n]) - g.street
+        lev = g.levels[L]
+        kind = int(t.kind[n])
+        depth = int(t.depth[n])
+        if kind == FOLD:
+            folder = int(t.player[n])
+            pay = -float(t.spent[n, p]) if folder == p else float(t.spent[n, o])
+            K.fold_values(reach, self._c[o], self._c[p], g.same[p], lev.valid[p], pay, out)
+            return
+        if kind == SHOWDOWN:
+            K.showdown_values(reach, self._c[o], self._c[p], g.order[p], g.count[p], g.rank[p],
+                              g.order[o], g.count[o], g.rank[o], float(t.spent[n, o]), out)
+            return
+        if kind == CHANCE:
+            nxt = g.levels[L + 1]
+            down = self._buffer(("down", depth, p), (nxt.B, reach.shape[1]))
+            K.deal_down(reach, nxt.parent, nxt.card, self._c[o], down)
+            below = self._buffer(("below", depth, p), (nxt.B, out.shape[1]))
+            self._walk(self._children(n)[0], p, down, mode, coef, below)
+            K.deal_up(below, nxt.ptr, nxt.child, nxt.perm, g.hmap[p], g.inv_left[L], out)
+            return
+        kids = self._children(n)
+        A = len(kids)
+        cfv = self._buffer(("cfv", depth, p), (A, lev.B, out.shape[1]))
+        if int(t.player[n]) == p:
+            for a, c in enumerate(kids):
+                self._walk(c, p, reach, mode, coef, cfv[a])
+            if mode == "train":
+                K.player_node(self.reg[n], self.rscale[n], self.comp, cfv, coef[0], coef[1], self.floor, out)
+            else:
+                strat = np.empty((0, 0, 0), dtype=self.dtype)
+                if mode == "ev":
+                    strat = self._buffer(("strat", depth, p), cfv.shape)
+                    K.average_strategy(self.cum[n], strat)
+                K.combine(strat, cfv, out)
+            return
+        child_reach = self._buffer(("reach", depth, p), (A,) + reach.shape)
+        if mode == "train":
+            K.opponent_node(self.reg[n], self.cum[n], self.cscale[n], self.comp, reach, coef[2], True,
+                            child_reach)
+        else:
+            strat = self._buffer(("strat", depth, p), child_reach.shape)
+            K.average_strategy(self.cum[n], strat)
+            K.scale_reach(strat, reach, child_reach)
+        for a, c in enumerate(kids):
+            self._walk(c, p, child_reach[a], mode, coef, cfv[a])
+        K.sum_actions(cfv, out)
+
+    def _root_reach(self, o: int) -> np.ndarray:
+        return (self.game.w[o] * self.game.levels[0].valid[o][0]).astype(self.dtype)[None]
+
+    def root_values(self, p: int, mode: str) -> np.ndarray:
+        """float64[H_p]: p's counterfactual values at the root ("br" or "ev")."""
+        out = np.empty((1, len(self.game.hands[p])), dtype=self.dtype)
+        self._walk(0, p, self._root_reach(1 - p), mode, None, out)
+        return out[0].astype(np.float64)
+
+    def value(self, p: int, mode: str) -> float:
+        """p's expected winnings (chips) best responding ("br") or playing its average ("ev")."""
+        return float(self.game.w[p] @ self.root_values(p, mode)) / self.game.mass
+
+    def iterate(self, n: int = 1) -> None:
+        for _ in range(int(n)):
+            self.iterations += 1
+            t = self.iterations
+            if self.floor:
+                pos = neg = 1.0
+            else:
+                x = float(t - 1)
+                pos = x ** self.alpha / (x ** self.alpha + 1)
+                neg = x ** self.beta / (x ** self.beta + 1) if x > 0 else 0.0
+            decay = ((t - 1) / t) ** self.gamma
+            for p in (0, 1):
+                out = np.empty((1, len(self.game.hands[p])), dtype=self.dtype)
+                self._walk(0, p, self._root_reach(1 - p), "train", (pos, neg, decay), out)
+
+    def exact_values(self, ev: bool = True) -> tuple[float, ...]:
+        """(BR0, BR1[, EV0]) of the average strategy with the walk in float64 (the tables stay
+        as stored): the figures a solve reports."""
+        keep = self.dtype
+        self.dtype, self._buffers = np.float64, {}
+        try:
+            out = (self.value(0, "br"), self.value(1, "br"))
+            return out + (self.value(0, "ev"),) if ev else out
+        finally:
+            self.dtype, self._buffers = keep, {}
+
+    def best_responses(self) -> tuple[float, float]:
+        return self.value(0, "br"), self.value(1, "br")
+
+    def exploitability(self) -> float:
+        b0, b1 = self.best_responses()
+        return 0.5 * (b0 + b1)
+
+    # -- reading the average strategy -----------------------------------------------------------
+    def strategy(self, node: int, extras: tuple[int, ...] = ()) -> np.ndarray:
+        """float64[1326, A]: the average strategy at decision ``node`` on the board with the
+        given turn / river cards, per combo (``cfrlab.cards.ranges`` order; rows of combos the
+        acting player cannot hold there are uniform)."""
+        g, t = self.game, self.game.tree
+        if t.kind[node] != DECISION:
+            raise CfrlabError(f"node {node} is not a decision")
+        L = int(t.round[node]) - g.street
+        if len(extras) != L:
+            raise CfrlabError(f"node {node} needs {L} card(s) after the spot's board, got {len(extras)}")
+        b, tau = g.canonical(tuple(extras))
+        p = int(t.player[node])
+        A = int(t.num_children[node])
+        avg = np.empty((A, 1, len(g.hands[p])), dtype=np.float64)
+        K.average_strategy(self.cum[node][b:b + 1].astype(np.float64), avg)
+        out = np.full((len(COMBOS), A), 1.0 / A)
+        m = g.hand_map(p, tau)
+        ok = (m >= 0) & g.levels[L].valid[p][b][np.maximum(m, 0)]
+        out[g.hands[p][ok]] = avg[:, 0, m[ok]].T
+        return out
+
+
+def engine_policy(solver: FastSolver, model) -> np.ndarray:
+    """The average strategy in docs/ENGINE.md's layout over the spot's tree and ``SpotModel``
+    (every board's rows written out: the engine's exact values and the LP read it)."""
+    tree = solver.game.tree
+    offsets = row_offsets(tree, model)
+    policy = np.zeros((int(offsets[-1]), tree.num_actions))
+    for d, n in enumerate(tree.decision_node):
+        n = int(n)
+        cols = np.flatnonzero(tree.legal[d])
+        start = int(offsets[d])
+        for blk, extras in enumerate(model.block_extras(int(tree.round[n]))):
+            rows = slice(start + blk * model.n, start + (blk + 1) * model.n)
+            policy[rows, cols] = solver.strategy(n, extras)[model.combos]
+    return policy
