@@ -52,6 +52,7 @@ W = 16  # segments per group: 2W = 32 float64 lanes (eight AVX2 vectors)
 RankedHands = namedtuple("RankedHands", "order cards grp_end states h D")
 SubtreeShape = namedtuple("SubtreeShape", "rep depth parent action")
 LaneBuffers = namedtuple("LaneBuffers", "R V T X xc tmp rt")
+ReachClasses = namedtuple("ReachClasses", "cidx cstate first count pair_class pair_card pair_count")
 
 
 def shape_classes(seg_off: np.ndarray, kind, player, child, slot) -> tuple[np.ndarray, np.ndarray]:
@@ -71,58 +72,73 @@ def shape_classes(seg_off: np.ndarray, kind, player, child, slot) -> tuple[np.nd
 
 
 @njit(cache=NUMBA_CACHE)
-def _card_totals(r, sc, h, n, X, xc):
-    """X[k] = sum of r[:, k]; xc[c, k] = the same over hands holding card c."""
+def _card_totals(r, cls, X, xc):
+    """X[k] = the total of lane k's reach over the hands, xc[c, k] the same over the hands
+    holding card c, from the classes' reach ``r`` (U, 2W) and their counts."""
+    M = uint64(r.shape[1])
     X[:] = 0.0
     xc[:, :] = 0.0
-    _add_hands(r, sc, h, 0, n, X, xc)
+    for uu in range(r.shape[0]):
+        u = uint64(uu)
+        m = cls.count[u]
+        for k in range(M):
+            X[k] += m * r[u, k]
+    for ii in range(cls.pair_class.shape[0]):
+        i = uint64(ii)
+        u = uint64(cls.pair_class[i])
+        c = uint64(cls.pair_card[i])
+        m = cls.pair_count[i]
+        for k in range(M):
+            xc[c, k] += m * r[u, k]
 
 
 @njit(cache=NUMBA_CACHE)
-def _add_hands(r, sc, h, q0, q1, X, xc):
+def _add_hands(r, cidx, sc, h, q0, q1, X, xc):
     M = uint64(r.shape[1])
     for jj in range(q0, q1):
         j = uint64(jj)
+        u = uint64(cidx[j])
         a = uint64(sc[j, 0])
         for k in range(M):
-            X[k] += r[j, k]
+            X[k] += r[u, k]
         for k in range(M):
-            xc[a, k] += r[j, k]
+            xc[a, k] += r[u, k]
         if h == 2:
             b = uint64(sc[j, 1])
             for k in range(M):
-                xc[b, k] += r[j, k]
+                xc[b, k] += r[u, k]
 
 
 @njit(inline="always")
-def _val(r, X, xc, pay, tmp, j, a, b, k, h, showdown):
-    d = X[k] - xc[a, k] - xc[b, k] + r[j, k] if h == 2 else X[k] - xc[a, k]
+def _val(r, X, xc, pay, tmp, j, u, a, b, k, h, showdown):
+    d = X[k] - xc[a, k] - xc[b, k] + r[u, k] if h == 2 else X[k] - xc[a, k]
     return pay[k] * (tmp[j, k] - d) if showdown else pay[k] * d
 
 
 @njit(cache=NUMBA_CACHE)
-def _emit(r, sc, h, n, X, xc, pay, tmp, showdown, V, first, mx):
+def _emit(r, cidx, sc, h, n, X, xc, pay, tmp, showdown, V, first, mx):
     """A terminal's values merged into its parent's ``V``: lane k at hand q is ``pay[k]``
-    times the total of r[:, k] on hands disjoint from q (a fold), or times tmp[q, k] minus
+    times the total of lane k's reach on hands disjoint from q (a fold), or times tmp[q, k] minus
     that total (a showdown). ``first``: the parent's first child, copied; else lanes with
     ``mx[k]`` (the parent's actor's values) take the max, the others the sum."""
     M = uint64(r.shape[1])
     for jj in range(n):
         j = uint64(jj)
+        u = uint64(cidx[j])
         a = uint64(sc[j, 0])
         b = uint64(sc[j, 1]) if h == 2 else a
         if first:
             for k in range(M):
-                V[j, k] = _val(r, X, xc, pay, tmp, j, a, b, k, h, showdown)
+                V[j, k] = _val(r, X, xc, pay, tmp, j, u, a, b, k, h, showdown)
         else:
             for k in range(M):
-                x = _val(r, X, xc, pay, tmp, j, a, b, k, h, showdown)
+                x = _val(r, X, xc, pay, tmp, j, u, a, b, k, h, showdown)
                 v = V[j, k]
                 V[j, k] = max(v, x) if mx[k] else v + x
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdown_sweep(r, sc, h, n, grp_end, X, xc, tmp):
+def _showdown_sweep(r, cidx, sc, h, n, grp_end, X, xc, tmp):
     """tmp[q, k] = 2 x lane k's reach on weaker hands disjoint from q + on equal ones; X, xc
     end as the totals (per card) of r. One sweep up the ranks keeps X = 2 x weaker + own
     group: each group is added once before its hands are read, once after. With the
@@ -133,18 +149,19 @@ def _showdown_sweep(r, sc, h, n, grp_end, X, xc, tmp):
     q = 0
     while q < n:
         e = grp_end[q]
-        _add_hands(r, sc, h, q, e, X, xc)
+        _add_hands(r, cidx, sc, h, q, e, X, xc)
         for jj in range(q, e):
             j = uint64(jj)
             a = uint64(sc[j, 0])
             if h == 2:
                 b = uint64(sc[j, 1])
+                u = uint64(cidx[j])
                 for k in range(M):
-                    tmp[j, k] = X[k] - xc[a, k] - xc[b, k] + r[j, k]
+                    tmp[j, k] = X[k] - xc[a, k] - xc[b, k] + r[u, k]
             else:
                 for k in range(M):
                     tmp[j, k] = X[k] - xc[a, k]
-        _add_hands(r, sc, h, q, e, X, xc)
+        _add_hands(r, cidx, sc, h, q, e, X, xc)
         q = e
     for k in range(M):
         X[k] *= 0.5
@@ -154,11 +171,11 @@ def _showdown_sweep(r, sc, h, n, grp_end, X, xc, tmp):
 
 
 @njit(cache=NUMBA_CACHE)
-def _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf):
-    """The ``cnt`` segments ``lanes`` of one shape class: reach down, depth first (``R[d]``,
-    ``T[d]`` the action probabilities of the open decision at depth d by private state
-    ``ustate``; ``uidx[q]`` is hand q's), each terminal's values merged into its parent's
-    ``V[d - 1]``, each decision's into its parent's when its subtree is done."""
+def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
+    """The ``cnt`` segments ``lanes`` of one shape class: reach down by reach class, depth
+    first (``R[d]``; ``T[d]`` the action probabilities of the open decision at depth d by
+    private state ``ustate``), each terminal's values merged into its parent's ``V[d - 1]``,
+    each decision's into its parent's when its subtree is done."""
     seg_off, entry, l_kind, l_player, l_pay, l_dec = (seg.seg_off, seg.entry, seg.kind,
                                                        seg.player, seg.pay, seg.dec)
     rep, depth, parent, action = shape
@@ -166,7 +183,9 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf):
     policy, row_offset = table
     in_reach, out_vals, scale = flow.in_reach, flow.out_vals, flow.scale
     R, V, T, X, xc, tmp, rt = buf
+    cidx, cstate, cfirst = cls.cidx, cls.cstate, cls.first
     n = order.shape[0]
+    U = cfirst.shape[0]
     base = seg_off[rep]
     m = seg_off[rep + 1] - base
     M = uint64(2 * W)
@@ -179,10 +198,10 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf):
     stack = np.zeros(R.shape[0], np.int64)  # the open decision at each depth
     rows = np.zeros(W, np.int64)
     for p in range(2):
-        for q in range(n):
-            i = order[q]
+        for u in range(U):
+            i = order[cfirst[u]]
             for w in range(W):
-                R[0, q, p * W + w] = in_reach[entry[lanes[w]], p, i] if w < cnt else 0.0
+                R[0, u, p * W + w] = in_reach[entry[lanes[w]], p, i] if w < cnt else 0.0
     top = -1
     for j in range(m + 1):
         d = depth[j] if j < m else 0
@@ -211,13 +230,13 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf):
             lo = uint64(pq) * W2
             ot = uint64(1 - pq) * W2
             Tp = T[d - 1]
-            for qq in range(n):
-                q = uint64(qq)
-                uq = uint64(uidx[q])
+            for uu in range(U):
+                u = uint64(uu)
+                us = uint64(cstate[u])
                 for k in range(W2):
-                    rd[q, lo + k] = R[d - 1, q, lo + k] * Tp[uq, a, k]
+                    rd[u, lo + k] = R[d - 1, u, lo + k] * Tp[us, a, k]
                 for k in range(W2):
-                    rd[q, ot + k] = R[d - 1, q, ot + k]
+                    rd[u, ot + k] = R[d - 1, u, ot + k]
         if kind == DECISION:
             top = d
             stack[d] = j
@@ -240,10 +259,11 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf):
             up = max(d - 1, 0)  # a segment that is one terminal: its own values
             pq = l_player[base + parent[j]] if d > 0 else 0
             if kind == SHOWDOWN:
-                _showdown_sweep(rd, scards, h, n, grp_end, X, xc, tmp)
+                _showdown_sweep(rd, cidx, scards, h, n, grp_end, X, xc, tmp)
             else:
-                _card_totals(rd, scards, h, n, X, xc)
-            _emit(rd, scards, h, n, X, xc, pay, tmp, kind == SHOWDOWN, V[up], first[up], mx[pq])
+                _card_totals(rd, cls, X, xc)
+            _emit(rd, cidx, scards, h, n, X, xc, pay, tmp, kind == SHOWDOWN, V[up], first[up],
+                  mx[pq])
             first[up] = False
     for w in range(cnt):
         e = entry[lanes[w]]
@@ -273,6 +293,65 @@ def _tree_shape(rep, seg_off, l_kind, l_child):
 
 
 @njit(cache=NUMBA_CACHE)
+def reach_classes(in_reach, order, sc, uidx, nstate, live, entry, D):
+    """The hands' reach classes on this board: the hands of one private state if every live
+    entry's reach is the same on all of them (a perfect-recall opponent: its state holds its
+    history), else one class per hand. ``uidx[q]``: hand q's index among the states present."""
+    n = order.shape[0]
+    first = np.full(nstate, -1, np.int64)
+    for q in range(n):
+        if first[uidx[q]] < 0:
+            first[uidx[q]] = q
+    same = True
+    for s in range(live.shape[0]):
+        if not live[s]:
+            continue
+        e = entry[s]
+        for p in range(2):
+            for q in range(n):
+                if in_reach[e, p, order[q]] != in_reach[e, p, order[first[uidx[q]]]]:
+                    same = False
+                    break
+            if not same:
+                break
+        if not same:
+            break
+    if same:
+        cidx = uidx.copy()
+        cstate = np.arange(nstate)
+        cfirst = first
+    else:
+        cidx = np.arange(n)
+        cstate = uidx.copy()
+        cfirst = np.arange(n)
+    U = cfirst.shape[0]
+    count = np.zeros(U)
+    cards = np.zeros((U, D))
+    for q in range(n):
+        u = cidx[q]
+        count[u] += 1.0
+        for t in range(sc.shape[1]):
+            cards[u, sc[q, t]] += 1.0
+    npair = 0
+    for u in range(U):
+        for c in range(D):
+            if cards[u, c] != 0.0:
+                npair += 1
+    pair_class = np.zeros(npair, np.int64)
+    pair_card = np.zeros(npair, np.int64)
+    pair_count = np.zeros(npair)
+    i = 0
+    for u in range(U):
+        for c in range(D):
+            if cards[u, c] != 0.0:
+                pair_class[i] = u
+                pair_card[i] = c
+                pair_count[i] = cards[u, c]
+                i += 1
+    return ReachClasses(cidx, cstate, cfirst, count, pair_class, pair_card, pair_count)
+
+
+@njit(cache=NUMBA_CACHE)
 def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
     """The last round on one board, every live segment, in groups of ``W`` of one shape class
     (``seg_class[s]`` segment s's, ``class_rep`` a representative of each): values of each
@@ -295,16 +374,18 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
                     break
             if live[s]:
                 break
+    cls = reach_classes(in_reach, order, hands.cards, uidx, ustate.shape[0], live, entry, D)
+    U = cls.first.shape[0]
     X = np.zeros(2 * W)
     xc = np.zeros((D, 2 * W))
     tmp = np.zeros((n, 2 * W))
-    rt = np.zeros((n, 2 * W))
+    rt = np.zeros((U, 2 * W))
     lanes = np.zeros(W, np.int64)
     for cl in range(class_rep.shape[0]):
         rep = class_rep[cl]
         depth, parent, action = _tree_shape(rep, seg_off, l_kind, l_child)
         Dp = depth.max() + 1
-        R = np.zeros((Dp, n, 2 * W))
+        R = np.zeros((Dp, U, 2 * W))
         V = np.zeros((Dp, n, 2 * W))
         T = np.zeros((Dp, ustate.shape[0], 3, W))
         shape = SubtreeShape(rep, depth, parent, action)
@@ -316,7 +397,7 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
             lanes[cnt] = s
             cnt += 1
             if cnt == W:
-                _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf)
+                _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf)
                 cnt = 0
         if cnt:
-            _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf)
+            _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf)
