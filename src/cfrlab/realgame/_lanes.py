@@ -49,9 +49,9 @@ from cfrlab.config import NUMBA_CACHE
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 W = 16  # segments per group: 2W = 32 float64 lanes (eight AVX2 vectors)
 
-RankedHands = namedtuple("RankedHands", "order cards grp_end states h D")
+RankedHands = namedtuple("RankedHands", "order cards grp_end states reach_of h D")
 SubtreeShape = namedtuple("SubtreeShape", "rep depth parent action")
-LaneBuffers = namedtuple("LaneBuffers", "R V T X xc tmp rt")
+LaneBuffers = namedtuple("LaneBuffers", "R V T X xc rt")
 ReachClasses = namedtuple("ReachClasses", "cidx cstate first count pair_class pair_card pair_count")
 
 
@@ -109,18 +109,12 @@ def _add_hands(r, cidx, sc, h, q0, q1, X, xc):
                 xc[b, k] += r[u, k]
 
 
-@njit(inline="always")
-def _val(r, X, xc, pay, tmp, j, u, a, b, k, h, showdown):
-    d = X[k] - xc[a, k] - xc[b, k] + r[u, k] if h == 2 else X[k] - xc[a, k]
-    return pay[k] * (tmp[j, k] - d) if showdown else pay[k] * d
-
-
 @njit(cache=NUMBA_CACHE)
-def _emit(r, cidx, sc, h, n, X, xc, pay, tmp, showdown, V, first, mx):
-    """A terminal's values merged into its parent's ``V``: lane k at hand q is ``pay[k]``
-    times the total of lane k's reach on hands disjoint from q (a fold), or times tmp[q, k] minus
-    that total (a showdown). ``first``: the parent's first child, copied; else lanes with
-    ``mx[k]`` (the parent's actor's values) take the max, the others the sum."""
+def _emit(r, cidx, sc, h, n, X, xc, pay, V, first, mx):
+    """A fold's values merged into its parent's ``V``: lane k at hand q is ``pay[k]`` times
+    the total of lane k's reach on hands disjoint from q (X, xc: the totals, per card).
+    ``first``: the parent's first child, copied; else lanes with ``mx[k]`` (the parent's
+    actor's values) take the max, the others the sum."""
     M = uint64(r.shape[1])
     for jj in range(n):
         j = uint64(jj)
@@ -129,23 +123,31 @@ def _emit(r, cidx, sc, h, n, X, xc, pay, tmp, showdown, V, first, mx):
         b = uint64(sc[j, 1]) if h == 2 else a
         if first:
             for k in range(M):
-                V[j, k] = _val(r, X, xc, pay, tmp, j, u, a, b, k, h, showdown)
+                d = X[k] - xc[a, k] - xc[b, k] + r[u, k] if h == 2 else X[k] - xc[a, k]
+                V[j, k] = pay[k] * d
         else:
             for k in range(M):
-                x = _val(r, X, xc, pay, tmp, j, u, a, b, k, h, showdown)
+                d = X[k] - xc[a, k] - xc[b, k] + r[u, k] if h == 2 else X[k] - xc[a, k]
+                x = pay[k] * d
                 v = V[j, k]
                 V[j, k] = max(v, x) if mx[k] else v + x
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdown_sweep(r, cidx, sc, h, n, grp_end, X, xc, tmp):
-    """tmp[q, k] = 2 x lane k's reach on weaker hands disjoint from q + on equal ones; X, xc
-    end as the totals (per card) of r. One sweep up the ranks keeps X = 2 x weaker + own
-    group: each group is added once before its hands are read, once after. With the
-    disjoint total taken off (``_emit``): 2 wins + ties - all = wins - losses."""
+def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx):
+    """A showdown's values merged into its parent's ``V`` as ``_emit`` does, in one sweep up
+    the ranks. X, xc start at minus the totals (per card) of r and each group is added to
+    them once before its hands are read and once after, so at hand q they hold 2 x weaker +
+    own group - all; its cards' rows taken off, that is 2 wins + ties - all = wins - losses
+    over the hands disjoint from q (q itself, counted once in each, cancels)."""
     M = uint64(r.shape[1])
-    X[:] = 0.0
-    xc[:, :] = 0.0
+    cidx = cls.cidx
+    _card_totals(r, cls, X, xc)
+    for k in range(M):
+        X[k] = -X[k]
+    for c in range(xc.shape[0]):
+        for k in range(M):
+            xc[c, k] = -xc[c, k]
     q = 0
     while q < n:
         e = grp_end[q]
@@ -153,21 +155,18 @@ def _showdown_sweep(r, cidx, sc, h, n, grp_end, X, xc, tmp):
         for jj in range(q, e):
             j = uint64(jj)
             a = uint64(sc[j, 0])
-            if h == 2:
-                b = uint64(sc[j, 1])
-                u = uint64(cidx[j])
+            b = uint64(sc[j, 1]) if h == 2 else a
+            if first:
                 for k in range(M):
-                    tmp[j, k] = X[k] - xc[a, k] - xc[b, k] + r[u, k]
+                    x = X[k] - xc[a, k] - xc[b, k] if h == 2 else X[k] - xc[a, k]
+                    V[j, k] = pay[k] * x
             else:
                 for k in range(M):
-                    tmp[j, k] = X[k] - xc[a, k]
+                    x = pay[k] * (X[k] - xc[a, k] - xc[b, k] if h == 2 else X[k] - xc[a, k])
+                    v = V[j, k]
+                    V[j, k] = max(v, x) if mx[k] else v + x
         _add_hands(r, cidx, sc, h, q, e, X, xc)
         q = e
-    for k in range(M):
-        X[k] *= 0.5
-    for c in range(xc.shape[0]):
-        for k in range(M):
-            xc[c, k] *= 0.5
 
 
 @njit(cache=NUMBA_CACHE)
@@ -182,7 +181,7 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
     order, scards, grp_end, h = hands.order, hands.cards, hands.grp_end, hands.h
     policy, row_offset = table
     in_reach, out_vals, scale = flow.in_reach, flow.out_vals, flow.scale
-    R, V, T, X, xc, tmp, rt = buf
+    R, V, T, X, xc, rt = buf
     cidx, cstate, cfirst = cls.cidx, cls.cstate, cls.first
     n = order.shape[0]
     U = cfirst.shape[0]
@@ -259,11 +258,10 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
             up = max(d - 1, 0)  # a segment that is one terminal: its own values
             pq = l_player[base + parent[j]] if d > 0 else 0
             if kind == SHOWDOWN:
-                _showdown_sweep(rd, cidx, scards, h, n, grp_end, X, xc, tmp)
+                _showdown(rd, cls, scards, h, n, grp_end, X, xc, pay, V[up], first[up], mx[pq])
             else:
                 _card_totals(rd, cls, X, xc)
-            _emit(rd, cidx, scards, h, n, X, xc, pay, tmp, kind == SHOWDOWN, V[up], first[up],
-                  mx[pq])
+                _emit(rd, cidx, scards, h, n, X, xc, pay, V[up], first[up], mx[pq])
             first[up] = False
     for w in range(cnt):
         e = entry[lanes[w]]
@@ -293,37 +291,23 @@ def _tree_shape(rep, seg_off, l_kind, l_child):
 
 
 @njit(cache=NUMBA_CACHE)
-def reach_classes(in_reach, order, sc, uidx, nstate, live, entry, D):
-    """The hands' reach classes on this board: the hands of one private state if every live
-    entry's reach is the same on all of them (a perfect-recall opponent: its state holds its
-    history), else one class per hand. ``uidx[q]``: hand q's index among the states present."""
-    n = order.shape[0]
-    first = np.full(nstate, -1, np.int64)
+def reach_classes(reach_of, sc, uidx, D):
+    """The hands' reach classes on this board: hands of one private state (``uidx[q]``: hand
+    q's index among the states present) and of one class of identical entry-reach columns
+    (``reach_of[q]``) have the same reach at every node of the round. Against a
+    perfect-recall opponent (its state holds its history) they are its states."""
+    n = uidx.shape[0]
+    key = uidx * (reach_of.max() + 1) + reach_of
+    ukey = np.unique(key)
+    cidx = np.searchsorted(ukey, key)
+    U = ukey.shape[0]
+    cstate = np.zeros(U, np.int64)
+    cfirst = np.full(U, -1, np.int64)
     for q in range(n):
-        if first[uidx[q]] < 0:
-            first[uidx[q]] = q
-    same = True
-    for s in range(live.shape[0]):
-        if not live[s]:
-            continue
-        e = entry[s]
-        for p in range(2):
-            for q in range(n):
-                if in_reach[e, p, order[q]] != in_reach[e, p, order[first[uidx[q]]]]:
-                    same = False
-                    break
-            if not same:
-                break
-        if not same:
-            break
-    if same:
-        cidx = uidx.copy()
-        cstate = np.arange(nstate)
-        cfirst = first
-    else:
-        cidx = np.arange(n)
-        cstate = uidx.copy()
-        cfirst = np.arange(n)
+        u = cidx[q]
+        if cfirst[u] < 0:
+            cfirst[u] = q
+            cstate[u] = uidx[q]
     U = cfirst.shape[0]
     count = np.zeros(U)
     cards = np.zeros((U, D))
@@ -374,11 +358,10 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
                     break
             if live[s]:
                 break
-    cls = reach_classes(in_reach, order, hands.cards, uidx, ustate.shape[0], live, entry, D)
+    cls = reach_classes(hands.reach_of, hands.cards, uidx, D)
     U = cls.first.shape[0]
     X = np.zeros(2 * W)
     xc = np.zeros((D, 2 * W))
-    tmp = np.zeros((n, 2 * W))
     rt = np.zeros((U, 2 * W))
     lanes = np.zeros(W, np.int64)
     for cl in range(class_rep.shape[0]):
@@ -389,7 +372,7 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
         V = np.zeros((Dp, n, 2 * W))
         T = np.zeros((Dp, ustate.shape[0], 3, W))
         shape = SubtreeShape(rep, depth, parent, action)
-        buf = LaneBuffers(R, V, T, X, xc, tmp, rt)
+        buf = LaneBuffers(R, V, T, X, xc, rt)
         cnt = 0
         for s in range(nseg):
             if seg_class[s] != cl or not live[s]:

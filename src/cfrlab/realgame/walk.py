@@ -159,6 +159,7 @@ class Walker:
         self.cards = np.ascontiguousarray(self.deck.hands)
         self._root_reach = None
         self._perms: dict[tuple, np.ndarray] = {}
+        self._columns = None  # (entry reach, its hands' column classes): ``_reach_columns``
         last = self.rounds[-1]
         self.last_class, self.last_rep = shape_classes(last.seg_off, last.kind, last.player,
                                                        last.child, last.slot)
@@ -192,12 +193,23 @@ class Walker:
         if full and r == self.R - 1:
             order, grp_end = self._showdown_order(board, valid)
             hands = RankedHands(order, np.ascontiguousarray(self.cards[order]), grp_end,
-                                np.ascontiguousarray(states[order]), h, D)
+                                np.ascontiguousarray(states[order]),
+                                np.ascontiguousarray(self._reach_columns(in_reach)[order]), h, D)
             last_round_lanes(self.segments[r], self.last_class, self.last_rep, hands, self.table,
                              flow)
             return
         K.round_pass(full, self.segments[r], K.BoardHands(valid, self.cards, h, D, states),
                      self.table, flow)
+
+    def _reach_columns(self, in_reach: np.ndarray) -> np.ndarray:
+        """int64[H]: each hand's class of identical columns ``in_reach[:, :, i]`` (hands of
+        one class have the same reach at every entry); kept for the next boards below the
+        same entries."""
+        if self._columns is None or self._columns[0] is not in_reach:
+            cols = np.ascontiguousarray(in_reach.reshape(-1, in_reach.shape[-1]).T)
+            _, inv = np.unique(cols, axis=0, return_inverse=True)
+            self._columns = (in_reach, inv.reshape(-1).astype(np.int64))
+        return self._columns[1]
 
     def _level(self, r: int, board: tuple, in_reach, out_vals, scale: float) -> None:
         """Round r on ``board`` and everything below: adds scale * values to out_vals."""
