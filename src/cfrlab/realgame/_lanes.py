@@ -291,6 +291,30 @@ def _tree_shape(rep, seg_off, l_kind, l_child):
 
 
 @njit(cache=NUMBA_CACHE)
+def column_classes(x):
+    """int64[H]: classes of the identical columns of ``x`` (rows, H): a hash of each column's
+    bits, then every column compared with its class's first (a collision: one class per
+    column, still exact)."""
+    rows, H = x.shape
+    bits = x.view(np.uint64)
+    hsh = np.full(H, np.uint64(14695981039346656037))
+    for r in range(rows):
+        for i in range(H):
+            hsh[i] = (hsh[i] ^ bits[r, i]) * np.uint64(1099511628211)
+    uh = np.unique(hsh)
+    cls = np.searchsorted(uh, hsh)
+    first = np.full(uh.shape[0], -1, np.int64)
+    for i in range(H):
+        if first[cls[i]] < 0:
+            first[cls[i]] = i
+    for r in range(rows):
+        for i in range(H):
+            if x[r, i] != x[r, first[cls[i]]]:
+                return np.arange(H)
+    return cls
+
+
+@njit(cache=NUMBA_CACHE)
 def reach_classes(reach_of, sc, uidx, D):
     """The hands' reach classes on this board: hands of one private state (``uidx[q]``: hand
     q's index among the states present) and of one class of identical entry-reach columns

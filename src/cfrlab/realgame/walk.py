@@ -28,7 +28,7 @@ from cfrlab.cards.cards import rank_hand
 from cfrlab.cards.evaluator import rank_batch
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import _kernels as K
-from cfrlab.realgame._lanes import RankedHands, last_round_lanes, shape_classes
+from cfrlab.realgame._lanes import RankedHands, column_classes, last_round_lanes, shape_classes
 from cfrlab.realgame.hands import Deck, Unit, hand_permutation, make_deck, next_board_orbits
 from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
@@ -206,9 +206,7 @@ class Walker:
         one class have the same reach at every entry); kept for the next boards below the
         same entries."""
         if self._columns is None or self._columns[0] is not in_reach:
-            cols = np.ascontiguousarray(in_reach.reshape(-1, in_reach.shape[-1]).T)
-            _, inv = np.unique(cols, axis=0, return_inverse=True)
-            self._columns = (in_reach, inv.reshape(-1).astype(np.int64))
+            self._columns = (in_reach, column_classes(in_reach.reshape(-1, in_reach.shape[-1])))
         return self._columns[1]
 
     def _level(self, r: int, board: tuple, in_reach, out_vals, scale: float) -> None:
