@@ -137,7 +137,8 @@ class _Forgetful:
         self.policy = pol / pol.sum(axis=1, keepdims=True)
 
     def state(self, hand: int, board) -> int:
-        return (7 * hand + 3 * int(sum(board)) + len(board)) % self.K
+        # another grouping of the hands each round: the last state does not tell the earlier
+        return (hand // (len(board) + 1) + int(sum(board))) % self.K
 
     def states(self, round, board, deck, valid):
         return np.array([self.state(i, board) for i in range(deck.num_hands)], dtype=np.int64)

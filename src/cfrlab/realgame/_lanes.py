@@ -23,18 +23,29 @@ actions at once. Segments whose entry reach is zero for both players are left ou
 values are zero). Lanes never mix, so the values do not depend on how the segments were
 grouped.
 
+Reach is kept per *reach class*, not per hand: hands of one private state whose entry reach
+is the same at every entry (``column_classes``, once per set of entries) have the same reach
+at every node, so reach updates run over the classes (CFR5: its ~130 river states present,
+a perfect-recall state holding its history, instead of 1,081 hands; an opponent that forgets
+gets finer classes, down to one per hand), and a terminal's totals (per card) come from each
+class's count of hands holding each card. Only the responder's values and the showdown's
+sweep in rank order stay per hand; a showdown's values are merged into its parent inside
+its sweep (the running sums start at minus the totals, so the disjoint total drops out).
+
 Arguments travel in named bundles: ``Segments``, ``OpponentTable`` and ``Flow`` of
 ``_kernels`` (the round's segments, the opponent's table, entry reach in and values out), and
 
 - ``RankedHands``: the hands that miss the board in rank order, ``order`` int64[n] (position q
   holds hand order[q]), ``cards`` int64[n, h] their cards, ``grp_end`` int64[n] (the end of
-  q's group of equal rank), ``states`` int64[n] the opponent's private state, ``h``, ``D``;
+  q's group of equal rank), ``states`` int64[n] the opponent's private state, ``reach_of``
+  int64[n] the class of q's column of entry reach (``column_classes``), ``h``, ``D``;
+- ``ReachClasses`` (``reach_classes``): each hand's class ``cidx``, each class's state index
+  ``cstate``, ``first`` hand and hand ``count``, and its (class, card, count) pairs;
 - ``SubtreeShape``: a shape class's representative segment ``rep`` and the ``depth``,
   ``parent`` and ``action`` (from the parent) of each local node (``_tree_shape``);
-- ``LaneBuffers``: per depth d the reach ``R[d]`` and values ``V[d]`` (n, 2W) and the open
-  decision's action probabilities ``T[d]`` (private states present, 3, W); the totals ``X``
-  (2W), per card ``xc`` (D, 2W), the showdown sums ``tmp`` and a terminal's reach ``rt``
-  (n, 2W).
+- ``LaneBuffers``: per depth d the reach ``R[d]`` (classes, 2W) and values ``V[d]`` (n, 2W)
+  and the open decision's action probabilities ``T[d]`` (private states present, 3, W); the
+  totals ``X`` (2W), per card ``xc`` (D, 2W), and a terminal's reach ``rt`` (classes, 2W).
 """
 
 from __future__ import annotations

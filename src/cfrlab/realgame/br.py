@@ -207,7 +207,7 @@ def real_best_response(opponent, game: GameDef | str | None = None, *, workers: 
     shipped to each node once); ``checkpoint``: a directory where finished units are kept
     (``resume=True`` continues a stopped run from it); ``units``: compute only these units
     (benchmarks; the result then has no values). ``results``: a results file instead of a
-    checkpoint directory: the sum of the finished units' values and their list (a few MB
+    checkpoint directory: the sum of the finished units' values and their list (0.3 MB in HULHE
     whatever the number of units), rewritten after each unit; a run given a file that exists
     continues from it (carry it, with the strategy, to another machine to go on there), and a
     file of another strategy or game is refused. ``method``: ``walk`` (the public-tree walk
