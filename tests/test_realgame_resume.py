@@ -18,8 +18,8 @@ from cli_run import run
 from test_realgame import TOL, _case_strategy, bucketed_case, random_policy
 
 import cfrlab
-from cfrlab.engine import best_response_values, row_offsets
 from cfrlab.abstraction.lossless import LosslessModel
+from cfrlab.engine import best_response_values, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import real_best_response
 from cfrlab.realgame._lanes import column_classes
