@@ -9,12 +9,18 @@ measures a few of them, spread over the unit list, and projects the full run. Un
 in size (a flop with suit symmetry shares its turns' and rivers' walks: 675 river boards for
 a monotone flop, 2,352 with none), so the projection counts river boards:
 ``projected_seconds = measured seconds per river board * river boards of all units /
-workers``. Peak memory is the largest resident set among this process and its workers.
+workers``. With one worker (the default) the units run in this process and are timed in CPU
+seconds (``time.process_time``: other jobs on a shared machine do not count), and the
+projection is for ``--cores`` workers (default 2, this machine's cores) each as fast:
+``projected_seconds = CPU seconds per river board * river boards / cores``. With more workers
+the units' wall seconds are used instead. Peak memory is the largest resident set among this
+process and its workers.
 JSON keys: ``strategy``, ``units``, ``measured_units``, ``unit_seconds`` (unit -> s),
 ``unit_boards`` (unit -> river boards), ``mean_unit_seconds``, ``seconds_per_board``,
-``boards`` (all units), ``workers``, ``wall_seconds``, ``projected_seconds``,
+``boards`` (all units), ``workers``, ``clock`` ("cpu" or "wall": what ``unit_seconds``
+measure), ``cores``, ``wall_seconds``, ``projected_seconds``,
 ``projected_hours``, ``projected_hours_by_nodes`` (N nodes of 2 cores -> hours, plus the
-longest measured unit for the tail), ``peak_rss_gb``, ``target_hours`` (12).
+longest measured unit for the tail), ``peak_rss_gb``, ``target_hours`` (8).
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from cfrlab.games import load_game
 from cfrlab.realgame import AgentSpec, StrategyFile, real_best_response
 from cfrlab.realgame.hands import first_round_units, last_round_boards, make_deck
 
-TARGET_HOURS = 12.0
+TARGET_HOURS = 8.0  # issue 30
 
 
 def peak_gb() -> float:
@@ -45,6 +51,7 @@ def main() -> None:
     ap.add_argument("--game", default="holdem-limit")
     ap.add_argument("--units", type=int, default=2, help="units to measure")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--cores", type=int, default=2, help="with 1 worker: cores the projection assumes")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     g = load_game(a.game)
@@ -63,18 +70,26 @@ def main() -> None:
     step = max(1, n_all // max(1, a.units))
     pick = [min(n_all - 1, i * step + step // 2) for i in range(a.units)]
 
+    cpu_marks = [time.process_time()]  # with one worker: CPU time at each unit's end
+
     def progress(done, total, elapsed, eta):
+        cpu_marks.append(time.process_time())
         print(f"  {done}/{total} units, {elapsed:.0f} s", flush=True)
 
     t1 = time.perf_counter()
     r = real_best_response(opponent, g, workers=a.workers, units=pick, progress=progress)
     wall = time.perf_counter() - t1
     secs = {int(k): float(v) for k, v in r.unit_seconds.items()}
+    clock, per = "wall", a.workers
+    if a.workers == 1:  # units ran in pick order, one progress call after each
+        cpu = [b - c for b, c in zip(cpu_marks[2:], cpu_marks[1:])]
+        secs = {u: cpu[k] for k, u in enumerate(pick)}
+        clock, per = "cpu", a.cores
     mean = sum(secs.values()) / len(secs)
     unit_boards = {u: last_round_boards(g, deck, all_units[u], symmetric) for u in secs}
     per_board = sum(secs.values()) / sum(unit_boards.values())
     boards = sum(last_round_boards(g, deck, u, symmetric) for u in all_units)
-    projected = per_board * boards / a.workers
+    projected = per_board * boards / per
     # N Ray nodes of this machine's kind (2 cores, one worker per core): the units are
     # independent, so the walk divides by 2N; the longest unit bounds the tail
     longest = max(secs.values())
@@ -89,6 +104,8 @@ def main() -> None:
         "seconds_per_board": per_board,
         "boards": boards,
         "workers": a.workers,
+        "clock": clock,
+        "cores": per,
         "load_seconds": load_s,
         "wall_seconds": wall,
         "projected_seconds": projected,
@@ -97,9 +114,9 @@ def main() -> None:
         "peak_rss_gb": peak_gb(),
         "target_hours": TARGET_HOURS,
     }
-    print(f"{a.strategy}: {len(secs)} of {r.units:,} units, mean {mean:.1f} s per unit, "
-          f"{1e3 * per_board:.1f} ms per river board ({a.workers} worker(s)); {boards:,} river "
-          f"boards in all: projected full run {projected / 3600:.1f} h "
+    print(f"{a.strategy}: {len(secs)} of {r.units:,} units, mean {mean:.1f} {clock} s per unit, "
+          f"{1e3 * per_board:.1f} ms per river board; {boards:,} river boards in all: projected "
+          f"full run on {per} core(s) {projected / 3600:.1f} h "
           f"(target {TARGET_HOURS:g} h); peak memory {out['peak_rss_gb']:.2f} GB")
     print("  on N Ray nodes of 2 cores: " + ", ".join(f"{n}: {h:.1f} h" for n, h in by_nodes.items()))
     if a.json:

@@ -26,6 +26,10 @@ meta), the unit's number, dtype, shape and bytes. A unit read back is used only 
 regular file, loads without pickles, is float64 of the job's shape, finite, and matches its
 checksum; any other (damaged, truncated, emptied, changed, another job's or another unit's
 file, a FIFO) is computed again, and said in one line: nothing wrong is ever added in.
+
+Results files (``ResultsFile``): for jobs whose units are only summed, one small file holding
+the sum of the finished units and their list, rewritten (atomically) after each unit: a run
+continues from it, on this machine or another.
 """
 
 from __future__ import annotations
@@ -220,6 +224,97 @@ class UnitStore:
         os.replace(tmp, p)
 
 
+class ResultsFile:
+    """A job's finished units added up in one small file, for jobs whose units' arrays are only
+    ever summed: the sum and the list of the units in it, written after every unit
+    (atomically), so a run can stop anywhere, be carried to another machine with its inputs,
+    and continue there from the file. ``meta`` identifies the job as for ``UnitStore``; a file
+    of another job is refused, a damaged one too (nothing is overwritten).
+
+    The sum is kept in two parts (a double-double: ``hi`` + ``lo``, each addition exact up to
+    ``lo``'s own rounding), so it does not depend on the order the units finished in, to
+    about 1e-30 of its size before the final rounding. The file (.npz, no pickles): ``meta``
+    (the job as JSON), ``units`` (int64), ``hi``, ``lo`` (float64) and ``check`` (SHA-256 of
+    them all)."""
+
+    def __init__(self, path: str | Path, meta: dict, shape: tuple[int, ...]) -> None:
+        self.path = Path(path)
+        self.meta = json.loads(json.dumps({**meta, "store": "results-1"}))
+        self.shape = tuple(int(x) for x in shape)
+        self.units: list[int] = []
+        self.hi = np.zeros(self.shape)
+        self.lo = np.zeros(self.shape)
+        if self.path.exists() or self.path.is_symlink():
+            self._read()
+
+    def _checksum(self, meta_text: str, units: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> str:
+        h = hashlib.sha256(meta_text.encode())
+        for a in (units, hi, lo):
+            h.update(f"|{a.dtype.str}|{a.shape}|".encode())
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.hexdigest()
+
+    def _read(self) -> None:
+        f = _open_regular(self.path)
+        if f is None:
+            raise CfrlabError(f"{self.path} is not a regular file")
+        try:
+            with f, np.load(f, allow_pickle=False) as data:
+                meta_text = str(data["meta"])
+                units, hi, lo, check = data["units"], data["hi"], data["lo"], str(data["check"])
+            meta = json.loads(meta_text)
+        except Exception:  # noqa: BLE001 - whatever a damaged file raises: one line
+            raise CfrlabError(f"{self.path} is not a results file (damaged, truncated or another "
+                              "kind of file); move it away to start over") from None
+        if check != self._checksum(meta_text, units, hi, lo):
+            raise CfrlabError(f"{self.path} does not match its checksum (damaged or changed); move "
+                              "it away to start over")
+        if meta != self.meta:
+            what = next((k for k in ("game", "opponent", "kind", "units") if meta.get(k) != self.meta.get(k)),
+                        "format")
+            said = {"game": "another game", "opponent": "another strategy (its digest differs)",
+                    "kind": "another kind of job", "units": "another number of units"}.get(
+                        what, "another job format or cfrlab version")
+            raise CfrlabError(f"{self.path} holds the results of {said}; use another file")
+        if hi.shape != self.shape or lo.shape != self.shape or units.dtype != np.int64:
+            raise CfrlabError(f"{self.path} holds arrays of another shape; use another file")
+        self.units = [int(i) for i in units]
+        self.hi, self.lo = hi.astype(np.float64), lo.astype(np.float64)
+
+    def done(self) -> list[int]:
+        """The units already added in."""
+        return sorted(self.units)
+
+    def add(self, i: int, arr: np.ndarray) -> None:
+        """Add unit i's array to the sum (TwoSum: ``lo`` takes what ``hi`` rounds off) and
+        write the file."""
+        if i in set(self.units):
+            raise CfrlabError(f"unit {i} is already in {self.path}")
+        s = self.hi + arr
+        bp = s - self.hi
+        self.lo += (self.hi - (s - bp)) + (arr - bp)
+        self.hi = s
+        self.units.append(int(i))
+        self._write()
+
+    def total(self) -> np.ndarray:
+        """The sum of the units added."""
+        return self.hi + self.lo
+
+    def _write(self) -> None:
+        meta_text = json.dumps(self.meta, sort_keys=True)
+        units = np.array(sorted(self.units), dtype=np.int64)
+        check = self._checksum(meta_text, units, self.hi, self.lo)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            np.savez(f, meta=np.array(meta_text), units=units, hi=self.hi, lo=self.lo,
+                     check=np.array(check))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+
+
 # -- worker processes ---------------------------------------------------------------------
 _WORKER = None
 
@@ -385,42 +480,51 @@ def _run_on_ray(ray, todo, setup, args, workers, finished) -> None:
 
 
 def run_units(n: int, setup: Callable, args: tuple, *, workers: int = 1,
-              store: UnitStore | None = None, progress: Progress | None = None,
+              store: UnitStore | ResultsFile | None = None, progress: Progress | None = None,
               order: list[int] | None = None, ray=None) -> tuple[dict[int, np.ndarray], dict[int, float]]:
     """Run units ``order`` (default 0..n-1; those already in ``store`` are loaded instead, and
     a stored unit that fails its checks is computed again). Returns (results by unit, seconds
-    of each unit computed in this run). ``ray``: the module ``connect_ray`` returned, to run
+    of each unit computed in this run). A ``ResultsFile`` store adds each finished unit into
+    its sum instead (the results returned are then empty). ``ray``: the module ``connect_ray`` returned, to run
     the units as Ray tasks. SIGTERM stops the run as Ctrl-C does (``KeyboardInterrupt``):
     the finished units are in the store."""
     check_workers(workers, ray is not None)
     todo_all = list(range(n)) if order is None else list(order)
     results: dict[int, np.ndarray] = {}
     seconds: dict[int, float] = {}
+    summed = isinstance(store, ResultsFile)  # units added into the file, not kept
+    have: set[int] = set()
     if store is not None:
         wanted = set(todo_all)
         for i in store.done():
             if i in wanted:
-                arr = store.load(i)
+                arr = None if summed else store.load(i)
+                if summed or arr is not None:
+                    have.add(i)
                 if arr is not None:
                     results[i] = arr
-    todo = [i for i in todo_all if i not in results]
+    todo = [i for i in todo_all if i not in have]
     t0 = time.perf_counter()
     total = len(todo_all)
 
     def finished(i, arr, s):
-        results[i] = arr
         seconds[i] = s
-        if store is not None:
-            store.save(i, arr)
+        have.add(i)
+        if summed:
+            store.add(i, arr)
+        else:
+            results[i] = arr
+            if store is not None:
+                store.save(i, arr)
         if progress is not None:
             el = time.perf_counter() - t0
             k = len(seconds)
             left = len(todo) - k
             eta = el / k * left if k else -1.0
-            progress(len(results), total, el, eta)
+            progress(len(have), total, el, eta)
 
     if progress is not None:
-        progress(len(results), total, 0.0, -1.0)
+        progress(len(have), total, 0.0, -1.0)
     if not todo:
         return results, seconds
     with sigterm_as_interrupt():

@@ -37,18 +37,34 @@ def default_checkpoint(target: str, game_name: str) -> Path:
     return Path(f"realbr-{safe}")
 
 
+def _results_units(path: str) -> int:
+    """How many units a results file holds (0 if it cannot be read)."""
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return len(data["units"])
+    except Exception:  # noqa: BLE001 - only for the message
+        return 0
+
+
 def run_exploit_real(target: str, game: str | None = None, abstraction: str | None = None,
                      workers: int = 1, resume: bool = False, checkpoint: str | None = None,
                      as_json: bool = False, quiet: bool = False, ray: str | None = None,
-                     br_out: Path | None = None, force: bool = False) -> dict:
+                     br_out: Path | None = None, force: bool = False,
+                     results: str | None = None) -> dict:
     """Real-game best response to a strategy file or a bot; prints the result (and a JSON line
     with ``as_json``) and returns the summary dict. ``br_out``: also save the best response
-    itself (a lossless strategy playing both positions), where the game is small enough."""
+    itself (a lossless strategy playing both positions), where the game is small enough.
+    ``results``: a results file instead of the checkpoint directory (continued if it exists)."""
     from cfrlab.games.units import format_unit, to_unit
     from cfrlab.realgame import real_best_response, real_best_response_strategy
     from cfrlab.realgame.brstrategy import check_storable
 
     check_workers(workers, ray)
+    if results is not None and (checkpoint is not None or resume):
+        raise CfrlabError("--results replaces --checkpoint and --resume (a run continues from "
+                          "its results file)")
     g, opponent = strategy_or_bot(target, game, abstraction, parallel=workers > 1 or bool(ray))
     ck = Path(checkpoint) if checkpoint else default_checkpoint(target, g.name or "game")
     if br_out is not None:  # refuse before any work: a game too large, a file in the way
@@ -68,9 +84,15 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
               flush=True)
 
     try:
-        r = real_best_response(opponent, g, workers=workers, checkpoint=ck, resume=resume,
-                               progress=progress, ray=ray)
+        r = real_best_response(opponent, g, workers=workers, checkpoint=None if results else ck,
+                               resume=resume, progress=progress, ray=ray, results=results)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the finished units are on disk
+        if results is not None:
+            kept = _results_units(results)
+            print(f"\ncfrlab: interrupted; {kept:,} finished units kept in {results}: run the same "
+                  "command to continue (here, or on another machine with the strategy)",
+                  file=sys.stderr, flush=True)
+            raise SystemExit(130) from None
         kept = len(list(ck.glob("unit-*.npz"))) if ck.is_dir() else 0
         print(f"\ncfrlab: interrupted; {kept:,} finished units kept in {ck}: run the same "
               "command with --resume to continue", file=sys.stderr, flush=True)
@@ -91,13 +113,14 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
     else:
         print(f"real-game exploitability {format_unit(g, r.exploitability)} (mean of the two); "
               f"{r.units:,} units ({r.units_computed:,} computed now) in {human_seconds(r.seconds)}, "
-              f"checkpoints in {ck}")
+              + (f"results in {results}" if results else f"checkpoints in {ck}"))
     summary = {"game": g.name or "custom", "target": target, "unit": unit,
                "exploitability": to_unit(g, r.exploitability),
                "exploitability_chips": r.exploitability,
                "best_response_values": [to_unit(g, b0), to_unit(g, b1)],
                "units": r.units, "units_computed": r.units_computed, "seconds": r.seconds,
-               "workers": workers, "ray": ray, "checkpoint": None if r.method == "fixed" else str(ck),
+               "workers": workers, "ray": ray,
+               "checkpoint": None if r.method == "fixed" or results else str(ck), "results": results,
                "method": r.method, "br_out": None if br_out is None else str(br_out)}
     if br_out is not None:
         print(f"best response saved to {br_out} (a lossless strategy playing both positions)")
@@ -125,8 +148,12 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
         br_out: Annotated[Path | None, typer.Option("--br-out", metavar="FILE", help=BR_OUT_HELP)] = None,
         force: Annotated[bool, typer.Option("--force", help="replace an existing --br-out file")] = False,
+        results: Annotated[str | None, typer.Option(
+            "--results", metavar="FILE", help="keep the finished units' summed values in one file "
+                                              "(instead of --checkpoint); a run continues from it, "
+                                              "on this machine or another")] = None,
     ) -> None:
         """Exact best response in the real game (real cards, no abstraction): each seat's value
         and the exploitability, computed by independent units that a stopped run resumes."""
         run_exploit_real(target, game, abstraction, workers, resume, checkpoint, as_json, ray=ray,
-                         br_out=br_out, force=force)
+                         br_out=br_out, force=force, results=results)

@@ -23,18 +23,29 @@ actions at once. Segments whose entry reach is zero for both players are left ou
 values are zero). Lanes never mix, so the values do not depend on how the segments were
 grouped.
 
+Reach is kept per *reach class*, not per hand: hands of one private state whose entry reach
+is the same at every entry (``column_classes``, once per set of entries) have the same reach
+at every node, so reach updates run over the classes (CFR5: its ~130 river states present,
+a perfect-recall state holding its history, instead of 1,081 hands; an opponent that forgets
+gets finer classes, down to one per hand), and a terminal's totals (per card) come from each
+class's count of hands holding each card. Only the responder's values and the showdown's
+sweep in rank order stay per hand; a showdown's values are merged into its parent inside
+its sweep (the running sums start at minus the totals, so the disjoint total drops out).
+
 Arguments travel in named bundles: ``Segments``, ``OpponentTable`` and ``Flow`` of
 ``_kernels`` (the round's segments, the opponent's table, entry reach in and values out), and
 
 - ``RankedHands``: the hands that miss the board in rank order, ``order`` int64[n] (position q
   holds hand order[q]), ``cards`` int64[n, h] their cards, ``grp_end`` int64[n] (the end of
-  q's group of equal rank), ``states`` int64[n] the opponent's private state, ``h``, ``D``;
+  q's group of equal rank), ``states`` int64[n] the opponent's private state, ``reach_of``
+  int64[n] the class of q's column of entry reach (``column_classes``), ``h``, ``D``;
+- ``ReachClasses`` (``reach_classes``): each hand's class ``cidx``, each class's state index
+  ``cstate``, ``first`` hand and hand ``count``, and its (class, card, count) pairs;
 - ``SubtreeShape``: a shape class's representative segment ``rep`` and the ``depth``,
   ``parent`` and ``action`` (from the parent) of each local node (``_tree_shape``);
-- ``LaneBuffers``: per depth d the reach ``R[d]`` and values ``V[d]`` (n, 2W) and the open
-  decision's action probabilities ``T[d]`` (private states present, 3, W); the totals ``X``
-  (2W), per card ``xc`` (D, 2W), the showdown sums ``tmp`` and a terminal's reach ``rt``
-  (n, 2W).
+- ``LaneBuffers``: per depth d the reach ``R[d]`` (classes, 2W) and values ``V[d]`` (n, 2W)
+  and the open decision's action probabilities ``T[d]`` (private states present, 3, W); the
+  totals ``X`` (2W), per card ``xc`` (D, 2W), and a terminal's reach ``rt`` (classes, 2W).
 """
 
 from __future__ import annotations
@@ -49,9 +60,10 @@ from cfrlab.config import NUMBA_CACHE
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 W = 16  # segments per group: 2W = 32 float64 lanes (eight AVX2 vectors)
 
-RankedHands = namedtuple("RankedHands", "order cards grp_end states h D")
+RankedHands = namedtuple("RankedHands", "order cards grp_end states reach_of h D")
 SubtreeShape = namedtuple("SubtreeShape", "rep depth parent action")
-LaneBuffers = namedtuple("LaneBuffers", "R V T X xc tmp rt")
+LaneBuffers = namedtuple("LaneBuffers", "R V T X xc rt")
+ReachClasses = namedtuple("ReachClasses", "cidx cstate first count pair_class pair_card pair_count")
 
 
 def shape_classes(seg_off: np.ndarray, kind, player, child, slot) -> tuple[np.ndarray, np.ndarray]:
@@ -71,102 +83,119 @@ def shape_classes(seg_off: np.ndarray, kind, player, child, slot) -> tuple[np.nd
 
 
 @njit(cache=NUMBA_CACHE)
-def _card_totals(r, sc, h, n, X, xc):
-    """X[k] = sum of r[:, k]; xc[c, k] = the same over hands holding card c."""
+def _card_totals(r, cls, X, xc):
+    """X[k] = the total of lane k's reach over the hands, xc[c, k] the same over the hands
+    holding card c, from the classes' reach ``r`` (U, 2W) and their counts."""
+    M = uint64(r.shape[1])
     X[:] = 0.0
     xc[:, :] = 0.0
-    _add_hands(r, sc, h, 0, n, X, xc)
+    for uu in range(r.shape[0]):
+        u = uint64(uu)
+        m = cls.count[u]
+        for k in range(M):
+            X[k] += m * r[u, k]
+    for ii in range(cls.pair_class.shape[0]):
+        i = uint64(ii)
+        u = uint64(cls.pair_class[i])
+        c = uint64(cls.pair_card[i])
+        m = cls.pair_count[i]
+        for k in range(M):
+            xc[c, k] += m * r[u, k]
 
 
 @njit(cache=NUMBA_CACHE)
-def _add_hands(r, sc, h, q0, q1, X, xc):
+def _add_hands(r, cidx, sc, h, q0, q1, X, xc):
     M = uint64(r.shape[1])
     for jj in range(q0, q1):
         j = uint64(jj)
+        u = uint64(cidx[j])
         a = uint64(sc[j, 0])
         for k in range(M):
-            X[k] += r[j, k]
+            X[k] += r[u, k]
         for k in range(M):
-            xc[a, k] += r[j, k]
+            xc[a, k] += r[u, k]
         if h == 2:
             b = uint64(sc[j, 1])
             for k in range(M):
-                xc[b, k] += r[j, k]
-
-
-@njit(inline="always")
-def _val(r, X, xc, pay, tmp, j, a, b, k, h, showdown):
-    d = X[k] - xc[a, k] - xc[b, k] + r[j, k] if h == 2 else X[k] - xc[a, k]
-    return pay[k] * (tmp[j, k] - d) if showdown else pay[k] * d
+                xc[b, k] += r[u, k]
 
 
 @njit(cache=NUMBA_CACHE)
-def _emit(r, sc, h, n, X, xc, pay, tmp, showdown, V, first, mx):
-    """A terminal's values merged into its parent's ``V``: lane k at hand q is ``pay[k]``
-    times the total of r[:, k] on hands disjoint from q (a fold), or times tmp[q, k] minus
-    that total (a showdown). ``first``: the parent's first child, copied; else lanes with
-    ``mx[k]`` (the parent's actor's values) take the max, the others the sum."""
+def _emit(r, cidx, sc, h, n, X, xc, pay, V, first, mx):
+    """A fold's values merged into its parent's ``V``: lane k at hand q is ``pay[k]`` times
+    the total of lane k's reach on hands disjoint from q (X, xc: the totals, per card).
+    ``first``: the parent's first child, copied; else lanes with ``mx[k]`` (the parent's
+    actor's values) take the max, the others the sum."""
     M = uint64(r.shape[1])
     for jj in range(n):
         j = uint64(jj)
+        u = uint64(cidx[j])
         a = uint64(sc[j, 0])
         b = uint64(sc[j, 1]) if h == 2 else a
         if first:
             for k in range(M):
-                V[j, k] = _val(r, X, xc, pay, tmp, j, a, b, k, h, showdown)
+                d = X[k] - xc[a, k] - xc[b, k] + r[u, k] if h == 2 else X[k] - xc[a, k]
+                V[j, k] = pay[k] * d
         else:
             for k in range(M):
-                x = _val(r, X, xc, pay, tmp, j, a, b, k, h, showdown)
+                d = X[k] - xc[a, k] - xc[b, k] + r[u, k] if h == 2 else X[k] - xc[a, k]
+                x = pay[k] * d
                 v = V[j, k]
                 V[j, k] = max(v, x) if mx[k] else v + x
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdown_sweep(r, sc, h, n, grp_end, X, xc, tmp):
-    """tmp[q, k] = 2 x lane k's reach on weaker hands disjoint from q + on equal ones; X, xc
-    end as the totals (per card) of r. One sweep up the ranks keeps X = 2 x weaker + own
-    group: each group is added once before its hands are read, once after. With the
-    disjoint total taken off (``_emit``): 2 wins + ties - all = wins - losses."""
+def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx):
+    """A showdown's values merged into its parent's ``V`` as ``_emit`` does, in one sweep up
+    the ranks. X, xc start at minus the totals (per card) of r and each group is added to
+    them once before its hands are read and once after, so at hand q they hold 2 x weaker +
+    own group - all; its cards' rows taken off, that is 2 wins + ties - all = wins - losses
+    over the hands disjoint from q (q itself, counted once in each, cancels)."""
     M = uint64(r.shape[1])
-    X[:] = 0.0
-    xc[:, :] = 0.0
+    cidx = cls.cidx
+    _card_totals(r, cls, X, xc)
+    for k in range(M):
+        X[k] = -X[k]
+    for c in range(xc.shape[0]):
+        for k in range(M):
+            xc[c, k] = -xc[c, k]
     q = 0
     while q < n:
         e = grp_end[q]
-        _add_hands(r, sc, h, q, e, X, xc)
+        _add_hands(r, cidx, sc, h, q, e, X, xc)
         for jj in range(q, e):
             j = uint64(jj)
             a = uint64(sc[j, 0])
-            if h == 2:
-                b = uint64(sc[j, 1])
+            b = uint64(sc[j, 1]) if h == 2 else a
+            if first:
                 for k in range(M):
-                    tmp[j, k] = X[k] - xc[a, k] - xc[b, k] + r[j, k]
+                    x = X[k] - xc[a, k] - xc[b, k] if h == 2 else X[k] - xc[a, k]
+                    V[j, k] = pay[k] * x
             else:
                 for k in range(M):
-                    tmp[j, k] = X[k] - xc[a, k]
-        _add_hands(r, sc, h, q, e, X, xc)
+                    x = pay[k] * (X[k] - xc[a, k] - xc[b, k] if h == 2 else X[k] - xc[a, k])
+                    v = V[j, k]
+                    V[j, k] = max(v, x) if mx[k] else v + x
+        _add_hands(r, cidx, sc, h, q, e, X, xc)
         q = e
-    for k in range(M):
-        X[k] *= 0.5
-    for c in range(xc.shape[0]):
-        for k in range(M):
-            xc[c, k] *= 0.5
 
 
 @njit(cache=NUMBA_CACHE)
-def _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf):
-    """The ``cnt`` segments ``lanes`` of one shape class: reach down, depth first (``R[d]``,
-    ``T[d]`` the action probabilities of the open decision at depth d by private state
-    ``ustate``; ``uidx[q]`` is hand q's), each terminal's values merged into its parent's
-    ``V[d - 1]``, each decision's into its parent's when its subtree is done."""
+def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
+    """The ``cnt`` segments ``lanes`` of one shape class: reach down by reach class, depth
+    first (``R[d]``; ``T[d]`` the action probabilities of the open decision at depth d by
+    private state ``ustate``), each terminal's values merged into its parent's ``V[d - 1]``,
+    each decision's into its parent's when its subtree is done."""
     seg_off, entry, l_kind, l_player, l_pay, l_dec = (seg.seg_off, seg.entry, seg.kind,
                                                        seg.player, seg.pay, seg.dec)
     rep, depth, parent, action = shape
     order, scards, grp_end, h = hands.order, hands.cards, hands.grp_end, hands.h
     policy, row_offset = table
     in_reach, out_vals, scale = flow.in_reach, flow.out_vals, flow.scale
-    R, V, T, X, xc, tmp, rt = buf
+    R, V, T, X, xc, rt = buf
+    cidx, cstate, cfirst = cls.cidx, cls.cstate, cls.first
     n = order.shape[0]
+    U = cfirst.shape[0]
     base = seg_off[rep]
     m = seg_off[rep + 1] - base
     M = uint64(2 * W)
@@ -179,10 +208,10 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf):
     stack = np.zeros(R.shape[0], np.int64)  # the open decision at each depth
     rows = np.zeros(W, np.int64)
     for p in range(2):
-        for q in range(n):
-            i = order[q]
+        for u in range(U):
+            i = order[cfirst[u]]
             for w in range(W):
-                R[0, q, p * W + w] = in_reach[entry[lanes[w]], p, i] if w < cnt else 0.0
+                R[0, u, p * W + w] = in_reach[entry[lanes[w]], p, i] if w < cnt else 0.0
     top = -1
     for j in range(m + 1):
         d = depth[j] if j < m else 0
@@ -211,13 +240,13 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf):
             lo = uint64(pq) * W2
             ot = uint64(1 - pq) * W2
             Tp = T[d - 1]
-            for qq in range(n):
-                q = uint64(qq)
-                uq = uint64(uidx[q])
+            for uu in range(U):
+                u = uint64(uu)
+                us = uint64(cstate[u])
                 for k in range(W2):
-                    rd[q, lo + k] = R[d - 1, q, lo + k] * Tp[uq, a, k]
+                    rd[u, lo + k] = R[d - 1, u, lo + k] * Tp[us, a, k]
                 for k in range(W2):
-                    rd[q, ot + k] = R[d - 1, q, ot + k]
+                    rd[u, ot + k] = R[d - 1, u, ot + k]
         if kind == DECISION:
             top = d
             stack[d] = j
@@ -240,10 +269,10 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf):
             up = max(d - 1, 0)  # a segment that is one terminal: its own values
             pq = l_player[base + parent[j]] if d > 0 else 0
             if kind == SHOWDOWN:
-                _showdown_sweep(rd, scards, h, n, grp_end, X, xc, tmp)
+                _showdown(rd, cls, scards, h, n, grp_end, X, xc, pay, V[up], first[up], mx[pq])
             else:
-                _card_totals(rd, scards, h, n, X, xc)
-            _emit(rd, scards, h, n, X, xc, pay, tmp, kind == SHOWDOWN, V[up], first[up], mx[pq])
+                _card_totals(rd, cls, X, xc)
+                _emit(rd, cidx, scards, h, n, X, xc, pay, V[up], first[up], mx[pq])
             first[up] = False
     for w in range(cnt):
         e = entry[lanes[w]]
@@ -273,6 +302,75 @@ def _tree_shape(rep, seg_off, l_kind, l_child):
 
 
 @njit(cache=NUMBA_CACHE)
+def column_classes(x):
+    """int64[H]: classes of the identical columns of ``x`` (rows, H): a hash of each column's
+    bits, then every column compared with its class's first (a collision: one class per
+    column, still exact)."""
+    rows, H = x.shape
+    bits = x.view(np.uint64)
+    hsh = np.full(H, np.uint64(14695981039346656037))
+    for r in range(rows):
+        for i in range(H):
+            hsh[i] = (hsh[i] ^ bits[r, i]) * np.uint64(1099511628211)
+    uh = np.unique(hsh)
+    cls = np.searchsorted(uh, hsh)
+    first = np.full(uh.shape[0], -1, np.int64)
+    for i in range(H):
+        if first[cls[i]] < 0:
+            first[cls[i]] = i
+    for r in range(rows):
+        for i in range(H):
+            if x[r, i] != x[r, first[cls[i]]]:
+                return np.arange(H)
+    return cls
+
+
+@njit(cache=NUMBA_CACHE)
+def reach_classes(reach_of, sc, uidx, D):
+    """The hands' reach classes on this board: hands of one private state (``uidx[q]``: hand
+    q's index among the states present) and of one class of identical entry-reach columns
+    (``reach_of[q]``) have the same reach at every node of the round. Against a
+    perfect-recall opponent (its state holds its history) they are its states."""
+    n = uidx.shape[0]
+    key = uidx * (reach_of.max() + 1) + reach_of
+    ukey = np.unique(key)
+    cidx = np.searchsorted(ukey, key)
+    U = ukey.shape[0]
+    cstate = np.zeros(U, np.int64)
+    cfirst = np.full(U, -1, np.int64)
+    for q in range(n):
+        u = cidx[q]
+        if cfirst[u] < 0:
+            cfirst[u] = q
+            cstate[u] = uidx[q]
+    U = cfirst.shape[0]
+    count = np.zeros(U)
+    cards = np.zeros((U, D))
+    for q in range(n):
+        u = cidx[q]
+        count[u] += 1.0
+        for t in range(sc.shape[1]):
+            cards[u, sc[q, t]] += 1.0
+    npair = 0
+    for u in range(U):
+        for c in range(D):
+            if cards[u, c] != 0.0:
+                npair += 1
+    pair_class = np.zeros(npair, np.int64)
+    pair_card = np.zeros(npair, np.int64)
+    pair_count = np.zeros(npair)
+    i = 0
+    for u in range(U):
+        for c in range(D):
+            if cards[u, c] != 0.0:
+                pair_class[i] = u
+                pair_card[i] = c
+                pair_count[i] = cards[u, c]
+                i += 1
+    return ReachClasses(cidx, cstate, cfirst, count, pair_class, pair_card, pair_count)
+
+
+@njit(cache=NUMBA_CACHE)
 def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
     """The last round on one board, every live segment, in groups of ``W`` of one shape class
     (``seg_class[s]`` segment s's, ``class_rep`` a representative of each): values of each
@@ -295,20 +393,21 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
                     break
             if live[s]:
                 break
+    cls = reach_classes(hands.reach_of, hands.cards, uidx, D)
+    U = cls.first.shape[0]
     X = np.zeros(2 * W)
     xc = np.zeros((D, 2 * W))
-    tmp = np.zeros((n, 2 * W))
-    rt = np.zeros((n, 2 * W))
+    rt = np.zeros((U, 2 * W))
     lanes = np.zeros(W, np.int64)
     for cl in range(class_rep.shape[0]):
         rep = class_rep[cl]
         depth, parent, action = _tree_shape(rep, seg_off, l_kind, l_child)
         Dp = depth.max() + 1
-        R = np.zeros((Dp, n, 2 * W))
+        R = np.zeros((Dp, U, 2 * W))
         V = np.zeros((Dp, n, 2 * W))
         T = np.zeros((Dp, ustate.shape[0], 3, W))
         shape = SubtreeShape(rep, depth, parent, action)
-        buf = LaneBuffers(R, V, T, X, xc, tmp, rt)
+        buf = LaneBuffers(R, V, T, X, xc, rt)
         cnt = 0
         for s in range(nseg):
             if seg_class[s] != cl or not live[s]:
@@ -316,7 +415,7 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
             lanes[cnt] = s
             cnt += 1
             if cnt == W:
-                _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf)
+                _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf)
                 cnt = 0
         if cnt:
-            _walk_group(lanes, cnt, seg, shape, hands, ustate, uidx, table, flow, buf)
+            _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf)

@@ -28,7 +28,7 @@ from cfrlab.cards.cards import rank_hand
 from cfrlab.cards.evaluator import rank_batch
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import _kernels as K
-from cfrlab.realgame._lanes import RankedHands, last_round_lanes, shape_classes
+from cfrlab.realgame._lanes import RankedHands, column_classes, last_round_lanes, shape_classes
 from cfrlab.realgame.hands import Deck, Unit, hand_permutation, make_deck, next_board_orbits
 from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
@@ -159,6 +159,7 @@ class Walker:
         self.cards = np.ascontiguousarray(self.deck.hands)
         self._root_reach = None
         self._perms: dict[tuple, np.ndarray] = {}
+        self._columns = None  # (entry reach, its hands' column classes): ``_reach_columns``
         last = self.rounds[-1]
         self.last_class, self.last_rep = shape_classes(last.seg_off, last.kind, last.player,
                                                        last.child, last.slot)
@@ -192,12 +193,21 @@ class Walker:
         if full and r == self.R - 1:
             order, grp_end = self._showdown_order(board, valid)
             hands = RankedHands(order, np.ascontiguousarray(self.cards[order]), grp_end,
-                                np.ascontiguousarray(states[order]), h, D)
+                                np.ascontiguousarray(states[order]),
+                                np.ascontiguousarray(self._reach_columns(in_reach)[order]), h, D)
             last_round_lanes(self.segments[r], self.last_class, self.last_rep, hands, self.table,
                              flow)
             return
         K.round_pass(full, self.segments[r], K.BoardHands(valid, self.cards, h, D, states),
                      self.table, flow)
+
+    def _reach_columns(self, in_reach: np.ndarray) -> np.ndarray:
+        """int64[H]: each hand's class of identical columns ``in_reach[:, :, i]`` (hands of
+        one class have the same reach at every entry); kept for the next boards below the
+        same entries."""
+        if self._columns is None or self._columns[0] is not in_reach:
+            self._columns = (in_reach, column_classes(in_reach.reshape(-1, in_reach.shape[-1])))
+        return self._columns[1]
 
     def _level(self, r: int, board: tuple, in_reach, out_vals, scale: float) -> None:
         """Round r on ``board`` and everything below: adds scale * values to out_vals."""
