@@ -9,8 +9,11 @@ Each iteration t = 1..T, for each player p in turn (alternating updates):
    to p's reservoir buffer with weight t (linear CFR), and, for Deep CFR, the opponent's
    strategy at its information sets to the strategy buffer;
 2. p's advantage network is trained from scratch (``warm_start=False``, as both papers do; with
-   ``warm_start`` it continues from the previous one) on minibatches of p's buffer: weighted
-   squared error over the legal columns (the weight is the sample's iteration / t).
+   ``warm_start`` it continues from the previous one) on p's buffer: weighted squared error
+   over the legal columns (the weight is the sample's iteration / t). By default the loss is
+   the whole buffer's, computed exactly from per-row sums (``_fit_rows``: the same objective as
+   the papers' minibatches, without their sampling noise); ``minibatch=True`` samples
+   minibatches of ``adv_batch`` items as the papers do.
 
 Then SD-CFR keeps every iteration's networks (weighted by their iteration) and its policy is
 their reach-weighted mixture; Deep CFR trains an average-strategy network on the strategy
@@ -64,14 +67,15 @@ def require_jax() -> None:
 class DeepParams:
     """Hyper-parameters (defaults: the Leduc settings of docs/deep.md)."""
 
-    hidden: tuple[int, ...] = (64, 64)  # hidden layer widths of every network
-    adv_steps: int = 400  # minibatch steps per advantage-network training
-    adv_batch: int = 512
+    hidden: tuple[int, ...] = (64, 64, 64)  # hidden layer widths of every network
+    adv_steps: int = 1500  # Adam steps per advantage-network training
+    adv_batch: int = 512  # minibatch size (with minibatch=True)
     avg_steps: int = 3000  # Deep CFR: steps of the average-strategy network
     avg_batch: int = 1024
-    learning_rate: float = 1e-3  # Adam
+    learning_rate: float = 3e-3  # Adam's initial rate, decayed to 0 on a cosine in each training
     buffer: int = 1_000_000  # reservoir capacity per player (advantages) and for strategies
     warm_start: bool = False  # from scratch each iteration, as the papers do
+    minibatch: bool = False  # True: minibatches of the buffer (the papers); False: its exact loss per row
 
 
 @dataclass
@@ -111,8 +115,10 @@ def _loss(params, x, mask, target, weight, kind):
 
 
 def _fit(params, key, feats, legal, rows, target, weight, n, wscale, steps, batch, lr, kind):
-    """``steps`` Adam steps on minibatches drawn uniformly from the first ``n`` buffer items."""
-    opt = optax.adam(lr)
+    """``steps`` Adam steps on minibatches drawn uniformly from the first ``n`` buffer items,
+    the learning rate decaying to 0 on a cosine (the targets are noisy samples: a vanishing
+    step lands near their mean instead of jittering around it)."""
+    opt = optax.adam(optax.cosine_decay_schedule(lr, steps))
 
     def step(carry, k):
         p, s = carry
@@ -126,7 +132,26 @@ def _fit(params, key, feats, legal, rows, target, weight, n, wscale, steps, batc
     return params
 
 
+def _fit_rows(params, feats, legal, row_weight, row_target, steps, lr, kind):
+    """``steps`` full-batch Adam steps on the buffer's loss written per row: with W_r the summed
+    weight of row r's samples and Y_r their weighted mean, sum_i w_i loss(f(x_i), y_i) equals
+    sum_r W_r loss(f(x_r), Y_r) up to a constant (both losses are linear or quadratic in the
+    target), so this is the whole reservoir's loss, exactly, at the cost of one row table."""
+    opt = optax.adam(optax.cosine_decay_schedule(lr, steps))
+    scale = 1.0 / jnp.sum(row_weight)
+
+    def step(carry, _):
+        p, s = carry
+        g = jax.grad(_loss)(p, feats, legal, row_target, row_weight * scale * row_weight.shape[0], kind)
+        upd, s = opt.update(g, s, p)
+        return (optax.apply_updates(p, upd), s), None
+
+    (params, _), _ = jax.lax.scan(step, (params, opt.init(params)), None, length=steps)
+    return params
+
+
 _fit_jit = None if jax is None else jax.jit(_fit, static_argnames=("steps", "batch", "lr", "kind"))
+_fit_rows_jit = None if jax is None else jax.jit(_fit_rows, static_argnames=("steps", "lr", "kind"))
 
 
 class Buffer:
@@ -144,6 +169,16 @@ class Buffer:
 
     def __len__(self) -> int:
         return int(min(self.seen[0], len(self.rows)))
+
+    def per_row(self, num_rows: int) -> tuple[np.ndarray, np.ndarray]:
+        """(W float64[rows], Y float64[rows, A]): each row's summed sample weight and weighted
+        mean target over the buffer (0 where a row has no sample)."""
+        n = len(self)
+        rows, w = self.rows[:n], self.weight[:n].astype(np.float64)
+        weight = np.bincount(rows, weights=w, minlength=num_rows)
+        total = np.stack([np.bincount(rows, weights=w * self.target[:n, a], minlength=num_rows)
+                          for a in range(self.target.shape[1])], axis=1)
+        return weight, total / np.where(weight > 0, weight, 1.0)[:, None]
 
 
 class Trainer:
@@ -186,6 +221,8 @@ class Trainer:
         self._avg_den = np.zeros(len(self.policy))
         self._jfeats = jnp.asarray(self.features)
         self._jlegal = jnp.asarray(self.legal, jnp.float32)
+        every = np.arange(len(self.features))
+        self._rows_of = {0: every[self.row_player == 0], 1: every[self.row_player == 1], "strategy": every}
         self.iterations = 0
         self.seconds = 0.0
         self.cpu_seconds = 0.0
@@ -220,15 +257,21 @@ class Trainer:
         k_init, k_fit = jax.random.split(key)
         start = self.latest[p] if self.params.warm_start and self.latest[p] is not None else None
         params = _init(k_init, self.layers) if start is None else [(jnp.asarray(w), jnp.asarray(b)) for w, b in start]
-        return self._fit(params, k_fit, buf, self.params.adv_steps, self.params.adv_batch, "advantage", 1.0 / t)
+        return self._fit(params, k_fit, buf, self.params.adv_steps, self.params.adv_batch, "advantage", 1.0 / t, p)
 
-    def _fit(self, params, key, buf: Buffer, steps: int, batch: int, kind: str, wscale: float):
+    def _fit(self, params, key, buf: Buffer, steps: int, batch: int, kind: str, wscale: float, player: int = -1):
         n = len(buf)
         if n == 0:
             raise CfrlabError("no samples to train on (the traversals visited no information set)")
-        out = _fit_jit(params, key, self._jfeats, self._jlegal, jnp.asarray(buf.rows), jnp.asarray(buf.target),
-                       jnp.asarray(buf.weight), n, wscale, steps=int(steps), batch=int(batch),
-                       lr=float(self.params.learning_rate), kind=kind)
+        lr = float(self.params.learning_rate)
+        if self.params.minibatch:
+            out = _fit_jit(params, key, self._jfeats, self._jlegal, jnp.asarray(buf.rows), jnp.asarray(buf.target),
+                           jnp.asarray(buf.weight), n, wscale, steps=int(steps), batch=int(batch), lr=lr, kind=kind)
+        else:
+            weight, target = buf.per_row(len(self.features))
+            rows = self._rows_of[kind if kind != "advantage" else player]  # only rows the buffer can hold
+            out = _fit_rows_jit(params, self._jfeats[rows], self._jlegal[rows], jnp.asarray(weight[rows], jnp.float32),
+                                jnp.asarray(target[rows], jnp.float32), steps=int(steps), lr=lr, kind=kind)
         return [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in out]
 
     # -- results -------------------------------------------------------------------------
