@@ -77,8 +77,8 @@ def run_openspiel(seed: int, args) -> dict:
     settings = {"num_iterations": args.os_iterations, "num_traversals": args.os_traversals,
                 "policy_network_layers": [64, 64], "advantage_network_layers": [64, 64],
                 "learning_rate": 1e-3, "batch_size_advantage": 2048, "batch_size_strategy": 2048,
-                "memory_capacity": 1_000_000, "policy_network_train_steps": 5000,
-                "advantage_network_train_steps": 500, "reinitialize_advantage_networks": True}
+                "memory_capacity": 1_000_000, "policy_network_train_steps": 2000,
+                "advantage_network_train_steps": 300, "reinitialize_advantage_networks": True}
     game = pyspiel.load_game("leduc_poker")
     t0, c0 = time.perf_counter(), time.process_time()
     solver = deep_cfr.DeepCFRSolver(game, seed=seed, **{k: tuple(v) if isinstance(v, list) else v
@@ -113,8 +113,8 @@ def print_table(summary: list[dict]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--iterations", type=int, default=150, help="CFR iterations of the networks")
-    ap.add_argument("--traversals", type=int, default=4000, help="traversals per player per iteration")
+    ap.add_argument("--iterations", type=int, default=100, help="CFR iterations of the networks")
+    ap.add_argument("--traversals", type=int, default=10000, help="traversals per player per iteration")
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--methods", default="sdcfr,deepcfr,es")
     ap.add_argument("--eval-every", type=int, default=25)
