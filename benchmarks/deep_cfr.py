@@ -43,7 +43,7 @@ GAME = "leduc"
 
 def run_deep(method: str, seed: int, args) -> list[dict]:
     params = DeepParams(hidden=tuple(int(h) for h in args.hidden.split(",")), adv_steps=args.adv_steps,
-                        avg_steps=args.avg_steps)
+                        avg_steps=args.avg_steps, buffer=args.buffer, warm_start=args.warm_start)
     r = train(GAME, method, args.iterations, args.traversals, seed, params, args.eval_every,
               progress=lambda p: print(f"  {method} seed {seed}: {p}", file=sys.stderr, flush=True))
     return r.curve
@@ -121,6 +121,8 @@ def main() -> None:
     ap.add_argument("--hidden", default="64,64")
     ap.add_argument("--adv-steps", type=int, default=DeepParams().adv_steps)
     ap.add_argument("--avg-steps", type=int, default=DeepParams().avg_steps)
+    ap.add_argument("--buffer", type=int, default=DeepParams().buffer, help="reservoir capacity")
+    ap.add_argument("--warm-start", action="store_true", help="continue each network from the previous one")
     ap.add_argument("--openspiel", action="store_true", help="also run OpenSpiel's JAX Deep CFR")
     ap.add_argument("--os-iterations", type=int, default=20)
     ap.add_argument("--os-traversals", type=int, default=300)
@@ -139,7 +141,7 @@ def main() -> None:
         print(f"openspiel deep_cfr: {o}")
     if args.json:
         print(json.dumps({"game": GAME, "iterations": args.iterations, "traversals_per_iteration": args.traversals,
-                          "hidden": args.hidden, "adv_steps": args.adv_steps, "avg_steps": args.avg_steps,
+                          "hidden": args.hidden, "adv_steps": args.adv_steps, "avg_steps": args.avg_steps, "buffer": args.buffer, "warm_start": args.warm_start,
                           "numpy": np.__version__, "runs": runs, "summary": summary, "openspiel": openspiel}))
 
 

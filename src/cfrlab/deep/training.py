@@ -73,7 +73,7 @@ class DeepParams:
     avg_steps: int = 3000  # Deep CFR: steps of the average-strategy network
     avg_batch: int = 1024
     learning_rate: float = 3e-3  # Adam's initial rate, decayed to 0 on a cosine in each training
-    buffer: int = 1_000_000  # reservoir capacity per player (advantages) and for strategies
+    buffer: int = 10_000_000  # reservoir capacity per player (advantages) and for strategies
     warm_start: bool = False  # from scratch each iteration, as the papers do
     minibatch: bool = False  # True: minibatches of the buffer (the papers); False: its exact loss per row
 
