@@ -17,15 +17,16 @@ import pytest
 pytest.importorskip("jax")
 pytest.importorskip("optax")
 
-import cfrlab  # noqa: E402
-from cfrlab.deep import DeepNets, DeepParams, Trainer, load_nets, train  # noqa: E402
-from cfrlab.deep.features import feature_names, info_features  # noqa: E402
-from cfrlab.engine import model_for_game, tree_for  # noqa: E402
-from cfrlab.errors import CfrlabError, FileMismatchError  # noqa: E402
-from cfrlab.games import load_game  # noqa: E402
-from cfrlab.known_values import KUHN_UNIFORM_EXPLOITABILITY  # noqa: E402
-from cfrlab.strategy import Strategy  # noqa: E402
-from tests.cli_run import run  # noqa: E402
+from tests.cli_run import run
+
+import cfrlab
+from cfrlab.deep import DeepNets, DeepParams, Trainer, load_nets, train
+from cfrlab.deep.features import feature_names, info_features
+from cfrlab.engine import model_for_game, tree_for
+from cfrlab.errors import CfrlabError, FileMismatchError
+from cfrlab.games import load_game
+from cfrlab.known_values import KUHN_UNIFORM_EXPLOITABILITY
+from cfrlab.strategy import Strategy
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 TINY = DeepParams(hidden=(16,), adv_steps=60, adv_batch=128, avg_steps=200, avg_batch=256, buffer=20_000)
@@ -166,9 +167,9 @@ MISSING_JAX = "import sys; sys.modules['jax'] = None; sys.modules['optax'] = Non
 
 def test_missing_extra_is_one_line_saying_how_to_install():
     code = MISSING_JAX + "from cfrlab.deep import train\ntry:\n    train('kuhn')\nexcept Exception as e:\n    print(type(e).__name__, e)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(SRC)})
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, env={"PYTHONPATH": str(SRC)})
     assert out.stdout.strip() == "CfrlabError Deep CFR needs JAX and optax: pip install cfrlab[deep]"
     cli = MISSING_JAX + "from cfrlab.cli.main import main; main(['deep', 'train', 'kuhn', '-n', '1'])"
-    out = subprocess.run([sys.executable, "-c", cli], capture_output=True, text=True, env={"PYTHONPATH": str(SRC)})
+    out = subprocess.run([sys.executable, "-c", cli], check=False, capture_output=True, text=True, env={"PYTHONPATH": str(SRC)})
     assert out.returncode != 0
     assert out.stderr.strip().splitlines() == ["cfrlab: error: Deep CFR needs JAX and optax: pip install cfrlab[deep]"]

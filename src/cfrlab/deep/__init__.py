@@ -30,7 +30,21 @@ _WHERE = {
     "require_jax": "training",
     "INSTALL_HINT": "training",
 }
-__all__ = sorted(_WHERE)
+__all__ = [
+    "FEATURES_VERSION",
+    "INSTALL_HINT",
+    "METHODS",
+    "DeepNets",
+    "DeepParams",
+    "DeepResult",
+    "Trainer",
+    "feature_names",
+    "info_features",
+    "load_deep_strategy",
+    "load_nets",
+    "require_jax",
+    "train",
+]
 
 
 def __getattr__(name: str):

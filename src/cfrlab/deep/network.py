@@ -22,6 +22,7 @@ for another game, feature layout or network shape is refused in one line.
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,7 +152,7 @@ def load_nets(path: str | Path, game: GameDef | str | None = None) -> DeepNets:
                 raise CfrlabError(f"{path}: corrupt deep weights header (group {group})")
             per_layer = [(z.read(f"{group}_w{i}", shape=(n, a, b), dtype=np.float32, what=f"{group} layer {i} weights"),
                           z.read(f"{group}_b{i}", shape=(n, b), dtype=np.float32, what=f"{group} layer {i} biases"))
-                         for i, (a, b) in enumerate(zip(layers[:-1], layers[1:]))]
+                         for i, (a, b) in enumerate(itertools.pairwise(layers))]
             nets[group] = [[(w[k], b[k]) for w, b in per_layer] for k in range(n)]
             weights[group] = [float(x) for x in z.read(f"{group}_weight", shape=(n,), dtype=np.float64)]
     if method == "sdcfr" and len(nets["adv0"]) != len(nets["adv1"]):

@@ -38,8 +38,15 @@ import numpy as np
 
 from cfrlab.deep import _traverse_kernels as K
 from cfrlab.deep.features import info_features
-from cfrlab.deep.network import DeepNets, METHODS
-from cfrlab.deep.policy import finish_average, legal_rows, mlp_forward, own_reach, regret_matching, uniform
+from cfrlab.deep.network import METHODS, DeepNets
+from cfrlab.deep.policy import (
+    finish_average,
+    legal_rows,
+    mlp_forward,
+    own_reach,
+    regret_matching,
+    uniform,
+)
 from cfrlab.engine import exploitability, model_for_game, row_offsets, tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
