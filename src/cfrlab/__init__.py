@@ -21,8 +21,9 @@ from cfrlab.version import __version__
 # before it only. The first layer is the modules beside the package root.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "config", "fileio", "numba_cache", "known_values", "version", "units"),
-    ("cards",), ("games",), ("tree",), ("abstraction",), ("engine",), ("solvers",), ("strategy",),
-    ("evaluate",), ("agents",), ("realgame",), ("counter",), ("play", "interop"), ("envs",), ("experiments",), ("spot",),
+    ("cards",), ("games",), ("tree",), ("abstraction",), ("engine",), ("solvers",), ("strategy",), ("deep",),
+    ("evaluate",), ("agents",), ("realgame",), ("counter",), ("play", "interop"), ("envs",), ("experiments",),
+    ("spot",),
     ("api",), ("cli", "warmup", "__main__"),
 )
 

@@ -13,6 +13,9 @@ Specs:
   the real game through action translation (``cfrlab.agents.translation``), by the
   pseudo-harmonic rule unless ``PATH:translation=RULE`` names another (``pseudo-harmonic``,
   ``pseudo-harmonic-det``, ``geometric``, ``nearest``); a translation on a limit game is refused;
+* networks from ``cfrlab deep train``: ``deep:FILE`` plays their policy, tabulated on every
+  information set (``cfrlab.deep.load_deep_strategy``; SD-CFR's mixture of its iteration
+  networks, the same play as sampling one network per hand); refused for another game;
 * your own Python agent class: ``py:FILE.py:ClassName`` or ``py:package.module:ClassName``
   (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md);
 * a team: ``team:COACH[:REWARD]=SPEC,SPEC,...`` (``cfrlab.agents.team``): a coach (``ucb1``
@@ -42,6 +45,7 @@ from cfrlab.agents.nplayer import NPolicyAgent, table_policy
 from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.agents.team import COACHES, REWARDS, TeamAgent
 from cfrlab.agents.translation import TranslatedStrategy
+from cfrlab.deep.network import load_deep_strategy
 from cfrlab.engine import load_abstraction
 from cfrlab.engine.nplayer import check_game, get_engine
 from cfrlab.errors import CfrlabError
@@ -231,6 +235,8 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
         agent = _team(text, game, seed)
     elif text.startswith("py:"):
         agent = load_python_agent(text[3:])
+    elif text.startswith("deep:"):
+        agent = _deep(text, game)
     else:
         path, opts = _split_options(text)
         p = Path(path)
@@ -245,6 +251,14 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
                                     translation=opts.get("translation"))
     agent.begin_match(game, seed)
     return agent
+
+
+def _deep(text: str, game: GameDef) -> Agent:
+    """``deep:FILE``: a weights file's policy as a strategy agent."""
+    path = text[len("deep:"):]
+    if not Path(path).is_file():
+        raise CfrlabError(f"agent {text!r}: no such weights file {path}")
+    return strategy_agent(load_deep_strategy(path, game), game, name=Path(path).stem)
 
 
 def _team(text: str, game: GameDef, seed: int | None) -> Agent:

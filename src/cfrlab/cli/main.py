@@ -84,6 +84,7 @@ COMMANDS = {
                                       "Figure 1).")),
     "counter": ("counter_cmd", "Opponent models from logs and counter-strategies (FBR, RNR, DBR)."),
     "spot": ("spot_cmd", "Postflop spots: a board, two ranges, the pot, the stacks and the bet sizes."),
+    "deep": ("deep_cmd", "Deep CFR and Single Deep CFR: neural strategies measured exactly."),
 }
 
 

@@ -1,0 +1,173 @@
+"""Numba kernels of Deep CFR's external-sampling traversals and reservoir buffers.
+
+Plain arrays only (docs/ENGINE.md layouts, as ``cfrlab.solvers`` MCCFR reads them):
+
+- ``tree``: the ``TreeArrays`` bundle (``cfrlab.tree.arrays.compile_tree``);
+- ``row_offset`` int64[D + 1]; ``deal_states`` int32[K, 2, R] and ``deal_value`` float64[K]
+  (``cfrlab.solvers.mccfr.deal_tables``: every deal equally likely);
+- ``policy`` float64[rows, A]: the strategy both players follow this iteration (the networks'
+  outputs on every row, regret-matched: the traversal needs no network call);
+- a buffer is (``rows`` int32[cap], ``target`` float32[cap, A], ``weight`` float32[cap],
+  ``seen`` int64[1]): reservoir sampling keeps a uniform sample of everything offered;
+- ``rng`` uint64[1]: splitmix64 state, advanced in place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cfrlab.config import NUMBA_CACHE
+from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_U30, _U27, _U31, _U11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit(cache=NUMBA_CACHE)
+def _uniform(rng):
+    """A double in [0, 1) from splitmix64."""
+    rng[0] += _GOLDEN
+    z = rng[0]
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    z = z ^ (z >> _U31)
+    return float(z >> _U11) * _INV53
+
+
+@njit(cache=NUMBA_CACHE)
+def _sample(probs, u, A):
+    """Index of the action drawn by u in [0, 1) from probs[:A] (last positive on round-off)."""
+    acc = 0.0
+    last = -1
+    for a in range(A):
+        if probs[a] > 0.0:
+            acc += probs[a]
+            last = a
+            if u < acc:
+                return a
+    return last
+
+
+@njit(cache=NUMBA_CACHE)
+def _slot(seen, cap, rng):
+    """Reservoir sampling: where the next item goes (-1: dropped)."""
+    s = seen[0]
+    seen[0] = s + 1
+    if s < cap:
+        return s
+    j = int(_uniform(rng) * (s + 1))
+    return j if j < cap else -1
+
+
+@njit(cache=NUMBA_CACHE)
+def _terminal_value(kind, player, spent, n, traverser, showdown0):
+    """Traverser's chips at terminal n (showdown0 = player 0's result per chip of stake)."""
+    if kind[n] == FOLD:
+        if player[n] == traverser:
+            return -float(spent[n, traverser])
+        return float(spent[n, 1 - traverser])
+    v0 = min(spent[n, 0], spent[n, 1]) * showdown0
+    return v0 if traverser == 0 else -v0
+
+
+@njit(cache=NUMBA_CACHE)
+def subtree_end(first_child, num_children, child):
+    """end[n]: one past the last node of n's subtree (preorder numbering)."""
+    n_nodes = first_child.shape[0]
+    end = np.empty(n_nodes, np.int64)
+    for n in range(n_nodes - 1, -1, -1):
+        e = n + 1
+        for j in range(num_children[n]):
+            e = max(e, end[child[first_child[n] + j]])
+        end[n] = e
+    return end
+
+
+@njit(cache=NUMBA_CACHE)
+def traverse(tree, end, row_offset, deal_states, deal_value, policy, traverser, traversals, weight,
+             scale, adv, strat, record_strategy, rng):
+    """``traversals`` external-sampling traversals for ``traverser`` (Lanctot 2009, as Deep CFR
+    runs them): each on a fresh deal, the opponent's actions sampled from ``policy``, every
+    traverser action explored. At each traverser row the sampled regrets v(a) - v(sigma) (over
+    ``scale``: the networks learn numbers near 1) go to the advantage buffer ``adv``; with
+    ``record_strategy``, each opponent row's ``policy`` goes to the strategy buffer ``strat``
+    (Deep CFR's average-strategy memory). Every item carries ``weight`` (the iteration: linear
+    CFR weighting). ``adv`` and ``strat`` are (rows, target, weight, seen) tuples."""
+    (kind, player, rnd, first_child, num_children, child, action, spent, decision, legal,
+     _next_node) = tree
+    adv_rows, adv_target, adv_weight, adv_seen = adv
+    st_rows, st_target, st_weight, st_seen = strat
+    n_nodes = kind.shape[0]
+    n_deals = deal_states.shape[0]
+    A = legal.shape[1]
+    active = np.zeros(n_nodes, np.bool_)
+    sampled = np.full(n_nodes, -1, np.int64)
+    value = np.zeros(n_nodes)
+    visited = np.empty(n_nodes, np.int64)
+    for _ in range(traversals):
+        k = int(_uniform(rng) * n_deals)
+        states = deal_states[k]
+        showdown0 = deal_value[k]
+        count = 0
+        active[0] = True
+        n = 0
+        while n < n_nodes:  # forward, preorder: mark the sampled part of the tree
+            if not active[n]:
+                n = end[n]
+                continue
+            visited[count] = n
+            count += 1
+            if kind[n] == DECISION:
+                p = player[n]
+                row = row_offset[decision[n]] + states[p, rnd[n]]
+                f = first_child[n]
+                if p == traverser:
+                    for j in range(num_children[n]):
+                        active[child[f + j]] = True
+                else:
+                    a = _sample(policy[row], _uniform(rng), A)
+                    for j in range(num_children[n]):
+                        c = child[f + j]
+                        active[c] = action[c] == a
+                        if action[c] == a:
+                            sampled[n] = c
+                    if record_strategy:
+                        i = _slot(st_seen, st_rows.shape[0], rng)
+                        if i >= 0:
+                            st_rows[i] = row
+                            st_weight[i] = weight
+                            for b in range(A):
+                                st_target[i, b] = policy[row, b]
+            elif kind[n] == CHANCE:
+                active[child[first_child[n]]] = True
+            n += 1
+        for i in range(count - 1, -1, -1):  # backward over the visited nodes
+            n = visited[i]
+            kd = kind[n]
+            if kd == FOLD or kd == SHOWDOWN:
+                value[n] = _terminal_value(kind, player, spent, n, traverser, showdown0)
+            elif kd == CHANCE:
+                value[n] = value[child[first_child[n]]]
+            elif player[n] != traverser:
+                value[n] = value[sampled[n]]
+            else:
+                row = row_offset[decision[n]] + states[traverser, rnd[n]]
+                f = first_child[n]
+                v = 0.0
+                for j in range(num_children[n]):
+                    c = child[f + j]
+                    v += policy[row, action[c]] * value[c]
+                value[n] = v
+                s = _slot(adv_seen, adv_rows.shape[0], rng)
+                if s >= 0:
+                    adv_rows[s] = row
+                    adv_weight[s] = weight
+                    for b in range(A):
+                        adv_target[s, b] = 0.0
+                    for j in range(num_children[n]):
+                        c = child[f + j]
+                        adv_target[s, action[c]] = (value[c] - v) / scale

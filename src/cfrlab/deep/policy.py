@@ -1,0 +1,100 @@
+"""From network outputs to behaviour policies, in numpy (no JAX needed to play or tabulate).
+
+Layouts are ENGINE.md's: a table is float64[rows, A] with row ``row_offset[d] + state``;
+``legal_rows`` bool[rows, A] is ``tree.legal`` repeated over each decision's rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cfrlab.engine import row_offsets
+from cfrlab.tree import CHANCE, DECISION
+
+
+def legal_rows(tree, model) -> np.ndarray:
+    """bool[rows, A]: each row's legal action columns."""
+    return np.repeat(np.asarray(tree.legal, bool), np.diff(row_offsets(tree, model)), axis=0)
+
+
+def mlp_forward(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
+    """ReLU MLP: ``x @ W + b`` per layer, ReLU between layers, linear output (float64)."""
+    h = np.asarray(x, np.float64)
+    for i, (w, b) in enumerate(layers):
+        h = h @ np.asarray(w, np.float64) + np.asarray(b, np.float64)
+        if i < len(layers) - 1:
+            h = np.maximum(h, 0.0)
+    return h
+
+
+def regret_matching(advantage: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Rows of predicted advantages -> strategies: positive parts normalized over the legal
+    columns; where none is positive, the legal column of highest advantage with probability 1
+    (Brown et al. 2019, section 4)."""
+    pos = np.where(legal, np.maximum(advantage, 0.0), 0.0)
+    total = pos.sum(axis=1, keepdims=True)
+    best = np.argmax(np.where(legal, advantage, -np.inf), axis=1)
+    greedy = np.zeros_like(pos)
+    greedy[np.arange(len(best)), best] = 1.0
+    return np.where(total > 0, pos / np.where(total > 0, total, 1.0), greedy)
+
+
+def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Softmax over the legal columns (0 elsewhere)."""
+    z = np.where(legal, logits, -np.inf)
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+def uniform(legal: np.ndarray) -> np.ndarray:
+    return legal / legal.sum(axis=1, keepdims=True)
+
+
+def own_reach(tree, model, policy: np.ndarray) -> np.ndarray:
+    """float64[rows]: at each row, the probability that the acting player's own actions
+    (under ``policy``) lead to that decision in that private state (perfect recall: a state's
+    earlier-round states are ``model.parent``)."""
+    offsets = row_offsets(tree, model)
+    out = np.zeros(int(offsets[-1]))
+    reach: list[list[np.ndarray | None]] = [[None, None] for _ in range(tree.num_nodes)]
+    reach[0] = [np.ones(model.num_states[0]), np.ones(model.num_states[0])]
+    for n in range(tree.num_nodes):
+        mine = reach[n]
+        if tree.kind[n] == DECISION:
+            d, p = int(tree.decision[n]), int(tree.player[n])
+            rows = slice(int(offsets[d]), int(offsets[d + 1]))
+            out[rows] = mine[p]
+        start = int(tree.first_child[n])
+        for c in tree.child[start:start + int(tree.num_children[n])]:
+            c = int(c)
+            if tree.kind[n] == CHANCE:
+                up = np.asarray(model.parent[int(tree.round[c])])
+                reach[c] = [mine[0][up], mine[1][up]]
+            elif tree.kind[n] == DECISION:
+                child = list(mine)
+                child[p] = mine[p] * policy[rows, int(tree.action[c])]
+                reach[c] = child
+        reach[n] = [None, None]  # children hold what they need
+    return out
+
+
+def average_of(tables: list[np.ndarray], weights: list[float], tree, model, legal: np.ndarray) -> np.ndarray:
+    """The average strategy of a sequence of strategies: per row,
+    sum_t w_t * reach_t * sigma_t / sum_t w_t * reach_t (reach: the acting player's own, under
+    sigma_t), uniform where no strategy reaches the row. This is the strategy SD-CFR's
+    network-per-hand sampling plays (Steinberger 2019)."""
+    num = np.zeros_like(tables[0])
+    den = np.zeros(num.shape[0])
+    for table, w in zip(tables, weights):
+        r = w * own_reach(tree, model, table)
+        num += r[:, None] * table
+        den += r
+    return finish_average(num, den, legal)
+
+
+def finish_average(num: np.ndarray, den: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """num / den per row; uniform over legal columns where den is 0."""
+    ok = den > 0
+    out = uniform(legal).copy()
+    out[ok] = num[ok] / den[ok, None]
+    return np.where(legal, out, 0.0)
