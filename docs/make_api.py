@@ -41,6 +41,11 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
     ("Perturbed equilibria", "cfrlab.counter.perturbed", ["PerturbedSolver"]),
     ("OpenSpiel", "cfrlab.interop.openspiel", ["to_openspiel", "from_openspiel", "export_openspiel",
                                                "import_openspiel", "openspiel_game_name"]),
+    ("CFR-BR", "cfrlab.realgame.cfrbr", ["cfrbr", "CardMap"]),
+    ("Spots", "cfrlab.spot", ["load_spot", "make_spot", "solve_spot", "SpotSolution", "spot_size"]),
+    ("Environments", "cfrlab.envs", ["PokerEnv", "PokerGymEnv", "BatchedEnv", "ActionSet", "Encoding"]),
+    ("Deep CFR and SD-CFR", "cfrlab.deep", ["train", "DeepParams", "DeepResult", "load_nets",
+                                             "load_deep_strategy"]),
     ("Errors", "cfrlab.errors", ["CfrlabError", "ParseError", "FileMismatchError", "IllegalActionError"]),
     ("The package's layers", "cfrlab", ["LAYERS", "layer_order"]),
 ]
