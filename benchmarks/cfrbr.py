@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from real_ladder import cached, cfrlab, reduced_holdem  # noqa: E402
+from real_ladder import cached, cfrlab, reduced_holdem
 
 
 def game_text(ranks: int, suits: int, rounds: int) -> str:

@@ -41,6 +41,7 @@ from cfrlab.abstraction.buckets import (
     final_kernel_args,
     seq_indexers,
 )
+from cfrlab.abstraction.kmeans import build_kmeans_buckets
 from cfrlab.abstraction.metrics import (
     board_totals,
     check_holdem_style,
@@ -48,7 +49,6 @@ from cfrlab.abstraction.metrics import (
     metric_indexers,
     metric_tables,
 )
-from cfrlab.abstraction.kmeans import build_kmeans_buckets
 from cfrlab.abstraction.model import BUCKETED, keep_engine_views
 from cfrlab.cards.isomorphism import DeckMap
 from cfrlab.errors import CfrlabError, FileMismatchError
