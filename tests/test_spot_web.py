@@ -66,7 +66,7 @@ def test_node_view_is_the_readers_report(river_sol):
     assert [a["next"] for a in v["actions"]] == [{"kind": "end", "what": "showdown"},
                                                  {"kind": "decision", "path": "x b10"},
                                                  {"kind": "decision", "path": "x b30"}]
-    names, weight, freq = class_grid(rep)
+    names, _, freq = class_grid(rep)
     assert len(v["grid"]) == 13 and all(len(r) == 13 for r in v["grid"])
     kk = v["grid"][1][1]
     assert kk["hand"] == "KK" and names[1][1] == "KK"
@@ -84,7 +84,7 @@ def test_hand_view_lists_the_class_combos(river_sol):
     want = {"QcJc", "QdJd"}  # QsJs and QhJh use board cards
     assert {c["combo"] for c in h["combos"]} == want
     for c in h["combos"]:
-        k = [i for i, (name, *_ ) in enumerate(rep.combo_rows()) if name == c["combo"]][0]
+        k = next(i for i, (name, *_) in enumerate(rep.combo_rows()) if name == c["combo"])
         np.testing.assert_allclose(c["strategy"], rep.strategy[k], atol=1e-8)
         assert abs(c["ev"] - rep.ev[k]) < 1e-7 and abs(c["equity"] - rep.equity[k]) < 1e-7
     w = np.array([c["weight"] for c in h["combos"]])

@@ -217,9 +217,13 @@ def register(app: typer.Typer) -> None:
         from cfrlab.spot.store import load_solution
         from cfrlab.spot.web import create_spot_app
 
-        sol = load_solution(solved)
-        app_ = create_spot_app(sol, title=f"cfrlab spot: {solved.name}")
-        sock = bind_socket(host, port)  # a port in use is one line, before anything starts
+        sock = bind_socket(host, port)  # a port in use is one line, before the file is read
+        try:
+            sol = load_solution(solved)
+            app_ = create_spot_app(sol, title=f"cfrlab spot: {solved.name}")
+        except BaseException:
+            sock.close()
+            raise
         shown = f"[{host}]" if ":" in host else host
         print(f"cfrlab: {sol.spot.summary()}\ncfrlab: serving {solved} at "
               f"http://{shown}:{sock.getsockname()[1]}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)

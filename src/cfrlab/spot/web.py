@@ -26,6 +26,7 @@ import numpy as np
 from cfrlab.cards.cards import RANKS, card_text
 from cfrlab.cards.ranges import combo_text
 from cfrlab.errors import CfrlabError
+from cfrlab.play.web import STATIC_DIR
 from cfrlab.spot.report import (
     GRID,
     NodeRef,
@@ -39,6 +40,13 @@ from cfrlab.spot.report import (
 )
 from cfrlab.spot.show import _class_sizes, action_colors
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD
+
+try:
+    from fastapi import FastAPI, HTTPException
+    from fastapi.responses import FileResponse
+    from fastapi.staticfiles import StaticFiles
+except ImportError as e:  # pragma: no cover - the web extra is not installed
+    raise CfrlabError("the browser view needs FastAPI and uvicorn: pip install 'cfrlab[web]'") from e
 
 MAX_PATH = 400  # characters: a path is a few tokens a street
 _PATH_CHARS = re.compile(r"^[A-Za-z0-9 ,*]*$")
@@ -140,7 +148,7 @@ class SpotView:
         """The cards that can come on the river (turn spots; none on a river spot)."""
         if len(self.sol.spot.board) >= 5:
             return []
-        used = set(int(c) for c in self.sol.spot.board)
+        used = {int(c) for c in self.sol.spot.board}
         return [card_text(c) for c in range(51, -1, -1) if c not in used]
 
     # -- views -----------------------------------------------------------------------------------
@@ -217,12 +225,6 @@ def _parse_hand(text: str) -> tuple[int, int]:
 
 def create_spot_app(sol, title: str | None = None):
     """The FastAPI app of the browser view of ``sol`` (a ``SpotSolution`` or a ``SpotView``)."""
-    from cfrlab.play.web import STATIC_DIR
-
-    from fastapi import FastAPI, HTTPException
-    from fastapi.responses import FileResponse
-    from fastapi.staticfiles import StaticFiles
-
     view = sol if isinstance(sol, SpotView) else SpotView(sol)
     app = FastAPI(title=title or "cfrlab spot", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.view = view
