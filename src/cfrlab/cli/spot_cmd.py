@@ -1,6 +1,7 @@
 """``cfrlab spot``: a postflop spot's betting tree and the memory of an exact solve (``sizes``),
 its solution (``solve``, with locked nodes and saved to a file) and reading a saved solution
-(``show``: any node's strategy, grid, EVs; a PNG; streamed JSON)."""
+(``show``: any node's strategy, grid, EVs; a PNG; streamed JSON; ``serve``: the same in the
+browser)."""
 
 from __future__ import annotations
 
@@ -199,6 +200,34 @@ def register(app: typer.Typer) -> None:
             with writing(json_out, "JSON"):
                 n = write_json(reader, json_out, report.path, depth, header=spot_config(sol.spot))
             print(f"{n:,} nodes written to {json_out}")
+
+    @sp.command("serve")
+    def serve_cmd(
+        solved: Annotated[Path, typer.Argument(metavar="SOLVED.npz", help="a spot saved by `spot solve --save`")],
+        port: Annotated[int, typer.Option("--port", metavar="PORT", help="port to serve on (0: any free one)")] = 8000,
+        host: Annotated[str, typer.Option("--host", metavar="ADDRESS",
+                                          help="address to serve on (127.0.0.1: this machine only)")] = "127.0.0.1",
+    ) -> None:
+        """Read a solved spot in the browser: walk the tree, the 13x13 grid coloured by action
+        frequencies, a hand's combos with strategy and EV; open http://HOST:PORT/."""
+        import sys
+
+        from cfrlab.play.web import bind_socket
+        from cfrlab.play.web import serve as run_server
+        from cfrlab.spot.store import load_solution
+        from cfrlab.spot.web import create_spot_app
+
+        sock = bind_socket(host, port)  # a port in use is one line, before the file is read
+        try:
+            sol = load_solution(solved)
+            app_ = create_spot_app(sol, title=f"cfrlab spot: {solved.name}")
+        except BaseException:
+            sock.close()
+            raise
+        shown = f"[{host}]" if ":" in host else host
+        print(f"cfrlab: {sol.spot.summary()}\ncfrlab: serving {solved} at "
+              f"http://{shown}:{sock.getsockname()[1]}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        run_server(app_, sock=sock)
 
 
 def _tables(report, combos: bool, grid: bool) -> list:
