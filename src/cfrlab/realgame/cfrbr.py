@@ -55,6 +55,7 @@ from cfrlab.strategy import Strategy
 
 ALGORITHMS = ("cfr", "cfr+")
 OPPONENTS = ("br", "abstract")
+BR_METHODS = ("walk", "engine")
 _NO_F32 = np.zeros(0, dtype=np.float32)
 
 
@@ -124,7 +125,9 @@ class CFRBRSolver:
     or against itself (``"abstract"``: ordinary CFR in the abstract game)."""
 
     def __init__(self, game: GameDef | str, abstraction, algorithm: str = "cfr+",
-                 opponent: str = "br") -> None:
+                 opponent: str = "br", br_method: str = "walk") -> None:
+        if br_method not in BR_METHODS:
+            raise CfrlabError(f"the best response comes from {' or '.join(BR_METHODS)}, not {br_method!r}")
         if algorithm not in ALGORITHMS:
             raise CfrlabError(f"CFR-BR runs {' or '.join(ALGORITHMS)}, not {algorithm!r}")
         if opponent not in OPPONENTS:
@@ -157,6 +160,9 @@ class CFRBRSolver:
                                        for d, r in enumerate(dec_round)]).astype(np.int64)
         if len(self.row_map) != int(real_off[-1]):
             raise CfrlabError("the abstraction does not cover the real game's states")
+        self.br_method = br_method
+        self._walker = None  # brpolicy.PolicyWalker, built at the first walked best response
+        self._real_rows = [np.flatnonzero(self.engine.player_of_row == p) for p in (0, 1)]
         self.regret = np.zeros((self.num_rows, 3))
         self.avg = np.zeros((self.num_rows, 3))
         self.iterations = 0
@@ -204,14 +210,39 @@ class CFRBRSolver:
                          for a in range(3)], axis=1) for t in (regret, avg)]
         return out[0], out[1]
 
+    def _walked_best_responses(self, real: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """Both seats' best responses to ``real`` by the real-game walk: (BR values in chips,
+        int8[rows]: the responder's action at each real row)."""
+        if self._walker is None:
+            from cfrlab.realgame.brpolicy import PolicyWalker
+
+            self._walker = PolicyWalker(self.game, self.tree, self.lm, real, self.engine.row_offset)
+        else:
+            self._walker.set_policy(real)
+        return self._walker.respond()
+
+    def _pure(self, real: np.ndarray, player: int, action: np.ndarray) -> np.ndarray:
+        """``real`` with ``player``'s rows the pure policy ``action`` (as the engine's BR)."""
+        out = real.copy()
+        rows = self._real_rows[player]
+        out[rows] = 0.0
+        out[rows, action[rows]] = 1.0
+        return out
+
     def iterate(self, n: int = 1) -> None:
         plus = self.algorithm == "cfr+"
+        walked = self.opponent == "br" and self.br_method == "walk"
         for _ in range(n):
             t = self.iterations + 1
             brv = [0.0, 0.0]
+            if walked:  # both best responses answer the iteration's first strategy (as below)
+                brv[0], brv[1], action = self._walked_best_responses(
+                    self.real_policy(self.current_policy()))
             for seat in (0, 1):
                 real = self.real_policy(self.current_policy())
-                if self.opponent == "br":  # the opponent's rows become its pure best response
+                if walked:
+                    real = self._pure(real, 1 - seat, action)
+                elif self.opponent == "br":  # the opponent's rows become its pure best response
                     brv[1 - seat], real = best_response(self.tree, self.lm, real, 1 - seat)
                 inst, reach_sigma = self._walk(real, seat)
                 mine = self.player_of_row == seat
