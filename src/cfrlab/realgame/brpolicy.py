@@ -154,6 +154,7 @@ class PolicyWalker(Walker):
         self.best = np.zeros(len(policy), dtype=np.int8)
         self._dec_nodes = [np.flatnonzero(seg.kind == DECISION) for seg in self.rounds]
         self.units = first_round_units(game, self.deck, False)
+        self._orders: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         # a tie to rounding: far below any real difference (a value is at most the largest
         # stake times the number of hands)
         self.tol = 1e-12 * float(np.abs(tree.spent).max()) * self.H
@@ -171,8 +172,12 @@ class PolicyWalker(Walker):
         board = np.asarray(board, dtype=np.int64)
         valid = self.deck.valid(board)
         states = np.ascontiguousarray(self.opp.states(r, board, self.deck, valid), dtype=np.int64)
-        if r == self.R - 1:
-            order, grp_end = self._showdown_order(board, valid)
+        if r == self.R - 1:  # the boards' rank orders do not change with the policy: kept
+            key = tuple(board.tolist())
+            got = self._orders.get(key)
+            if got is None:
+                got = self._orders[key] = self._showdown_order(board, valid)
+            order, grp_end = got
         else:
             order = grp_end = np.zeros(0, dtype=np.int64)
         seg = self.rounds[r]

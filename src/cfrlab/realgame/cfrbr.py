@@ -106,6 +106,31 @@ def abstraction_maps(game: GameDef, abstraction, tree, lm: LosslessModel) -> lis
 
 
 @njit(cache=NUMBA_CACHE)
+def _lift_rows(policy, row_map, player_of_row, action, br_player, out):
+    """out[i] = policy[row_map[i]] (an abstract policy on real rows), except the rows of
+    ``br_player`` (-1: none), which play ``action[i]`` with probability 1."""
+    for i in range(out.shape[0]):
+        if player_of_row[i] == br_player:
+            for a in range(3):
+                out[i, a] = 0.0
+            out[i, action[i]] = 1.0
+        else:
+            r = row_map[i]
+            for a in range(3):
+                out[i, a] = policy[r, a]
+
+
+@njit(cache=NUMBA_CACHE)
+def _sum_rows(t, rows, target, out):
+    """out[target[k]] += t[rows[k]] in the order of k (np.bincount's)."""
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        j = target[k]
+        for a in range(3):
+            out[j, a] += t[i, a]
+
+
+@njit(cache=NUMBA_CACHE)
 def _regret_walk(walk, ops, num_states, tables, trav, reach, values):
     """One full-width walk under the fixed ``tables.sigma``: the instantaneous regrets of the
     players with ``trav`` land in ``tables.regret`` (zeroed by the caller) and their
@@ -162,7 +187,9 @@ class CFRBRSolver:
             raise CfrlabError("the abstraction does not cover the real game's states")
         self.br_method = br_method
         self._walker = None  # brpolicy.PolicyWalker, built at the first walked best response
+        self._scratch = None  # ``_walk``'s tables
         self._real_rows = [np.flatnonzero(self.engine.player_of_row == p) for p in (0, 1)]
+        self._targets = [self.row_map[rows] for rows in self._real_rows]  # their abstract rows
         self.regret = np.zeros((self.num_rows, 3))
         self.avg = np.zeros((self.num_rows, 3))
         self.iterations = 0
@@ -181,9 +208,16 @@ class CFRBRSolver:
         uni = self.legal / self.legal.sum(axis=1, keepdims=True)
         return np.where(tot > 0, self.avg / np.where(tot > 0, tot, 1.0), uni)
 
-    def real_policy(self, policy: np.ndarray) -> np.ndarray:
-        """An abstract policy on real cards: each real state plays its abstract state's row."""
-        return np.ascontiguousarray(policy[self.row_map])
+    def real_policy(self, policy: np.ndarray, br_player: int = -1,
+                    action: np.ndarray | None = None) -> np.ndarray:
+        """An abstract policy on real cards: each real state plays its abstract state's row;
+        with ``br_player``, that player's rows play ``action`` (int8[real rows]) instead."""
+        out = np.empty((len(self.row_map), 3))
+        if action is None:
+            action = np.zeros(0, dtype=np.int8)
+        _lift_rows(np.ascontiguousarray(policy, dtype=np.float64), self.row_map,
+                   self.engine.player_of_row, action, br_player, out)
+        return out
 
     def real_br_values(self, policy: np.ndarray) -> tuple[float, float]:
         """(u0(BR, s1), u1(s0, BR)) in chips, the real-game best responses to ``policy``."""
@@ -197,17 +231,21 @@ class CFRBRSolver:
         e = self.engine
         lay = e.layout()
         reach, values = e.scratch()
-        regret = np.zeros_like(sigma)
-        avg = np.zeros_like(sigma)
+        if self._scratch is None:  # two tables of the real game's size, reused
+            self._scratch = (np.empty_like(sigma), np.empty_like(sigma))
+        regret, avg = self._scratch
+        regret.fill(0.0)
+        avg.fill(0.0)
         walk = K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off)
         ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, _NO_F32, e.opint, e.opc)
         trav = np.array([seat == 0, seat == 1])
         _regret_walk(walk, ops, e.num_states, K.SolverTables(regret, np.zeros((0, 3)), avg, sigma),
                      trav, reach, values)
-        rows = np.flatnonzero(e.player_of_row == seat)
-        target = self.row_map[rows]
-        out = [np.stack([np.bincount(target, weights=t[rows, a], minlength=self.num_rows)
-                         for a in range(3)], axis=1) for t in (regret, avg)]
+        rows = self._real_rows[seat]
+        target = self._targets[seat]
+        out = np.zeros((2, self.num_rows, 3))
+        _sum_rows(regret, rows, target, out[0])
+        _sum_rows(avg, rows, target, out[1])
         return out[0], out[1]
 
     def _walked_best_responses(self, real: np.ndarray) -> tuple[float, float, np.ndarray]:
@@ -221,27 +259,22 @@ class CFRBRSolver:
             self._walker.set_policy(real)
         return self._walker.respond()
 
-    def _pure(self, real: np.ndarray, player: int, action: np.ndarray) -> np.ndarray:
-        """``real`` with ``player``'s rows the pure policy ``action`` (as the engine's BR)."""
-        out = real.copy()
-        rows = self._real_rows[player]
-        out[rows] = 0.0
-        out[rows, action[rows]] = 1.0
-        return out
-
     def iterate(self, n: int = 1) -> None:
         plus = self.algorithm == "cfr+"
         walked = self.opponent == "br" and self.br_method == "walk"
         for _ in range(n):
             t = self.iterations + 1
             brv = [0.0, 0.0]
-            if walked:  # both best responses answer the iteration's first strategy (as below)
-                brv[0], brv[1], action = self._walked_best_responses(
-                    self.real_policy(self.current_policy()))
+            # seat 1's walk replaces seat 0's rows (the only ones seat 0's update changed) by
+            # the best response, so the iteration's first strategy on real cards serves both
+            first = self.current_policy()
+            start = self.real_policy(first)
+            if walked:  # both best responses at once
+                brv[0], brv[1], action = self._walked_best_responses(start)
             for seat in (0, 1):
-                real = self.real_policy(self.current_policy())
+                real = start
                 if walked:
-                    real = self._pure(real, 1 - seat, action)
+                    real = self.real_policy(first, 1 - seat, action)
                 elif self.opponent == "br":  # the opponent's rows become its pure best response
                     brv[1 - seat], real = best_response(self.tree, self.lm, real, 1 - seat)
                 inst, reach_sigma = self._walk(real, seat)
