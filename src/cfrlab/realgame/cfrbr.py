@@ -265,15 +265,18 @@ class CFRBRSolver:
         for _ in range(n):
             t = self.iterations + 1
             brv = [0.0, 0.0]
-            # seat 1's walk replaces seat 0's rows (the only ones seat 0's update changed) by
-            # the best response, so the iteration's first strategy on real cards serves both
+            # against a best response, seat 1's walk replaces seat 0's rows (the only ones seat
+            # 0's update changed), so the iteration's first strategy on real cards serves both;
+            # ordinary CFR alternates: seat 1 plays against seat 0's updated strategy
             first = self.current_policy()
             start = self.real_policy(first)
             if walked:  # both best responses at once
                 brv[0], brv[1], action = self._walked_best_responses(start)
             for seat in (0, 1):
                 real = start
-                if walked:
+                if self.opponent == "abstract" and seat == 1:
+                    real = self.real_policy(self.current_policy())
+                elif walked:
                     real = self.real_policy(first, 1 - seat, action)
                 elif self.opponent == "br":  # the opponent's rows become its pure best response
                     brv[1 - seat], real = best_response(self.tree, self.lm, real, 1 - seat)
