@@ -11,8 +11,9 @@ abstract player's *current* strategy, as in the paper; each position is trained 
 own best response (the two are independent problems, run side by side).
 
 Each iteration is exact: the abstract strategy is written on real cards (each real private
-state plays its abstract state's row, ``brstrategy.real_states``), the lossless engine of the
-real game gives the opponent's pure best response, and one vector walk under (abstract
+state plays its abstract state's row, ``brstrategy.real_states``), the real-game walk gives
+both seats' pure best responses at once (``brpolicy``; ``br_method="engine"``: the lossless
+engine's, the same iterates at twice the cost), and one vector walk under (abstract
 player, best response) gives the abstract player's instantaneous counterfactual regrets at
 every real information set; their sums over the real information sets of an abstract one are
 the abstract regrets (Zinkevich et al.'s abstract CFR, exact for a perfect-recall abstraction
