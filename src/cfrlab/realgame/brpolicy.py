@@ -73,7 +73,7 @@ def policy_pass(seg, hands, table, flow, order, grp_end, tol, best):
     seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l_chance, l_pay = seg
     valid, cards, h, D, states = hands
     policy, row_offset = table
-    in_reach, out_vals, scale, chance_reach, chance_vals = flow
+    in_reach, out_vals, scale, _, chance_vals = flow  # chance reach: the reach pass's
     H = valid.shape[0]
     nseg = seg_off.shape[0] - 1
     L = 1
