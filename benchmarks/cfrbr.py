@@ -6,7 +6,8 @@
 Johanson, Bard, Burch and Bowling ("Finding optimal abstract strategies in extensive-form
 games", AAAI 2012) report 103 mbb/g for CFR and 25 for CFR-BR in the same abstraction. CFR-BR
 here takes an exact best response in the real game every iteration through the lossless
-engine (``cfrlab cfrbr``), so the real game must fit it: the real-game ladder's 24-card deck
+engine's real game (``cfrlab cfrbr``; the response's policy from the real-game walk, the
+regrets from the engine's walk), so the real game must fit the engine: the real-game ladder's 24-card deck
 with HULHE's blinds, bets and caps, cut to its first two rounds (preflop and a two-card flop,
 4.5 million real information sets; the four-round game has 8.3e11). For each bucket count, with
 the commands a user runs: the perfect-recall E[HS^2] percentile abstraction (`cfrlab abstract
@@ -15,7 +16,8 @@ build`), CFR+ in it (`cfrlab solve`) and its exact real-game exploitability (`cf
 exploitability printed is exact). Files go to --out-dir; a second run reuses them (a stopped
 CFR-BR run resumes from its checkpoint).
 JSON (last line with --json): ``game``, ``rows`` (``buckets``, ``infosets``, ``cfr_abstract``,
-``cfr_real``, ``cfrbr_real``, ``ratio``, ``cfrbr_iterations``, ``cfrbr_seconds``, ``history``).
+``cfr_real``, ``cfrbr_real``, ``ratio``, ``cfrbr_iterations``, ``cfrbr_seconds`` (of this run),
+``cfrbr_resumed_from`` (the checkpoint's iterations it continued from, or null)).
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ def row(d: Path, game: Path, b: int, a: argparse.Namespace) -> dict:
     return {"buckets": b, "infosets": solved["infosets"], "cfr_abstract": solved["exploitability"],
             "cfr_real": real["exploitability"], "cfrbr_real": cb["exploitability"],
             "ratio": real["exploitability"] / cb["exploitability"],
-            "cfrbr_iterations": cb["iterations"], "cfrbr_seconds": cb["seconds"]}
+            "cfrbr_iterations": cb["iterations"], "cfrbr_seconds": cb["seconds"],
+            "cfrbr_resumed_from": cb.get("resumed_from")}
 
 
 def main() -> None:

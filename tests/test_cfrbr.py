@@ -166,3 +166,28 @@ def test_cli_runs_and_writes_a_strategy(tmp_path, capsys):
     assert real == pytest.approx(summary["exploitability"], abs=1e-9)
     code, _, err = run(capsys, "cfrbr", str(game), "--abstraction", str(abst), "-n", "5", "--out", str(out))
     assert code != 0 and "exists" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("case", ["leduc", "holdem"])
+@pytest.mark.parametrize("algorithm", ["cfr", "cfr+"])
+def test_walked_best_response_gives_the_engines_iterates(case, algorithm):
+    """The best responses from the real-game walk (brpolicy) and from the lossless engine:
+    the same regrets, averages and best-response values at every iteration (from random
+    regrets, so that the strategies have zeros and the responses ties)."""
+    if case == "leduc":
+        game, ab = "leduc", CardMap("leduc", leduc_map)
+    else:
+        game, _, ab = bucketed_case(4, 2, "0 2 1", 2)
+    a = CFRBRSolver(game, ab, algorithm, br_method="walk")
+    b = CFRBRSolver(game, ab, algorithm, br_method="engine")
+    r0 = np.random.default_rng(1).random(a.regret.shape) * a.legal
+    a.regret[:] = r0
+    b.regret[:] = r0
+    for _ in range(6):
+        a.iterate(1)
+        b.iterate(1)
+        assert np.abs(a.regret - b.regret).max() <= 1e-9
+        assert np.abs(a.avg - b.avg).max() <= 1e-9
+        assert a.history[-1] == pytest.approx(b.history[-1], abs=1e-9)
+    with pytest.raises(CfrlabError, match="walk or engine"):
+        CFRBRSolver(game, ab, br_method="lp")

@@ -11,8 +11,9 @@ abstract player's *current* strategy, as in the paper; each position is trained 
 own best response (the two are independent problems, run side by side).
 
 Each iteration is exact: the abstract strategy is written on real cards (each real private
-state plays its abstract state's row, ``brstrategy.real_states``), the lossless engine of the
-real game gives the opponent's pure best response, and one vector walk under (abstract
+state plays its abstract state's row, ``brstrategy.real_states``), the real-game walk gives
+both seats' pure best responses at once (``brpolicy``; ``br_method="engine"``: the lossless
+engine's, the same iterates at twice the cost), and one vector walk under (abstract
 player, best response) gives the abstract player's instantaneous counterfactual regrets at
 every real information set; their sums over the real information sets of an abstract one are
 the abstract regrets (Zinkevich et al.'s abstract CFR, exact for a perfect-recall abstraction
@@ -55,6 +56,7 @@ from cfrlab.strategy import Strategy
 
 ALGORITHMS = ("cfr", "cfr+")
 OPPONENTS = ("br", "abstract")
+BR_METHODS = ("walk", "engine")
 _NO_F32 = np.zeros(0, dtype=np.float32)
 
 
@@ -105,6 +107,31 @@ def abstraction_maps(game: GameDef, abstraction, tree, lm: LosslessModel) -> lis
 
 
 @njit(cache=NUMBA_CACHE)
+def _lift_rows(policy, row_map, player_of_row, action, br_player, out):
+    """out[i] = policy[row_map[i]] (an abstract policy on real rows), except the rows of
+    ``br_player`` (-1: none), which play ``action[i]`` with probability 1."""
+    for i in range(out.shape[0]):
+        if player_of_row[i] == br_player:
+            for a in range(3):
+                out[i, a] = 0.0
+            out[i, action[i]] = 1.0
+        else:
+            r = row_map[i]
+            for a in range(3):
+                out[i, a] = policy[r, a]
+
+
+@njit(cache=NUMBA_CACHE)
+def _sum_rows(t, rows, target, out):
+    """out[target[k]] += t[rows[k]] in the order of k (np.bincount's)."""
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        j = target[k]
+        for a in range(3):
+            out[j, a] += t[i, a]
+
+
+@njit(cache=NUMBA_CACHE)
 def _regret_walk(walk, ops, num_states, tables, trav, reach, values):
     """One full-width walk under the fixed ``tables.sigma``: the instantaneous regrets of the
     players with ``trav`` land in ``tables.regret`` (zeroed by the caller) and their
@@ -124,7 +151,9 @@ class CFRBRSolver:
     or against itself (``"abstract"``: ordinary CFR in the abstract game)."""
 
     def __init__(self, game: GameDef | str, abstraction, algorithm: str = "cfr+",
-                 opponent: str = "br") -> None:
+                 opponent: str = "br", br_method: str = "walk") -> None:
+        if br_method not in BR_METHODS:
+            raise CfrlabError(f"the best response comes from {' or '.join(BR_METHODS)}, not {br_method!r}")
         if algorithm not in ALGORITHMS:
             raise CfrlabError(f"CFR-BR runs {' or '.join(ALGORITHMS)}, not {algorithm!r}")
         if opponent not in OPPONENTS:
@@ -157,6 +186,11 @@ class CFRBRSolver:
                                        for d, r in enumerate(dec_round)]).astype(np.int64)
         if len(self.row_map) != int(real_off[-1]):
             raise CfrlabError("the abstraction does not cover the real game's states")
+        self.br_method = br_method
+        self._walker = None  # brpolicy.PolicyWalker, built at the first walked best response
+        self._scratch = None  # ``_walk``'s tables
+        self._real_rows = [np.flatnonzero(self.engine.player_of_row == p) for p in (0, 1)]
+        self._targets = [self.row_map[rows] for rows in self._real_rows]  # their abstract rows
         self.regret = np.zeros((self.num_rows, 3))
         self.avg = np.zeros((self.num_rows, 3))
         self.iterations = 0
@@ -175,9 +209,16 @@ class CFRBRSolver:
         uni = self.legal / self.legal.sum(axis=1, keepdims=True)
         return np.where(tot > 0, self.avg / np.where(tot > 0, tot, 1.0), uni)
 
-    def real_policy(self, policy: np.ndarray) -> np.ndarray:
-        """An abstract policy on real cards: each real state plays its abstract state's row."""
-        return np.ascontiguousarray(policy[self.row_map])
+    def real_policy(self, policy: np.ndarray, br_player: int = -1,
+                    action: np.ndarray | None = None) -> np.ndarray:
+        """An abstract policy on real cards: each real state plays its abstract state's row;
+        with ``br_player``, that player's rows play ``action`` (int8[real rows]) instead."""
+        out = np.empty((len(self.row_map), 3))
+        if action is None:
+            action = np.zeros(0, dtype=np.int8)
+        _lift_rows(np.ascontiguousarray(policy, dtype=np.float64), self.row_map,
+                   self.engine.player_of_row, action, br_player, out)
+        return out
 
     def real_br_values(self, policy: np.ndarray) -> tuple[float, float]:
         """(u0(BR, s1), u1(s0, BR)) in chips, the real-game best responses to ``policy``."""
@@ -191,27 +232,54 @@ class CFRBRSolver:
         e = self.engine
         lay = e.layout()
         reach, values = e.scratch()
-        regret = np.zeros_like(sigma)
-        avg = np.zeros_like(sigma)
+        if self._scratch is None:  # two tables of the real game's size, reused
+            self._scratch = (np.empty_like(sigma), np.empty_like(sigma))
+        regret, avg = self._scratch
+        regret.fill(0.0)
+        avg.fill(0.0)
         walk = K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off)
         ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, _NO_F32, e.opint, e.opc)
         trav = np.array([seat == 0, seat == 1])
         _regret_walk(walk, ops, e.num_states, K.SolverTables(regret, np.zeros((0, 3)), avg, sigma),
                      trav, reach, values)
-        rows = np.flatnonzero(e.player_of_row == seat)
-        target = self.row_map[rows]
-        out = [np.stack([np.bincount(target, weights=t[rows, a], minlength=self.num_rows)
-                         for a in range(3)], axis=1) for t in (regret, avg)]
+        rows = self._real_rows[seat]
+        target = self._targets[seat]
+        out = np.zeros((2, self.num_rows, 3))
+        _sum_rows(regret, rows, target, out[0])
+        _sum_rows(avg, rows, target, out[1])
         return out[0], out[1]
+
+    def _walked_best_responses(self, real: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """Both seats' best responses to ``real`` by the real-game walk: (BR values in chips,
+        int8[rows]: the responder's action at each real row)."""
+        if self._walker is None:
+            from cfrlab.realgame.brpolicy import PolicyWalker
+
+            self._walker = PolicyWalker(self.game, self.tree, self.lm, real, self.engine.row_offset)
+        else:
+            self._walker.set_policy(real)
+        return self._walker.respond()
 
     def iterate(self, n: int = 1) -> None:
         plus = self.algorithm == "cfr+"
+        walked = self.opponent == "br" and self.br_method == "walk"
         for _ in range(n):
             t = self.iterations + 1
             brv = [0.0, 0.0]
+            # against a best response, seat 1's walk replaces seat 0's rows (the only ones seat
+            # 0's update changed), so the iteration's first strategy on real cards serves both;
+            # ordinary CFR alternates: seat 1 plays against seat 0's updated strategy
+            first = self.current_policy()
+            start = self.real_policy(first)
+            if walked:  # both best responses at once
+                brv[0], brv[1], action = self._walked_best_responses(start)
             for seat in (0, 1):
-                real = self.real_policy(self.current_policy())
-                if self.opponent == "br":  # the opponent's rows become its pure best response
+                real = start
+                if self.opponent == "abstract" and seat == 1:
+                    real = self.real_policy(self.current_policy())
+                elif walked:
+                    real = self.real_policy(first, 1 - seat, action)
+                elif self.opponent == "br":  # the opponent's rows become its pure best response
                     brv[1 - seat], real = best_response(self.tree, self.lm, real, 1 - seat)
                 inst, reach_sigma = self._walk(real, seat)
                 mine = self.player_of_row == seat

@@ -1,0 +1,200 @@
+"""The real-game best response's *policy*, from the real-game walk (``walk.Walker``).
+
+CFR-BR needs, every iteration, the opponent's pure best response at every real information
+set (``cfrbr``). The lossless engine's best response gives it but walks the real game as one
+matrix game per round (seconds per seat on the 24-card deck cut to two rounds); the walk of
+``walk`` gives both seats' best-response values in a fraction of that. ``PolicyWalker`` is that
+walk against an opponent written on real cards (a lossless ``StrategyPolicy``) that also
+records, at every decision and every hand, the action whose value is the maximum: the actor's
+best response there, ties (to rounding) to the lowest action (fold, call, raise) as the
+engine's. Every real
+information set is a (decision, lossless state) pair and so one (board, hand) of the walk, so
+every board is walked (no suit classes) and each row is written once.
+
+The walk's values and the engine's agree to rounding (their sums run in other orders); an
+action whose value ties another's to rounding may be picked differently, so the iterates agree
+with the engine's path exactly wherever no two actions tie (tests/test_cfrbr.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cfrlab.config import NUMBA_CACHE
+from cfrlab.realgame import _kernels as K
+from cfrlab.realgame.hands import first_round_units
+from cfrlab.realgame.opponents import StrategyPolicy
+from cfrlab.realgame.walk import Walker
+
+DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+
+
+@njit(cache=NUMBA_CACHE)
+def _showdown(r, cards, h, D, order, grp_end, stake, out):
+    """out[i] = stake * (reach of disjoint hands i beats - of those it loses to), for the hands
+    in ``order`` (the valid ones, by rank): one sweep, X = 2W + G - R per card as in
+    ``_kernels``' last-round note (a hand's own reach cancels in X and its cards' Xc)."""
+    X = 0.0
+    Xc = np.zeros(D)
+    n = order.shape[0]
+    for t in range(n):
+        i = order[t]
+        X -= r[i]
+        for c in range(h):
+            Xc[cards[i, c]] -= r[i]
+    q = 0
+    while q < n:
+        e = grp_end[q]
+        for t in range(q, e):
+            i = order[t]
+            X += r[i]
+            for c in range(h):
+                Xc[cards[i, c]] += r[i]
+        for t in range(q, e):
+            i = order[t]
+            v = X
+            for c in range(h):
+                v -= Xc[cards[i, c]]
+            out[i] = stake * v
+        for t in range(q, e):
+            i = order[t]
+            X += r[i]
+            for c in range(h):
+                Xc[cards[i, c]] += r[i]
+        q = e
+
+
+@njit(cache=NUMBA_CACHE)
+def policy_pass(seg, hands, table, flow, order, grp_end, tol, best):
+    """``_kernels.round_pass`` in FULL mode, showdowns included (``order``/``grp_end``: the
+    valid hands by rank, for a last round), that also writes ``best[k, i]``: the action of
+    the maximum at decision k (local index over the round) for hand i, ties to the lowest."""
+    seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l_chance, l_pay = seg
+    valid, cards, h, D, states = hands
+    policy, row_offset = table
+    in_reach, out_vals, scale, _, chance_vals = flow  # chance reach: the reach pass's
+    H = valid.shape[0]
+    nseg = seg_off.shape[0] - 1
+    L = 1
+    for s in range(nseg):
+        L = max(L, seg_off[s + 1] - seg_off[s])
+    reach = np.zeros((L, 2, H))
+    vals = np.zeros((L, 2, H))
+    csum = np.zeros(D)
+    vf = np.empty(H)
+    for i in range(H):
+        vf[i] = 1.0 if valid[i] else 0.0
+    for s in range(nseg):
+        base = seg_off[s]
+        n = seg_off[s + 1] - base
+        e = entry[s]
+        for p in range(2):
+            for i in range(H):
+                reach[0, p, i] = in_reach[e, p, i] * vf[i]
+        for j in range(n):  # forward
+            k = base + j
+            if l_kind[k] == DECISION:
+                q = l_player[k]
+                src = l_slot[k, q]
+                ro = row_offset[l_dec[k]]
+                for a in range(3):
+                    c = l_child[k, a]
+                    if c >= 0:
+                        for i in range(H):
+                            reach[c, q, i] = reach[src, q, i] * policy[ro + states[i], a]
+        for j in range(n - 1, -1, -1):  # terminals and values, backward
+            k = base + j
+            kind = l_kind[k]
+            if kind == FOLD:
+                K._disjoint_sum(reach[l_slot[k, 1], 1], cards, h, csum, vals[j, 0], l_pay[k, 0])
+                K._disjoint_sum(reach[l_slot[k, 0], 0], cards, h, csum, vals[j, 1], l_pay[k, 1])
+            elif kind == SHOWDOWN:
+                _showdown(reach[l_slot[k, 1], 1], cards, h, D, order, grp_end, l_pay[k, 0], vals[j, 0])
+                _showdown(reach[l_slot[k, 0], 0], cards, h, D, order, grp_end, l_pay[k, 1], vals[j, 1])
+            elif kind == CHANCE:
+                ci = l_chance[k]
+                for p in range(2):
+                    for i in range(H):
+                        vals[j, p, i] = chance_vals[ci, p, i]
+            elif kind == DECISION:
+                q = l_player[k]
+                o = 1 - q
+                first = True
+                for a in range(3):
+                    c = l_child[k, a]
+                    if c < 0:
+                        continue
+                    if first:
+                        for i in range(H):
+                            vals[j, q, i] = vals[c, q, i]
+                            vals[j, o, i] = vals[c, o, i]
+                            best[k, i] = a
+                        first = False
+                    else:
+                        for i in range(H):
+                            x = vals[c, q, i]
+                            if x > vals[j, q, i] + tol:
+                                vals[j, q, i] = x
+                                best[k, i] = a
+                            vals[j, o, i] += vals[c, o, i]
+        for p in range(2):
+            for i in range(H):
+                out_vals[e, p, i] += scale * vf[i] * vals[0, p, i]
+
+
+class PolicyWalker(Walker):
+    """The real-game walk against a policy on real cards (``policy`` float64[rows, 3] in the
+    lossless model's rows, ``row_offset`` its decisions' first rows) that also returns both
+    seats' pure best responses: ``respond()`` -> (BR value of seat 0, of seat 1, in chips;
+    int8[rows]: at each row, the action of the best response of the row's player)."""
+
+    def __init__(self, game, tree, lm, policy: np.ndarray, row_offset: np.ndarray) -> None:
+        super().__init__(game, tree, StrategyPolicy(lm, policy, row_offset))
+        self.best = np.zeros(len(policy), dtype=np.int8)
+        self._dec_nodes = [np.flatnonzero(seg.kind == DECISION) for seg in self.rounds]
+        self.units = first_round_units(game, self.deck, False)
+        self._orders: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        # a tie to rounding: far below any real difference (a value is at most the largest
+        # stake times the number of hands)
+        self.tol = 1e-12 * float(np.abs(tree.spent).max()) * self.H
+
+    def set_policy(self, policy: np.ndarray) -> None:
+        """Walk against another policy of the same rows."""
+        self.opp.policy = self.policy = np.ascontiguousarray(policy, dtype=np.float64)
+        self.table = K.OpponentTable(self.policy, self.row_offset)
+        self._root_reach = None
+
+    def _pass(self, r, full, board, in_reach, out_vals, scale, chance_reach, chance_vals):
+        if not full:
+            super()._pass(r, full, board, in_reach, out_vals, scale, chance_reach, chance_vals)
+            return
+        board = np.asarray(board, dtype=np.int64)
+        valid = self.deck.valid(board)
+        states = np.ascontiguousarray(self.opp.states(r, board, self.deck, valid), dtype=np.int64)
+        if r == self.R - 1:  # the boards' rank orders do not change with the policy: kept
+            key = tuple(board.tolist())
+            got = self._orders.get(key)
+            if got is None:
+                got = self._orders[key] = self._showdown_order(board, valid)
+            order, grp_end = got
+        else:
+            order = grp_end = np.zeros(0, dtype=np.int64)
+        seg = self.rounds[r]
+        best = np.zeros((len(seg.kind), self.H), dtype=np.int8)
+        flow = K.Flow(in_reach, out_vals, float(scale), chance_reach, chance_vals)
+        policy_pass(self.segments[r], K.BoardHands(valid, self.cards, self.deck.num_hole,
+                                                   self.deck.size, states),
+                    self.table, flow, order, grp_end, self.tol, best)
+        dn = self._dec_nodes[r]
+        idx = np.flatnonzero(valid)
+        rows = self.row_offset[seg.dec[dn]][:, None] + states[idx][None, :]
+        self.best[rows] = best[dn][:, idx]
+
+    def respond(self) -> tuple[float, float, np.ndarray]:
+        total = None
+        for u in self.units:  # every board its own unit, summed in order
+            v = self.unit_values(u)
+            total = v if total is None else total + v
+        b0, b1, _ = self.finish(total)
+        return b0, b1, self.best
