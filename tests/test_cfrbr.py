@@ -9,6 +9,7 @@ approach it; ordinary CFR in the abstract game ends well above it.
 
 from __future__ import annotations
 
+import itertools
 import json
 from functools import lru_cache
 
@@ -45,7 +46,7 @@ def _ties(form, row_map, player) -> sp.csr_matrix:
         groups.setdefault((int(row_map[row]), int(a)), []).append(int(seq[row, a]))
     ri, ci, v = [], [], []
     for members in groups.values():
-        for s, t in zip(members, members[1:]):
+        for s, t in itertools.pairwise(members):
             for sign in (1.0, -1.0):
                 k = len(ri) // 2
                 ri += [k, k]
@@ -77,7 +78,7 @@ def test_the_maps_are_lossy_and_perfect_recall():
 
 
 def test_kuhn_converges_to_the_lp_optimum():
-    best, b0, b1 = optimum("kuhn")
+    best, _b0, _b1 = optimum("kuhn")
     assert best == pytest.approx(4 / 45, abs=1e-9)  # 0.0889: the LP's, exact fractions
     r = cfrbr("kuhn", CardMap("kuhn", kuhn_map), iterations=5000)
     assert min(e for _, e in r.history) >= best - 1e-9  # no abstract strategy does better

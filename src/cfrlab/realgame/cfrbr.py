@@ -312,9 +312,9 @@ class CFRBRSolver:
         policy = self.current_policy() if which == "current" else self.average_policy()
         extra = {"cfr_br": {"opponent": self.opponent, "policy": which,
                             "abstraction": str(self.abstraction.hash)}}
-        kw = dict(algorithm="cfr-br" if self.opponent == "br" else f"abstract-{self.algorithm}",
-                  params={"algorithm": self.algorithm}, iterations=self.iterations,
-                  seconds=seconds, exploitability=exploitability, extra=extra)
+        kw = {"algorithm": "cfr-br" if self.opponent == "br" else f"abstract-{self.algorithm}",
+                  "params": {"algorithm": self.algorithm}, "iterations": self.iterations,
+                  "seconds": seconds, "exploitability": exploitability, "extra": extra}
         if isinstance(self.abstraction, CardMap):
             return Strategy.from_policy(self.game, self.real_policy(policy), tree=self.tree,
                                         model=self.lm, **kw)
