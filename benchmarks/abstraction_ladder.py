@@ -178,6 +178,7 @@ def main() -> None:
     ap.add_argument("--ranks", type=int, default=6)
     ap.add_argument("--suits", type=int, default=4)
     ap.add_argument("--sizes", default="5", help="perfect-recall bucket counts b (b^(r+1) states in round r)")
+    ap.add_argument("--pr-sizes", default=None, help="sizes of the pr rows (default: --sizes)")
     ap.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
     ap.add_argument("--seconds", default="600", help="pcs budgets (solver seconds), comma-separated")
     ap.add_argument("--flat-check", default="percentile",
@@ -209,8 +210,12 @@ def main() -> None:
     print(f"{a.ranks} ranks x {a.suits} suits, HULHE betting; pcs budgets {a.seconds} s; files in {d}",
           flush=True)
     rows = []
-    for size in (int(x) for x in a.sizes.split(",")):
+    sizes = [int(x) for x in a.sizes.split(",")]
+    pr_sizes = [int(x) for x in a.pr_sizes.split(",")] if a.pr_sizes else sizes
+    for size in sorted(set(sizes) | (set(pr_sizes) if "pr" in kinds else set())):
         for kind in kinds:
+            if size not in (pr_sizes if kind == "pr" else sizes):
+                continue
             got = [pr_row(game, size, a)] if kind == "pr" else imperfect_rows(d, game, kind, size, a)
             for r in got:
                 rows.append(r)
