@@ -2,6 +2,7 @@
 
     python benchmarks/abstraction_ladder.py                         # 6x4 deck, size 5, all kinds
     python benchmarks/abstraction_ladder.py --sizes 3,5 --kinds percentile,ochs --seconds 300,600
+    python benchmarks/abstraction_ladder.py --kinds percentile --iterations 1000,3400  # by iterations
     python benchmarks/abstraction_ladder.py --plot docs/figures/abstraction-ladder.png --json
 
 The measurement of Johanson, Burch, Valenzano and Bowling ("Evaluating state-space
@@ -27,7 +28,8 @@ value still moves between budgets says how near the solve is to its abstraction'
 Files go to --out-dir and are reused by a second run.
 JSON (last line with --json): ``game``, ``rows`` (``kind``, ``size``, ``buckets``,
 ``infosets``, ``iterations``, ``solve_seconds``, ``abstract_mbb`` (perfect recall only),
-``real_mbb``, ``real_by_position``, ``real_seconds``, ``budget``).
+``real_mbb``, ``real_by_position``, ``real_seconds``, ``budget`` (seconds, or iterations with
+--iterations)).
 """
 
 from __future__ import annotations
@@ -71,8 +73,10 @@ def infosets(tree, model) -> int:
     return sum(states[int(tree.round[n])] for n in tree.decision_node)
 
 
-def solve_pcs(game: Path, abst: Path, budgets: list[float], seed: int, out: dict[float, Path]) -> dict:
-    """pcs in ``abst`` until each budget (solver seconds), saving the average strategy at each."""
+def solve_pcs(game: Path, abst: Path, budgets: list[float], seed: int, out: dict[float, Path],
+              unit: str = "s") -> dict:
+    """pcs in ``abst`` until each budget (solver seconds, or iterations with ``unit`` "it"),
+    saving the average strategy at each."""
     from cfrlab.engine import build_tree_for
     from cfrlab.engine.models import load_abstraction
     from cfrlab.games import load_game
@@ -85,7 +89,9 @@ def solve_pcs(game: Path, abst: Path, budgets: list[float], seed: int, out: dict
     solver = make_solver(tree, model, "pcs", seed=seed)
     marks = {}
     for t in budgets:
-        while solver.seconds < t:
+        if unit == "it":
+            solver.iterate(int(t) - solver.iterations)
+        while unit == "s" and solver.seconds < t:
             solver.iterate(10)  # a board per iteration: about 0.1-0.5 s each on this deck
         s = Strategy.from_policy(g, solver.average_policy(), tree=tree, model=model, algorithm="pcs",
                                  seed=seed, iterations=solver.iterations, seconds=solver.seconds)
@@ -107,9 +113,11 @@ def imperfect_rows(d: Path, game: Path, kind: str, size: int, a: argparse.Namesp
         t = time.perf_counter()
         build(game, kind, size, a, abst)
         print(f"  built {abst.name} in {time.perf_counter() - t:.0f} s", flush=True)
-    out = {t: d / f"s-{kind}{size}-{t:g}s.npz" for t in a.seconds}
-    solved = cached(d / f"s-{kind}{size}.json", lambda: solve_pcs(game, abst, a.seconds, a.seed, out))
-    measured = a.seconds if kind in a.flat_check else a.seconds[-1:]
+    u = a.unit
+    out = {t: d / f"s-{kind}{size}-{t:g}{u}.npz" for t in a.budgets}
+    solved = cached(d / f"s-{kind}{size}{'-it' if u == 'it' else ''}.json",
+                    lambda: solve_pcs(game, abst, a.budgets, a.seed, out, u))
+    measured = a.budgets if kind in a.flat_check else a.budgets[-1:]
     rows = []
     for t in measured:
         real = real_br(out[t], game, a)
@@ -150,8 +158,10 @@ def plot(rows: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     final = {}
-    for r in rows:  # rows come budget by budget: the last one of each (kind, size) wins
-        final[(r["kind"], r["size"])] = r
+    for r in rows:  # the longest solve of each (kind, size)
+        key = (r["kind"], r["size"])
+        if key not in final or r["iterations"] >= final[key]["iterations"]:
+            final[key] = r
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for kind, marker in zip(KINDS, "osD^"):
         pts = sorted((r["infosets"], r["real_mbb"]) for (k, _), r in final.items() if k == kind)
@@ -181,6 +191,7 @@ def main() -> None:
     ap.add_argument("--pr-sizes", default=None, help="sizes of the pr rows (default: --sizes)")
     ap.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
     ap.add_argument("--seconds", default="600", help="pcs budgets (solver seconds), comma-separated")
+    ap.add_argument("--iterations", default=None, help="instead: pcs budgets in iterations, comma-separated")
     ap.add_argument("--flat-check", default="percentile",
                     help="kinds measured at every budget (the others at the last)")
     ap.add_argument("--seed", type=int, default=1, help="seed of pcs and of k-means++")
@@ -192,12 +203,15 @@ def main() -> None:
     ap.add_argument("--recorded-pr", action="store_true",
                     help="pr rows as docs/RESULTS.md records them (sizes 2-5), not re-run")
     ap.add_argument("--plot", default=None, help="PNG of exploitability against information sets (+ .csv)")
+    ap.add_argument("--also", action="append", default=[],
+                    help="with --plot: also the rows of another run's --json output (repeatable)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     kinds = a.kinds.split(",")
     if any(k not in KINDS for k in kinds):
         sys.exit(f"--kinds: each of {', '.join(KINDS)}")
-    a.seconds = sorted(float(x) for x in a.seconds.split(","))
+    a.unit = "it" if a.iterations else "s"
+    a.budgets = sorted(float(x) for x in (a.iterations or a.seconds).split(","))
     a.flat_check = a.flat_check.split(",")
     d = Path(a.out_dir or f"out/abstraction-ladder-{a.ranks}x{a.suits}")
     a.pr_dir = a.pr_dir or f"out/ladder-{a.ranks}x{a.suits}"
@@ -207,7 +221,7 @@ def main() -> None:
     if game.exists() and game.read_text() != text:
         sys.exit(f"{game} holds another game; pass another --out-dir")
     game.write_text(text)
-    print(f"{a.ranks} ranks x {a.suits} suits, HULHE betting; pcs budgets {a.seconds} s; files in {d}",
+    print(f"{a.ranks} ranks x {a.suits} suits, HULHE betting; pcs budgets {a.budgets} {a.unit}; files in {d}",
           flush=True)
     rows = []
     sizes = [int(x) for x in a.sizes.split(",")]
@@ -224,6 +238,8 @@ def main() -> None:
                       f"{r['iterations']:>8,} it {r['solve_seconds'] or 0:>6.0f} s  real {r['real_mbb']:>7.2f} "
                       f"({p0:.1f} / {p1:.1f}) BR {r['real_seconds']:.0f} s", flush=True)
     print("(mbb/g; real: exact best response with real cards, as position 0 / 1)")
+    for f in a.also:  # rows of other runs (their --json line), e.g. budgets in other units
+        rows += json.loads(Path(f).read_text().strip().splitlines()[-1])["rows"]
     if a.plot:
         plot(rows, Path(a.plot))
     if a.json:
