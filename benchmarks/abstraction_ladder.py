@@ -164,10 +164,14 @@ def plot(rows: list[dict], path: Path) -> None:
             final[key] = r
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for kind, marker in zip(KINDS, "osD^"):
-        pts = sorted((r["infosets"], r["real_mbb"]) for (k, _), r in final.items() if k == kind)
-        if pts:
-            ax.plot(*zip(*pts), marker=marker, label=LABELS[kind])
+        got = sorted((r["infosets"], r["real_mbb"], r["iterations"]) for (k, _), r in final.items() if k == kind)
+        if got:
+            its = "/".join(sorted({f"{n:,}" for _, _, n in got}))
+            solver = "CFR+" if kind == "pr" else "pcs"
+            ax.plot([x for x, _, _ in got], [y for _, y, _ in got], marker=marker,
+                    label=f"{LABELS[kind]} ({solver} {its} it.)")
     ax.set_xscale("log")
+    ax.margins(x=0.08, y=0.08)
     ax.set_xlabel("information sets")
     ax.set_ylabel("real-game exploitability (mbb/g)")
     ax.set_title("24-card deck (6 ranks x 4 suits), HULHE betting")
