@@ -204,6 +204,11 @@ class SpotGame:
             self.rank.append(np.take_along_axis(rank, order, axis=1))  # sorted: rank[b, i] of order[b, i]
             self.order.append(order)
             self.count.append(count.astype(np.int64))
+        self.cptr, self.clist = zip(*(K.card_lists(self.cards[p], self.order[p], self.count[p])
+                                      for p in (0, 1)))
+        self.sdidx = [K.showdown_index(self.cards[p], self.order[p], self.count[p], self.rank[p],
+                                       self.order[1 - p], self.count[1 - p], self.rank[1 - p],
+                                       self.cptr[1 - p], self.clist[1 - p]) for p in (0, 1)]
 
     # -- canonical boards -----------------------------------------------------------------------
     def canonical(self, extras: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
@@ -313,8 +318,8 @@ class FastSolver:
             K.fold_values(reach, self._c[o], self._c[p], g.same[p], lev.valid[p], pay, out)
             return
         if kind == SHOWDOWN:
-            K.showdown_values(reach, self._c[o], self._c[p], g.order[p], g.count[p], g.rank[p],
-                              g.order[o], g.count[o], g.rank[o], float(t.spent[n, o]), out)
+            K.showdown_values(reach, self._c[p], lev.valid[p], g.sdidx[p], g.order[o], g.count[o],
+                              g.cptr[o], g.clist[o], float(t.spent[n, o]), out)
             return
         if kind == CHANCE:
             nxt = g.levels[L + 1]
