@@ -192,9 +192,10 @@ def sum_actions(cfv, out):
 
 
 @njit(cache=True, parallel=PARALLEL)
-def fold_values(reach, ocards, cards, same, valid, payoff, out):
+def fold_values(reach, ocards, cards, same_at, same_ok, valid, payoff, out):
     """out[b, h] = payoff * the opponent's reach over hands sharing no card with h: the total
-    minus each card's sum plus h's own combo (counted twice), O(n) per board, branch free."""
+    minus each card's sum plus h's own combo (counted twice; ``same_ok`` 1.0 where the
+    opponent holds it, at ``same_at``), O(n) per board, branch free (``valid`` 1.0 or 0.0)."""
     B, Ho = reach.shape
     H = cards.shape[0]
     per = np.zeros(52)
@@ -207,20 +208,19 @@ def fold_values(reach, ocards, cards, same, valid, payoff, out):
             per[ocards[j, 0]] += r
             per[ocards[j, 1]] += r
         for h in range(H):
-            k = same[h]
-            x = tot - per[cards[h, 0]] - per[cards[h, 1]] + (reach[b, k] if k >= 0 else 0.0)
-            out[b, h] = payoff * x if valid[b, h] else 0.0
+            x = tot - per[cards[h, 0]] - per[cards[h, 1]] + same_ok[h] * reach[b, same_at[h]]
+            out[b, h] = payoff * x * valid[b, h]
 
 
 @njit(cache=True)
 def card_lists(cards, order, count):
     """Per river board, a player's valid hands listed by card, each list ascending by rank and
     closed by one spare slot: ``cptr[b, c]`` the start of card c's list (``cptr[b, 52]`` the
-    end), ``clist[b, k]`` the hand (-1 in the spare slots)."""
+    end), ``clist[b, k]`` the hand (0 in the spare slots, never read)."""
     B = order.shape[0]
     H = cards.shape[0]
     cptr = np.zeros((B, 53), dtype=np.int32)
-    clist = np.full((B, 2 * H + 52), -1, dtype=np.int16)
+    clist = np.zeros((B, 2 * H + 52), dtype=np.uint16)
     n = np.zeros(52, dtype=np.int64)
     fill = np.zeros(52, dtype=np.int64)
     for b in range(B):
@@ -246,14 +246,14 @@ def card_lists(cards, order, count):
 
 @njit(cache=True)
 def showdown_index(cards, order, count, rank, oorder, ocount, orank, ocptr, oclist):
-    """int16[B, 6, H]: where each hand's sums start and end among the opponent's hands sorted by
+    """uint16[B, 6, H]: where each hand's sums start and end among the opponent's hands sorted by
     rank on each river board: the opponent's hands strictly weaker (0), at most as strong (1),
     and in the lists of its two cards (``card_lists``) the absolute slots of the weaker ones'
     end (2, 3) and the at-most-as-strong ones' end (4, 5). Hands not on the board: zeros."""
     B = order.shape[0]
     H = cards.shape[0]
     Ho = oclist.shape[1]
-    idx = np.zeros((B, 6, H), dtype=np.int16)
+    idx = np.zeros((B, 6, H), dtype=np.uint16)
     rb = np.zeros(Ho, dtype=np.int64)
     for b in range(B):
         no = ocount[b]
@@ -282,7 +282,8 @@ def showdown_values(reach, cards, valid, idx, oorder, ocount, ocptr, oclist, pay
     """out[b, h] = payoff * (the opponent's reach over weaker hands - over stronger ones),
     hands sharing a card with h taken out: per board, prefix sums of the opponent's reach in
     rank order and along each card's list, then each hand reads its sums at the slots
-    ``showdown_index`` found once (O(n), no branch on the data)."""
+    ``showdown_index`` found once (O(n), no branch on the data). Index arrays are unsigned
+    (no negative-index wraparound in the hand loop); ``valid`` is 1.0 or 0.0."""
     B = reach.shape[0]
     H = cards.shape[0]
     S = np.empty(oorder.shape[1] + 1)
@@ -304,11 +305,11 @@ def showdown_values(reach, cards, valid, idx, oorder, ocount, ocptr, oclist, pay
                 acc += reach[b, oclist[b, m]]
             C[end] = acc
             T[c] = acc
+        # weaker - stronger = S[lt] - (tot - S[le]) less each card's share of both
         for h in range(H):
-            win = S[idx[b, 0, h]] - C[idx[b, 2, h]] - C[idx[b, 3, h]]
-            lose = (tot - S[idx[b, 1, h]] - (T[cards[h, 0]] - C[idx[b, 4, h]])
-                    - (T[cards[h, 1]] - C[idx[b, 5, h]]))
-            out[b, h] = payoff * (win - lose) if valid[b, h] else 0.0
+            x = (S[idx[b, 0, h]] + S[idx[b, 1, h]] - tot - C[idx[b, 2, h]] - C[idx[b, 3, h]]
+                 - C[idx[b, 4, h]] - C[idx[b, 5, h]] + T[cards[h, 0]] + T[cards[h, 1]])
+            out[b, h] = payoff * x * valid[b, h]
 
 
 @njit(cache=True, parallel=PARALLEL)
