@@ -131,19 +131,21 @@ def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
                 v[h] += sig * cfv[a, b, h]
         for h in range(H):
             out[b, h] = v[h]
-        top = 0.0
-        for a in range(A):
-            for h in range(H):
-                x = float(reg[b, a, h]) * s
-                x = x * (pos if x > 0 else neg) + cfv[a, b, h] - v[h]
-                if floor and x < 0:
-                    x = 0.0
-                if comp:
+        if not comp:
+            for a in range(A):
+                for h in range(H):
+                    x = float(reg[b, a, h])
+                    x = x * (pos if x > 0 else neg) + cfv[a, b, h] - v[h]
+                    reg[b, a, h] = max(x, 0.0) if floor else x
+        else:
+            top = 0.0
+            for a in range(A):
+                for h in range(H):
+                    x = float(reg[b, a, h]) * s
+                    x = x * (pos if x > 0 else neg) + cfv[a, b, h] - v[h]
+                    x = max(x, 0.0) if floor else x
                     row[a, h] = x
                     top = max(top, abs(x))
-                else:
-                    reg[b, a, h] = x
-        if comp:
             ns = top / I16 if top > 0 else 1.0
             rscale[b] = ns
             for a in range(A):
