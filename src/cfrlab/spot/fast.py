@@ -8,8 +8,11 @@ weight times its own actions), so the expected value of player p is
 
 **Terminals in O(n)** (``cfrlab.spot._kernels``): a fold pays against the opponent's whole
 reach minus, per card, the reach of the hands holding it (plus the combo itself, taken out
-twice); a showdown sweeps the two ranges sorted by rank on the river board, accumulating the
-weaker (then the stronger) hands' reach with the same per-card correction; ties pay nothing.
+twice); a showdown pays the opponent's reach over weaker hands minus over stronger ones, with
+the same per-card correction, ties paying nothing: per river board the opponent's reach is
+summed in rank order and along each card's list of hands (prefix sums), and each hand reads
+its sums at slots found once when the game is built (``showdown_index``), so an iteration
+has no search and no data-dependent branch.
 
 **Chance.** A turn or river card c is dealt with probability 1 / (52 - board - 4) given both
 hands; the opponent's hands holding c leave the reach below it. **Suit isomorphism**: the suit
