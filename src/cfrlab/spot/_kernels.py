@@ -46,15 +46,20 @@ def current_strategy(reg, out):
 
 @njit(cache=True, parallel=PARALLEL)
 def average_strategy(cum, out):
-    """out[A, B, H]: the cumulative strategy normalized (uniform where it is all zero)."""
+    """out[A, B, H]: the cumulative strategy normalized (uniform where it is all zero); loops
+    over the hands innermost (vectorized)."""
     B, A, H = cum.shape
-    for b in prange(B):
+    tot = np.empty(H)
+    for b in range(B):
         for h in range(H):
-            tot = 0.0
-            for a in range(A):
-                tot += float(cum[b, a, h])
-            for a in range(A):
-                out[a, b, h] = float(cum[b, a, h]) / tot if tot > 0 else 1.0 / A
+            tot[h] = 0.0
+        for a in range(A):
+            for h in range(H):
+                tot[h] += float(cum[b, a, h])
+        for a in range(A):
+            for h in range(H):
+                t = tot[h]
+                out[a, b, h] = float(cum[b, a, h]) / t if t > 0 else 1.0 / A
 
 
 @njit(cache=True, inline="always")
@@ -157,19 +162,22 @@ def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
 @njit(cache=True, parallel=PARALLEL)
 def combine(strat, cfv, out):
     """out = sum_a strat[a] * cfv[a] (an expected value), or, with an empty ``strat``, the
-    max over actions (a best response)."""
+    max over actions (a best response); hand-inner loops."""
     A, B, H = cfv.shape
-    for b in prange(B):
+    best = strat.shape[0] == 0
+    v = np.empty(H)
+    for b in range(B):
         for h in range(H):
-            if strat.shape[0] == 0:
-                v = cfv[0, b, h]
-                for a in range(1, A):
-                    v = max(v, cfv[a, b, h])
+            v[h] = cfv[0, b, h] if best else strat[0, b, h] * cfv[0, b, h]
+        for a in range(1, A):
+            if best:
+                for h in range(H):
+                    v[h] = max(v[h], cfv[a, b, h])
             else:
-                v = 0.0
-                for a in range(A):
-                    v += strat[a, b, h] * cfv[a, b, h]
-            out[b, h] = v
+                for h in range(H):
+                    v[h] += strat[a, b, h] * cfv[a, b, h]
+        for h in range(H):
+            out[b, h] = v[h]
 
 
 @njit(cache=True, parallel=PARALLEL)
