@@ -37,9 +37,18 @@ def run_one(args) -> dict:
     game = SpotGame(spot, tree, True)
     need = solve_memory(spot, tree, model, args.algorithm, args.storage, True, game)
     setup = time.perf_counter() - wall
+    setup_cpu = time.process_time() - cpu
+    curve = []
+
+    def progress(its: int, seconds: float, pct: float) -> None:
+        # CPU seconds beside each measurement: on shared cores the wall time is not the solver's
+        curve.append([its, round(time.process_time() - cpu, 2), pct])
+        print(json.dumps({"iterations": its, "cpu_seconds": curve[-1][1], "pct": pct}),
+              file=sys.stderr, flush=True)
+
     sol = solve_spot(spot, args.algorithm, target_pct=args.target, iterations=args.iterations,
                      seconds=args.seconds, check_every=args.check_every, tree=tree, model=model,
-                     storage=args.storage, game=game)
+                     storage=args.storage, game=game, progress=progress)
     return {"storage": args.storage, "algorithm": args.algorithm, "target_pct": args.target,
             "iterations": sol.iterations, "exploitability_pct": sol.exploitability_pct,
             "wall_seconds": round(time.perf_counter() - wall, 2),
@@ -49,6 +58,8 @@ def run_one(args) -> dict:
             "ev_oop": sol.ev("oop"), "ev_ip": sol.ev("ip"),
             "root": [{"action": a, "frequency": f} for a, f in sol.frequencies(0)],
             "history": [[i, round(s, 2), p] for i, s, p in sol.history],
+            "history_cpu": curve,
+            "cpu_seconds_per_iteration": round((time.process_time() - cpu - setup_cpu) / max(sol.iterations, 1), 3),
             "load_average": os.getloadavg()}
 
 

@@ -132,3 +132,34 @@ def test_a_spot_too_big_is_refused_with_its_estimate():
     assert solve_memory(spot, storage="int16") < need
     with pytest.raises(CfrlabError, match=f"needs about {need / 1e6:,.0f} MB"):
         solve_spot(spot, max_bytes=need - 1)
+
+
+@pytest.mark.parametrize("p", [0, 1])
+def test_showdown_and_fold_kernels_equal_a_pair_by_pair_count(p):
+    """The O(n) showdown (prefix sums at slots found once per river board) and fold equal the
+    n^2 sums over every pair of hands sharing no card, ties paying nothing, on every river
+    board of a turn spot with random reaches (zeros among them)."""
+    from cfrlab.cards.evaluator import rank7_batch
+    from cfrlab.spot import _kernels as K
+
+    spot = spot_on("Qs Jh 2h 8h", oop_range="AA, KK, QJs, JTs, 87s:0.5, 54s, AQo",
+                   ip_range="KK, QQ, T9s, 76s, A2s:0.5, AJo, KQs")
+    g = SpotGame(spot, spot_tree(spot), True)
+    o, lev = 1 - p, g.levels[-1]
+    rng = np.random.default_rng(p)
+    reach = rng.random((lev.B, len(g.hands[o]))) * (rng.random((lev.B, len(g.hands[o]))) > 0.3)
+    reach *= lev.valid[o]
+    sd, fold = (np.empty((lev.B, len(g.hands[p]))) for _ in range(2))
+    c8 = [c.astype(np.uint8) for c in g.cards]
+    K.showdown_values(reach, c8[p], g.sdvalid[p], g.sdidx[p], g.sorder[o], g.count[o], g.cptr[o],
+                      g.clist[o], 2.5, sd)
+    K.fold_values(reach, c8[o], c8[p], g.same_at[p], g.same_ok[p], g.validf[-1][p], -1.5, fold)
+    assert np.abs(sd).max() > 0.1 and np.abs(fold).max() > 0.1
+    for b, extras in enumerate(lev.extras):
+        board = list(g.board) + list(extras)
+        rk = [rank7_batch(np.array([list(c) + board for c in g.cards[q]], dtype=np.uint8)) for q in (p, o)]
+        free = ~(g.cards[p][:, None, :, None] == g.cards[o][None, :, None, :]).any(axis=(2, 3))
+        free &= lev.valid[p][b][:, None] & lev.valid[o][b][None, :]
+        sign = np.sign(rk[0][:, None].astype(np.int64) - rk[1][None, :].astype(np.int64))
+        assert sd[b] == pytest.approx(2.5 * (free * sign) @ reach[b], abs=1e-12)
+        assert fold[b] == pytest.approx(-1.5 * free @ reach[b], abs=1e-12)

@@ -46,15 +46,36 @@ def current_strategy(reg, out):
 
 @njit(cache=True, parallel=PARALLEL)
 def average_strategy(cum, out):
-    """out[A, B, H]: the cumulative strategy normalized (uniform where it is all zero)."""
+    """out[A, B, H]: the cumulative strategy normalized (uniform where it is all zero); loops
+    over the hands innermost (vectorized)."""
     B, A, H = cum.shape
-    for b in prange(B):
+    tot = np.empty(H)
+    for b in range(B):
         for h in range(H):
-            tot = 0.0
-            for a in range(A):
-                tot += float(cum[b, a, h])
-            for a in range(A):
-                out[a, b, h] = float(cum[b, a, h]) / tot if tot > 0 else 1.0 / A
+            tot[h] = 0.0
+        for a in range(A):
+            for h in range(H):
+                tot[h] += float(cum[b, a, h])
+        for a in range(A):
+            for h in range(H):
+                t = tot[h]
+                out[a, b, h] = float(cum[b, a, h]) / t if t > 0 else 1.0 / A
+
+
+@njit(cache=True, inline="always")
+def _match_board(reg, b, A, H, tot, out):
+    """Regret matching of board b, hand-inner loops (vectorized): out[a, b, :] = sigma_a."""
+    for h in range(H):
+        tot[h] = 0.0
+    for a in range(A):
+        for h in range(H):
+            x = float(reg[b, a, h])
+            tot[h] += x if x > 0 else 0.0
+    for a in range(A):
+        for h in range(H):
+            x = float(reg[b, a, h])
+            t = tot[h]
+            out[a, b, h] = (x / t if x > 0 else 0.0) if t > 0 else 1.0 / A
 
 
 @njit(cache=True, parallel=PARALLEL)
@@ -63,10 +84,11 @@ def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
     ``update``, cum = cum * decay + reach * sigma (its average strategy's sums)."""
     B, A, H = reg.shape
     row = np.empty((A, H), dtype=np.float32)
+    tot = np.empty(H)
     for b in range(B):
-        for h in range(H):
-            _match_row(reg, b, h, A, out)
-            for a in range(A):
+        _match_board(reg, b, A, H, tot, out)
+        for a in range(A):
+            for h in range(H):
                 out[a, b, h] *= reach[b, h]
         if update:
             if comp:
@@ -91,36 +113,44 @@ def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
 @njit(cache=True, parallel=PARALLEL)
 def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
     """At the traverser's node: out = sum_a sigma_a * cfv[a] (its counterfactual value) and
-    the regrets R = R * (pos if R > 0 else neg) + cfv[a] - out (CFR+: then floored at 0)."""
+    the regrets R = R * (pos if R > 0 else neg) + cfv[a] - out (CFR+: then floored at 0).
+    Loops run over the hands innermost (vectorized), per board."""
     B, A, H = reg.shape
-    sig = np.empty(A)
     row = np.empty((A, H), dtype=np.float32)
+    tot = np.empty(H)
+    v = np.empty(H)
     for b in range(B):
         s = rscale[b] if comp else 1.0
-        top = 0.0
         for h in range(H):
-            tot = 0.0
-            for a in range(A):
+            tot[h] = 0.0
+            v[h] = 0.0
+        for a in range(A):
+            for h in range(H):
                 x = float(reg[b, a, h])
-                if x > 0:
-                    tot += x
-            v = 0.0
-            for a in range(A):
+                tot[h] += x if x > 0 else 0.0
+        for a in range(A):
+            for h in range(H):
                 x = float(reg[b, a, h])
-                sig[a] = (x / tot if x > 0 else 0.0) if tot > 0 else 1.0 / A
-                v += sig[a] * cfv[a, b, h]
-            out[b, h] = v
+                t = tot[h]
+                sig = (x / t if x > 0 else 0.0) if t > 0 else 1.0 / A
+                v[h] += sig * cfv[a, b, h]
+        for h in range(H):
+            out[b, h] = v[h]
+        if not comp:
             for a in range(A):
-                x = float(reg[b, a, h]) * s
-                x = x * (pos if x > 0 else neg) + cfv[a, b, h] - v
-                if floor and x < 0:
-                    x = 0.0
-                if comp:
+                for h in range(H):
+                    x = float(reg[b, a, h])
+                    x = x * (pos if x > 0 else neg) + cfv[a, b, h] - v[h]
+                    reg[b, a, h] = max(x, 0.0) if floor else x
+        else:
+            top = 0.0
+            for a in range(A):
+                for h in range(H):
+                    x = float(reg[b, a, h]) * s
+                    x = x * (pos if x > 0 else neg) + cfv[a, b, h] - v[h]
+                    x = max(x, 0.0) if floor else x
                     row[a, h] = x
                     top = max(top, abs(x))
-                else:
-                    reg[b, a, h] = x
-        if comp:
             ns = top / I16 if top > 0 else 1.0
             rscale[b] = ns
             for a in range(A):
@@ -132,19 +162,22 @@ def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
 @njit(cache=True, parallel=PARALLEL)
 def combine(strat, cfv, out):
     """out = sum_a strat[a] * cfv[a] (an expected value), or, with an empty ``strat``, the
-    max over actions (a best response)."""
+    max over actions (a best response); hand-inner loops."""
     A, B, H = cfv.shape
-    for b in prange(B):
+    best = strat.shape[0] == 0
+    v = np.empty(H)
+    for b in range(B):
         for h in range(H):
-            if strat.shape[0] == 0:
-                v = cfv[0, b, h]
-                for a in range(1, A):
-                    v = max(v, cfv[a, b, h])
+            v[h] = cfv[0, b, h] if best else strat[0, b, h] * cfv[0, b, h]
+        for a in range(1, A):
+            if best:
+                for h in range(H):
+                    v[h] = max(v[h], cfv[a, b, h])
             else:
-                v = 0.0
-                for a in range(A):
-                    v += strat[a, b, h] * cfv[a, b, h]
-            out[b, h] = v
+                for h in range(H):
+                    v[h] += strat[a, b, h] * cfv[a, b, h]
+        for h in range(H):
+            out[b, h] = v[h]
 
 
 @njit(cache=True, parallel=PARALLEL)
@@ -169,9 +202,10 @@ def sum_actions(cfv, out):
 
 
 @njit(cache=True, parallel=PARALLEL)
-def fold_values(reach, ocards, cards, same, valid, payoff, out):
+def fold_values(reach, ocards, cards, same_at, same_ok, valid, payoff, out):
     """out[b, h] = payoff * the opponent's reach over hands sharing no card with h: the total
-    minus each card's sum plus h's own combo (counted twice), O(n) per board."""
+    minus each card's sum plus h's own combo (counted twice; ``same_ok`` 1.0 where the
+    opponent holds it, at ``same_at``), O(n) per board, branch free (``valid`` 1.0 or 0.0)."""
     B, Ho = reach.shape
     H = cards.shape[0]
     per = np.zeros(52)
@@ -179,65 +213,113 @@ def fold_values(reach, ocards, cards, same, valid, payoff, out):
         per[:] = 0.0
         tot = 0.0
         for j in range(Ho):
-            r = reach[b, j]
-            if r != 0.0:
-                tot += r
-                per[ocards[j, 0]] += r
-                per[ocards[j, 1]] += r
+            r = float(reach[b, j])
+            tot += r
+            per[ocards[j, 0]] += r
+            per[ocards[j, 1]] += r
         for h in range(H):
-            if valid[b, h]:
-                x = tot - per[cards[h, 0]] - per[cards[h, 1]]
-                if same[h] >= 0:
-                    x += reach[b, same[h]]
-                out[b, h] = payoff * x
-            else:
-                out[b, h] = 0.0
+            x = tot - per[cards[h, 0]] - per[cards[h, 1]] + same_ok[h] * reach[b, same_at[h]]
+            out[b, h] = payoff * x * valid[b, h]
+
+
+@njit(cache=True)
+def card_lists(cards, order, count):
+    """Per river board, a player's valid hands listed by card, each list ascending by rank and
+    closed by one spare slot: ``cptr[b, c]`` the start of card c's list (``cptr[b, 52]`` the
+    end), ``clist[b, k]`` the hand (0 in the spare slots, never read)."""
+    B = order.shape[0]
+    H = cards.shape[0]
+    cptr = np.zeros((B, 53), dtype=np.int32)
+    clist = np.zeros((B, 2 * H + 52), dtype=np.uint16)
+    n = np.zeros(52, dtype=np.int64)
+    fill = np.zeros(52, dtype=np.int64)
+    for b in range(B):
+        n[:] = 0
+        for i in range(count[b]):
+            h = order[b, i]
+            n[cards[h, 0]] += 1
+            n[cards[h, 1]] += 1
+        ptr = 0
+        for c in range(52):
+            cptr[b, c] = ptr
+            fill[c] = ptr
+            ptr += n[c] + 1
+        cptr[b, 52] = ptr
+        for i in range(count[b]):
+            h = order[b, i]
+            for k in range(2):
+                c = cards[h, k]
+                clist[b, fill[c]] = h
+                fill[c] += 1
+    return cptr, clist
+
+
+@njit(cache=True)
+def showdown_index(cards, order, count, rank, oorder, ocount, orank, ocptr, oclist):
+    """uint16[B, 6, H]: where each hand's sums start and end among the opponent's hands sorted by
+    rank on each river board: the opponent's hands strictly weaker (0), at most as strong (1),
+    and in the lists of its two cards (``card_lists``) the absolute slots of the weaker ones'
+    end (2, 3) and the at-most-as-strong ones' end (4, 5). Hands not on the board: zeros."""
+    B = order.shape[0]
+    H = cards.shape[0]
+    Ho = oclist.shape[1]
+    idx = np.zeros((B, 6, H), dtype=np.uint16)
+    rb = np.zeros(Ho, dtype=np.int64)
+    for b in range(B):
+        no = ocount[b]
+        for j in range(no):
+            rb[oorder[b, j]] = orank[b, j]
+        for i in range(count[b]):
+            h = order[b, i]
+            rk = rank[b, i]
+            idx[b, 0, h] = np.searchsorted(orank[b, :no], rk, side="left")
+            idx[b, 1, h] = np.searchsorted(orank[b, :no], rk, side="right")
+            for k in range(2):
+                c = cards[h, k]
+                lt = ocptr[b, c]
+                le = lt
+                for m in range(ocptr[b, c], ocptr[b, c + 1] - 1):
+                    r = rb[oclist[b, m]]
+                    lt += r < rk
+                    le += r <= rk
+                idx[b, 2 + k, h] = lt
+                idx[b, 4 + k, h] = le
+    return idx
 
 
 @njit(cache=True, parallel=PARALLEL)
-def showdown_values(reach, ocards, cards, order, count, rank, oorder, ocount, orank, payoff, out):
+def showdown_values(reach, cards, valid, idx, oorder, ocount, ocptr, oclist, payoff, out):
     """out[b, h] = payoff * (the opponent's reach over weaker hands - over stronger ones),
-    hands sharing a card with h taken out by per-card sums; both ranges sorted by rank on each
-    board (``order[b, :count[b]]`` ascending, ``rank[b, i]`` the rank of ``order[b, i]``), so a
-    sweep up and a sweep down: O(n)."""
+    hands sharing a card with h taken out: per board, prefix sums of the opponent's reach in
+    rank order and along each card's list, then each hand reads its sums at the slots
+    ``showdown_index`` found once (O(n), no branch on the data). Index arrays are unsigned
+    (no negative-index wraparound in the hand loop); ``valid`` is 1.0 or 0.0."""
     B = reach.shape[0]
     H = cards.shape[0]
-    per = np.zeros(52)
+    S = np.empty(oorder.shape[1] + 1)
+    C = np.empty(oclist.shape[1])
+    T = np.empty(52)
     for b in range(B):
-        per[:] = 0.0
-        for h in range(H):
-            out[b, h] = 0.0
-        # up: wins against strictly weaker hands
-        tot = 0.0
-        j = 0
-        n, no = count[b], ocount[b]
-        for i in range(n):
-            h = order[b, i]
-            rk = rank[b, i]
-            while j < no and orank[b, j] < rk:
-                o = oorder[b, j]
-                r = reach[b, o]
-                tot += r
-                per[ocards[o, 0]] += r
-                per[ocards[o, 1]] += r
-                j += 1
-            out[b, h] = tot - per[cards[h, 0]] - per[cards[h, 1]]
-        # down: losses against strictly stronger hands
+        no = ocount[b]
+        acc = 0.0
+        S[0] = 0.0
+        for j in range(no):
+            acc += reach[b, oorder[b, j]]
+            S[j + 1] = acc
+        tot = acc
         for c in range(52):
-            per[c] = 0.0
-        tot = 0.0
-        j = no - 1
-        for i in range(n - 1, -1, -1):
-            h = order[b, i]
-            rk = rank[b, i]
-            while j >= 0 and orank[b, j] > rk:
-                o = oorder[b, j]
-                r = reach[b, o]
-                tot += r
-                per[ocards[o, 0]] += r
-                per[ocards[o, 1]] += r
-                j -= 1
-            out[b, h] = payoff * (out[b, h] - (tot - per[cards[h, 0]] - per[cards[h, 1]]))
+            acc = 0.0
+            end = ocptr[b, c + 1] - 1
+            for m in range(ocptr[b, c], end):
+                C[m] = acc
+                acc += reach[b, oclist[b, m]]
+            C[end] = acc
+            T[c] = acc
+        # weaker - stronger = S[lt] - (tot - S[le]) less each card's share of both
+        for h in range(H):
+            x = (S[idx[b, 0, h]] + S[idx[b, 1, h]] - tot - C[idx[b, 2, h]] - C[idx[b, 3, h]]
+                 - C[idx[b, 4, h]] - C[idx[b, 5, h]] + T[cards[h, 0]] + T[cards[h, 1]])
+            out[b, h] = payoff * x * valid[b, h]
 
 
 @njit(cache=True, parallel=PARALLEL)

@@ -8,8 +8,11 @@ weight times its own actions), so the expected value of player p is
 
 **Terminals in O(n)** (``cfrlab.spot._kernels``): a fold pays against the opponent's whole
 reach minus, per card, the reach of the hands holding it (plus the combo itself, taken out
-twice); a showdown sweeps the two ranges sorted by rank on the river board, accumulating the
-weaker (then the stronger) hands' reach with the same per-card correction; ties pay nothing.
+twice); a showdown pays the opponent's reach over weaker hands minus over stronger ones, with
+the same per-card correction, ties paying nothing: per river board the opponent's reach is
+summed in rank order and along each card's list of hands (prefix sums), and each hand reads
+its sums at slots found once when the game is built (``showdown_index``), so an iteration
+has no search and no data-dependent branch.
 
 **Chance.** A turn or river card c is dealt with probability 1 / (52 - board - 4) given both
 hands; the opponent's hands holding c leave the reach below it. **Suit isomorphism**: the suit
@@ -116,6 +119,9 @@ class SpotGame:
         if min(len(h) for h in self.hands) == 0:
             raise CfrlabError("a range has no combo left once the board's cards are removed")
         self.same = [self.index[1 - p][self.hands[p]].astype(np.int64) for p in (0, 1)]
+        # the fold kernel's branch-free form: the same combo's index (0 if none) and 1.0 or 0.0
+        self.same_at = [np.maximum(s, 0).astype(np.uint16) for s in self.same]
+        self.same_ok = [(s >= 0).astype(np.float32) for s in self.same]
         self.group = _group(self.board, ranges) if isomorphism else [(0, 1, 2, 3)]
         inv = {g: tuple(int(i) for i in np.argsort(g)) for g in self.group}
         self.inverse = [self.group.index(inv[g]) for g in self.group]
@@ -135,8 +141,8 @@ class SpotGame:
         self._ranks()
         self.inv_left = [1.0 / (DECK - len(self.board) - L - 4) for L in range(len(self.levels))]
         fold = np.empty((1, len(self.hands[0])))
-        K.fold_values(self.w[1][None], self.cards[1], self.cards[0], self.same[0],
-                      self.levels[0].valid[0], 1.0, fold)
+        K.fold_values(self.w[1][None], self.cards[1].astype(np.uint8), self.cards[0].astype(np.uint8),
+                      self.same_at[0], self.same_ok[0], self.validf[0][0], 1.0, fold)
         self.mass = float(self.w[0] @ fold[0])  # Z
         if self.mass <= 0:
             raise CfrlabError("the two ranges have no pair of combos without a shared card")
@@ -204,6 +210,14 @@ class SpotGame:
             self.rank.append(np.take_along_axis(rank, order, axis=1))  # sorted: rank[b, i] of order[b, i]
             self.order.append(order)
             self.count.append(count.astype(np.int64))
+        self.cptr, self.clist = zip(*(K.card_lists(self.cards[p], self.order[p], self.count[p])
+                                      for p in (0, 1)))
+        self.sorder = [o.astype(np.uint16) for o in self.order]
+        self.validf = [[v.astype(np.float32) for v in level.valid] for level in self.levels]
+        self.sdvalid = self.validf[-1]
+        self.sdidx = [K.showdown_index(self.cards[p], self.order[p], self.count[p], self.rank[p],
+                                       self.order[1 - p], self.count[1 - p], self.rank[1 - p],
+                                       self.cptr[1 - p], self.clist[1 - p]) for p in (0, 1)]
 
     # -- canonical boards -----------------------------------------------------------------------
     def canonical(self, extras: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
@@ -282,6 +296,7 @@ class FastSolver:
             self.cscale[n] = np.ones(B, dtype=np.float32)
         self.iterations = 0
         self._c = [np.ascontiguousarray(c) for c in game.cards]
+        self._c8 = [c.astype(np.uint8) for c in self._c]  # unsigned: no wraparound in the loops
         self._buffers: dict = {}
 
     # -- the walk ---------------------------------------------------------------------------------
@@ -310,11 +325,12 @@ class FastSolver:
         if kind == FOLD:
             folder = int(t.player[n])
             pay = -float(t.spent[n, p]) if folder == p else float(t.spent[n, o])
-            K.fold_values(reach, self._c[o], self._c[p], g.same[p], lev.valid[p], pay, out)
+            K.fold_values(reach, self._c8[o], self._c8[p], g.same_at[p], g.same_ok[p], g.validf[L][p],
+                          pay, out)
             return
         if kind == SHOWDOWN:
-            K.showdown_values(reach, self._c[o], self._c[p], g.order[p], g.count[p], g.rank[p],
-                              g.order[o], g.count[o], g.rank[o], float(t.spent[n, o]), out)
+            K.showdown_values(reach, self._c8[p], g.sdvalid[p], g.sdidx[p], g.sorder[o], g.count[o],
+                              g.cptr[o], g.clist[o], float(t.spent[n, o]), out)
             return
         if kind == CHANCE:
             nxt = g.levels[L + 1]
