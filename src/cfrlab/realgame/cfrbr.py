@@ -49,6 +49,7 @@ from cfrlab.engine import kernels as K
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.units import to_unit, unit_of
+from cfrlab.realgame.brpolicy import PolicyWalker
 from cfrlab.realgame.brstrategy import MAX_ROWS, lossless_rows, real_states
 from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.solvers.driver import Checkpointer, RunState
@@ -253,8 +254,6 @@ class CFRBRSolver:
         """Both seats' best responses to ``real`` by the real-game walk: (BR values in chips,
         int8[rows]: the responder's action at each real row)."""
         if self._walker is None:
-            from cfrlab.realgame.brpolicy import PolicyWalker
-
             self._walker = PolicyWalker(self.game, self.tree, self.lm, real, self.engine.row_offset)
         else:
             self._walker.set_policy(real)
