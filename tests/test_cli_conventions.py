@@ -72,12 +72,13 @@ def test_help_shows_no_bool_placeholder_after_flags(capsys):
 
 def test_one_meaning_per_short_option():
     """-s is --seed, -n the count, -a --algorithm, -p --param, -o --out, -g the (hidden) game,
-    wherever they appear; --seconds, --port and --agent have no short form."""
+    -k --traversals (Deep CFR's K), wherever they appear; --seconds, --port and --agent have no short form."""
     import typer.main
 
     meaning = {"-s": "--seed", "-n": {"--iterations", "--hands"}, "-a": "--algorithm", "-p": "--param",
                "-o": {"--out", "--out-dir"}, "-g": "--game", "-q": "--quiet", "-d": "--duplicate",
-               "-t": "--target", "-b": "--betting", "-c": "--cards"}
+               "-t": "--target", "-b": "--betting", "-c": "--cards",
+               "-k": "--traversals"}
     seen = {}
 
     def walk(cmd, path):

@@ -266,7 +266,7 @@ def _cli(*args):
 def test_cli_spot_show(tmp_path):
     cfg, saved = tmp_path / "river.toml", tmp_path / "s.npz"
     cfg.write_text(SMALL_TOML)
-    res = _cli("spot", "solve", str(cfg), "--target", "0.05", "-o", str(saved))
+    res = _cli("spot", "solve", str(cfg), "--target", "0.05", "--save", str(saved))
     assert res.returncode == 0, res.stderr
     png, js = tmp_path / "g.png", tmp_path / "n.json"
     res = _cli("spot", "show", str(saved), "--node", "x b10", "--png", str(png), "--json", str(js),

@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
     @deep_app.command("train")
     def train_cmd(
         game: Annotated[str, typer.Argument(metavar="GAME", help="built-in game name or .game file (2 players)")],
-        method: Annotated[str, typer.Option("--method", "-m", metavar="M", help="sdcfr or deepcfr")] = "sdcfr",
+        method: Annotated[str, typer.Option("--method", metavar="M", help="sdcfr or deepcfr")] = "sdcfr",
         iterations: Annotated[int, typer.Option("--iterations", "-n", metavar="N", help="CFR iterations")] = 100,
         traversals: Annotated[int, typer.Option("--traversals", "-k", metavar="K",
                                                 help="traversals per player per iteration")] = 1000,

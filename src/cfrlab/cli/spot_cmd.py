@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
                                              "card (no suit isomorphism)")] = False,
         out: Annotated[Path | None, typer.Option("--out", help="write the result as JSON here")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
-        save: Annotated[Path | None, typer.Option("--save", "-o", help="save the solved spot (.npz) for "
+        save: Annotated[Path | None, typer.Option("--save", help="save the solved spot (.npz) for "
                                                   "`cfrlab spot show`")] = None,
         lock: Annotated[Path | None, typer.Option("--lock", help="TOML file of [[lock]] tables: nodes "
                                                   "whose strategy is fixed (docs/spots.md)")] = None,
