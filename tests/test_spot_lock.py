@@ -3,13 +3,10 @@ locked, the locked game's best response is the engine's when nothing is locked, 
 equilibrium changes nothing, a pure exploitable lock lets the other player win its best
 response (a plain count over combos), and locked rows never change."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from spot_helpers import RIVER, SMALL_TOML, cli, small_river
 
 from cfrlab.cards import rank_hand
 from cfrlab.cards.ranges import COMBOS, combo_text
@@ -29,15 +26,6 @@ from cfrlab.spot.lock import (
 )
 from cfrlab.spot.model import SpotModel
 from cfrlab.spot.report import SpotReader
-
-RIVER = "Qs Jh 2h 8d 3c"
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def small_river(**kw):
-    args = {"board": RIVER, "pot": 10, "stack": 30, "oop_range": "AA, QJs, 87s:0.5, 54s",
-            "ip_range": "KK, AQs, 99:0.75, T9s", "bets": {"bet": "p, a", "raise": "a"}}
-    return make_spot(**{**args, **kw})
 
 
 def no_locks(tree):
@@ -201,30 +189,15 @@ def test_lock_file(tmp_path):
         load_locks(p)
 
 
-SMALL_TOML = """game = "holdem-nolimit"
-board = "Qs Jh 2h 8d 3c"
-pot = 10
-stack = 30
-[ranges]
-oop = "AA, QJs, 87s:0.5, 54s"
-ip = "KK, AQs, 99:0.75, T9s"
-[bets]
-bet = "p, a"
-raise = "a"
-"""
 
 
-def _cli(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OPENBLAS_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "cfrlab.cli.main", *args], capture_output=True,
-                          text=True, cwd=ROOT, check=False, env=env)
 
 
 def test_cli_solve_with_a_lock_file(tmp_path):
     cfg, locks, out = tmp_path / "river.toml", tmp_path / "locks.toml", tmp_path / "s.npz"
     cfg.write_text(SMALL_TOML)
     locks.write_text('[[lock]]\nnode = ""\nstrategy = "x"\n[lock.hands]\nAA = "b10"\n')
-    res = _cli("spot", "solve", str(cfg), "--lock", str(locks), "--target", "0.05", "--save", str(out))
+    res = cli("spot", "solve", str(cfg), "--lock", str(locks), "--target", "0.05", "--save", str(out))
     assert res.returncode == 0, res.stderr
     spot = small_river()
     w = SpotModel(spot).reach_weights(spot.oop_position)  # the locked root: AA bets, the rest checks
@@ -232,10 +205,10 @@ def test_cli_solve_with_a_lock_file(tmp_path):
     share = w[aa].sum() / w.sum()
     assert "locked: 1 node" in res.stdout
     assert f"root (OOP): check {1 - share:.1%}, bet 10 {share:.1%}, bet 30 0.0%" in res.stdout
-    res = _cli("spot", "show", str(out))
+    res = cli("spot", "show", str(out))
     assert res.returncode == 0, res.stderr
     assert "locked nodes: the root" in res.stdout
     locks.write_text('[[lock]]\nnode = "b15"\nstrategy = "x"\n')
-    res = _cli("spot", "solve", str(cfg), "--lock", str(locks))
+    res = cli("spot", "solve", str(cfg), "--lock", str(locks))
     assert res.returncode != 0 and "'b15' is not an action at the root" in res.stderr
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1

@@ -3,14 +3,11 @@ equity against a plain walk over combos, the class grid, saved files, streamed J
 ``cfrlab spot show`` command."""
 
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from spot_helpers import SMALL_TOML, cli, small_river
 
 from cfrlab.cards import parse_cards, rank_hand
 from cfrlab.cards.ranges import COMBOS, combo_index
@@ -21,15 +18,6 @@ from cfrlab.spot.report import SpotReader, class_grid, class_name, class_of, par
 from cfrlab.spot.show import draw_grid, write_json
 from cfrlab.spot.store import load_solution, save_solution
 from cfrlab.tree.betting_tree import FOLD, SHOWDOWN
-
-RIVER = "Qs Jh 2h 8d 3c"
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def small_river(**kw):
-    args = {"board": RIVER, "pot": 10, "stack": 30, "oop_range": "AA, QJs, 87s:0.5, 54s",
-            "ip_range": "KK, AQs, 99:0.75, T9s", "bets": {"bet": "p, a", "raise": "a"}}
-    return make_spot(**{**args, **kw})
 
 
 def small_turn():
@@ -244,32 +232,17 @@ def test_png_grid(river_sol, tmp_path):
 
 
 # -- the command ----------------------------------------------------------------------------------
-SMALL_TOML = """game = "holdem-nolimit"
-board = "Qs Jh 2h 8d 3c"
-pot = 10
-stack = 30
-[ranges]
-oop = "AA, QJs, 87s:0.5, 54s"
-ip = "KK, AQs, 99:0.75, T9s"
-[bets]
-bet = "p, a"
-raise = "a"
-"""
 
 
-def _cli(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OPENBLAS_NUM_THREADS": "1", "COLUMNS": "160"}
-    return subprocess.run([sys.executable, "-m", "cfrlab.cli.main", *args], capture_output=True,
-                          text=True, cwd=ROOT, check=False, env=env)
 
 
 def test_cli_spot_show(tmp_path):
     cfg, saved = tmp_path / "river.toml", tmp_path / "s.npz"
     cfg.write_text(SMALL_TOML)
-    res = _cli("spot", "solve", str(cfg), "--target", "0.05", "--save", str(saved))
+    res = cli("spot", "solve", str(cfg), "--target", "0.05", "--save", str(saved))
     assert res.returncode == 0, res.stderr
     png, js = tmp_path / "g.png", tmp_path / "n.json"
-    res = _cli("spot", "show", str(saved), "--node", "x b10", "--png", str(png), "--json", str(js),
+    res = cli("spot", "show", str(saved), "--node", "x b10", "--png", str(png), "--json", str(js),
                "--spot", str(cfg))
     assert res.returncode == 0, res.stderr
     assert re.search(r"^x b10: OOP acts on the river, pot 20; \d+ combos$", res.stdout, re.MULTILINE)
@@ -281,6 +254,6 @@ def test_cli_spot_show(tmp_path):
     for args, words in ((["--spot", str(other)], "is the solution of another spot (board QsJh2h8d3c, pot 10"),
                         (["--node", "x b15"], "'b15' is not an action at x (actions: x, b10, b30)"),
                         (["--depth", "-1"], "--depth must be at least 0")):
-        res = _cli("spot", "show", str(saved), *args)
+        res = cli("spot", "show", str(saved), *args)
         assert res.returncode != 0 and words in res.stderr, res.stderr
         assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1

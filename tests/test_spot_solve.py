@@ -3,13 +3,10 @@ exploitability's conversion to percent of the pot (by hand), the LP's game value
 independent best response (a plain walk over combos)."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from spot_helpers import RIVER, SMALL_TOML, cli, small_river
 
 from cfrlab.cards import card_text, rank_hand
 from cfrlab.cards.ranges import COMBOS
@@ -26,9 +23,6 @@ from cfrlab.spot import make_spot, spot_tree
 from cfrlab.spot.model import SpotModel
 from cfrlab.spot.solve import pot_percent, solve_spot
 from cfrlab.tree.betting_tree import DECISION, FOLD, SHOWDOWN
-
-RIVER = "Qs Jh 2h 8d 3c"
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def nuts_vs_air(**kw):
@@ -108,10 +102,6 @@ def test_turn_model_blocks_sum_to_one_and_split_by_river_card():
 
 
 # -- oracles -----------------------------------------------------------------------------------
-def small_river(**kw):
-    args = {"board": RIVER, "pot": 10, "stack": 30, "oop_range": "AA, QJs, 87s:0.5, 54s",
-            "ip_range": "KK, AQs, 99:0.75, T9s", "bets": {"bet": "p, a", "raise": "a"}}
-    return make_spot(**{**args, **kw})
 
 
 def test_game_value_equals_the_sequence_form_lp():
@@ -218,35 +208,20 @@ def test_root_frequencies_are_the_ranges_average():
 
 
 # -- the command -------------------------------------------------------------------------------
-SMALL_TOML = """game = "holdem-nolimit"
-board = "Qs Jh 2h 8d 3c"
-pot = 10
-stack = 30
-[ranges]
-oop = "AA, QJs, 87s:0.5, 54s"
-ip = "KK, AQs, 99:0.75, T9s"
-[bets]
-bet = "p, a"
-raise = "a"
-"""
 
 
-def _cli(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OPENBLAS_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "cfrlab.cli.main", *args], capture_output=True,
-                          text=True, cwd=ROOT, check=False, env=env)
 
 
 def test_cli_spot_solve(tmp_path):
     cfg = tmp_path / "river.toml"
     cfg.write_text(SMALL_TOML)
-    out = _cli("spot", "solve", str(cfg), "--target", "0.05")
+    out = cli("spot", "solve", str(cfg), "--target", "0.05")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[1].startswith("live combos 34") and "memory needed" in lines[1]
     assert "% of the pot" in out.stdout and "EV: OOP" in out.stdout and "root (OOP): check" in out.stdout
     res = tmp_path / "res.json"
-    out = _cli("spot", "solve", str(cfg), "--target", "0.05", "--json", "--out", str(res))
+    out = cli("spot", "solve", str(cfg), "--target", "0.05", "--json", "--out", str(res))
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert got == json.loads(res.read_text())
@@ -267,7 +242,7 @@ def test_cli_spot_solve(tmp_path):
 def test_cli_spot_solve_refuses_bad_flags(tmp_path, args, words):
     cfg = tmp_path / "river.toml"
     cfg.write_text(SMALL_TOML)
-    out = _cli("spot", "solve", str(cfg), *args)
+    out = cli("spot", "solve", str(cfg), *args)
     assert out.returncode != 0 and words in out.stderr
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
@@ -275,11 +250,11 @@ def test_cli_spot_solve_refuses_bad_flags(tmp_path, args, words):
 def test_cli_spot_solve_solves_a_flop_spot(tmp_path):
     cfg = tmp_path / "flop.toml"
     cfg.write_text(SMALL_TOML.replace("Qs Jh 2h 8d 3c", "Qs Jh 2h"))
-    out = _cli("spot", "solve", str(cfg), "--iterations", "20", "--json")
+    out = cli("spot", "solve", str(cfg), "--iterations", "20", "--json")
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert got["iterations"] == 20 and got["ev_oop"] + got["ev_ip"] == pytest.approx(10.0)
-    out = _cli("spot", "solve", str(cfg), "--algorithm", "pcfr+")
+    out = cli("spot", "solve", str(cfg), "--algorithm", "pcfr+")
     assert out.returncode != 0 and "flop spot" in out.stderr and "Traceback" not in out.stderr
 
 
