@@ -19,14 +19,13 @@ from numba import njit, prange
 
 from cfrlab.abstraction._metrics_kernels import (
     board_key,
-    first_combo,
     index_scratch,
     ranks_on_board,
     rest_of,
+    start_completions,
 )
 from cfrlab.cards.kernels import index_one as _index_one
 from cfrlab.cards.kernels import next_combination as _next_combo
-from cfrlab.cards.kernels import unindex_one as _unindex_one
 from cfrlab.config import NUMBA_CACHE
 
 
@@ -36,7 +35,7 @@ def hs_histograms(num_classes, nb, knew, D, ux, rx, hs, den, out):
     ``Unindexer`` ux (hole | nb board cards) whose river hsnum falls in bin b of
     ``out.shape[1]`` equal-width bins over [0, den] (the last bin closed); ``rx`` indexes
     hole | final board, ``hs`` its hsnum table."""
-    u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets = ux
+    u_suits, u_gsz = ux[1], ux[2]
     n_ranks, n_suits, n_gsz, n_key, n_offset, n_colex = rx
     bins = out.shape[1]
     nchunks = 64
@@ -49,18 +48,7 @@ def hs_histograms(num_classes, nb, knew, D, ux, rx, hs, den, out):
         work = np.zeros((3, u_gsz.shape[0]), np.int64)
         masks, codes, sidx, order = index_scratch(u_suits, n_gsz.shape[0])
         for i in range(ch * num_classes // nchunks, (ch + 1) * num_classes // nchunks):
-            _unindex_one(i, u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets, hand, sidx,
-                         work)
-            used[:] = False
-            for q in range(2 + nb):
-                used[hand[q]] = True
-                nxt[q] = hand[q]
-            m = 0
-            for c in range(D):
-                if not used[c]:
-                    rest[m] = c
-                    m += 1
-            first_combo(comb, knew)
+            m = start_completions(i, ux, nb, knew, D, hand, nxt, used, rest, comb, sidx, work)
             more = True
             while more:
                 for j in range(knew):

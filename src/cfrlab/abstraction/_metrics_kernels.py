@@ -326,12 +326,32 @@ def rollout_sums(boards, ix, fd, out1, out2):
                 out2[idx] = s2[kk]
 
 
+@njit(cache=NUMBA_CACHE)
+def start_completions(i, ux, nb, knew, D, hand, nxt, used, rest, comb, sidx, work):
+    """Set up the walk over the completions of class i of the ``Unindexer`` ux (hole | nb
+    board cards): its cards in nxt[:2 + nb], the cards left in rest[:m], the first `knew`-subset
+    of them in comb. Returns m."""
+    u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets = ux
+    _unindex_one(i, u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets, hand, sidx, work)
+    used[:] = False
+    for q in range(2 + nb):
+        used[hand[q]] = True
+        nxt[q] = hand[q]
+    m = 0
+    for c in range(D):
+        if not used[c]:
+            rest[m] = c
+            m += 1
+    first_combo(comb, knew)
+    return m
+
+
 @njit(cache=NUMBA_CACHE, parallel=True)
 def earlier_sums(num_classes, nb, knew, divisor, D, ux, nx, next1, next2, out1, out2):
     """Earlier rounds: for every class (hole | nb board cards) of the ``Unindexer`` ux, sum the
     next round's table over every set of `knew` new cards (indexed by the ``Indexer`` nx), and
     divide by `divisor` = C(final - nb, knew) so the result sums over final boards once."""
-    u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets = ux
+    u_suits, u_gsz = ux[1], ux[2]
     n_ranks, n_suits, n_gsz, n_key, n_offset, n_colex = nx
     nchunks = 64
     for ch in prange(nchunks):
@@ -343,18 +363,7 @@ def earlier_sums(num_classes, nb, knew, divisor, D, ux, nx, next1, next2, out1, 
         work = np.zeros((3, u_gsz.shape[0]), np.int64)
         masks, codes, sidx, order = index_scratch(u_suits, n_gsz.shape[0])
         for i in range(ch * num_classes // nchunks, (ch + 1) * num_classes // nchunks):
-            _unindex_one(i, u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets, hand, sidx,
-                         work)
-            used[:] = False
-            for q in range(2 + nb):
-                used[hand[q]] = True
-                nxt[q] = hand[q]
-            m = 0
-            for c in range(D):
-                if not used[c]:
-                    rest[m] = c
-                    m += 1
-            first_combo(comb, knew)
+            m = start_completions(i, ux, nb, knew, D, hand, nxt, used, rest, comb, sidx, work)
             t1 = np.int64(0)
             t2 = np.int64(0)
             more = True
