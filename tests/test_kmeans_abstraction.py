@@ -47,6 +47,9 @@ def test_kmeans_is_deterministic_with_a_seed_and_refuses_too_many_clusters():
     assert len(set(la)) == 3
     with pytest.raises(CfrlabError, match="121 clusters asked for only 120 points"):
         KM.kmeans(X, w, 121, seed=0, l1=True)
+    # more clusters than distinct points: refused, not empty clusters
+    with pytest.raises(CfrlabError, match="4 clusters asked for only 3 distinct points"):
+        KM.kmeans(np.repeat(X[[0, 40, 80]], 10, axis=0), np.ones(30), 4, seed=0, l1=True)
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +115,8 @@ def test_refusals_one_line(small):
     g, _ = small
     with pytest.raises(CfrlabError, match="20 clusters asked for only 16 points"):
         BucketedModel.build(g, BucketSpec.kmeans(4, "20-5-5-5", "emd", bins=4), use_cache=False)
+    with pytest.raises(CfrlabError, match="round 3: 9 clusters asked for only 8 distinct points"):
+        BucketedModel.build(g, BucketSpec.kmeans(4, "4-5-5-9", "emd", bins=8), use_cache=False)
     spec = BucketSpec.kmeans(4, "4-5-5-5", "ochs", bins=50, opp_clusters=8)
     with pytest.raises(CfrlabError, match=r"needs about .* more than the 1\.0 kB available") as e:
         check_build(g, spec, 1024)

@@ -97,7 +97,10 @@ def kmeans(X: np.ndarray, weight: np.ndarray, k: int, seed: int, l1: bool,
         # D^2 sampling: the distance (L1, or the L2 norm) squared, times the weight
         p = w * (best * best if l1 else best)
         tot = p.sum()
-        pick = int(rng.choice(n, p=p / tot)) if tot > 0 else int(np.argmax(w))
+        if not tot > 0:  # every point already is a center: only j distinct points
+            raise CfrlabError(f"{what}: {k:,} clusters asked for only {j:,} distinct points; "
+                              "ask for at most that many buckets")
+        pick = int(rng.choice(n, p=p / tot))
         C[j] = X[pick]
         KK.distances_to(X, C, j, l1, d)
         np.minimum(best, d, out=best)
@@ -190,6 +193,10 @@ def build_kmeans_buckets(game, spec: BucketSpec, hs: np.ndarray,
         if lv[0][1] > ixs[r].size:
             raise CfrlabError(f"k-means round {r}: {lv[0][1]:,} clusters asked for only "
                               f"{ixs[r].size:,} points (canonical hands); ask for at most that many")
+        if r == R - 1 and lv[0][0] != "ochs" and lv[0][1] > spec.bins:
+            raise CfrlabError(f"k-means round {r}: {lv[0][1]:,} clusters asked for only "
+                              f"{spec.bins:,} distinct points (river hand strength in "
+                              f"{spec.bins:,} bins); ask for at most that many, or more bins")
     states, masses = [], []
     river = None
     pre_hist = None
