@@ -40,7 +40,7 @@ import sys
 import time
 from pathlib import Path
 
-from real_ladder import cached, cfrlab, reduced_holdem, rung
+from real_ladder import cached, cfrlab, game_dir, reduced_holdem, rung
 
 IMPERFECT = ("percentile", "kmeans", "ochs")
 KINDS = ("pr", *IMPERFECT)
@@ -219,12 +219,7 @@ def main() -> None:
     a.flat_check = a.flat_check.split(",")
     d = Path(a.out_dir or f"out/abstraction-ladder-{a.ranks}x{a.suits}")
     a.pr_dir = a.pr_dir or f"out/ladder-{a.ranks}x{a.suits}"
-    d.mkdir(parents=True, exist_ok=True)
-    game = d / f"holdem-{a.ranks}x{a.suits}.game"
-    text = reduced_holdem(a.ranks, a.suits)
-    if game.exists() and game.read_text() != text:
-        sys.exit(f"{game} holds another game; pass another --out-dir")
-    game.write_text(text)
+    game = game_dir(d, f"holdem-{a.ranks}x{a.suits}.game", reduced_holdem(a.ranks, a.suits))
     print(f"{a.ranks} ranks x {a.suits} suits, HULHE betting; pcs budgets {a.budgets} {a.unit}; files in {d}",
           flush=True)
     rows = []

@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from real_ladder import cached, cfrlab, reduced_holdem
+from real_ladder import cached, cfrlab, game_dir, reduced_holdem
 
 
 def game_text(ranks: int, suits: int, rounds: int) -> str:
@@ -76,12 +76,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     d = Path(a.out_dir or f"out/cfrbr-{a.ranks}x{a.suits}x{a.rounds}")
-    d.mkdir(parents=True, exist_ok=True)
-    game = d / "game.game"
-    text = game_text(a.ranks, a.suits, a.rounds)
-    if game.exists() and game.read_text() != text:
-        sys.exit(f"{game} holds another game; pass another --out-dir")
-    game.write_text(text)
+    game = game_dir(d, "game.game", game_text(a.ranks, a.suits, a.rounds))
     print(f"{a.ranks} ranks x {a.suits} suits, HULHE betting, {a.rounds} rounds; CFR+ "
           f"{a.cfr_iterations} iterations, CFR-BR {a.cfrbr_iterations}; files in {d}", flush=True)
     print(f"{'buckets':>7} {'infosets':>9} {'CFR abstract':>12} {'CFR real':>9} {'CFR-BR real':>11} "

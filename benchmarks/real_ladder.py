@@ -59,6 +59,17 @@ def cached(path: Path, make) -> dict:
     return result
 
 
+def game_dir(d: Path, name: str, text: str) -> Path:
+    """Create the results folder ``d`` and write its game file ``name`` (refusing a folder
+    whose game file holds another game: its cached results belong to that game)."""
+    d.mkdir(parents=True, exist_ok=True)
+    game = d / name
+    if game.exists() and game.read_text() != text:
+        sys.exit(f"{game} holds another game; pass another --out-dir")
+    game.write_text(text)
+    return game
+
+
 def rung(d: Path, game: Path, b: int, a: argparse.Namespace) -> dict:
     abst, strat = d / f"b{b}.npz", d / f"s{b}.npz"
     if not abst.exists():
@@ -92,12 +103,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     d = Path(a.out_dir or f"out/ladder-{a.ranks}x{a.suits}")
-    d.mkdir(parents=True, exist_ok=True)
-    game = d / f"holdem-{a.ranks}x{a.suits}.game"
-    text = reduced_holdem(a.ranks, a.suits)
-    if game.exists() and game.read_text() != text:
-        sys.exit(f"{game} holds another game; pass another --out-dir")
-    game.write_text(text)
+    game = game_dir(d, f"holdem-{a.ranks}x{a.suits}.game", reduced_holdem(a.ranks, a.suits))
     print(f"{a.ranks} ranks x {a.suits} suits, HULHE betting; CFR+ {a.iterations} iterations; "
           f"files in {d}", flush=True)
     print(f"{'buckets':>7} {'infosets':>10} {'abstract':>9} {'real game':>10} {'BR pos 0 / 1':>17} "
