@@ -47,7 +47,8 @@ from cfrlab.games.units import MBB, is_ante_game, rate_unit, to_unit
 from cfrlab.strategy import Strategy
 
 SMOOTHING = 1e-6  # the tremble behind the opponent's hands at spots the strategy never reaches
-MISTAKE = 1e-9  # chips: a smaller loss is rounding, not a mistake
+EXACT = 1e-9  # chips: a smaller loss is rounding
+MISTAKE_FRACTION = 1e-3  # a mistake gives up more than this fraction of the big blind (the ante)
 TOP_MISTAKES = 10
 _NO_F32 = np.zeros(0, dtype=np.float32)  # exact walks run in float64
 
@@ -75,8 +76,9 @@ class Advice:
     def word(self, action: str) -> str:
         return self.words[self.actions.index(action)] if action in self.actions else action
 
-    def line(self, chips_text) -> str:
-        """One readable line: ``strategy: call 62%, raise 38% · your fold gave up 0.43 chips``."""
+    def line(self, chips_text, threshold: float = EXACT) -> str:
+        """One readable line: ``strategy: call 62%, raise 38% · your fold gave up 0.430 chips
+        (best: call)``; a loss up to ``threshold`` chips is "next to nothing"."""
         if self.probs is None:
             return f"strategy: {self.note}"
         play = ", ".join(f"{w} {100 * p:.0f}%" for w, p in zip(self.words, self.probs) if p >= 0.005)
@@ -84,8 +86,10 @@ class Advice:
         if self.loss is None:
             return out + (f" \u00b7 {self.note}" if self.note else "")
         mine = self.word(self.chosen)
-        if self.loss <= MISTAKE:
-            out += f" \u00b7 your {mine} gave up nothing (best with {self.word(self.best)})"
+        if self.loss <= EXACT:
+            out += f" \u00b7 your {mine} gave up nothing"
+        elif self.loss <= threshold:
+            out += f" \u00b7 your {mine} gave up next to nothing ({chips_text(self.loss)})"
         else:
             out += f" \u00b7 your {mine} gave up {chips_text(self.loss)} (best: {self.word(self.best)})"
         return out + ("" if self.reached else " \u00b7 a spot the strategy never reaches")
@@ -272,10 +276,17 @@ class Trainer:
         return advice
 
 
+def mistake_threshold(game: GameDef) -> float:
+    """Chips a decision may give up and still not count as a mistake: a thousandth of the big
+    blind (of the ante in Kuhn and Leduc), so that a solved strategy's rounding is not one."""
+    return MISTAKE_FRACTION * (game.big_blind if not is_ante_game(game) else max(game.blind[0], 1))
+
+
 def chips_formatter(game: GameDef):
-    """Chips as text for one decision: ``0.43 chips``, and in a blind game also big blinds."""
+    """Chips as text for one decision: ``0.430 chips``, and in a blind game also big blinds."""
     def text(chips: float) -> str:
-        out = f"{chips:.3f} chips" if abs(chips) < 100 else f"{chips:,.1f} chips"
+        out = f"{chips:.4f} chips" if abs(chips) < 0.01 else f"{chips:.3f} chips" if abs(chips) < 100 \
+            else f"{chips:,.1f} chips"
         if not is_ante_game(game) and game.big_blind > 0:
             out += f" ({chips / game.big_blind:.2f} bb)"
         return out
@@ -285,8 +296,10 @@ def chips_formatter(game: GameDef):
 @dataclass
 class TrainerLog:
     """One session's decisions: ``hand`` (the current or last hand's advice) and, over the
-    finished hands, the EV given up and the ``top`` costliest mistakes."""
+    finished hands, the EV given up and the ``top_n`` costliest mistakes (decisions that gave
+    up more than ``threshold`` chips; every loss counts in ``total_loss``)."""
 
+    threshold: float = EXACT
     top_n: int = TOP_MISTAKES
     hand: list[Advice] = field(default_factory=list)
     total_loss: float = 0.0  # chips, over the finished hands' rated decisions
@@ -310,7 +323,7 @@ class TrainerLog:
                 continue
             self.rated += 1
             self.total_loss += a.loss
-            if a.loss > MISTAKE:
+            if a.loss > self.threshold:
                 self.mistakes += 1
                 self._order += 1
                 item = (a.loss, -self._order, a)  # equal losses: the earlier one stays
@@ -333,5 +346,6 @@ class TrainerLog:
             "mistakes": self.mistakes, "total_loss": self.total_loss,
             "per_hand": per, "unit": unit,
             "per_hand_text": f"{per:.1f} {unit}" if unit == MBB else f"{per:.3f} {unit}",
+            "threshold": self.threshold,
             "top": [a.to_json() for a in self.top()],
         }
