@@ -1,14 +1,20 @@
 """Helpers for the play tests (client, dealer, terminal, web): tiny agents, a dealer in a
-thread, scripted protocol peers. Every socket is on 127.0.0.1 and every wait is bounded."""
+thread, scripted protocol peers, and the headless Chromium the browser tests drive (Debian's
+``/usr/bin/chromium`` through Playwright, serving the app with uvicorn in a thread). Every
+socket is on 127.0.0.1 and every wait is bounded."""
 
 from __future__ import annotations
 
 import io
+import os
 import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
 
 from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import parse_match_state
@@ -18,6 +24,76 @@ from cfrlab.play.protocol import ConnectionClosed, LineChannel, LineTimeout
 HOST = "127.0.0.1"
 WAIT = 20.0  # upper bound (seconds) on any single wait in these tests
 CFRLAB = [sys.executable, "-m", "cfrlab.cli.main"]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+PAGE_TIMEOUT_MS = 15_000  # any one wait in a page
+
+
+# -- the browser tests -----------------------------------------------------------------------------
+def require_browser(module_level: bool = False) -> None:
+    """Skip (the whole module with ``module_level``), saying why, unless Chromium, Playwright
+    and uvicorn are installed (``make browser`` installs Chromium)."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (make browser) to run the browser test",
+                    allow_module_level=module_level)
+    pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("uvicorn")
+
+
+@contextmanager
+def chromium() -> Iterator:
+    """A headless Chromium (Playwright ``Browser``), closed at the end."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class WebServer:
+    """uvicorn serving ``app`` on 127.0.0.1 (a free port) in a background thread."""
+
+    def __init__(self, app):
+        import uvicorn
+
+        self.sock = socket.socket()
+        self.sock.bind((HOST, 0))
+        self.url = f"http://{HOST}:{self.sock.getsockname()[1]}/"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        end = time.monotonic() + WAIT
+        while not self.server.started:
+            assert time.monotonic() < end, "uvicorn did not start"
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+
+
+def open_page(browser, url: str):
+    """A new page at ``url``, after its first render (``body[data-renders='1']``)."""
+    page = browser.new_page()
+    page.set_default_timeout(PAGE_TIMEOUT_MS)
+    page.goto(url)
+    page.wait_for_selector("body[data-renders='1']")
+    return page
+
+
+def click_and_wait(page, selector: str) -> None:
+    """Click and wait for the page's next render (its ``body[data-renders]`` counter)."""
+    n = int(page.get_attribute("body", "data-renders") or 0)
+    page.click(selector, timeout=PAGE_TIMEOUT_MS)
+    page.wait_for_selector(f"body[data-renders='{n + 1}']", timeout=PAGE_TIMEOUT_MS)
 
 
 class CallAgent(Agent):
