@@ -242,8 +242,8 @@ class Trainer:
         position = state.current_player()
         legal = state.legal_actions()
         words = [action_words(state, a) for a in legal]
-        base = dict(hand_number=hand_number, round=state.round, betting=state.betting_string(),
-                    cards=cards_text(state, position), situation=situation_text(state), chosen=action)
+        base = {"hand_number": hand_number, "round": state.round, "betting": state.betting_string(),
+                "cards": cards_text(state, position), "situation": situation_text(state), "chosen": action}
         tree = self.tree
         try:
             node = self.strategy.node_of(state.betting_string())
