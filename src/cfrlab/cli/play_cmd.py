@@ -64,7 +64,11 @@ def make_trainer(enabled: bool, spec: str | None, specs: list[str], agents: list
     if game.num_players != 2:
         raise CfrlabError(f"--trainer is for two-player games; {game.name or 'this game'} has {game.num_players}")
     if spec is not None:
-        strategy = reference_strategy(_make_agent(spec, game, None), game, f"--trainer-strategy {spec}")
+        try:
+            agent = _make_agent(spec, game, None)
+        except CfrlabError as e:
+            raise CfrlabError(f"--trainer-strategy: {e}") from None
+        strategy = reference_strategy(agent, game, f"--trainer-strategy {spec}")
     else:
         try:
             strategy = reference_strategy(agents[0], game, f"the opponent {specs[0]}")
