@@ -14,12 +14,18 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import numpy as np
 import pytest
 
+from cfrlab.cards import parse_cards
+from cfrlab.engine import model_for_game, row_offsets, tree_for
+from cfrlab.games import load_game
 from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import parse_match_state
-from cfrlab.play.dealer import Dealer, DealerConfig
+from cfrlab.play.deal import deal_for_hand
+from cfrlab.play.dealer import Dealer, DealerConfig, seat_position
 from cfrlab.play.protocol import ConnectionClosed, LineChannel, LineTimeout
+from cfrlab.strategy import Strategy
 
 HOST = "127.0.0.1"
 WAIT = 20.0  # upper bound (seconds) on any single wait in these tests
@@ -265,3 +271,32 @@ class FakeDealer(threading.Thread):
             self.error = f"{type(e).__name__}: {e}"
         finally:
             ch.close()
+
+
+# -- trainer mode ----------------------------------------------------------------------------------
+def kuhn_equilibrium(alpha: float) -> Strategy:
+    """Kuhn's equilibrium family (Kuhn 1950; cards Q < K < A are states 0, 1, 2). The first player
+    bets Q with alpha, never K, A with 3 alpha; after check-bet folds Q, calls K with alpha + 1/3,
+    calls A. The second player facing a bet folds Q, calls K 1/3, calls A; after a check bets Q
+    1/3, checks K, bets A."""
+    g = load_game("kuhn")
+    tree, model = tree_for(g), model_for_game(g)
+    off = row_offsets(tree, model)
+    pol = np.zeros((int(off[-1]), 3))
+    rows = {"": [[0, 1 - alpha, alpha], [0, 1, 0], [0, 1 - 3 * alpha, 3 * alpha]],
+            "c": [[0, 2 / 3, 1 / 3], [0, 1, 0], [0, 0, 1]],
+            "r": [[1, 0, 0], [2 / 3, 1 / 3, 0], [0, 1, 0]],
+            "cr": [[1, 0, 0], [2 / 3 - alpha, alpha + 1 / 3, 0], [0, 1, 0]]}
+    for betting, table in rows.items():
+        d = int(tree.decision[tree.node_of_betting[betting]])
+        pol[int(off[d]): int(off[d]) + 3] = table
+    return Strategy.from_policy(g, pol, tree=tree, model=model, name=f"kuhn-eq-{alpha:.3f}")
+
+
+def kuhn_seed_queen_facing_a_bet() -> int:
+    """A deal seed whose hand 1 gives the human (seat 0, position 1 in hand 1) the Queen."""
+    g = load_game("kuhn")
+    for seed in range(200):
+        if deal_for_hand(g, seed, 1)[seat_position(0, 1, 2)] == parse_cards("Qs")[0]:
+            return seed
+    raise AssertionError("no seed found")

@@ -15,16 +15,14 @@ import naive
 import numpy as np
 import pytest
 from cli_run import run
-from play_helpers import RaiseAgent
+from play_helpers import RaiseAgent, kuhn_equilibrium, kuhn_seed_queen_facing_a_bet
 from rich.console import Console
 
 from cfrlab.cards import deck, parse_cards
-from cfrlab.engine import model_for_game, row_offsets, tree_for
+from cfrlab.engine import model_for_game, tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
 from cfrlab.games.state import State
-from cfrlab.play.deal import deal_for_hand
-from cfrlab.play.dealer import seat_position
 from cfrlab.play.session import HumanTable
 from cfrlab.play.terminal import TerminalPlay
 from cfrlab.play.trainer import Trainer, TrainerLog, mistake_threshold, reference_strategy
@@ -32,25 +30,6 @@ from cfrlab.solvers import make_solver
 from cfrlab.strategy import Strategy
 
 EXACT = 1e-9
-
-
-def kuhn_equilibrium(alpha: float) -> Strategy:
-    """Kuhn's equilibrium family (Kuhn 1950; cards Q < K < A are states 0, 1, 2). The first player
-    bets Q with alpha, never K, A with 3 alpha; after check-bet folds Q, calls K with alpha + 1/3,
-    calls A. The second player facing a bet folds Q, calls K 1/3, calls A; after a check bets Q
-    1/3, checks K, bets A."""
-    g = load_game("kuhn")
-    tree, model = tree_for(g), model_for_game(g)
-    off = row_offsets(tree, model)
-    pol = np.zeros((int(off[-1]), 3))
-    rows = {"": [[0, 1 - alpha, alpha], [0, 1, 0], [0, 1 - 3 * alpha, 3 * alpha]],
-            "c": [[0, 2 / 3, 1 / 3], [0, 1, 0], [0, 0, 1]],
-            "r": [[1, 0, 0], [2 / 3, 1 / 3, 0], [0, 1, 0]],
-            "cr": [[1, 0, 0], [2 / 3 - alpha, alpha + 1 / 3, 0], [0, 1, 0]]}
-    for betting, table in rows.items():
-        d = int(tree.decision[tree.node_of_betting[betting]])
-        pol[int(off[d]): int(off[d]) + 3] = table
-    return Strategy.from_policy(g, pol, tree=tree, model=model, name=f"kuhn-eq-{alpha:.3f}")
 
 
 def kuhn_spot(cards: str, betting: str) -> State:
@@ -198,15 +177,6 @@ def test_leduc_action_values_equal_brute_force(leduc_solved):
 
 
 # -- the session: per decision, summary ----------------------------------------------------------
-def _kuhn_seed_where_human_holds_queen_facing_a_bet() -> int:
-    """A deal seed whose hand 1 gives the human (seat 0, position 1 in hand 1) the Queen."""
-    g = load_game("kuhn")
-    for seed in range(200):
-        if deal_for_hand(g, seed, 1)[seat_position(0, 1, 2)] == parse_cards("Qs")[0]:
-            return seed
-    raise AssertionError("no seed found")
-
-
 def test_summary_sums_the_decisions(leduc_solved):
     """Scripted play against a raiser: the summary's total is the sum of every finished hand's
     losses, its mistakes those above the threshold, its top list the largest of them in order;
@@ -254,7 +224,7 @@ def test_terminal_prints_each_decision_and_the_summary(kuhn_trainer):
     """Hand 1: the human holds Q facing the raiser's bet and calls: 1 chip given up, said at once
     and in the summary's table."""
     g = load_game("kuhn")
-    seed = _kuhn_seed_where_human_holds_queen_facing_a_bet()
+    seed = kuhn_seed_queen_facing_a_bet()
     table = HumanTable(g, [RaiseAgent()], seed=seed, trainer=kuhn_trainer)
     out = io.StringIO()
     feed = iter(["c", "c", "c", "q"])
@@ -308,7 +278,7 @@ def test_cli_bad_trainer_input_is_one_line(capsys, kuhn_file, command, argv, wor
 
 
 def test_cli_play_trainer_end_to_end(capsys, kuhn_file, monkeypatch):
-    seed = _kuhn_seed_where_human_holds_queen_facing_a_bet()
+    seed = kuhn_seed_queen_facing_a_bet()
     monkeypatch.setattr("sys.stdin", io.StringIO("c\nc\nc\n"))  # hand 0: check, call; hand 1: call
     monkeypatch.setenv("COLUMNS", "200")
     code, out, err = run(capsys, "play", "kuhn", "--vs", "always-raise", "--trainer-strategy", kuhn_file,
