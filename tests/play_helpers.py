@@ -1,23 +1,105 @@
 """Helpers for the play tests (client, dealer, terminal, web): tiny agents, a dealer in a
-thread, scripted protocol peers. Every socket is on 127.0.0.1 and every wait is bounded."""
+thread, scripted protocol peers, and the headless Chromium the browser tests drive (Debian's
+``/usr/bin/chromium`` through Playwright, serving the app with uvicorn in a thread). Every
+socket is on 127.0.0.1 and every wait is bounded."""
 
 from __future__ import annotations
 
 import io
+import os
 import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
+import numpy as np
+import pytest
+
+from cfrlab.cards import parse_cards
+from cfrlab.engine import model_for_game, row_offsets, tree_for
+from cfrlab.games import load_game
 from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import parse_match_state
-from cfrlab.play.dealer import Dealer, DealerConfig
+from cfrlab.play.deal import deal_for_hand
+from cfrlab.play.dealer import Dealer, DealerConfig, seat_position
 from cfrlab.play.protocol import ConnectionClosed, LineChannel, LineTimeout
+from cfrlab.strategy import Strategy
 
 HOST = "127.0.0.1"
 WAIT = 20.0  # upper bound (seconds) on any single wait in these tests
 CFRLAB = [sys.executable, "-m", "cfrlab.cli.main"]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+PAGE_TIMEOUT_MS = 15_000  # any one wait in a page
+
+
+# -- the browser tests -----------------------------------------------------------------------------
+def require_browser(module_level: bool = False) -> None:
+    """Skip (the whole module with ``module_level``), saying why, unless Chromium, Playwright
+    and uvicorn are installed (``make browser`` installs Chromium)."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (make browser) to run the browser test",
+                    allow_module_level=module_level)
+    pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("uvicorn")
+
+
+@contextmanager
+def chromium() -> Iterator:
+    """A headless Chromium (Playwright ``Browser``), closed at the end."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class WebServer:
+    """uvicorn serving ``app`` on 127.0.0.1 (a free port) in a background thread."""
+
+    def __init__(self, app):
+        import uvicorn
+
+        self.sock = socket.socket()
+        self.sock.bind((HOST, 0))
+        self.url = f"http://{HOST}:{self.sock.getsockname()[1]}/"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        end = time.monotonic() + WAIT
+        while not self.server.started:
+            assert time.monotonic() < end, "uvicorn did not start"
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+
+
+def open_page(browser, url: str):
+    """A new page at ``url``, after its first render (``body[data-renders='1']``)."""
+    page = browser.new_page()
+    page.set_default_timeout(PAGE_TIMEOUT_MS)
+    page.goto(url)
+    page.wait_for_selector("body[data-renders='1']")
+    return page
+
+
+def click_and_wait(page, selector: str) -> None:
+    """Click and wait for the page's next render (its ``body[data-renders]`` counter)."""
+    n = int(page.get_attribute("body", "data-renders") or 0)
+    page.click(selector, timeout=PAGE_TIMEOUT_MS)
+    page.wait_for_selector(f"body[data-renders='{n + 1}']", timeout=PAGE_TIMEOUT_MS)
 
 
 class CallAgent(Agent):
@@ -189,3 +271,32 @@ class FakeDealer(threading.Thread):
             self.error = f"{type(e).__name__}: {e}"
         finally:
             ch.close()
+
+
+# -- trainer mode ----------------------------------------------------------------------------------
+def kuhn_equilibrium(alpha: float) -> Strategy:
+    """Kuhn's equilibrium family (Kuhn 1950; cards Q < K < A are states 0, 1, 2). The first player
+    bets Q with alpha, never K, A with 3 alpha; after check-bet folds Q, calls K with alpha + 1/3,
+    calls A. The second player facing a bet folds Q, calls K 1/3, calls A; after a check bets Q
+    1/3, checks K, bets A."""
+    g = load_game("kuhn")
+    tree, model = tree_for(g), model_for_game(g)
+    off = row_offsets(tree, model)
+    pol = np.zeros((int(off[-1]), 3))
+    rows = {"": [[0, 1 - alpha, alpha], [0, 1, 0], [0, 1 - 3 * alpha, 3 * alpha]],
+            "c": [[0, 2 / 3, 1 / 3], [0, 1, 0], [0, 0, 1]],
+            "r": [[1, 0, 0], [2 / 3, 1 / 3, 0], [0, 1, 0]],
+            "cr": [[1, 0, 0], [2 / 3 - alpha, alpha + 1 / 3, 0], [0, 1, 0]]}
+    for betting, table in rows.items():
+        d = int(tree.decision[tree.node_of_betting[betting]])
+        pol[int(off[d]): int(off[d]) + 3] = table
+    return Strategy.from_policy(g, pol, tree=tree, model=model, name=f"kuhn-eq-{alpha:.3f}")
+
+
+def kuhn_seed_queen_facing_a_bet() -> int:
+    """A deal seed whose hand 1 gives the human (seat 0, position 1 in hand 1) the Queen."""
+    g = load_game("kuhn")
+    for seed in range(200):
+        if deal_for_hand(g, seed, 1)[seat_position(0, 1, 2)] == parse_cards("Qs")[0]:
+            return seed
+    raise AssertionError("no seed found")

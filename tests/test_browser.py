@@ -6,76 +6,34 @@ installs it when apt is available. Skipped, with the reason shown, only when it 
 
 from __future__ import annotations
 
-import os
-import socket
-import threading
-import time
-
 import pytest
+from play_helpers import (
+    PAGE_TIMEOUT_MS,
+    CallAgent,
+    RaiseAgent,
+    WebServer,
+    chromium,
+    click_and_wait,
+    require_browser,
+)
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
-
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (make browser) to run the browser test",
-                allow_module_level=True)
-pytest.importorskip("playwright.sync_api")
-pytest.importorskip("uvicorn")
-
-import uvicorn
-from play_helpers import CallAgent, RaiseAgent
-from playwright.sync_api import sync_playwright
+require_browser(module_level=True)
 
 from cfrlab.games import load_game
 from cfrlab.play.web import create_app
 
-TIMEOUT_MS = 15_000
-
-
-class _Server:
-    """uvicorn on 127.0.0.1 (a free port) in a background thread."""
-
-    def __init__(self, app):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        end = time.monotonic() + 20
-        while not self.server.started:
-            assert time.monotonic() < end, "uvicorn did not start"
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
-
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
+    with chromium() as b:
         yield b
-        b.close()
-
-
-def _click_and_wait(page, selector):
-    n = int(page.get_attribute("body", "data-renders") or 0)
-    page.click(selector, timeout=TIMEOUT_MS)
-    page.wait_for_selector(f"body[data-renders='{n + 1}']", timeout=TIMEOUT_MS)
 
 
 def test_play_full_hands_by_clicking(browser):
     app = create_app(load_game("holdem-limit"), lambda s: CallAgent(), seed=5)
-    with _Server(app) as srv:
+    with WebServer(app) as srv:
         page = browser.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
         page.goto(srv.url)
         page.wait_for_selector("body[data-renders='1']")
         assert page.get_attribute("#score", "data-hands") == "0"
@@ -86,7 +44,7 @@ def test_play_full_hands_by_clicking(browser):
         # play the hand: bet/raise whenever a raise button is offered, else check/call
         while page.is_hidden("#next-hand"):
             raise_button = page.locator("#actions button[data-action='r']")
-            _click_and_wait(page, "#actions button[data-action='r']" if raise_button.count() else
+            click_and_wait(page, "#actions button[data-action='r']" if raise_button.count() else
                             "#actions button[data-action='c']")
         chips = float(page.get_attribute("#score", "data-chips"))
         assert page.get_attribute("#score", "data-hands") == "1"
@@ -99,11 +57,11 @@ def test_play_full_hands_by_clicking(browser):
         assert page.locator("#board .card").count() == 5
         # the next hand (we are the small blind, first to act, facing the big blind), then fold:
         # the score goes down by the small blind we put in
-        _click_and_wait(page, "#next-hand")
+        click_and_wait(page, "#next-hand")
         assert page.is_hidden("#next-hand")
         assert "small blind" in page.inner_text("#me")
         assert page.locator("#actions button[data-action='f']").count() == 1
-        _click_and_wait(page, "#actions button[data-action='f']")
+        click_and_wait(page, "#actions button[data-action='f']")
         after = float(page.get_attribute("#score", "data-chips"))
         assert page.get_attribute("#score", "data-hands") == "2"
         assert after - chips == -5.0
@@ -114,9 +72,9 @@ def test_play_full_hands_by_clicking(browser):
 def test_illegal_clicks_cannot_happen_and_errors_show(browser):
     """Only legal actions get buttons; an action sent by hand is refused and shown as an error."""
     app = create_app(load_game("kuhn"), lambda s: RaiseAgent(), seed=2)
-    with _Server(app) as srv:
+    with WebServer(app) as srv:
         page = browser.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
         page.goto(srv.url)
         page.wait_for_selector("body[data-renders='1']")
         offered = page.eval_on_selector_all("#actions button", "bs => bs.map(b => b.dataset.action)")
@@ -132,15 +90,15 @@ def test_illegal_clicks_cannot_happen_and_errors_show(browser):
 
 def test_two_browser_sessions_are_independent(browser):
     app = create_app(load_game("leduc"), lambda s: CallAgent(), seed=4)
-    with _Server(app) as srv:
+    with WebServer(app) as srv:
         ctx1, ctx2 = browser.new_context(), browser.new_context()
         p1, p2 = ctx1.new_page(), ctx2.new_page()
         for p in (p1, p2):
-            p.set_default_timeout(TIMEOUT_MS)
+            p.set_default_timeout(PAGE_TIMEOUT_MS)
             p.goto(srv.url)
             p.wait_for_selector("body[data-renders='1']")
         while p1.is_hidden("#next-hand"):
-            _click_and_wait(p1, "#actions button[data-action='c']")
+            click_and_wait(p1, "#actions button[data-action='c']")
         assert p1.get_attribute("#score", "data-hands") == "1"
         p2.reload()
         p2.wait_for_selector("body[data-renders='1']")
@@ -152,16 +110,16 @@ def test_two_browser_sessions_are_independent(browser):
 def test_nolimit_raise_box(browser):
     """No-limit: the raise-to box offers the legal range; a typed amount is sent as r<N>."""
     app = create_app(load_game("holdem-nolimit"), lambda s: CallAgent(), seed=6)
-    with _Server(app) as srv:
+    with WebServer(app) as srv:
         page = browser.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
         page.goto(srv.url)
         page.wait_for_selector("body[data-renders='1']")
         assert page.is_visible("#raise-box")
         assert page.get_attribute("#raise-amount", "min") == "200"
         assert page.get_attribute("#raise-amount", "max") == "20000"
         page.fill("#raise-amount", "450")
-        _click_and_wait(page, "#raise-button")
+        click_and_wait(page, "#raise-button")
         state = page.evaluate("fetch('/api/state').then(r => r.json())")
         assert "r450c" in state["betting"]
         page.fill("#raise-amount", "5")  # below the minimum: the server refuses, the page says why
@@ -177,9 +135,9 @@ def test_nolimit_quick_size_buttons_fill_the_box(browser):
     raises by the pot); 'Pot' then 'Raise' sends that amount; keys h/p/a and Enter do the same;
     an illegal amount is refused with the reason and the hand goes on."""
     app = create_app(load_game("holdem-nolimit"), lambda s: CallAgent(), seed=6)
-    with _Server(app) as srv:
+    with WebServer(app) as srv:
         page = browser.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
         sent = []
         page.on("request", lambda r: sent.append(r.post_data_json["action"]) if r.url.endswith("/api/action") else None)
         page.goto(srv.url)
@@ -193,7 +151,7 @@ def test_nolimit_quick_size_buttons_fill_the_box(browser):
         assert page.input_value("#raise-amount") == "20000"
         page.click(".quick-size[data-size='pot']")
         assert page.input_value("#raise-amount") == str(pot_raise)
-        _click_and_wait(page, "#raise-button")
+        click_and_wait(page, "#raise-button")
         assert sent == [f"r{pot_raise}"]
         v = page.evaluate("fetch('/api/state').then(r => r.json())")
         assert f"r{pot_raise}c/" in v["betting"] and not v["hand_over"]
@@ -211,7 +169,7 @@ def test_nolimit_quick_size_buttons_fill_the_box(browser):
         page.wait_for_function("document.querySelector('#error').textContent.length > 0")
         assert "not legal" in page.inner_text("#error") and "raise to" in page.inner_text("#error")
         page.click(".quick-size[data-size='allin']")
-        _click_and_wait(page, "#raise-button")
+        click_and_wait(page, "#raise-button")
         assert sent[-1] == "r20000"
         assert page.get_attribute("#score", "data-hands") == "1"  # called and shown down
         page.close()

@@ -9,8 +9,6 @@ import re
 import socket
 import subprocess
 import sys
-import threading
-import time
 import warnings
 from pathlib import Path
 
@@ -24,6 +22,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
+from play_helpers import PAGE_TIMEOUT_MS, WebServer, chromium, click_and_wait, require_browser
+
 from cfrlab.errors import CfrlabError
 from cfrlab.spot import make_spot, solve_spot
 from cfrlab.spot.report import SpotReader, class_grid
@@ -31,8 +31,6 @@ from cfrlab.spot.store import save_solution
 from cfrlab.spot.web import BadRequest, NoSuchNode, SpotView, create_spot_app
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-TIMEOUT_MS = 15_000
 
 
 @pytest.fixture(scope="module")
@@ -181,51 +179,11 @@ def test_cli_serve_refuses_in_one_line(river_sol, tmp_path):
 
 
 # -- in Chromium ----------------------------------------------------------------------------------
-class _Server:
-    """uvicorn on 127.0.0.1 (a free port) in a background thread."""
-
-    def __init__(self, app):
-        import uvicorn
-
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        end = time.monotonic() + 20
-        while not self.server.started:
-            assert time.monotonic() < end, "uvicorn did not start"
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
-
-
 @pytest.fixture(scope="module")
 def page_of():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (make browser) to run the browser test")
-    pytest.importorskip("playwright.sync_api")
-    pytest.importorskip("uvicorn")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"],
-                              timeout=60_000)
+    require_browser()
+    with chromium() as b:
         yield b
-        b.close()
-
-
-def _click_and_wait(page, selector):
-    n = int(page.get_attribute("body", "data-renders") or 0)
-    page.click(selector, timeout=TIMEOUT_MS)
-    page.wait_for_selector(f"body[data-renders='{n + 1}']", timeout=TIMEOUT_MS)
 
 
 def _cells(page) -> dict:
@@ -233,9 +191,9 @@ def _cells(page) -> dict:
 
 
 def test_browser_grid_node_and_hand(page_of, river_sol):
-    with _Server(create_spot_app(river_sol)) as srv:
+    with WebServer(create_spot_app(river_sol)) as srv:
         page = page_of.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
         page.goto(srv.url)
         page.wait_for_selector("body[data-renders='1']")
         # the grid is drawn: 169 cells, the classes OOP holds coloured by their actions
@@ -246,7 +204,7 @@ def test_browser_grid_node_and_hand(page_of, river_sol):
         assert "OOP acts on the river, pot 10" in page.inner_text("#where")
         assert page.is_disabled("#back")
         # a node chosen: OOP checks, then IP acts and the grid is IP's range
-        _click_and_wait(page, "#actions button[data-token='x']")
+        click_and_wait(page, "#actions button[data-token='x']")
         assert "IP acts on the river" in page.inner_text("#where")
         after = _cells(page)
         assert after != root and {h for h, s in after.items() if s} == {"KK", "AQs", "99", "T9s"}
@@ -254,10 +212,10 @@ def test_browser_grid_node_and_hand(page_of, river_sol):
         kk = api["grid"][1][1]["strategy"]
         assert after["KK"] == " ".join(f"{x:.4f}" for x in kk)
         assert page.is_disabled("#actions button[data-token='x']")  # check behind: a showdown
-        _click_and_wait(page, "#actions button[data-token='b10']")
+        click_and_wait(page, "#actions button[data-token='b10']")
         assert "OOP acts on the river, pot 20" in page.inner_text("#where")
         # a hand's strategy shown: click QJs, its two combos with strategy, EV and equity
-        _click_and_wait(page, ".cell[data-hand='QJs']")
+        click_and_wait(page, ".cell[data-hand='QJs']")
         rows = page.locator("#hand-combos tbody tr")
         assert rows.count() == 3  # the class, QcJc and QdJd
         h = page.evaluate("fetch('/api/spot/hand?path=x%20b10&hand=QJs').then(r => r.json())")
@@ -267,24 +225,24 @@ def test_browser_grid_node_and_hand(page_of, river_sol):
                                                                                f"{h['combos'][0]['combo']}']")
         assert f"EV {h['ev']:.3f}" in page.inner_text("#hand-title")
         # back to the parent: IP's node again, the hand panel follows it
-        _click_and_wait(page, "#back")
+        click_and_wait(page, "#back")
         assert "IP acts on the river" in page.inner_text("#where")
         assert "not in the range here" in page.inner_text("#hand-title")
         page.close()
 
 
 def test_browser_turn_spot_river_card(page_of, turn_sol):
-    with _Server(create_spot_app(turn_sol)) as srv:
+    with WebServer(create_spot_app(turn_sol)) as srv:
         page = page_of.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
         page.goto(srv.url + "#x")
         page.wait_for_selector("body[data-renders='1']")
         assert page.is_hidden("#river")
         page.click("#actions button[data-token='x']")  # the turn checks through: choose the river
         assert page.locator("#river-cards button").count() == 48
-        _click_and_wait(page, "#river-cards button[data-card='3c']")
+        click_and_wait(page, "#river-cards button[data-card='3c']")
         assert "OOP acts on the river" in page.inner_text("#where")
         assert page.locator("#board .card").count() == 5
-        _click_and_wait(page, "#back")
+        click_and_wait(page, "#back")
         assert "IP acts on the turn" in page.inner_text("#where")
         page.close()

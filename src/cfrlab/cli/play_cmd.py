@@ -14,6 +14,11 @@ from cfrlab.errors import CfrlabError
 AGENT_HELP = "a built-in bot (always-call, always-raise, probe, random, value, ...) or a strategy file"
 GAME_HELP = "built-in game name or .game file (first argument; --game GAME also works)"
 DEFAULT_SERVE_GAME = "leduc"  # `cfrlab serve --vs A` without a game (the older spelling)
+TRAINER_HELP = ("trainer mode: after each of your decisions, what the strategy does with your hand there "
+                "and the EV your choice gave up against it; at the end, your costliest mistakes (the "
+                "strategy: the opponent's strategy file, or --trainer-strategy)")
+TRAINER_STRATEGY_HELP = ("the strategy file the trainer compares your play with (PATH or PATH:abstraction=FILE; "
+                         "default: the opponent's); implies --trainer")
 
 
 def _make_agent(spec: str, game, seed: int | None):
@@ -47,6 +52,32 @@ def opponents(vs: list[str] | None, game) -> list[str]:
         raise CfrlabError(f"{game.name or 'this game'} has {seats} seat(s) beside you: give --vs once (the same "
                           f"agent in every seat) or {seats} times, got {len(vs)}")
     return list(vs)
+
+
+def make_trainer(enabled: bool, spec: str | None, specs: list[str], agents: list, game):
+    """The trainer of ``--trainer`` / ``--trainer-strategy`` (None when neither is given): the
+    strategy of ``spec``, else the opponent's; one line when there is none to compare with."""
+    from cfrlab.play.trainer import Trainer, reference_strategy
+
+    if not enabled and spec is None:
+        return None
+    if game.num_players != 2:
+        raise CfrlabError(f"--trainer is for two-player games; {game.name or 'this game'} has {game.num_players}")
+    if spec is not None:
+        try:
+            agent = _make_agent(spec, game, None)
+        except CfrlabError as e:
+            raise CfrlabError(f"--trainer-strategy: {e}") from None
+        strategy = reference_strategy(agent, game, f"--trainer-strategy {spec}")
+    else:
+        try:
+            strategy = reference_strategy(agents[0], game, f"the opponent {specs[0]}")
+        except CfrlabError:
+            raise CfrlabError(f"--trainer needs a strategy to compare with: the opponent {specs[0]} plays none; "
+                              "give one with --trainer-strategy FILE") from None
+    trainer = Trainer(strategy, game)
+    say(f"trainer mode: your decisions are rated against {strategy.name} (EVs exact, both continuing with it)")
+    return trainer
 
 
 def _open_log(path: Path | None):
@@ -175,6 +206,9 @@ def register(app: typer.Typer) -> None:
                                                   help="stop after N hands (default: until you quit)")] = None,
         seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED",
                                                  help="deck seed (default: drawn and printed)")] = None,
+        trainer: Annotated[bool, typer.Option("--trainer", help=TRAINER_HELP)] = False,
+        trainer_strategy: Annotated[str | None, typer.Option("--trainer-strategy", metavar="STRATEGY",
+                                                             help=TRAINER_STRATEGY_HELP)] = None,
     ) -> None:
         """Play against an agent in the terminal (f = fold, c = check/call, r = bet/raise)."""
         from cfrlab.games import load_game
@@ -185,10 +219,12 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError("--hands must be at least 1 (leave it out to play until you quit)")
         seed, drawn = seed_or_random(seed)
         g = load_game(game)
-        agents = [_make_agent(spec, g, seed + i) for i, spec in enumerate(opponents(vs, g))]
+        specs = opponents(vs, g)
+        agents = [_make_agent(spec, g, seed + i) for i, spec in enumerate(specs)]
+        coach = make_trainer(trainer, trainer_strategy, specs, agents, g)
         if drawn:
             print(f"deck seed {seed} (drawn at random; --seed {seed} deals the same cards)")
-        table = HumanTable(g, agents, seed=seed, agent_seed=seed)
+        table = HumanTable(g, agents, seed=seed, agent_seed=seed, trainer=coach)
         TerminalPlay(table).play(hands)
 
     @app.command("serve")
@@ -203,6 +239,9 @@ def register(app: typer.Typer) -> None:
                                           help="address to serve on (127.0.0.1: this machine only)")] = "127.0.0.1",
         seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED", help=(
             "deck seed for every session (default: each visitor gets random deals)"))] = None,
+        trainer: Annotated[bool, typer.Option("--trainer", help=TRAINER_HELP)] = False,
+        trainer_strategy: Annotated[str | None, typer.Option("--trainer-strategy", metavar="STRATEGY",
+                                                             help=TRAINER_STRATEGY_HELP)] = None,
     ) -> None:
         """Play against an agent in the browser: open http://HOST:PORT/ (one session per visitor)."""
         from cfrlab.games import load_game
@@ -223,8 +262,9 @@ def register(app: typer.Typer) -> None:
         protos = {spec: _make_agent(spec, g, None) for spec in dict.fromkeys(specs)}
         factories = [agent_copier(protos[spec], g) for spec in specs]
         shown_vs = " and ".join(dict.fromkeys(specs))
+        coach = make_trainer(trainer, trainer_strategy, specs, [protos[spec] for spec in specs], g)
         app_ = create_app(g, factories if len(set(specs)) > 1 else factories[0], seed=seed,
-                          title=f"cfrlab: you vs {shown_vs}")
+                          title=f"cfrlab: you vs {shown_vs}", trainer=coach)
         sock = bind_socket(host, port)  # a port in use is one line, before anything starts
         port = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host

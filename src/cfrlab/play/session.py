@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from cfrlab.cards import card_text, category_name, rank_hand
 from cfrlab.errors import CfrlabError, IllegalActionError
+from cfrlab.fileio import printable
 from cfrlab.games.agent import Agent
 from cfrlab.games.gamedef import GameDef
 from cfrlab.games.matchstate import seat_view
@@ -25,6 +26,7 @@ from cfrlab.games.units import MBB, is_ante_game, rate_unit, to_unit
 from cfrlab.play.client import safe_action
 from cfrlab.play.deal import deal_for_hand
 from cfrlab.play.dealer import seat_position
+from cfrlab.play.trainer import Trainer, TrainerLog, chips_formatter, mistake_threshold
 from cfrlab.tree.bets import POT, BetSize
 
 HUMAN_SEAT = 0
@@ -195,10 +197,13 @@ class HandRecord:
 class HumanTable:
     """A human in seat 0 against ``agents`` (one per other seat). ``start_hand()`` deals the
     next hand and lets the agents act until the human must act or the hand ends; ``act()``
-    applies the human's action (refused with IllegalActionError when not legal)."""
+    applies the human's action (refused with IllegalActionError when not legal). With a
+    ``trainer`` (``cfrlab.play.trainer.Trainer``) every human decision is rated against its
+    strategy before it is applied, in ``trainer_log``."""
 
     def __init__(self, game: GameDef, agents: Sequence[Agent], *, seed: int | None = None,
-                 names: Sequence[str] | None = None, agent_seed: int | None = None):
+                 names: Sequence[str] | None = None, agent_seed: int | None = None,
+                 trainer: Trainer | None = None):
         if len(agents) != game.num_players - 1:
             raise CfrlabError(f"{game.name or 'the game'} needs {game.num_players - 1} agent(s), got {len(agents)}")
         if (seed is not None and int(seed) < 0) or (agent_seed is not None and int(agent_seed) < 0):
@@ -221,6 +226,11 @@ class HumanTable:
         self.hands_played = 0
         self.history: list[HandRecord] = []
         self.warnings: list[str] = []
+        if trainer is not None and trainer.game.to_text() != game.to_text():
+            raise CfrlabError(f"the trainer's strategy is for {trainer.game.name or 'another game'}, "
+                              f"not for {game.name or 'this game'}")
+        self.trainer = trainer
+        self.trainer_log = TrainerLog(mistake_threshold(game)) if trainer is not None else None
         for i, a in enumerate(self.agents):
             a.begin_match(game, None if agent_seed is None else agent_seed + i)
 
@@ -250,6 +260,8 @@ class HumanTable:
         self.positions = [seat_position(s, h, n) for s in range(n)]
         self.state = State(self.game, deal_for_hand(self.game, self.seed, h), hand_number=h)
         self.events = []
+        if self.trainer_log is not None:
+            self.trainer_log.begin_hand()
         self._run_agents()
 
     def legal_actions(self) -> list[str]:
@@ -271,6 +283,8 @@ class HumanTable:
             action = text
         else:
             action = parse_human_action(text, self.state)
+        if self.trainer is not None:
+            self.trainer_log.add(self.trainer.advise(self.state, action, self.hand_number))
         self._apply(action)
         self._run_agents()
         return action
@@ -302,6 +316,8 @@ class HumanTable:
         for seat, v in enumerate(by_seat):
             self.totals[seat] += v
         self.hands_played += 1
+        if self.trainer_log is not None:
+            self.trainer_log.end_hand()
         for seat in range(1, self.game.num_players):
             try:
                 self.agents[seat - 1].end_hand(seat_view(s, self.positions[seat]))
@@ -337,6 +353,8 @@ class HumanTable:
             "score": {"chips": self.totals[HUMAN_SEAT], "per_game": per, "unit": unit, "text": text},
             "history": [self._record_json(r) for r in reversed(self.history[-20:])],
         }
+        if self.trainer_log is not None:
+            out["trainer"] = self.trainer_view()
         if s is None:
             out.update(hand_number=None, hand_over=True, your_turn=False, legal=[])
             return out
@@ -378,6 +396,19 @@ class HumanTable:
             result=self._record_json(self.history[-1]) if over and self.history else None,
         )
         return out
+
+    def trainer_view(self) -> dict:
+        """The trainer's words (JSON-able): ``hand``, each decision of the current (or just
+        finished) hand rated (``Advice.to_json`` plus ``text``, its one line), and ``summary``
+        over the finished hands (``TrainerLog.summary``)."""
+        chips = chips_formatter(self.game)
+        return {
+            "reference": printable(self.trainer.strategy.name, 60),
+            "hand": [{**a.to_json(), "text": a.line(chips, self.trainer_log.threshold),
+                      "mistake": a.loss is not None and a.loss > self.trainer_log.threshold}
+                     for a in self.trainer_log.hand],
+            "summary": self.trainer_log.summary(self.game, self.hands_played),
+        }
 
     def _event_json(self, e: Event) -> dict:
         words = e.label[0].lower() + e.label[1:] if e.seat == HUMAN_SEAT else e.text

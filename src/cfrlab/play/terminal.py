@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from cfrlab.errors import IllegalActionError
@@ -134,6 +135,41 @@ class TerminalPlay:
         c.print(Text(f"{res['text']}.", style=style) + Text(
             f"  Total {view['score']['chips']:+g} chips over {view['hands_played']} hand(s), {view['score']['text']}"))
 
+    # -- trainer mode --------------------------------------------------------------------
+    def draw_advice(self) -> None:
+        """The trainer's line on the human's last decision, and the EV of each action."""
+        if self.table.trainer_log is None or not self.table.trainer_log.hand:
+            return
+        a = self.table.trainer_view()["hand"][-1]
+        style = "bold yellow" if a["mistake"] else "green"
+        self.console.print(Text(f"  trainer ({a['cards']}, {a['situation']}): {a['text']}", style=style))
+        if a["evs"] is not None:
+            evs = ", ".join(f"{w} {ev:+.3f}" for w, ev in zip(a["words"], a["evs"]))
+            self.console.print(Text(f"  EV of each action in chips, both continuing with the strategy: {evs}",
+                                    style="dim"))
+
+    def trainer_summary(self) -> None:
+        """The finished hands' EV given up and the costliest mistakes, as a table."""
+        view = self.table.trainer_view()
+        s = view["summary"]
+        c = self.console
+        c.print(Text(f"Trainer (against {view['reference']}): {s['decisions']} decision(s) in {s['hands']} "
+                     f"hand(s), {s['mistakes']} mistake(s); EV given up {s['total_loss']:.3f} chips in all, "
+                     f"{s['per_hand_text']}", style="bold"))
+        if s["rated"] < s["decisions"]:
+            c.print(Text(f"  {s['decisions'] - s['rated']} decision(s) off the strategy's tree were not rated",
+                         style="dim"))
+        if not s["top"]:
+            return
+        t = Table(title="Costliest mistakes", title_justify="left")
+        for col in ("hand", "cards", "situation", "betting", "you", "best", "EV lost (chips)"):
+            t.add_column(col, justify="right" if col in ("hand", "EV lost (chips)") else "left")
+        for a in s["top"]:
+            word = dict(zip(a["actions"], a["words"]))
+            t.add_row(str(a["hand_number"] + 1), a["cards"], a["situation"], a["betting"] or "-",
+                      word[a["chosen"]], word[a["best"]], f"{a['loss']:.4f}" if a["loss"] < 0.01 else f"{a['loss']:.3f}")
+        c.print(t)
+
     def help_words(self) -> tuple[str, ...]:
         # in no-limit "h" is the half-pot raise; "?" and "help" always show the help
         return ("?", "help") if not self.table.game.is_limit else ("?", "h", "help")
@@ -163,9 +199,12 @@ class TerminalPlay:
                 self.console.print(self.help_text())
                 continue
             try:
-                return self.table.act(text)
+                action = self.table.act(text)
             except IllegalActionError as e:
                 self.console.print(Text(f"Not accepted: {e}", style="bold red"))
+                continue
+            self.draw_advice()
+            return action
 
     def play(self, hands: int | None = None) -> int:
         """Play until ``hands`` hands are done (None = until the human quits); returns hands played."""
@@ -192,3 +231,5 @@ class TerminalPlay:
         self.console.rule("Match over")
         self.console.print(f"{view['hands_played']} hand(s) played{note}: you {view['score']['chips']:+g} chips, "
                            f"{view['score']['text']}.")
+        if self.table.trainer_log is not None:
+            self.trainer_summary()

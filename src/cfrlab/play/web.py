@@ -4,7 +4,8 @@ Every visitor gets a session (cookie ``cfrlab_session``) holding its own ``Human
 agent instance(s), deals and score. The server checks every action against that session's
 state and refuses an illegal one with HTTP 400 without applying it.
 
-API (JSON; every answer is ``HumanTable.view()`` of the caller's session):
+API (JSON; every answer is ``HumanTable.view()`` of the caller's session, with its ``trainer``
+field in trainer mode: the current hand's decisions rated and the summary of the finished hands):
 
 * ``GET  /api/state``  the current view; starts a session (and its first hand) when needed
 * ``POST /api/action`` ``{"action": "r", "hand_number": 3}`` the human's ACPC action (f, c, r, r<N>);
@@ -30,6 +31,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games.agent import Agent
 from cfrlab.games.gamedef import GameDef
 from cfrlab.play.session import HumanTable
+from cfrlab.play.trainer import Trainer
 
 try:
     from fastapi import FastAPI, HTTPException, Request, Response
@@ -62,7 +64,7 @@ class SessionStore:
     """Sessions by id, least recently used dropped beyond ``max_sessions``."""
 
     def __init__(self, game: GameDef, agent_factory: AgentFactory | Sequence[AgentFactory], seed: int | None,
-                 max_sessions: int):
+                 max_sessions: int, trainer: Trainer | None = None):
         self.game = game
         seats = game.num_players - 1
         factories = list(agent_factory) if isinstance(agent_factory, (list, tuple)) else [agent_factory] * seats
@@ -71,6 +73,7 @@ class SessionStore:
         self.factories = factories
         self.seed = seed
         self.max_sessions = max_sessions
+        self.trainer = trainer  # shared read-only: its values are computed once
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._lock = threading.Lock()
         self._created = 0
@@ -81,7 +84,7 @@ class SessionStore:
             self._created += 1
         agent_seed = None if self.seed is None else self.seed + 1000 * k
         agents = [make(None if agent_seed is None else agent_seed + i) for i, make in enumerate(self.factories)]
-        table = HumanTable(self.game, agents, seed=self.seed, agent_seed=agent_seed)
+        table = HumanTable(self.game, agents, seed=self.seed, agent_seed=agent_seed, trainer=self.trainer)
         table.start_hand()
         sid = secrets.token_urlsafe(18)
         session = _Session(table)
@@ -105,14 +108,19 @@ class SessionStore:
 
 
 def create_app(game: GameDef, agent_factory: AgentFactory | Sequence[AgentFactory], *, seed: int | None = None,
-               max_sessions: int = 1000, title: str | None = None) -> FastAPI:
+               max_sessions: int = 1000, title: str | None = None, trainer: Trainer | None = None) -> FastAPI:
     """The web app. ``agent_factory(seed)`` makes one fresh agent (called per session and seat;
     a list gives one factory per seat beside the human, e.g. two different bots in kuhn-3p);
-    ``seed`` fixes every session's deals (None: each session gets random deals)."""
+    ``seed`` fixes every session's deals (None: each session gets random deals); ``trainer``
+    (``cfrlab.play.trainer.Trainer``) rates every decision of every session (the view's
+    ``trainer`` field)."""
     if seed is not None and seed < 0:
         raise CfrlabError("the deal seed must be a non-negative integer")
     app = FastAPI(title=title or "cfrlab play", docs_url=None, redoc_url=None, openapi_url=None)
-    store = SessionStore(game, agent_factory, seed, max_sessions)
+    if trainer is not None and trainer.game.to_text() != game.to_text():
+        raise CfrlabError(f"the trainer's strategy is for {trainer.game.name or 'another game'}, "
+                          f"not for {game.name or 'this game'}")
+    store = SessionStore(game, agent_factory, seed, max_sessions, trainer)
     app.state.sessions = store
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_middleware(BodyLimit, limit=MAX_BODY)

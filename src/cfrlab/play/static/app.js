@@ -89,6 +89,50 @@ function renderHistory(v) {
   });
 }
 
+// Trainer mode: the server rates each of the player's decisions against the reference strategy
+// (its play with this hand there, each action's EV, the EV the choice gave up) and sums the
+// finished hands; the page only shows what it is sent.
+function lossText(x) { return x < 0.01 ? x.toFixed(4) : x.toFixed(3); }
+
+function renderTrainer(t) {
+  const box = $("trainer");
+  box.hidden = !t;
+  if (!t) return;
+  $("trainer-reference").textContent = "against " + t.reference;
+  const list = $("advice");
+  list.textContent = "";
+  t.hand.forEach((a) => {
+    const li = el("li", a.mistake ? "mistake" : "", a.cards + ", " + a.situation + ": " + a.text);
+    li.dataset.chosen = a.chosen;
+    li.dataset.loss = a.loss === null ? "" : String(a.loss);
+    if (a.evs) {
+      li.append(el("span", "evs", "EV (chips): " +
+        a.words.map((w, i) => w + " " + (a.evs[i] >= 0 ? "+" : "") + a.evs[i].toFixed(3)).join(", ")));
+    }
+    list.append(li);
+  });
+  if (!t.hand.length) list.append(el("li", "hint", "your decisions this hand will be rated here"));
+  const s = t.summary;
+  const sum = $("trainer-summary");
+  sum.dataset.decisions = String(s.decisions);
+  sum.dataset.loss = String(s.total_loss);
+  sum.dataset.mistakes = String(s.mistakes);
+  sum.textContent = s.decisions + " decision" + (s.decisions === 1 ? "" : "s") + " in " + s.hands + " hand" +
+    (s.hands === 1 ? "" : "s") + ", " + s.mistakes + " mistake" + (s.mistakes === 1 ? "" : "s") +
+    "; EV given up " + s.total_loss.toFixed(3) + " chips, " + s.per_hand_text;
+  const table = $("mistakes");
+  const body = table.querySelector("tbody");
+  body.textContent = "";
+  table.hidden = !s.top.length;
+  s.top.forEach((a) => {
+    const word = (x) => a.words[a.actions.indexOf(x)];
+    const tr = el("tr");
+    tr.append(el("td", "", String(a.hand_number + 1)), el("td", "", a.cards), el("td", "", a.situation),
+      el("td", "", word(a.chosen)), el("td", "", word(a.best)), el("td", "", lossText(a.loss)));
+    body.append(tr);
+  });
+}
+
 // Half pot, pot and all-in: the server computes them from the pot shown (a pot-size raise calls,
 // then raises by the pot), clamped to the legal range; a button only fills the box.
 const QUICK_NAMES = { half: "\u00bd pot", pot: "Pot", allin: "All-in" };
@@ -115,6 +159,7 @@ function render(v) {
   $("matchup").textContent = "\u2014 you vs " + v.names.slice(1).join(", ") + " at " + v.game;
   renderScore(v);
   renderHistory(v);
+  renderTrainer(v.trainer);
   if (v.hand_number === null) return;
   const holeCount = v.seats[0].cards ? v.seats[0].cards.length : 1;
   const opp = $("opponents");
