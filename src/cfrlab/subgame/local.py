@@ -30,6 +30,7 @@ class RoundBlocks:
     fold_k: int
     showdown: np.ndarray | None  # float64[nb, H, H] on the last round
     up: sp.csr_matrix | None  # (nb * H) x (parent round's nb * H): child state -> parent state
+    showdown_t: np.ndarray | None = None  # the showdown blocks transposed (player 1's products)
 
     def fold_at(self) -> np.ndarray:
         """float64[1 or nb, H, H]: the fold block of each of the family's blocks."""
@@ -52,6 +53,7 @@ class Family:
     decision: np.ndarray  # int64[G, M] global decision index (-1 at non-decisions)
     util: np.ndarray  # float64[G, M]: player 0's fold winnings, or the showdown stake
     legal: np.ndarray  # bool[M, A] (rows of non-decisions unused)
+    cols: list  # per local node, its children's action columns
     rounds: dict  # round -> RoundBlocks
 
     @property
@@ -89,7 +91,8 @@ def families(bp, rnd: int, roots: np.ndarray, blocks: tuple[int, int]) -> list[F
         legal[dm] = tree.legal[dec[0, dm]]
         out.append(Family(rs, np.asarray(idx, dtype=np.int64), kind, tree.player[n0:n0 + M].copy(),
                           tree.round[n0:n0 + M].astype(np.int64), tree.action[n0:n0 + M].copy(),
-                          children, dec, e.node_u[glob], legal, rounds))
+                          children, dec, e.node_u[glob], legal,
+                          [[int(tree.action[n0 + c]) for c in kids] for kids in children], rounds))
     return out
 
 
@@ -119,23 +122,27 @@ def _round_blocks(bp, rnd: int, blocks: tuple[int, int]) -> dict:
             pm = e.pmap[e.pmap_off[r] + b0 * H:e.pmap_off[r] + b1 * H] - prev.first * prev.H
             n = len(pm)
             up = sp.csr_matrix((np.ones(n), (np.arange(n), pm)), shape=(n, prev.nb * prev.H))
-        rb = RoundBlocks(b0, b1 - b0, H, fold, len(fold), showdown, up)
+        rb = RoundBlocks(b0, b1 - b0, H, fold, len(fold), showdown, up,
+                         None if showdown is None else np.ascontiguousarray(showdown.transpose(0, 2, 1)))
         out[r] = rb
         prev = rb
     return out
 
 
 # -- the walk ------------------------------------------------------------------------------
-def regret_match(regret: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    """float64[..., A]: positive regrets normalized over the legal columns (uniform if none)."""
-    pos = np.where(legal, np.maximum(regret, 0.0), 0.0)
-    tot = pos.sum(axis=-1, keepdims=True)
-    uni = legal / legal.sum()
-    return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), uni)
+def regret_match(regret: np.ndarray) -> np.ndarray:
+    """float64[C, ...]: the positive regrets normalized over the first axis (one slab per
+    child, so that sums add whole arrays; uniform where none is positive)."""
+    pos = np.maximum(regret, 0.0)
+    tot = pos.sum(axis=0)
+    out = np.full(pos.shape, 1.0 / pos.shape[0])
+    np.divide(pos, tot[None], out=out, where=(tot > 0)[None])
+    return out
 
 
 def forward(fam: Family, sigma: dict, root_reach: tuple) -> list:
-    """Each node's reach pair [reach0, reach1], float64[G, nb, H] each, from the roots' pair."""
+    """Each node's reach pair [reach0, reach1], float64[G, nb, H] each, from the roots' pair;
+    ``sigma[m]`` float64[children, G, nb, H] at each decision m (its children's order)."""
     reach: list = [None] * fam.size
     reach[0] = [root_reach[0], root_reach[1]]
     for m in range(fam.size):
@@ -143,12 +150,11 @@ def forward(fam: Family, sigma: dict, root_reach: tuple) -> list:
         if k >= FOLD:
             continue
         r0, r1 = reach[m]
-        for c in fam.children[m]:
+        for j, c in enumerate(fam.children[m]):
             if k == DECISION:
                 q = int(fam.player[m])
-                a = int(fam.action[c])
                 pair = [r0, r1]
-                pair[q] = pair[q] * sigma[m][..., a]
+                pair[q] = pair[q] * sigma[m][j]
                 reach[c] = pair
             else:
                 rb = fam.rounds[int(fam.rnd[c])]
@@ -179,10 +185,9 @@ def terminal_value(fam: Family, m: int, i: int, opp: np.ndarray) -> np.ndarray:
             v = np.einsum("bxy,gby->gbx", F, opp) if i == 0 else np.einsum("bxy,gbx->gby", F, opp)
         return u * v if i == 0 else -u * v
     if fam.kind[m] == SHOWDOWN:
-        W = rb.showdown
-        if i == 0:
-            return u * np.einsum("bxy,gby->gbx", W, opp)
-        return -u * np.einsum("bxy,gbx->gby", W, opp)
+        W = rb.showdown_t if i == 1 else rb.showdown  # batched products over the boards
+        v = np.matmul(W, opp.transpose(1, 2, 0)).transpose(2, 0, 1)
+        return u * v if i == 0 else -u * v
     raise CfrlabError("a subgame node that is neither a decision, a chance node nor a terminal")
 
 
@@ -204,13 +209,12 @@ def backward(fam: Family, sigma: dict, reach: list, i: int, mode: str, update=No
         if int(fam.player[m]) != i:
             vals[m] = sum(vals[c] for c in kids)
             continue
-        cv = np.stack([vals[c] for c in kids], axis=-1)  # [G, nb, H, children]
+        cv = np.stack([vals[c] for c in kids])  # [children, G, nb, H]
         if mode == "br":
-            vals[m] = cv.max(axis=-1)
+            vals[m] = cv.max(axis=0)
             continue
-        cols = [int(fam.action[c]) for c in kids]
-        v = (sigma[m][..., cols] * cv).sum(axis=-1)
+        v = (sigma[m] * cv).sum(axis=0)
         vals[m] = v
         if mode == "cfr":
-            update(m, cols, cv, v, reach[m][i])
+            update(m, cv, v, reach[m][i])
     return vals

@@ -49,7 +49,7 @@ class Gadget:
         shape = ranges.alt.shape
         self.live = ranges.weight > 0
         if method == "resolve":
-            self.regret = np.zeros((*shape, 2))
+            self.regret = np.zeros((2, *shape))
         else:
             self.regret = np.zeros(shape)
 
@@ -57,7 +57,7 @@ class Gadget:
         if self.method == "unsafe":
             return self.r.reach[self.o]
         if self.method == "resolve":
-            return regret_match(self.regret, np.ones(2, dtype=bool))[..., 0]
+            return regret_match(self.regret)[0]
         q = np.where(self.live, np.maximum(self.regret, 0.0), 0.0)
         tot = q.sum(axis=-1, keepdims=True)
         n_live = self.live.sum(axis=-1, keepdims=True)
@@ -68,10 +68,10 @@ class Gadget:
         """CFR+ on the opponent's root choice given its root values ``v``."""
         alt = self.r.alt
         if self.method == "resolve":
-            f = regret_match(self.regret, np.ones(2, dtype=bool))
-            g = f[..., 0] * v + f[..., 1] * alt
-            self.regret[..., 0] = np.maximum(self.regret[..., 0] + v - g, 0.0)
-            self.regret[..., 1] = np.maximum(self.regret[..., 1] + alt - g, 0.0)
+            f = regret_match(self.regret)
+            g = f[0] * v + f[1] * alt
+            self.regret[0] = np.maximum(self.regret[0] + v - g, 0.0)
+            self.regret[1] = np.maximum(self.regret[1] + alt - g, 0.0)
         elif self.method != "unsafe":
             margin = np.divide(v - alt, self.r.weight, out=np.zeros_like(v), where=self.live)
             q = self.reach() * self.r.weight
@@ -87,26 +87,38 @@ def solve_family(fam: Family, method: str, player: int, ranges: Ranges, iteratio
     movers = (0, 1) if method == "unsafe" else (player, opp)
     dec = [m for m in range(fam.size) if fam.kind[m] == DECISION]
     base = ranges.reach[0]
-    A = fam.legal.shape[1]
-    regret = {m: np.zeros((*_shape_at(fam, m, base), A)) for m in dec}
+    regret = {m: np.zeros((len(fam.children[m]), *_shape_at(fam, m, base))) for m in dec}
     avg = {m: np.zeros_like(regret[m]) for m in dec if method == "unsafe" or fam.player[m] == player}
+    sigma = {m: regret_match(regret[m]) for m in dec}
     for t in range(1, iterations + 1):
         for i in movers:
-            sigma = {m: regret_match(regret[m], fam.legal[m]) for m in dec}
             root = [ranges.reach[0], ranges.reach[1]]
             root[opp] = gadget.reach()
             reach = forward(fam, sigma, tuple(root))
 
-            def update(m, cols, cv, v, own, t=t, sigma=sigma):
+            def update(m, cv, v, own, t=t):
                 reg = regret[m]
-                reg[..., cols] = np.maximum(reg[..., cols] + cv - v[..., None], 0.0)
+                reg += cv
+                reg -= v[None]
+                np.maximum(reg, 0.0, out=reg)
                 if m in avg:
-                    avg[m] += t * own[..., None] * sigma[m]
+                    avg[m] += (t * own)[None] * sigma[m]
 
             vals = backward(fam, sigma, reach, i, "cfr", update)
+            for m in dec:  # the traverser's new strategy for the next walk
+                if fam.player[m] == i:
+                    sigma[m] = regret_match(regret[m])
             if i == opp:
                 gadget.update(vals[0])
-    return avg
+    return {m: _columns(fam, m, a) for m, a in avg.items()}
+
+
+def _columns(fam: Family, m: int, a: np.ndarray) -> np.ndarray:
+    """A child-first table [children, ...] in the tree's action columns [..., A] (0 in the
+    others)."""
+    out = np.zeros((*a.shape[1:], fam.legal.shape[1]))
+    out[..., fam.cols[m]] = np.moveaxis(a, 0, -1)
+    return out
 
 
 def _shape_at(fam: Family, m: int, base: np.ndarray) -> tuple:

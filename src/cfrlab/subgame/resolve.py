@@ -210,7 +210,7 @@ def subgame_values(c: Cut, policy: np.ndarray) -> np.ndarray:
             rb = fam.rounds[int(fam.rnd[m])]
             rows = (bp.engine.row_offset[fam.decision[:, m]][:, None] + rb.first * rb.H
                     + np.arange(rb.nb * rb.H)[None, :])
-            sigma[m] = policy[rows].reshape(len(fam.roots), rb.nb, rb.H, -1)
+            sigma[m] = np.moveaxis(policy[rows][..., fam.cols[m]], -1, 0).reshape(-1, len(fam.roots), rb.nb, rb.H)
         r = _ranges(c, fam, "unsafe", 1)
         v0 = family_values(fam, sigma, r.reach, 0)
         out[fam.index] = (r.reach[0] * v0).sum(axis=-1)
