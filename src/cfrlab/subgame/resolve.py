@@ -118,23 +118,23 @@ def resolve_strategy(blueprint: Strategy, method: str = "resolve", *, round: int
     return _result(bp, policy, m, rnd, n, len(c.roots), time.perf_counter() - t0)
 
 
-def resolve_root(cut_: Cut, node: int, block: int, method: str, player: int,
+def resolve_root(subgames: Cut, node: int, block: int, method: str, player: int,
                  iterations: int = 300) -> dict[int, np.ndarray]:
-    """Re-solve one subgame: the root ``node`` (a decision node starting ``cut_.round``) on
+    """Re-solve one subgame: the root ``node`` (a decision node starting ``subgames.round``) on
     board ``block`` of the lossless model, for ``player``; returns {decision index: float64[H,
     A]}, ``player``'s re-solved rows of that board at each of its decisions below the root."""
     m = check_method(method)
     n = check_iterations(iterations)
     if player not in (0, 1):
         raise CfrlabError(f"player must be 0 or 1, got {player}")
-    bp = cut_.blueprint
-    k = cut_.root_index(node)
-    B = int(bp.engine.num_blocks(cut_.round))
+    bp = subgames.blueprint
+    k = subgames.root_index(node)
+    B = int(bp.engine.num_blocks(subgames.round))
     if not 0 <= block < B:
         raise CfrlabError(f"board block must be 0 to {B - 1}, got {block}")
-    (fam,) = families(bp, cut_.round, cut_.roots[[k]], (block, block + 1))
+    (fam,) = families(bp, subgames.round, subgames.roots[[k]], (block, block + 1))
     fam.index = np.array([k])
-    avg = solve_family(fam, m, player, _ranges(cut_, fam, m, 1 - player), n)
+    avg = solve_family(fam, m, player, _ranges(subgames, fam, m, 1 - player), n)
     out = {}
     for lm, a in avg.items():
         if fam.player[lm] == player:
