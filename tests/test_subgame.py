@@ -23,7 +23,14 @@ from cfrlab.abstraction.bucketed import BucketedModel
 from cfrlab.abstraction.buckets import BucketSpec
 from cfrlab.errors import CfrlabError
 from cfrlab.games import parse_game
-from cfrlab.subgame import blueprint_of, cut, resolve_root, resolve_strategy, subgame_round, subgame_values
+from cfrlab.subgame import (
+    blueprint_of,
+    cut,
+    resolve_root,
+    resolve_strategy,
+    subgame_round,
+    subgame_values,
+)
 
 
 @lru_cache(maxsize=8)
@@ -170,6 +177,6 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys, args, words):
 def test_cli_refuses_a_three_player_strategy(tmp_path, capsys):
     bp = tmp_path / "bp3.npz"
     cfrlab.Strategy.uniform("kuhn-3p").save(bp)
-    code, out, err = run(capsys, "subgame", str(bp), "--method", "unsafe")
+    code, _out, err = run(capsys, "subgame", str(bp), "--method", "unsafe")
     assert code != 0 and "2-player" in err
     assert len(err.strip().splitlines()) == 1, err

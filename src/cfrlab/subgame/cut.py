@@ -170,7 +170,7 @@ def cut(blueprint: Blueprint, rnd: int) -> Cut:
     off, reach, br, ev = _arena_walks(e, blueprint.policy)
     S = int(e.num_states[rnd])
     idx = off[roots][:, None] + np.arange(S)[None, :]
-    take = lambda arena: np.stack([arena[0][idx], arena[1][idx]], axis=1)  # noqa: E731
+    take = lambda arena: np.stack([arena[0][idx], arena[1][idx]], axis=1)
     r_, cbv, v = take(reach), take(br), take(ev)
     weight = np.stack([_weights(blueprint, rnd, r_[:, 1 - p], p) for p in (0, 1)], axis=1)
     gift = np.stack([_gifts(blueprint, rnd, roots, off, br, weight[:, p], p) for p in (0, 1)], axis=1)
@@ -209,7 +209,7 @@ def _gifts(bp: Blueprint, rnd: int, roots: np.ndarray, off: np.ndarray, br: np.n
     tree, e = bp.tree, bp.engine
     ns, pmap, poff = e.num_states, e.pmap, e.pmap_off
     kind, rnds, par = tree.kind, tree.round, tree.parent
-    vec = lambda n: br[p, off[n]:off[n] + ns[rnds[n]]]  # noqa: E731
+    vec = lambda n: br[p, off[n]:off[n] + ns[rnds[n]]]
     root_row = {int(n): i for i, n in enumerate(roots)}
     inside = np.flatnonzero(rnds < rnd)  # the trunk (preorder)
     # bottom-up: W(n) over p's states at round(n), the weight of the roots below n

@@ -27,7 +27,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.strategy import Strategy
 from cfrlab.subgame.cut import Blueprint, Cut, blueprint_of, cut
 from cfrlab.subgame.local import Family, families
-from cfrlab.subgame.methods import GADGETS, METHODS, Ranges, family_values, normalized, solve_family
+from cfrlab.subgame.methods import METHODS, Ranges, family_values, normalized, solve_family
 from cfrlab.tree.betting_tree import DECISION
 
 ROUND_NAMES = {"preflop": 0, "flop": 1, "turn": 2}
@@ -149,7 +149,7 @@ def _ranges(c: Cut, fam: Family, method: str, opp: int) -> Ranges:
     rb = fam.rounds[c.round]
     cols = slice(rb.first * rb.H, (rb.first + rb.nb) * rb.H)
     shape = (len(fam.index), rb.nb, rb.H)
-    at = lambda a, p: a[fam.index, p, cols].reshape(shape)  # noqa: E731
+    at = lambda a, p: a[fam.index, p, cols].reshape(shape)
     alt = at(c.cbv, opp)
     weight = at(c.weight, opp)
     if method == "reach":
