@@ -22,7 +22,7 @@ from cfrlab.version import __version__
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "config", "fileio", "numba_cache", "known_values", "version", "units"),
     ("cards",), ("games",), ("tree",), ("abstraction",), ("engine",), ("solvers",), ("strategy",), ("deep",),
-    ("evaluate",), ("agents",), ("realgame",), ("counter",), ("play", "interop"), ("envs",), ("experiments",),
+    ("subgame",), ("evaluate",), ("agents",), ("realgame",), ("counter",), ("play", "interop"), ("envs",), ("experiments",),
     ("spot",),
     ("api",), ("cli", "warmup", "__main__"),
 )

@@ -85,6 +85,8 @@ COMMANDS = {
     "counter": ("counter_cmd", "Opponent models from logs and counter-strategies (FBR, RNR, DBR)."),
     "spot": ("spot_cmd", "Postflop spots: a board, two ranges, the pot, the stacks and the bet sizes."),
     "deep": ("deep_cmd", "Deep CFR and Single Deep CFR: neural strategies measured exactly."),
+    "subgame": ("subgame_cmd", ("Re-solve a blueprint's subgames with exact cards (unsafe, resolve, "
+                                "maxmargin, reach); print both exploitabilities.")),
 }
 
 
