@@ -79,16 +79,19 @@ class Gadget:
             self.regret = np.where(self.live, np.maximum(self.regret + margin - g, 0.0), 0.0)
 
 
-def solve_family(fam: Family, method: str, player: int, ranges: Ranges, iterations: int) -> dict:
+def solve_family(fam: Family, method: str, player: int, ranges: Ranges, iterations: int,
+                 average: tuple | None = None) -> dict:
     """CFR+ on the family's subgames; returns {local decision: average policy float64[G, nb, H,
-    A]} for ``player``'s decisions (both players' with ``unsafe``), rows never reached all 0."""
+    A]} for ``player``'s decisions (both players' with ``unsafe``; the decisions of the players
+    in ``average`` if given), rows never reached all 0."""
     opp = 1 - player
     gadget = Gadget(method, ranges, opp)
     movers = (0, 1) if method == "unsafe" else (player, opp)
     dec = [m for m in range(fam.size) if fam.kind[m] == DECISION]
     base = ranges.reach[0]
     regret = {m: np.zeros((len(fam.children[m]), *_shape_at(fam, m, base))) for m in dec}
-    avg = {m: np.zeros_like(regret[m]) for m in dec if method == "unsafe" or fam.player[m] == player}
+    keep = (0, 1) if method == "unsafe" else (player,)
+    avg = {m: np.zeros_like(regret[m]) for m in dec if fam.player[m] in (keep if average is None else average)}
     sigma = {m: regret_match(regret[m]) for m in dec}
     for t in range(1, iterations + 1):
         for i in movers:
