@@ -237,6 +237,8 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
         agent = load_python_agent(text[3:])
     elif text.startswith("deep:"):
         agent = _deep(text, game)
+    elif text.startswith("nested:"):
+        agent = _nested(text, game)
     else:
         path, opts = _split_options(text)
         p = Path(path)
@@ -259,6 +261,51 @@ def _deep(text: str, game: GameDef) -> Agent:
     if not Path(path).is_file():
         raise CfrlabError(f"agent {text!r}: no such weights file {path}")
     return strategy_agent(load_deep_strategy(path, game), game, name=Path(path).stem)
+
+
+class NestedAgent(StrategyAgent):
+    """A no-limit blueprint that plays its own tree and re-solves a subgame at each off-tree
+    bet of the opponent (``cfrlab.subgame.nested.NestedSolver``) instead of translating it."""
+
+    def __init__(self, solver, name: str) -> None:
+        super().__init__(solver.strategy(), name=name)
+        self.solver = solver
+
+    def _row(self, view) -> tuple[int, np.ndarray]:
+        node = self.solver.catch_up(view.betting_string(), view.position)
+        rnd = int(self.tree.round[node])
+        state = int(self.model.state_of(view.position, view.my_cards, view.visible_board(), rnd))
+        d = int(self.tree.decision[node])
+        return node, self.solver.policy[self.offsets[d] + state]
+
+    def fast_policy(self, tree):
+        return None  # the table grows as it plays: act reads it
+
+    def range_policy(self, game: GameDef):
+        return None
+
+
+def _nested(text: str, game: GameDef) -> Agent:
+    """``nested:FILE[:METHOD[:ITERATIONS]]``: a no-limit blueprint solved in a betting
+    abstraction, re-solving at off-tree opponent bets by METHOD (resolve, the default;
+    maxmargin; unsafe) with ITERATIONS of CFR+ (300) instead of translating them."""
+    from cfrlab.subgame.nested import NestedSolver
+
+    parts = text[len("nested:"):].split(":")
+    if not parts[0] or len(parts) > 3:
+        raise CfrlabError(f"agent {text!r}: nested re-solving is nested:FILE[:METHOD[:ITERATIONS]]")
+    path = parts[0]
+    if not Path(path).is_file():
+        raise CfrlabError(f"agent {text!r}: no such strategy file {path}")
+    method = parts[1] if len(parts) > 1 and parts[1] else "resolve"
+    try:
+        iterations = int(parts[2]) if len(parts) > 2 else 300
+    except ValueError:
+        raise CfrlabError(f"agent {text!r}: iterations must be a whole number, got {parts[2]!r}") from None
+    blueprint = Strategy.load(path, game=game)
+    check_players("the blueprint", blueprint.game, game)
+    solver = NestedSolver(blueprint, method, iterations)
+    return NestedAgent(solver, f"nested-{solver.method}:{Path(path).stem}")
 
 
 def _team(text: str, game: GameDef, seed: int | None) -> Agent:
