@@ -53,6 +53,7 @@ from cfrlab.fileio import NpzReader, printable
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent, has_table
 from cfrlab.strategy import STRATEGY_KIND, Strategy
+from cfrlab.subgame.nested import NestedSolver
 
 BOT_NAMES = tuple(BOTS)
 
@@ -289,8 +290,6 @@ def _nested(text: str, game: GameDef) -> Agent:
     """``nested:FILE[:METHOD[:ITERATIONS]]``: a no-limit blueprint solved in a betting
     abstraction, re-solving at off-tree opponent bets by METHOD (resolve, the default;
     maxmargin; unsafe) with ITERATIONS of CFR+ (300) instead of translating them."""
-    from cfrlab.subgame.nested import NestedSolver
-
     parts = text[len("nested:"):].split(":")
     if not parts[0] or len(parts) > 3:
         raise CfrlabError(f"agent {text!r}: nested re-solving is nested:FILE[:METHOD[:ITERATIONS]]")
