@@ -34,7 +34,7 @@ from cfrlab.subgame.cut import blueprint_of, check_game, cut
 from cfrlab.subgame.local import families
 from cfrlab.subgame.methods import normalized, solve_family
 from cfrlab.subgame.resolve import _ranges, check_iterations, check_method, subgame_round
-from cfrlab.subgame.river import river_root, river_subgame
+from cfrlab.subgame.river import river_subgame
 from cfrlab.tree.betting_tree import CHANCE
 
 ACTIONS = "fcr"
@@ -209,4 +209,4 @@ def _enumerates(game: GameDef) -> bool:
     return True
 
 
-__all__ = ["SubgameAgent", "river_root"]
+__all__ = ["SubgameAgent"]
