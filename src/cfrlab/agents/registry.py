@@ -18,6 +18,16 @@ Specs:
   networks, the same play as sampling one network per hand); refused for another game;
 * your own Python agent class: ``py:FILE.py:ClassName`` or ``py:package.module:ClassName``
   (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md);
+* a blueprint that re-solves the subgames it reaches: ``subgame:BLUEPRINT:ROUND:METHOD``
+  (``cfrlab.subgame.agent``), ROUND ``river`` (the last), ``turn``, ``flop`` or a number,
+  METHOD ``unsafe``, ``resolve``, ``maxmargin`` or ``reach``; options after a fourth colon:
+  ``iterations=N`` (CFR+ iterations per subgame, 300), ``time=SECONDS`` (the budget per
+  subgame, 2; 0 for none) and ``abstraction=FILE`` (e.g.
+  ``subgame:cfr5.npz:river:resolve:iterations=200,time=1``);
+* a no-limit blueprint that re-solves at off-tree opponent bets instead of translating them
+  (nested subgame solving, ``cfrlab.subgame.nested``; games small enough for their full tree):
+  ``nested:FILE[:METHOD[:ITERATIONS]]``, METHOD ``resolve`` (default), ``maxmargin`` or
+  ``unsafe``;
 * a team: ``team:COACH[:REWARD]=SPEC,SPEC,...`` (``cfrlab.agents.team``): a coach (``ucb1``
   or ``darse``) picks a member for each hand, rewarded by ``money`` (default), ``divat`` or
   ``showdown`` (DIVAT values where the cards were shown); members are specs as above,
@@ -53,6 +63,7 @@ from cfrlab.fileio import NpzReader, printable
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent, has_table
 from cfrlab.strategy import STRATEGY_KIND, Strategy
+from cfrlab.subgame.agent import DEFAULT_SECONDS, SubgameAgent
 from cfrlab.subgame.nested import NestedSolver
 
 BOT_NAMES = tuple(BOTS)
@@ -240,6 +251,8 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
         agent = _deep(text, game)
     elif text.startswith("nested:"):
         agent = _nested(text, game)
+    elif text.startswith("subgame:"):
+        agent = subgame_agent(text, game)
     else:
         path, opts = _split_options(text)
         p = Path(path)
@@ -254,6 +267,52 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
                                     translation=opts.get("translation"))
     agent.begin_match(game, seed)
     return agent
+
+
+SUBGAME_OPTIONS = ("iterations", "time", "abstraction")
+
+
+def subgame_agent(text: str, game: GameDef) -> Agent:
+    """``subgame:BLUEPRINT:ROUND:METHOD[:iterations=N,time=S,abstraction=FILE]``: a
+    ``SubgameAgent`` playing the blueprint file and re-solving each subgame it reaches."""
+    usage = "a re-solving agent is subgame:BLUEPRINT:ROUND:METHOD (e.g. subgame:bp.npz:river:resolve)"
+    rest = text[len("subgame:"):]
+    parts = rest.rsplit(":", 3)
+    opts_text = ""
+    if len(parts) == 4 and "=" in parts[3]:
+        opts_text = parts.pop()
+        parts = ":".join(parts).rsplit(":", 2)
+    else:
+        parts = rest.rsplit(":", 2)
+    if len(parts) != 3 or not all(x.strip() for x in parts):
+        raise CfrlabError(f"agent {text!r}: {usage}")
+    path, rnd, method = (x.strip() for x in parts)
+    opts: dict[str, str] = {}
+    for item in filter(None, (o.strip() for o in opts_text.split(","))):
+        key, eq, val = item.partition("=")
+        if key not in SUBGAME_OPTIONS or not eq:
+            raise CfrlabError(f"agent {text!r}: unknown option {item!r} (options: iterations=N, time=SECONDS, "
+                              "abstraction=FILE)")
+        opts[key] = val
+    if game.num_players != 2:
+        raise CfrlabError(f"agent {text!r}: subgame re-solving plays 2-player games; "
+                          f"{game.name or 'this game'} has {game.num_players} players")
+    try:
+        iterations = int(opts.get("iterations", "300"))
+        seconds = float(opts.get("time", str(DEFAULT_SECONDS)))
+    except ValueError:
+        raise CfrlabError(f"agent {text!r}: iterations is a whole number and time a number of seconds") from None
+    if not Path(path).is_file():
+        raise CfrlabError(f"agent {text!r}: no such strategy file {path}")
+    bp = load_strategy_agent(path, game, abstraction=opts.get("abstraction"))
+    if not isinstance(bp, StrategyAgent):
+        raise CfrlabError(f"agent {text!r}: the blueprint must be a limit strategy of its game")
+    rnd_arg: int | str = int(rnd) if rnd.isdigit() else rnd
+    try:
+        return SubgameAgent(bp.strategy, rnd_arg, method, iterations=iterations, seconds=seconds,
+                            name=f"{Path(path).stem}+{method.lower()}")
+    except CfrlabError as e:
+        raise CfrlabError(f"agent {text!r}: {e}") from None
 
 
 def _deep(text: str, game: GameDef) -> Agent:

@@ -31,6 +31,7 @@ class RoundBlocks:
     showdown: np.ndarray | None  # float64[nb, H, H] on the last round
     up: sp.csr_matrix | None  # (nb * H) x (parent round's nb * H): child state -> parent state
     showdown_t: np.ndarray | None = None  # the showdown blocks transposed (player 1's products)
+    cards: object | None = None  # one board of real cards: O(H) terminal sums (subgame.river.BoardCards)
 
     def fold_at(self) -> np.ndarray:
         """float64[1 or nb, H, H]: the fold block of each of the family's blocks."""
@@ -76,24 +77,40 @@ def families(bp, rnd: int, roots: np.ndarray, blocks: tuple[int, int]) -> list[F
     for i, n in enumerate(roots):
         groups.setdefault(_signature(tree, int(n), int(ends[n])), []).append(i)
     rounds = _round_blocks(bp, rnd, blocks)
-    out = []
-    for idx in groups.values():
-        rs = roots[idx]
-        n0 = int(rs[0])
-        M = int(ends[n0]) - n0
-        glob = rs[:, None] + np.arange(M)[None, :]
-        kind = tree.kind[n0:n0 + M].copy()
-        fc, nc = tree.first_child[n0:n0 + M], tree.num_children[n0:n0 + M]
-        children = [[int(c) - n0 for c in tree.child[fc[m]:fc[m] + nc[m]]] for m in range(M)]
-        dec = tree.decision[glob].astype(np.int64)
-        legal = np.zeros((M, tree.num_actions), dtype=bool)
-        dm = kind == DECISION
-        legal[dm] = tree.legal[dec[0, dm]]
-        out.append(Family(rs, np.asarray(idx, dtype=np.int64), kind, tree.player[n0:n0 + M].copy(),
-                          tree.round[n0:n0 + M].astype(np.int64), tree.action[n0:n0 + M].copy(),
-                          children, dec, e.node_u[glob], legal,
-                          [[int(tree.action[n0 + c]) for c in kids] for kids in children], rounds))
-    return out
+    return [_local(tree, roots[idx], np.asarray(idx, dtype=np.int64), int(ends[roots[idx][0]]) - int(roots[idx][0]),
+                   e.node_u, rounds) for idx in groups.values()]
+
+
+def subtree_family(tree, root: int, rounds: dict) -> Family:
+    """The Family of the single root ``root`` of ``tree`` over ``rounds`` (round -> RoundBlocks),
+    read from the tree alone (no engine: the game's chance model may be too large for one),
+    its stakes as the engine's ``node_u``."""
+    depth = tree.depth
+    after = np.flatnonzero(depth[root + 1:] <= depth[root])
+    M = int(after[0]) + 1 if len(after) else tree.num_nodes - root
+    sp = tree.spent.astype(np.float64)
+    kind = tree.kind
+    node_u = np.zeros(tree.num_nodes)
+    sl = slice(root, root + M)
+    node_u[sl] = np.where(kind[sl] == FOLD, np.where(tree.player[sl] == 0, -sp[sl, 0], sp[sl, 1]),
+                          np.where(kind[sl] == SHOWDOWN, sp[sl].min(axis=1), 0.0))
+    return _local(tree, np.array([root], dtype=np.int64), np.zeros(1, dtype=np.int64), M, node_u, rounds)
+
+
+def _local(tree, rs: np.ndarray, idx: np.ndarray, M: int, node_u: np.ndarray, rounds: dict) -> Family:
+    """The local arrays of roots ``rs`` (equal subtree shape, M nodes each)."""
+    n0 = int(rs[0])
+    glob = rs[:, None] + np.arange(M)[None, :]
+    kind = tree.kind[n0:n0 + M].copy()
+    fc, nc = tree.first_child[n0:n0 + M], tree.num_children[n0:n0 + M]
+    children = [[int(c) - n0 for c in tree.child[fc[m]:fc[m] + nc[m]]] for m in range(M)]
+    dec = tree.decision[glob].astype(np.int64)
+    legal = np.zeros((M, tree.num_actions), dtype=bool)
+    dm = kind == DECISION
+    legal[dm] = tree.legal[dec[0, dm]]
+    return Family(rs, idx, kind, tree.player[n0:n0 + M].copy(), tree.round[n0:n0 + M].astype(np.int64),
+                  tree.action[n0:n0 + M].copy(), children, dec, node_u[glob], legal,
+                  [[int(tree.action[n0 + c]) for c in kids] for kids in children], rounds)
 
 
 def _round_blocks(bp, rnd: int, blocks: tuple[int, int]) -> dict:
@@ -177,6 +194,8 @@ def terminal_value(fam: Family, m: int, i: int, opp: np.ndarray) -> np.ndarray:
     """Player i's counterfactual values at terminal m from the opponent's reach ``opp``."""
     rb = fam.rounds[int(fam.rnd[m])]
     u = fam.util[:, m][:, None, None]
+    if rb.cards is not None:
+        return rb.cards.terminal(int(fam.kind[m]), i, opp, u)
     if fam.kind[m] == FOLD:
         F = rb.fold_at()
         if len(F) == 1:

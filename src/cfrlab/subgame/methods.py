@@ -21,6 +21,7 @@ them safe: the blueprint is a solution of the gadget with every margin 0.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,11 +80,15 @@ class Gadget:
             self.regret = np.where(self.live, np.maximum(self.regret + margin - g, 0.0), 0.0)
 
 
-def solve_family(fam: Family, method: str, player: int, ranges: Ranges, iterations: int,
-                 average: tuple | None = None) -> dict:
+def solve_family(fam: Family, method: str, player: int, ranges: Ranges, iterations: int, *,
+                 average: tuple | None = None, deadline: float | None = None,
+                 info: dict | None = None) -> dict:
     """CFR+ on the family's subgames; returns {local decision: average policy float64[G, nb, H,
     A]} for ``player``'s decisions (both players' with ``unsafe``; the decisions of the players
-    in ``average`` if given), rows never reached all 0."""
+    in ``average`` if given), rows never reached all 0.
+
+    ``deadline`` (a ``time.perf_counter()`` time) stops after the iteration that passes it (at
+    least one is run); ``info["iterations"]`` is then set to the iterations done."""
     opp = 1 - player
     gadget = Gadget(method, ranges, opp)
     movers = (0, 1) if method == "unsafe" else (player, opp)
@@ -113,6 +118,10 @@ def solve_family(fam: Family, method: str, player: int, ranges: Ranges, iteratio
                     sigma[m] = regret_match(regret[m])
             if i == opp:
                 gadget.update(vals[0])
+        if info is not None:
+            info["iterations"] = t
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
     return {m: _columns(fam, m, a) for m, a in avg.items()}
 
 
