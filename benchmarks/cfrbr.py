@@ -17,7 +17,11 @@ exploitability printed is exact). Files go to --out-dir; a second run reuses the
 CFR-BR run resumes from its checkpoint).
 JSON (last line with --json): ``game``, ``rows`` (``buckets``, ``infosets``, ``cfr_abstract``,
 ``cfr_real``, ``cfrbr_real``, ``ratio``, ``cfrbr_iterations``, ``cfrbr_seconds`` (of this run),
-``cfrbr_resumed_from`` (the checkpoint's iterations it continued from, or null)).
+``cfrbr_resumed_from`` (the checkpoint's iterations it continued from, or null),
+``cfrbr_opponent``, ``cfrbr_algorithm``, ``cfrbr_policy``, ``cfrbr_history`` ([iteration,
+exploitability]: every iteration's current strategy against ``br``, the returned average
+every ``--eval-every`` iterations against ``real``)). ``--opponent real``: the abstract player
+against a real-game CFR opponent (``cfrlab cfrbr --opponent real``), its average strategy.
 """
 
 from __future__ import annotations
@@ -45,7 +49,8 @@ def game_text(ranks: int, suits: int, rounds: int) -> str:
 
 
 def row(d: Path, game: Path, b: int, a: argparse.Namespace) -> dict:
-    abst, strat, br = d / f"b{b}.npz", d / f"cfr{b}.npz", d / f"cfrbr{b}.npz"
+    tag = "" if (a.opponent, a.algorithm) == ("br", "cfr+") else f"-{a.opponent}-{a.algorithm}"
+    abst, strat, br = d / f"b{b}.npz", d / f"cfr{b}.npz", d / f"cfrbr{b}{tag}.npz"
     if not abst.exists():
         cfrlab("abstract", "build", str(game), "--buckets", str(b), "--out", str(abst), "-q",
                summary=False)
@@ -54,14 +59,17 @@ def row(d: Path, game: Path, b: int, a: argparse.Namespace) -> dict:
         "--eval-every", str(a.cfr_iterations), "--out", str(strat), "--no-progress", "--force"))
     real = cached(d / f"cfr{b}.real.json", lambda: cfrlab(
         "exploit", str(strat), "--real", "--game", str(game), "--resume"))
-    cb = cached(d / f"cfrbr{b}.json", lambda: cfrlab(
+    cb = cached(d / f"cfrbr{b}{tag}.json", lambda: cfrlab(
         "cfrbr", str(game), "--abstraction", str(abst), "-n", str(a.cfrbr_iterations),
+        "-a", a.algorithm, "--opponent", a.opponent, "--eval-every", str(a.eval_every),
         "--out", str(br), "--resume", "--checkpoint-every", "30"))
     return {"buckets": b, "infosets": solved["infosets"], "cfr_abstract": solved["exploitability"],
             "cfr_real": real["exploitability"], "cfrbr_real": cb["exploitability"],
             "ratio": real["exploitability"] / cb["exploitability"],
             "cfrbr_iterations": cb["iterations"], "cfrbr_seconds": cb["seconds"],
-            "cfrbr_resumed_from": cb.get("resumed_from")}
+            "cfrbr_resumed_from": cb.get("resumed_from"), "cfrbr_opponent": a.opponent,
+            "cfrbr_algorithm": a.algorithm, "cfrbr_policy": cb.get("policy"),
+            "cfrbr_history": cb.get("history")}
 
 
 def main() -> None:
@@ -72,6 +80,9 @@ def main() -> None:
     ap.add_argument("--buckets", default="2,3,4,5", help="bucket counts, comma-separated")
     ap.add_argument("--cfr-iterations", type=int, default=1000, help="CFR+ iterations in the abstraction")
     ap.add_argument("--cfrbr-iterations", type=int, default=100, help="CFR-BR iterations")
+    ap.add_argument("--algorithm", default="cfr+", help="CFR-BR's rule: cfr, cfr+, dcfr, pcfr+")
+    ap.add_argument("--opponent", default="br", help="br (CFR-BR) or real (a real-game CFR opponent)")
+    ap.add_argument("--eval-every", type=int, default=10, help="opponent real: evaluate every N")
     ap.add_argument("--out-dir", default=None, help="default: out/cfrbr-RxSxN")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()

@@ -138,8 +138,12 @@ def test_checkpoint_resume_gives_the_same_bits(tmp_path):
 
 def test_bad_input_is_refused():
     m = CardMap("kuhn", kuhn_map)
-    with pytest.raises(CfrlabError, match="cfr or cfr\\+"):
-        cfrbr("kuhn", m, iterations=5, algorithm="dcfr")
+    with pytest.raises(CfrlabError, match="cfr, cfr\\+, dcfr or pcfr\\+, not 'lcfr'"):
+        cfrbr("kuhn", m, iterations=5, algorithm="lcfr")
+    with pytest.raises(CfrlabError, match="current, average or best, not 'last'"):
+        cfrbr("kuhn", m, iterations=5, policy="last")
+    with pytest.raises(CfrlabError, match="eval_every"):
+        cfrbr("kuhn", m, iterations=5, opponent="real", eval_every=-1)
     with pytest.raises(CfrlabError, match="positive"):
         cfrbr("kuhn", m, iterations=0)
     with pytest.raises(CfrlabError, match="another game"):
