@@ -357,6 +357,11 @@ class CFRBRSolver:
     def _walk(self, sigma: np.ndarray, seat: int, summed: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """(instantaneous regrets, reach-weighted policy) of ``seat`` summed per abstract row
         (``summed=False``: per real row, in tables the next walk overwrites)."""
+        regret, avg = self._raw_walk(sigma, np.array([seat == 0, seat == 1]))
+        return self._summed(regret, avg, seat) if summed else (regret, avg)
+
+    def _raw_walk(self, sigma: np.ndarray, trav: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The walk's tables per real row for the players in ``trav`` (reused scratch)."""
         e = self.engine
         lay = e.layout()
         reach, values = e.scratch()
@@ -367,11 +372,12 @@ class CFRBRSolver:
         avg.fill(0.0)
         walk = K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off)
         ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, _NO_F32, e.opint, e.opc)
-        trav = np.array([seat == 0, seat == 1])
         _regret_walk(walk, ops, e.num_states, K.SolverTables(regret, np.zeros((0, 3)), avg, sigma),
                      trav, reach, values)
-        if not summed:
-            return regret, avg
+        return regret, avg
+
+    def _summed(self, regret: np.ndarray, avg: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """Real-row tables of ``seat`` summed per abstract row."""
         rows = self._real_rows[seat]
         target = self._targets[seat]
         out = np.zeros((2, self.num_rows, 3))
