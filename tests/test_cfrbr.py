@@ -80,7 +80,7 @@ def test_the_maps_are_lossy_and_perfect_recall():
 def test_kuhn_converges_to_the_lp_optimum():
     best, _b0, _b1 = optimum("kuhn")
     assert best == pytest.approx(4 / 45, abs=1e-9)  # 0.0889: the LP's, exact fractions
-    r = cfrbr("kuhn", CardMap("kuhn", kuhn_map), iterations=5000)
+    r = cfrbr("kuhn", CardMap("kuhn", kuhn_map), iterations=5000, opponent="br")
     assert min(e for _, e in r.history) >= best - 1e-9  # no abstract strategy does better
     assert r.exploitability == pytest.approx(best, abs=2e-3)
     assert r.exploitability == pytest.approx(0.5 * sum(r.br))
@@ -90,7 +90,7 @@ def test_leduc_approaches_the_lp_optimum_and_beats_abstract_cfr():
     best, _, _ = optimum("leduc")
     assert best == pytest.approx(0.16972, abs=1e-4)
     m = CardMap("leduc", leduc_map)
-    r = cfrbr("leduc", m, iterations=3000)
+    r = cfrbr("leduc", m, iterations=3000, opponent="br")
     history = [e for _, e in r.history]
     assert min(history) >= best - 1e-9
     assert r.exploitability < 1.2 * best
@@ -110,7 +110,7 @@ def test_lossless_map_converges_to_an_equilibrium():
 def test_strategies_play_on_real_cards():
     r = cfrbr("kuhn", CardMap("kuhn", kuhn_map), iterations=50)
     s = r.strategy
-    assert s.model.kind == "lossless" and s.header["algorithm"] == "cfr-br"
+    assert s.model.kind == "lossless" and s.header["algorithm"] == "cfr-br-real"
     from cfrlab.realgame import real_best_response
 
     assert real_best_response(s).exploitability == pytest.approx(r.exploitability, abs=1e-12)
@@ -125,12 +125,12 @@ def test_bucketed_abstraction_maps_each_real_state_to_its_bucket():
 
 def test_checkpoint_resume_gives_the_same_bits(tmp_path):
     m = CardMap("leduc", leduc_map)
-    straight = cfrbr("leduc", m, iterations=40)
+    straight = cfrbr("leduc", m, iterations=40, opponent="br")
     ck = tmp_path / "run.ckpt"
-    cfrbr("leduc", m, iterations=15, checkpoint=ck)
+    cfrbr("leduc", m, iterations=15, checkpoint=ck, opponent="br")
     with pytest.raises(CfrlabError, match="exists"):
-        cfrbr("leduc", m, iterations=40, checkpoint=ck)
-    resumed = cfrbr("leduc", m, iterations=40, checkpoint=ck, resume=True)
+        cfrbr("leduc", m, iterations=40, checkpoint=ck, opponent="br")
+    resumed = cfrbr("leduc", m, iterations=40, checkpoint=ck, resume=True, opponent="br")
     assert resumed.resumed_from == 15
     assert np.array_equal(resumed.strategy.policy, straight.strategy.policy)
     assert resumed.history == straight.history
@@ -218,25 +218,28 @@ def test_rules_in_the_abstract_game_are_the_engines(algorithm):
     assert np.abs(a.average_policy() - b.average_policy()).max() < 1e-9
 
 
-def test_real_opponent_reaches_the_kuhn_optimum_in_100_iterations():
-    """Against a real-game CFR+ opponent the abstract player's average reaches the LP's 4/45
-    within 1e-3 in 100 iterations (CFR-BR's current strategy, the former default: 5,000
-    iterations for 2e-3), never below it."""
+def test_the_default_reaches_the_kuhn_optimum_in_100_iterations():
+    """The default (DCFR against a real-game DCFR opponent, the average strategy) reaches the
+    LP's 4/45 within 2e-3 in 100 iterations (the former default, CFR-BR's current strategy
+    with CFR+: 5,000 iterations for the same), never below it; CFR+ within 1e-3."""
     best, _, _ = optimum("kuhn")
     m = CardMap("kuhn", kuhn_map)
-    r = cfrbr("kuhn", m, iterations=100, opponent="real", eval_every=10)
+    r = cfrbr("kuhn", m, iterations=100, eval_every=10)
     assert r.strategy.header["cfr_br"]["policy"] == "average"
-    assert best - 1e-9 <= r.exploitability <= best + 1e-3
+    assert r.strategy.header["params"]["algorithm"] == "dcfr"
+    assert best - 1e-9 <= r.exploitability <= best + 2e-3
+    plus = cfrbr("kuhn", m, iterations=100, algorithm="cfr+")
+    assert best - 1e-9 <= plus.exploitability <= best + 1e-3
     assert len(r.history) == 10 and min(e for _, e in r.history) >= best - 1e-9
     assert r.history[-1][1] == pytest.approx(r.exploitability, abs=1e-12)
-    br = cfrbr("kuhn", m, iterations=100)  # CFR-BR's current strategy: still 0.01 away
+    br = cfrbr("kuhn", m, iterations=100, opponent="br")  # its current strategy: 0.01 away
     assert br.exploitability > best + 5e-3
 
 
 def test_real_opponent_closes_on_the_leduc_optimum():
     best, _, _ = optimum("leduc")
     m = CardMap("leduc", leduc_map)
-    r = cfrbr("leduc", m, iterations=600, opponent="real", eval_every=50)
+    r = cfrbr("leduc", m, iterations=600, eval_every=50)
     assert best - 1e-9 <= r.exploitability < 1.01 * best  # CFR-BR: 1.2x after 3,000
     assert min(e for _, e in r.history) >= best - 1e-9
     exact = cfrbr("leduc", lossless_leduc(), iterations=300, opponent="real")
@@ -246,10 +249,12 @@ def test_real_opponent_closes_on_the_leduc_optimum():
 def test_best_iterate_is_the_least_exploitable_current_strategy():
     best, _, _ = optimum("kuhn")
     m = CardMap("kuhn", kuhn_map)
-    r = cfrbr("kuhn", m, iterations=300, policy="best")
+    r = cfrbr("kuhn", m, iterations=300, opponent="br", policy="best")
     low = min(e for _, e in r.history)
     assert r.exploitability == pytest.approx(low, abs=1e-12)
-    assert best - 1e-9 <= low < cfrbr("kuhn", m, iterations=300).exploitability
+    assert best - 1e-9 <= low < cfrbr("kuhn", m, iterations=300, opponent="br").exploitability
+    with pytest.raises(CfrlabError, match="best-response opponent"):
+        cfrbr("kuhn", m, iterations=5, policy="best")
 
 
 @pytest.mark.parametrize("algorithm", ["dcfr", "pcfr+"])
@@ -259,7 +264,7 @@ def test_real_opponent_resumes_with_the_same_bits(tmp_path, algorithm):
     ck = tmp_path / "run.ckpt"
     cfrbr("leduc", m, iterations=12, algorithm=algorithm, opponent="real", eval_every=5, checkpoint=ck)
     with pytest.raises(CfrlabError, match="'rule': '" + algorithm.replace('+', '\\+')):
-        cfrbr("leduc", m, iterations=30, opponent="real", checkpoint=ck, resume=True)
+        cfrbr("leduc", m, iterations=30, algorithm="cfr", checkpoint=ck, resume=True)
     resumed = cfrbr("leduc", m, iterations=30, algorithm=algorithm, opponent="real", eval_every=5,
                     checkpoint=ck, resume=True)
     assert resumed.resumed_from == 12

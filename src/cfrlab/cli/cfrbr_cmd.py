@@ -15,8 +15,8 @@ from cfrlab.cli.common import check_new_output, check_output, human_seconds
 from cfrlab.errors import CfrlabError
 
 
-def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str = "cfr+",
-              opponent: str = "br", policy: str | None = None, out: Path | None = None,
+def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | None = None,
+              opponent: str = "real", policy: str | None = None, out: Path | None = None,
               force: bool = False, resume: bool = False, checkpoint_every: float = 60.0,
               progress: bool = True, as_json: bool = False, eval_every: int = 10) -> dict:
     """Run CFR-BR and print the result (a JSON line with ``as_json``); returns the summary."""
@@ -58,6 +58,7 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str = "c
               eval_every=eval_every, progress=show)
     how = {"br": "CFR-BR", "real": "CFR against a real-game opponent",
            "abstract": "CFR in the abstract game"}.get(opponent, opponent)
+    algorithm = r.strategy.header["params"]["algorithm"]
     print(f"{how} ({algorithm}), {r.iterations:,} iterations in {human_seconds(r.seconds)}: the "
           f"{which} strategy's real-game exploitability {r.exploitability:.6g} {r.unit} "
           f"(best response as position 0 {r.br[0]:.6g}, as position 1 {r.br[1]:.6g})")
@@ -82,14 +83,15 @@ def register(app: typer.Typer) -> None:
             "--abstraction", metavar="FILE", help="card abstraction file (cfrlab abstract build)")],
         iterations: Annotated[int, typer.Option("--iterations", "-n", metavar="N",
                                                 help="iterations (each: a real-game best response per position)")] = 1000,
-        algorithm: Annotated[str, typer.Option("--algorithm", "-a", help=(
+        algorithm: Annotated[str | None, typer.Option("--algorithm", "-a", help=(
             "the abstract player's rule (and a real opponent's): cfr, cfr+ (regret matching+, "
-            "linear average), dcfr (discounted, 1.5/0/2) or pcfr+ (predictive)"))] = "cfr+",
+            "linear average), dcfr (discounted, 1.5/0/2) or pcfr+ (predictive); default dcfr, "
+            "cfr+ against br"))] = None,
         opponent: Annotated[str, typer.Option(
-            "--opponent", help="br: a real-game best response every iteration (CFR-BR); real: "
-            "a real-game regret minimizer (same optimum, far fewer iterations, the real game's "
-            "tables in memory); abstract: the abstract player itself (ordinary CFR in the "
-            "abstraction, for comparison)")] = "br",
+            "--opponent", help="real: a real-game regret minimizer (CFR-BR's optimum in far "
+            "fewer iterations, the real game's tables in memory); br: a real-game best response "
+            "every iteration (CFR-BR as in the paper); abstract: the abstract player itself "
+            "(ordinary CFR in the abstraction, for comparison)")] = "real",
         policy: Annotated[str | None, typer.Option(
             "--policy", metavar="P", help="strategy returned: current (default against br, the "
             "paper's), average (default otherwise) or best (the best iterate against br)")] = None,
@@ -106,8 +108,9 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
     ) -> None:
         """CFR-BR in a card abstraction (Johanson, Bard, Burch and Bowling 2012): the least
-        exploitable strategy the abstraction can represent, by CFR against a best response in
-        the real game every iteration. Prints the strategy's exact real-game exploitability; games whose real game
-        the lossless engine holds (small hold'em decks)."""
+        exploitable strategy the abstraction can represent, by CFR against a real-game opponent
+        (a regret minimizer by default, a best response every iteration with --opponent br).
+        Prints the strategy's exact real-game exploitability; games whose real game the
+        lossless engine holds (small hold'em decks)."""
         run_cfrbr(game, abstraction, iterations, algorithm, opponent, policy, out, force, resume,
                   checkpoint_every, progress, as_json, eval_every)
