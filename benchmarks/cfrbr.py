@@ -1,7 +1,8 @@
 """CFR against CFR-BR in the same card abstraction: real-game exploitability of each.
 
     python benchmarks/cfrbr.py                                  # 6 ranks x 4 suits, 2 rounds
-    python benchmarks/cfrbr.py --buckets 2,3 --cfrbr-iterations 40 --json
+    python benchmarks/cfrbr.py --buckets 2,3 --cfrbr-iterations 100 --json
+    python benchmarks/cfrbr.py --buckets 2 --opponent br --algorithm cfr+ --cfrbr-iterations 300
 
 Johanson, Bard, Burch and Bowling ("Finding optimal abstract strategies in extensive-form
 games", AAAI 2012) report 103 mbb/g for CFR and 25 for CFR-BR in the same abstraction. CFR-BR
@@ -12,7 +13,7 @@ with HULHE's blinds, bets and caps, cut to its first two rounds (preflop and a t
 4.5 million real information sets; the four-round game has 8.3e11). For each bucket count, with
 the commands a user runs: the perfect-recall E[HS^2] percentile abstraction (`cfrlab abstract
 build`), CFR+ in it (`cfrlab solve`) and its exact real-game exploitability (`cfrlab exploit
---real`), then CFR-BR in the same abstraction (`cfrlab cfrbr`, its current strategy, the
+--real`), then CFR-BR in the same abstraction (`cfrlab cfrbr`, the strategy it returns, the
 exploitability printed is exact). Files go to --out-dir; a second run reuses them (a stopped
 CFR-BR run resumes from its checkpoint).
 JSON (last line with --json): ``game``, ``rows`` (``buckets``, ``infosets``, ``cfr_abstract``,
@@ -20,8 +21,9 @@ JSON (last line with --json): ``game``, ``rows`` (``buckets``, ``infosets``, ``c
 ``cfrbr_resumed_from`` (the checkpoint's iterations it continued from, or null),
 ``cfrbr_opponent``, ``cfrbr_algorithm``, ``cfrbr_policy``, ``cfrbr_history`` ([iteration,
 exploitability]: every iteration's current strategy against ``br``, the returned average
-every ``--eval-every`` iterations against ``real``)). ``--opponent real``: the abstract player
-against a real-game CFR opponent (``cfrlab cfrbr --opponent real``), its average strategy.
+every ``--eval-every`` iterations against ``real``)). ``--opponent real`` (the default, as
+``cfrlab cfrbr``'s): the abstract player against a real-game regret minimizer, its average
+strategy; ``--opponent br``: CFR-BR proper, its current strategy.
 """
 
 from __future__ import annotations
@@ -80,8 +82,9 @@ def main() -> None:
     ap.add_argument("--buckets", default="2,3,4,5", help="bucket counts, comma-separated")
     ap.add_argument("--cfr-iterations", type=int, default=1000, help="CFR+ iterations in the abstraction")
     ap.add_argument("--cfrbr-iterations", type=int, default=100, help="CFR-BR iterations")
-    ap.add_argument("--algorithm", default="cfr+", help="CFR-BR's rule: cfr, cfr+, dcfr, pcfr+")
-    ap.add_argument("--opponent", default="br", help="br (CFR-BR) or real (a real-game CFR opponent)")
+    ap.add_argument("--algorithm", default="dcfr", help="the abstract player's rule: cfr, cfr+, dcfr, pcfr+")
+    ap.add_argument("--opponent", default="real", help="real (a real-game regret minimizer, "
+                    "cfrlab cfrbr's default) or br (CFR-BR as in the paper)")
     ap.add_argument("--eval-every", type=int, default=10, help="opponent real: evaluate every N")
     ap.add_argument("--out-dir", default=None, help="default: out/cfrbr-RxSxN")
     ap.add_argument("--json", action="store_true")
@@ -99,7 +102,7 @@ def main() -> None:
         print(f"{b:>7} {r['infosets']:>9,} {r['cfr_abstract']:>12.3f} {r['cfr_real']:>9.2f} "
               f"{r['cfrbr_real']:>11.2f} {r['ratio']:>6.2f} {r['cfrbr_seconds']:>10.0f}s", flush=True)
     print("(mbb/g; CFR abstract: CFR+'s exploitability in its own abstraction; real: exact best "
-          "response with real cards; CFR-BR: its current strategy)")
+          "response with real cards; CFR-BR: the average against a real opponent, the current strategy against br)")
     if a.json:
         print(json.dumps({"game": f"holdem-{a.ranks}x{a.suits}x{a.rounds}", "rows": rows}))
 
