@@ -19,7 +19,8 @@ CFR-BR run resumes from its checkpoint).
 JSON (last line with --json): ``game``, ``rows`` (``buckets``, ``infosets``, ``cfr_abstract``,
 ``cfr_real``, ``cfrbr_real``, ``ratio``, ``cfrbr_iterations``, ``cfrbr_seconds`` (of this run),
 ``cfrbr_resumed_from`` (the checkpoint's iterations it continued from, or null),
-``cfrbr_opponent``, ``cfrbr_algorithm``, ``cfrbr_policy``, ``cfrbr_history`` ([iteration,
+``cfrbr_opponent``, ``cfrbr_algorithm``, ``cfrbr_policy``, ``cfrbr_lower_bound`` (against
+``real``: no strategy of the abstraction is less exploitable), ``cfrbr_history`` ([iteration,
 exploitability]: every iteration's current strategy against ``br``, the returned average
 every ``--eval-every`` iterations against ``real``)). ``--opponent real`` (the default, as
 ``cfrlab cfrbr``'s): the abstract player against a real-game regret minimizer, its average
@@ -70,6 +71,7 @@ def row(d: Path, game: Path, b: int, a: argparse.Namespace) -> dict:
             "ratio": real["exploitability"] / cb["exploitability"],
             "cfrbr_iterations": cb["iterations"], "cfrbr_seconds": cb["seconds"],
             "cfrbr_resumed_from": cb.get("resumed_from"), "cfrbr_opponent": a.opponent,
+            "cfrbr_lower_bound": cb.get("lower_bound"),
             "cfrbr_algorithm": a.algorithm, "cfrbr_policy": cb.get("policy"),
             "cfrbr_history": cb.get("history")}
 

@@ -62,6 +62,9 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | No
     print(f"{how} ({algorithm}), {r.iterations:,} iterations in {human_seconds(r.seconds)}: the "
           f"{which} strategy's real-game exploitability {r.exploitability:.6g} {r.unit} "
           f"(best response as position 0 {r.br[0]:.6g}, as position 1 {r.br[1]:.6g})")
+    if r.lower_bound is not None:
+        print(f"no strategy of this abstraction is less exploitable than {r.lower_bound:.6g} {r.unit} "
+              f"(its best response to the real opponent's average)")
     if out is not None:
         r.strategy.save(out, overwrite=True)
         print(f"saved {out}")

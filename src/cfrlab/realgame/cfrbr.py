@@ -60,6 +60,7 @@ from cfrlab.abstraction.lossless import LosslessModel
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine import best_response, build_tree_for, get_engine, load_abstraction, row_offsets
 from cfrlab.engine import kernels as K
+from cfrlab.engine.values import expected_value
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.units import to_unit, unit_of
@@ -361,6 +362,41 @@ class CFRBRSolver:
         return (float(best_response(self.tree, self.lm, real, 0)[0]),
                 float(best_response(self.tree, self.lm, real, 1)[0]))
 
+    def lower_bound(self, max_passes: int = 100) -> float:
+        """A lower bound (chips) on the least real-game exploitability any strategy of the
+        abstraction has: per position, the abstract player's best response *within the
+        abstraction* to the real opponent's average strategy (no abstract strategy does
+        better against that opponent, so none is less exploitable). The best response by
+        policy iteration: every abstract information set takes the action of the largest
+        counterfactual value summed over its real ones, under the strategy below it, until
+        nothing changes (a tree's depth of passes); exact for a perfect-recall abstraction."""
+        if self.opponent != "real":
+            raise CfrlabError("a lower bound needs the real-game opponent's average (opponent real)")
+        e = self.engine
+        legal = e.legal[e.decision_of_row]
+        tot = self.oavg.sum(axis=1, keepdims=True)
+        opp = np.where(tot > 0, self.oavg / np.where(tot > 0, tot, 1.0),
+                       legal / legal.sum(axis=1, keepdims=True))
+        best = []
+        for p in (0, 1):
+            rows, mine = self._real_rows[1 - p], self._abstract_rows[p]
+            action = np.argmax(self.average_policy()[mine], axis=1)
+            for _ in range(max_passes):
+                x = np.zeros((self.num_rows, 3))
+                x[mine, action] = 1.0
+                real = self.real_policy(x)
+                real[rows] = opp[rows]
+                regret, avg = self._raw_walk(real, np.array([p == 0, p == 1]))
+                q = np.where(self.legal, self._summed(regret, avg, p)[0], -np.inf)[mine]
+                top = q.max(axis=1)
+                stay = q[np.arange(len(mine)), action] >= top - 1e-12 * (1.0 + np.abs(top))
+                if stay.all():  # no information set gains by switching: a best response
+                    break
+                action = np.where(stay, action, np.argmax(q, axis=1))
+            v0 = float(expected_value(self.tree, self.lm, real, real))  # zero-sum: u1 = -u0
+            best.append(v0 if p == 0 else -v0)
+        return -0.5 * (best[0] + best[1])
+
     def evaluate(self, which: str) -> tuple[float, float]:
         """The real-game best-response values (chips) of the policy ``which`` by the walk,
         recorded in ``history`` at this iteration (against a real-game opponent or in the
@@ -517,9 +553,10 @@ class CFRBRSolver:
 
 @dataclass
 class CFRBRResult:
-    """A CFR-BR run: the strategy (its current one unless asked), its real-game best-response
-    values by position and their mean (the game's unit: mbb/g for hold'em, chips for Kuhn and
-    Leduc), and the exploitability of the current strategy at each iteration."""
+    """A CFR-BR run: the strategy, its real-game best-response values by position and their
+    mean (the game's unit: mbb/g for hold'em, chips for Kuhn and Leduc), the history
+    (iteration, exploitability) and, against a real opponent, a lower bound on the least
+    exploitability of the abstraction's strategies (``CFRBRSolver.lower_bound``)."""
 
     strategy: Strategy
     br: tuple[float, float]
@@ -529,9 +566,11 @@ class CFRBRResult:
     seconds: float
     history: list[tuple[int, float]] = field(default_factory=list)
     resumed_from: int | None = None
+    lower_bound: float | None = None  # against a real opponent: no abstract strategy is below
 
     def summary(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "exploitability": self.exploitability,
+                "lower_bound": self.lower_bound,
                 "unit": self.unit, "best_response_values": list(self.br), "seconds": self.seconds,
                 "resumed_from": self.resumed_from}
 
@@ -598,6 +637,7 @@ def cfrbr(game: GameDef | str | Path, abstraction, *, iterations: int = 1000,
     final = solver.policy(policy)
     b0, b1 = solver.real_br_values(final)
     expl = 0.5 * (b0 + b1)
+    low = to_unit(g, solver.lower_bound()) if opponent == "real" else None
     return CFRBRResult(solver.strategy(policy, seconds, expl), (to_unit(g, b0), to_unit(g, b1)),
                        to_unit(g, expl), unit_of(g), solver.iterations, seconds,
-                       [(i, to_unit(g, 0.5 * (a + b))) for i, a, b in solver.history], resumed)
+                       [(i, to_unit(g, 0.5 * (a + b))) for i, a, b in solver.history], resumed, low)
