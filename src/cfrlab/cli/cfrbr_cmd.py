@@ -15,16 +15,18 @@ from cfrlab.cli.common import check_new_output, check_output, human_seconds
 from cfrlab.errors import CfrlabError
 
 
-def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str = "cfr+",
-              opponent: str = "br", average: bool = False, out: Path | None = None,
+def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | None = None,
+              opponent: str = "real", policy: str | None = None, out: Path | None = None,
               force: bool = False, resume: bool = False, checkpoint_every: float = 60.0,
-              progress: bool = True, as_json: bool = False) -> dict:
+              progress: bool = True, as_json: bool = False, eval_every: int = 10) -> dict:
     """Run CFR-BR and print the result (a JSON line with ``as_json``); returns the summary."""
     from cfrlab.games import load_game
     from cfrlab.realgame.cfrbr import cfrbr
 
     if iterations < 1:
         raise CfrlabError(f"--iterations must be at least 1, got {iterations}")
+    if eval_every < 0:
+        raise CfrlabError(f"--eval-every must be at least 0, got {eval_every}")
     if checkpoint_every <= 0:
         raise CfrlabError(f"--checkpoint-every must be positive, got {checkpoint_every}")
     g = load_game(game)
@@ -46,24 +48,30 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str = "c
         if not progress or (done < total and now - last[0] < 2.0):
             return
         last[0] = now
-        e = "" if expl is None else f"  current strategy {expl:.6g}"
+        e = "" if expl is None else f"  {'current' if opponent == 'br' else which} strategy {expl:.6g}"
         print(f"\riteration {done:,}/{total:,}{e}   ", end="" if done < total else "\n",
               file=sys.stderr, flush=True)
 
+    which = policy or ("current" if opponent == "br" else "average")
     r = cfrbr(g, abstraction, iterations=iterations, algorithm=algorithm, opponent=opponent,
-              policy="average" if average else "current", checkpoint=ckpt,
-              checkpoint_every=checkpoint_every, resume=resume, progress=show)
-    which = "average" if average else "current"
-    how = "CFR-BR" if opponent == "br" else "CFR in the abstract game"
+              policy=which, checkpoint=ckpt, checkpoint_every=checkpoint_every, resume=resume,
+              eval_every=eval_every, progress=show)
+    how = {"br": "CFR-BR", "real": "CFR against a real-game opponent",
+           "abstract": "CFR in the abstract game"}.get(opponent, opponent)
+    algorithm = r.strategy.header["params"]["algorithm"]
     print(f"{how} ({algorithm}), {r.iterations:,} iterations in {human_seconds(r.seconds)}: the "
           f"{which} strategy's real-game exploitability {r.exploitability:.6g} {r.unit} "
           f"(best response as position 0 {r.br[0]:.6g}, as position 1 {r.br[1]:.6g})")
+    if r.lower_bound is not None:
+        print(f"no strategy of this abstraction is less exploitable than {r.lower_bound:.6g} {r.unit} "
+              f"(its best response to the real opponent's average)")
     if out is not None:
         r.strategy.save(out, overwrite=True)
         print(f"saved {out}")
     summary = {"game": g.name, "abstraction": str(abstraction), "algorithm": algorithm,
                "opponent": opponent, "policy": which, **r.summary(),
-               "out": None if out is None else str(out)}
+               "out": None if out is None else str(out),
+               "history": [[i, e] for i, e in r.history]}
     if as_json:
         sys.stdout.flush()
         print(json.dumps(summary))
@@ -78,13 +86,21 @@ def register(app: typer.Typer) -> None:
             "--abstraction", metavar="FILE", help="card abstraction file (cfrlab abstract build)")],
         iterations: Annotated[int, typer.Option("--iterations", "-n", metavar="N",
                                                 help="iterations (each: a real-game best response per position)")] = 1000,
-        algorithm: Annotated[str, typer.Option("--algorithm", "-a",
-                                               help="the abstract player's rule: cfr or cfr+")] = "cfr+",
+        algorithm: Annotated[str | None, typer.Option("--algorithm", "-a", help=(
+            "the abstract player's rule (and a real opponent's): cfr, cfr+ (regret matching+, "
+            "linear average), dcfr (discounted, 1.5/0/2) or pcfr+ (predictive); default dcfr, "
+            "cfr+ against br"))] = None,
         opponent: Annotated[str, typer.Option(
-            "--opponent", help="br: a real-game best response (CFR-BR); abstract: the abstract "
-            "player itself (ordinary CFR in the abstraction, for comparison)")] = "br",
-        average: Annotated[bool, typer.Option(
-            "--average", help="return the average strategy, not the current one (the paper's)")] = False,
+            "--opponent", help="real: a real-game regret minimizer (CFR-BR's optimum in far "
+            "fewer iterations, the real game's tables in memory); br: a real-game best response "
+            "every iteration (CFR-BR as in the paper); abstract: the abstract player itself "
+            "(ordinary CFR in the abstraction, for comparison)")] = "real",
+        policy: Annotated[str | None, typer.Option(
+            "--policy", metavar="P", help="strategy returned: current (default against br, the "
+            "paper's), average (default otherwise) or best (the best iterate against br)")] = None,
+        eval_every: Annotated[int, typer.Option(
+            "--eval-every", metavar="N", help="against real or abstract: the strategy's exact "
+            "real-game exploitability every N iterations (0: only at the end)")] = 10,
         out: Annotated[Path | None, typer.Option("--out", "-o", metavar="FILE",
                                                  help="strategy file (.npz) to write")] = None,
         resume: Annotated[bool, typer.Option("--resume", help="continue from the checkpoint next to --out")] = False,
@@ -95,8 +111,9 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
     ) -> None:
         """CFR-BR in a card abstraction (Johanson, Bard, Burch and Bowling 2012): the least
-        exploitable strategy the abstraction can represent, by CFR against a best response in
-        the real game every iteration. Prints the strategy's exact real-game exploitability; games whose real game
-        the lossless engine holds (small hold'em decks)."""
-        run_cfrbr(game, abstraction, iterations, algorithm, opponent, average, out, force, resume,
-                  checkpoint_every, progress, as_json)
+        exploitable strategy the abstraction can represent, by CFR against a real-game opponent
+        (a regret minimizer by default, a best response every iteration with --opponent br).
+        Prints the strategy's exact real-game exploitability; games whose real game the
+        lossless engine holds (small hold'em decks)."""
+        run_cfrbr(game, abstraction, iterations, algorithm, opponent, policy, out, force, resume,
+                  checkpoint_every, progress, as_json, eval_every)

@@ -21,6 +21,20 @@ and the usual update for an imperfect-recall one). This needs the real game's lo
 Kuhn, Leduc and small hold'em (``brstrategy.MAX_ROWS`` information sets); a larger game is
 refused before any work.
 
+``opponent="real"`` reaches the same optimum by another route where the real game's tables
+fit (they do whenever the walk above does): the opponent is itself a regret minimizer in the
+real game (its regrets and average on real rows, the abstract player's rule), and the two
+play the abstract-versus-real game by alternating updates, per position. The abstract
+player's *average* strategy converges to the least exploitable abstract strategy (the
+abstract-versus-real game's minimax value is that strategy's exploitability), with the
+convergence of CFR+/DCFR in an ordinary game rather than CFR-BR's slow, oscillating current
+strategy (Leduc: within 0.3% of the LP's optimum after 800 iterations against 12% after
+3,000). An iteration costs four regret walks (two per position) and no best response.
+
+The abstract player's rule (``RULES``): ``cfr``, ``cfr+``, ``dcfr`` (alpha 1.5, beta 0,
+gamma 2) or ``pcfr+``; against a best response the solver also keeps its best iterate
+(``policy="best"``: the current strategy of least measured exploitability).
+
 ``opponent="abstract"`` runs ordinary CFR in the abstract game through the same walk (both
 players abstract, alternating updates), the baseline CFR-BR is compared with.
 
@@ -46,6 +60,7 @@ from cfrlab.abstraction.lossless import LosslessModel
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine import best_response, build_tree_for, get_engine, load_abstraction, row_offsets
 from cfrlab.engine import kernels as K
+from cfrlab.engine.values import expected_value
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.units import to_unit, unit_of
@@ -55,8 +70,28 @@ from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.solvers.driver import Checkpointer, RunState
 from cfrlab.strategy import Strategy
 
-ALGORITHMS = ("cfr", "cfr+")
-OPPONENTS = ("br", "abstract")
+@dataclass(frozen=True)
+class Rule:
+    """The abstract player's update: ``floor`` clips accumulated regrets at 0 (regret
+    matching+); ``alpha``/``beta`` (DCFR) multiply positive/negative accumulated regrets by
+    (t-1)^x / ((t-1)^x + 1) before iteration t adds its own; the average weighs iteration t by
+    t^``gamma``; ``predictive`` plays regret matching on the regrets plus the last iteration's
+    (PCFR+)."""
+
+    floor: bool = False
+    alpha: float | None = None
+    beta: float | None = None
+    gamma: float = 0.0
+    predictive: bool = False
+
+
+RULES = {"cfr": Rule(), "cfr+": Rule(floor=True, gamma=1.0),
+         "dcfr": Rule(alpha=1.5, beta=0.0, gamma=2.0),
+         "pcfr+": Rule(floor=True, gamma=2.0, predictive=True)}
+ALGORITHMS = tuple(RULES)
+DEFAULT_RULE = {"br": "cfr+", "real": "dcfr", "abstract": "dcfr"}  # measured, docs/RESULTS.md
+POLICIES = ("current", "average", "best")
+OPPONENTS = ("br", "abstract", "real")
 BR_METHODS = ("walk", "engine")
 _NO_F32 = np.zeros(0, dtype=np.float32)
 
@@ -146,19 +181,101 @@ def _regret_walk(walk, ops, num_states, tables, trav, reach, values):
     K.backward(walk, view, tables, reach, values, trav, 1, K.FIXED_POLICY, 1, np.zeros(1, np.int8))
 
 
-class CFRBRSolver:
-    """CFR (``cfr``: regret matching, uniform average; ``cfr+``: regret matching+, linear
-    average) for the abstract player against a real-game best response (``opponent="br"``)
-    or against itself (``"abstract"``: ordinary CFR in the abstract game)."""
+def _matched(regret: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Regret matching over the legal actions (uniform where no regret is positive)."""
+    pos = np.where(legal, np.maximum(regret, 0.0), 0.0)
+    tot = pos.sum(axis=1, keepdims=True)
+    uni = legal / legal.sum(axis=1, keepdims=True)
+    return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), uni)
 
-    def __init__(self, game: GameDef | str, abstraction, algorithm: str = "cfr+",
+
+@njit(cache=NUMBA_CACHE)
+def _step_rows(regret, avg, pred, rows, inst, reach_sigma, pos_f, neg_f, floor, w):
+    """Rows ``rows`` of one update: regrets discounted (``pos_f``/``neg_f``), plus the
+    instantaneous ones, floored at 0 with ``floor``; the prediction (if ``pred`` has rows)
+    the instantaneous regrets; the average plus ``w`` times the reach-weighted policy."""
+    predictive = pred.shape[0] > 0
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        for a in range(3):
+            r = regret[i, a]
+            if r > 0.0:
+                r *= pos_f
+            elif r < 0.0:
+                r *= neg_f
+            r += inst[i, a]
+            if floor and r < 0.0:
+                r = 0.0
+            regret[i, a] = r
+            if predictive:
+                pred[i, a] = inst[i, a]
+            avg[i, a] += w * reach_sigma[i, a]
+
+
+@njit(cache=NUMBA_CACHE)
+def _profile_rows(policy, row_map, player_of_row, opp_seat, oregret, opred, dec_of_row, legal, out):
+    """The profile of a game against a real-game opponent: each real row of the abstract
+    player plays its abstract row of ``policy``; each row of ``opp_seat`` plays regret
+    matching on the opponent's real regrets (plus predictions, if ``opred`` has rows)."""
+    predictive = opred.shape[0] > 0
+    for i in range(out.shape[0]):
+        if player_of_row[i] != opp_seat:
+            r = row_map[i]
+            for a in range(3):
+                out[i, a] = policy[r, a]
+            continue
+        d = dec_of_row[i]
+        tot = 0.0
+        n = 0
+        for a in range(3):
+            x = 0.0
+            if legal[d, a]:
+                n += 1
+                x = oregret[i, a] + (opred[i, a] if predictive else 0.0)
+                x = max(x, 0.0)
+            out[i, a] = x
+            tot += x
+        for a in range(3):
+            if tot > 0.0:
+                out[i, a] /= tot
+            else:
+                out[i, a] = 1.0 / n if legal[d, a] else 0.0
+
+
+def _step(rule: Rule, tables: tuple[np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray,
+          inst: np.ndarray, reach_sigma: np.ndarray, t: int) -> None:
+    """Iteration t's update of ``rows`` (indices) of (regret, average, prediction) tables by
+    ``rule`` from the iteration's instantaneous regrets and reach-weighted policy."""
+    pos_f = neg_f = 1.0
+    if rule.alpha is not None:  # DCFR: forget old regrets (positive ones slowly)
+        x = float(t - 1) ** rule.alpha
+        pos_f = x / (x + 1.0)
+    if rule.beta is not None:
+        x = float(t - 1) ** rule.beta
+        neg_f = x / (x + 1.0)
+    regret, avg, pred = tables
+    _step_rows(regret, avg, pred, rows, inst, reach_sigma, pos_f, neg_f, rule.floor,
+               float(t) ** rule.gamma)
+
+
+class CFRBRSolver:
+    """The abstract player's rule (``RULES``: ``cfr``, regret matching, uniform average;
+    ``cfr+``, regret matching+, linear average; ``dcfr``, discounted CFR with alpha 1.5, beta
+    0, gamma 2; ``pcfr+``, predictive regret matching+, quadratic average) against a
+    real-game best response (``opponent="br"``) or against itself (``"abstract"``: ordinary
+    CFR in the abstract game, alternating updates). Against a best response it also keeps
+    its best iterate: the current strategy whose real-game best response won least."""
+
+    def __init__(self, game: GameDef | str, abstraction, algorithm: str | None = None,
                  opponent: str = "br", br_method: str = "walk") -> None:
         if br_method not in BR_METHODS:
             raise CfrlabError(f"the best response comes from {' or '.join(BR_METHODS)}, not {br_method!r}")
-        if algorithm not in ALGORITHMS:
-            raise CfrlabError(f"CFR-BR runs {' or '.join(ALGORITHMS)}, not {algorithm!r}")
         if opponent not in OPPONENTS:
             raise CfrlabError(f"opponent is one of {', '.join(OPPONENTS)}, not {opponent!r}")
+        algorithm = DEFAULT_RULE[opponent] if algorithm is None else algorithm
+        if algorithm not in ALGORITHMS:
+            raise CfrlabError(f"CFR-BR runs {', '.join(ALGORITHMS[:-1])} or {ALGORITHMS[-1]}, "
+                              f"not {algorithm!r}")
         g = self.game = load_game(game) if isinstance(game, (str, Path)) else game
         if g.num_players != 2 or not g.is_limit:
             raise CfrlabError("CFR-BR handles 2-player limit games")
@@ -171,6 +288,7 @@ class CFRBRSolver:
         if isinstance(abstraction, (str, Path)):
             abstraction = load_abstraction(abstraction, g)
         self.abstraction, self.algorithm, self.opponent = abstraction, algorithm, opponent
+        self.rule = RULES[algorithm]
         self.lm = LosslessModel(g)
         self.engine = get_engine(tree, self.lm)
         maps = abstraction_maps(g, abstraction, tree, self.lm)
@@ -192,23 +310,40 @@ class CFRBRSolver:
         self._scratch = None  # ``_walk``'s tables
         self._real_rows = [np.flatnonzero(self.engine.player_of_row == p) for p in (0, 1)]
         self._targets = [self.row_map[rows] for rows in self._real_rows]  # their abstract rows
+        self._abstract_rows = [np.flatnonzero(self.player_of_row == p) for p in (0, 1)]
         self.regret = np.zeros((self.num_rows, 3))
         self.avg = np.zeros((self.num_rows, 3))
+        self.pred = np.zeros((self.num_rows if self.rule.predictive else 0, 3))  # last regrets
+        self.best = np.zeros((0, 3))  # the best iterate's policy (none yet)
+        self.best_iteration = 0
+        # a real-game opponent's regrets, average and predictions (opponent="real")
+        nreal = len(self.row_map) if opponent == "real" else 0
+        self.oregret, self.oavg = np.zeros((nreal, 3)), np.zeros((nreal, 3))
+        self.opred = np.zeros((nreal if self.rule.predictive else 0, 3))
         self.iterations = 0
         self.history: list[tuple[int, float, float]] = []  # (iteration, BR as 0, BR as 1), chips
 
     # -- policies ------------------------------------------------------------------------------
     def current_policy(self) -> np.ndarray:
-        """Regret matching over the legal actions (uniform where no regret is positive)."""
-        pos = np.where(self.legal, np.maximum(self.regret, 0.0), 0.0)
-        tot = pos.sum(axis=1, keepdims=True)
-        uni = self.legal / self.legal.sum(axis=1, keepdims=True)
-        return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), uni)
+        """Regret matching over the legal actions (uniform where no regret is positive), on
+        the regrets plus the last iteration's for a predictive rule."""
+        return _matched(self.regret + self.pred if self.rule.predictive else self.regret, self.legal)
 
     def average_policy(self) -> np.ndarray:
         tot = self.avg.sum(axis=1, keepdims=True)
         uni = self.legal / self.legal.sum(axis=1, keepdims=True)
         return np.where(tot > 0, self.avg / np.where(tot > 0, tot, 1.0), uni)
+
+    def best_policy(self) -> np.ndarray:
+        """The best iterate: the current strategy with the least real-game exploitability so
+        far (the current one before any iteration, or without a best-response opponent)."""
+        return self.best.copy() if len(self.best) else self.current_policy()
+
+    def policy(self, which: str) -> np.ndarray:
+        if which not in POLICIES:
+            raise CfrlabError(f"policy is {', '.join(POLICIES[:-1])} or {POLICIES[-1]}, not {which!r}")
+        return {"current": self.current_policy, "average": self.average_policy,
+                "best": self.best_policy}[which]()
 
     def real_policy(self, policy: np.ndarray, br_player: int = -1,
                     action: np.ndarray | None = None) -> np.ndarray:
@@ -227,9 +362,58 @@ class CFRBRSolver:
         return (float(best_response(self.tree, self.lm, real, 0)[0]),
                 float(best_response(self.tree, self.lm, real, 1)[0]))
 
+    def lower_bound(self, max_passes: int = 100) -> float:
+        """A lower bound (chips) on the least real-game exploitability any strategy of the
+        abstraction has: per position, the abstract player's best response *within the
+        abstraction* to the real opponent's average strategy (no abstract strategy does
+        better against that opponent, so none is less exploitable). The best response by
+        policy iteration: every abstract information set takes the action of the largest
+        counterfactual value summed over its real ones, under the strategy below it, until
+        nothing changes (a tree's depth of passes); exact for a perfect-recall abstraction."""
+        if self.opponent != "real":
+            raise CfrlabError("a lower bound needs the real-game opponent's average (opponent real)")
+        e = self.engine
+        legal = e.legal[e.decision_of_row]
+        tot = self.oavg.sum(axis=1, keepdims=True)
+        opp = np.where(tot > 0, self.oavg / np.where(tot > 0, tot, 1.0),
+                       legal / legal.sum(axis=1, keepdims=True))
+        best = []
+        for p in (0, 1):
+            rows, mine = self._real_rows[1 - p], self._abstract_rows[p]
+            action = np.argmax(self.average_policy()[mine], axis=1)
+            for _ in range(max_passes):
+                x = np.zeros((self.num_rows, 3))
+                x[mine, action] = 1.0
+                real = self.real_policy(x)
+                real[rows] = opp[rows]
+                regret, avg = self._raw_walk(real, np.array([p == 0, p == 1]))
+                q = np.where(self.legal, self._summed(regret, avg, p)[0], -np.inf)[mine]
+                top = q.max(axis=1)
+                stay = q[np.arange(len(mine)), action] >= top - 1e-12 * (1.0 + np.abs(top))
+                if stay.all():  # no information set gains by switching: a best response
+                    break
+                action = np.where(stay, action, np.argmax(q, axis=1))
+            v0 = float(expected_value(self.tree, self.lm, real, real))  # zero-sum: u1 = -u0
+            best.append(v0 if p == 0 else -v0)
+        return -0.5 * (best[0] + best[1])
+
+    def evaluate(self, which: str) -> tuple[float, float]:
+        """The real-game best-response values (chips) of the policy ``which`` by the walk,
+        recorded in ``history`` at this iteration (against a real-game opponent or in the
+        abstract game, where iterations take no best response)."""
+        b0, b1, _ = self._walked_best_responses(self.real_policy(self.policy(which)))
+        self.history.append((self.iterations, float(b0), float(b1)))
+        return float(b0), float(b1)
+
     # -- iterations ----------------------------------------------------------------------------
-    def _walk(self, sigma: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        """(instantaneous regrets, reach-weighted policy) of ``seat`` summed per abstract row."""
+    def _walk(self, sigma: np.ndarray, seat: int, summed: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(instantaneous regrets, reach-weighted policy) of ``seat`` summed per abstract row
+        (``summed=False``: per real row, in tables the next walk overwrites)."""
+        regret, avg = self._raw_walk(sigma, np.array([seat == 0, seat == 1]))
+        return self._summed(regret, avg, seat) if summed else (regret, avg)
+
+    def _raw_walk(self, sigma: np.ndarray, trav: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The walk's tables per real row for the players in ``trav`` (reused scratch)."""
         e = self.engine
         lay = e.layout()
         reach, values = e.scratch()
@@ -240,9 +424,12 @@ class CFRBRSolver:
         avg.fill(0.0)
         walk = K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off)
         ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, _NO_F32, e.opint, e.opc)
-        trav = np.array([seat == 0, seat == 1])
         _regret_walk(walk, ops, e.num_states, K.SolverTables(regret, np.zeros((0, 3)), avg, sigma),
                      trav, reach, values)
+        return regret, avg
+
+    def _summed(self, regret: np.ndarray, avg: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """Real-row tables of ``seat`` summed per abstract row."""
         rows = self._real_rows[seat]
         target = self._targets[seat]
         out = np.zeros((2, self.num_rows, 3))
@@ -259,11 +446,37 @@ class CFRBRSolver:
             self._walker.set_policy(real)
         return self._walker.respond()
 
+    def _update(self, seat: int, inst: np.ndarray, reach_sigma: np.ndarray, t: int) -> None:
+        """Iteration t's regrets and average of ``seat``'s abstract rows, by the rule."""
+        _step(self.rule, (self.regret, self.avg, self.pred), self._abstract_rows[seat],
+              inst, reach_sigma, t)
+
+    def _real_iteration(self, t: int) -> None:
+        """Against a real-game regret minimizer: per position, the abstract player updates
+        against the opponent's current real-game strategy, then the opponent (same rule, on
+        real rows) against the abstract player's new one (alternating updates)."""
+        e = self.engine
+        real = np.empty((len(self.row_map), 3))
+        for seat in (0, 1):  # the opponent's rows of this game change only at its own update
+            for who in (seat, 1 - seat):
+                _profile_rows(self.current_policy(), self.row_map, e.player_of_row, 1 - seat,
+                              self.oregret, self.opred, e.decision_of_row, e.legal, real)
+                if who == seat:
+                    inst, reach_sigma = self._walk(real, seat)
+                    self._update(seat, inst, reach_sigma, t)
+                else:
+                    regret, avg = self._walk(real, who, summed=False)
+                    _step(self.rule, (self.oregret, self.oavg, self.opred), self._real_rows[who],
+                          regret, avg, t)
+
     def iterate(self, n: int = 1) -> None:
-        plus = self.algorithm == "cfr+"
         walked = self.opponent == "br" and self.br_method == "walk"
         for _ in range(n):
             t = self.iterations + 1
+            if self.opponent == "real":
+                self._real_iteration(t)
+                self.iterations = t
+                continue
             brv = [0.0, 0.0]
             # against a best response, seat 1's walk replaces seat 0's rows (the only ones seat
             # 0's update changed), so the iteration's first strategy on real cards serves both;
@@ -281,18 +494,18 @@ class CFRBRSolver:
                 elif self.opponent == "br":  # the opponent's rows become its pure best response
                     brv[1 - seat], real = best_response(self.tree, self.lm, real, 1 - seat)
                 inst, reach_sigma = self._walk(real, seat)
-                mine = self.player_of_row == seat
-                self.regret[mine] += inst[mine]
-                if plus:
-                    np.maximum(self.regret, 0.0, out=self.regret)
-                self.avg[mine] += (t if plus else 1.0) * reach_sigma[mine]
+                self._update(seat, inst, reach_sigma, t)
             self.iterations = t
             if self.opponent == "br":  # the current strategy this iteration started from
                 self.history.append((t, float(brv[0]), float(brv[1])))
+                if not self.best_iteration or sum(brv) < sum(self.history[self.best_iteration - 1][1:]):
+                    self.best, self.best_iteration = first, t
 
     # -- checkpoints ---------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        return {"regret": self.regret, "avg": self.avg, "iterations": self.iterations,
+        return {"regret": self.regret, "avg": self.avg, "pred": self.pred, "best": self.best,
+                "oregret": self.oregret, "oavg": self.oavg, "opred": self.opred,
+                "best_iteration": self.best_iteration, "iterations": self.iterations,
                 "history": [list(h) for h in self.history]}
 
     def load_state_dict(self, d: dict[str, Any]) -> None:
@@ -301,17 +514,35 @@ class CFRBRSolver:
             if arr.shape != (self.num_rows, 3) or not np.isfinite(arr).all():
                 raise CfrlabError(f"the {name} table does not fit this abstraction")
             setattr(self, name, arr.copy())
+        for name, rows in (("pred", len(self.pred)), ("best", None)):  # none before these
+            arr = np.asarray(d.get(name, np.zeros((0, 3))), dtype=np.float64).reshape(-1, 3)
+            if len(arr) not in (rows if rows is not None else self.num_rows, 0) or not np.isfinite(arr).all():
+                raise CfrlabError(f"the {name} table does not fit this abstraction")
+            setattr(self, name, arr.copy())
+        if len(self.pred) != (self.num_rows if self.rule.predictive else 0):
+            raise CfrlabError("the pred table does not fit this rule")
+        for name in ("oregret", "oavg", "opred"):  # the real-game opponent's, if any
+            mine = getattr(self, name)
+            arr = np.asarray(d.get(name, np.zeros((0, 3))), dtype=np.float64).reshape(-1, 3)
+            if arr.shape != mine.shape or not np.isfinite(arr).all():
+                raise CfrlabError(f"the {name} table does not fit this run")
+            setattr(self, name, arr.copy())
         self.iterations = int(d["iterations"])
         self.history = [(int(i), float(a), float(b)) for i, a, b in d.get("history", [])]
+        self.best_iteration = int(d.get("best_iteration", 0)) if len(self.best) else 0
+        if not 0 <= self.best_iteration <= len(self.history):
+            raise CfrlabError("the best iterate is not in the history")
 
     def strategy(self, which: str = "current", seconds: float = 0.0,
                  exploitability: float | None = None) -> Strategy:
         """The abstract player's strategy as a Strategy file: in the abstraction for a chance
         model (an abstraction file), on real cards (the lossless model) for a ``CardMap``."""
-        policy = self.current_policy() if which == "current" else self.average_policy()
+        policy = self.policy(which)
         extra = {"cfr_br": {"opponent": self.opponent, "policy": which,
+                            "best_iteration": self.best_iteration if which == "best" else None,
                             "abstraction": str(self.abstraction.hash)}}
-        kw = {"algorithm": "cfr-br" if self.opponent == "br" else f"abstract-{self.algorithm}",
+        name = {"br": "cfr-br", "real": "cfr-br-real"}.get(self.opponent, f"abstract-{self.algorithm}")
+        kw = {"algorithm": name,
                   "params": {"algorithm": self.algorithm}, "iterations": self.iterations,
                   "seconds": seconds, "exploitability": exploitability, "extra": extra}
         if isinstance(self.abstraction, CardMap):
@@ -322,9 +553,10 @@ class CFRBRSolver:
 
 @dataclass
 class CFRBRResult:
-    """A CFR-BR run: the strategy (its current one unless asked), its real-game best-response
-    values by position and their mean (the game's unit: mbb/g for hold'em, chips for Kuhn and
-    Leduc), and the exploitability of the current strategy at each iteration."""
+    """A CFR-BR run: the strategy, its real-game best-response values by position and their
+    mean (the game's unit: mbb/g for hold'em, chips for Kuhn and Leduc), the history
+    (iteration, exploitability) and, against a real opponent, a lower bound on the least
+    exploitability of the abstraction's strategies (``CFRBRSolver.lower_bound``)."""
 
     strategy: Strategy
     br: tuple[float, float]
@@ -334,27 +566,44 @@ class CFRBRResult:
     seconds: float
     history: list[tuple[int, float]] = field(default_factory=list)
     resumed_from: int | None = None
+    lower_bound: float | None = None  # against a real opponent: no abstract strategy is below
 
     def summary(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "exploitability": self.exploitability,
+                "lower_bound": self.lower_bound,
                 "unit": self.unit, "best_response_values": list(self.br), "seconds": self.seconds,
                 "resumed_from": self.resumed_from}
 
 
 def cfrbr(game: GameDef | str | Path, abstraction, *, iterations: int = 1000,
-          algorithm: str = "cfr+", opponent: str = "br", policy: str = "current",
+          algorithm: str | None = None, opponent: str = "real", policy: str | None = None,
           checkpoint: str | Path | None = None, checkpoint_every: float = 60.0,
-          resume: bool = False, progress: Callable[[int, int, float | None], None] | None = None
-          ) -> CFRBRResult:
-    """Run CFR-BR (``opponent="br"``) or CFR in the abstract game (``"abstract"``) for
-    ``iterations`` and return the strategy (``policy``: ``"current"``, the paper's result, or
-    ``"average"``) with its exact real-game exploitability. ``checkpoint``: a file written
+          resume: bool = False, eval_every: int = 0,
+          progress: Callable[[int, int, float | None], None] | None = None) -> CFRBRResult:
+    """The least exploitable strategy of an abstraction: the abstract player against a
+    real-game regret minimizer (``opponent="real"``, the default: CFR-BR's optimum in far
+    fewer iterations, where the real game's tables fit), CFR-BR proper (``"br"``: a real-game
+    best response every iteration) or CFR in the abstract game (``"abstract"``) for
+    ``iterations``, the abstract player's rule ``algorithm`` (``RULES``; default
+    ``DEFAULT_RULE[opponent]``: dcfr, or cfr+ against a best response), and return the
+    strategy with its exact real-game exploitability. ``policy``: ``"current"`` (the paper's result, the default against a
+    best response), ``"average"`` (the default otherwise) or ``"best"`` (the best iterate
+    against a best response). ``checkpoint``: a file written
     every ``checkpoint_every`` seconds and at the end; ``resume=True`` continues from it.
-    ``progress(iteration, total, exploitability of the current strategy or None)``."""
+    ``eval_every``: against a real-game opponent or in the abstract game, the exploitability
+    of ``policy`` every that many iterations, in the result's ``history`` (0: none; against a
+    best response the history holds every iteration's current strategy).
+    ``progress(iteration, total, the history's last exploitability or None)``."""
     if not isinstance(iterations, int) or iterations < 1:
         raise CfrlabError("iterations must be a positive integer")
-    if policy not in ("current", "average"):
-        raise CfrlabError(f"policy is current or average, not {policy!r}")
+    if not isinstance(eval_every, int) or eval_every < 0:
+        raise CfrlabError("eval_every must be a non-negative integer")
+    if policy is None:
+        policy = "current" if opponent == "br" else "average"
+    if policy == "best" and opponent != "br":
+        raise CfrlabError("the best iterate needs the best-response opponent (br)")
+    if policy not in POLICIES:
+        raise CfrlabError(f"policy is {', '.join(POLICIES[:-1])} or {POLICIES[-1]}, not {policy!r}")
     solver = CFRBRSolver(game, abstraction, algorithm, opponent)
     g = solver.game
     ck = None
@@ -362,7 +611,7 @@ def cfrbr(game: GameDef | str | Path, abstraction, *, iterations: int = 1000,
     if checkpoint is not None:
         ck = Checkpointer(checkpoint, {"game": g.to_text(), "game_name": g.name,
                                        "model_hash": str(solver.abstraction.hash),
-                                       "algorithm": f"cfr-br:{opponent}", "params": {"rule": algorithm},
+                                       "algorithm": f"cfr-br:{opponent}", "params": {"rule": solver.algorithm},
                                        "seed": None})
         if ck.exists():
             if not resume:
@@ -373,6 +622,8 @@ def cfrbr(game: GameDef | str | Path, abstraction, *, iterations: int = 1000,
     saved = start
     while solver.iterations < iterations:
         solver.iterate(1)
+        if opponent != "br" and eval_every and solver.iterations % eval_every == 0:
+            solver.evaluate(policy)
         now = time.perf_counter()
         if progress is not None:
             last = solver.history[-1] if solver.history else None
@@ -383,9 +634,10 @@ def cfrbr(game: GameDef | str | Path, abstraction, *, iterations: int = 1000,
             ck.save(solver, run)
             saved = now
     seconds = time.perf_counter() - start
-    final = solver.current_policy() if policy == "current" else solver.average_policy()
+    final = solver.policy(policy)
     b0, b1 = solver.real_br_values(final)
     expl = 0.5 * (b0 + b1)
+    low = to_unit(g, solver.lower_bound()) if opponent == "real" else None
     return CFRBRResult(solver.strategy(policy, seconds, expl), (to_unit(g, b0), to_unit(g, b1)),
                        to_unit(g, expl), unit_of(g), solver.iterations, seconds,
-                       [(i, to_unit(g, 0.5 * (a + b))) for i, a, b in solver.history], resumed)
+                       [(i, to_unit(g, 0.5 * (a + b))) for i, a, b in solver.history], resumed, low)
