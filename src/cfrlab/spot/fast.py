@@ -37,6 +37,8 @@ beta, and the average strategy's sums by ((t-1) / t)^gamma; CFR+ floors the regr
 from __future__ import annotations
 
 import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,6 +95,29 @@ class Level:
     @property
     def B(self) -> int:
         return len(self.extras)
+
+
+class View:
+    """A share of the boards the walk visits: per level L, the boards ``lo[L]:hi[L]`` and
+    the tables the kernels read, sliced to them, with the maps between levels made relative
+    (``down[L]``: (parent, card) of level L's boards; ``up[L]``: (ptr, child, perm) of level
+    L-1's boards). The whole game is one view; ``SpotGame.split(k)`` gives k views that
+    cover the boards below the first chance node in contiguous ranges (one per thread). Every
+    kernel treats the boards independently, so a walk over the parts equals the whole bit for
+    bit."""
+
+    def __init__(self, game: "SpotGame", lo: list, hi: list) -> None:
+        self.lo, self.hi = list(lo), list(hi)
+        self.B = [h - l for l, h in zip(lo, hi)]
+        self.validf = [[v[l:h] for v in vs] for vs, l, h in zip(game.validf, lo, hi)]
+        self.down, self.up = [None], [None]
+        for L in range(1, len(game.levels)):
+            lev, (l, h), (pl, ph) = game.levels[L], (lo[L], hi[L]), (lo[L - 1], hi[L - 1])
+            self.down.append((np.ascontiguousarray(lev.parent[l:h] - pl), lev.card[l:h]))
+            self.up.append((lev.ptr[pl:ph + 1], lev.child - l, lev.perm))
+        l, h = lo[-1], hi[-1]
+        self.river = [(game.sdvalid[p][l:h], game.sdidx[p][l:h], game.sorder[p][l:h], game.count[p][l:h],
+                       game.cptr[p][l:h], game.clist[p][l:h]) for p in (0, 1)]
 
 
 class SpotGame:
@@ -219,6 +244,27 @@ class SpotGame:
                                        self.order[1 - p], self.count[1 - p], self.rank[1 - p],
                                        self.cptr[1 - p], self.clist[1 - p]) for p in (0, 1)]
 
+    def split(self, k: int) -> list[View]:
+        """At most k views sharing the boards of the second level (the first street after a
+        chance node) and everything below them, in contiguous ranges of about the same number
+        of last-street boards (the work); one view, the whole game, if there is no chance."""
+        nl = len(self.levels)
+        whole = View(self, [0] * nl, [lev.B for lev in self.levels])
+        if nl < 2 or k < 2:
+            return [whole]
+        # the last-street boards below each second-level board
+        first = [np.arange(self.levels[1].B + 1)]
+        for L in range(2, nl):
+            first.append(np.searchsorted(self.levels[L].parent, first[-1]))
+        leaves = np.diff(first[-1])
+        cum = np.concatenate([[0], np.cumsum(leaves)])
+        cuts = sorted({int(np.searchsorted(cum, cum[-1] * i / k)) for i in range(1, k)} - {0, len(leaves)})
+        bounds = [0] + cuts + [len(leaves)]
+        views = []
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            views.append(View(self, [0] + [int(f[a]) for f in first], [1] + [int(f[b]) for f in first]))
+        return views if len(views) > 1 else [whole]
+
     # -- canonical boards -----------------------------------------------------------------------
     def canonical(self, extras: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
         """(index of the canonical board at its street, the suit permutation t taking the real
@@ -270,10 +316,21 @@ def walk_bytes(game: SpotGame) -> int:
     return depth * (A + 3) * B * H * 4
 
 
-class FastSolver:
-    """Alternating-update CFR over a ``SpotGame`` (module docstring)."""
+def default_threads() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
-    def __init__(self, game: SpotGame, algorithm: str = "dcfr", storage: str = "float32") -> None:
+
+class FastSolver:
+    """Alternating-update CFR over a ``SpotGame`` (module docstring). ``threads`` (default:
+    every core) walk the boards below the first chance node in parts (``SpotGame.split``),
+    kernels without the GIL; the tables are the same bit for bit for any number of threads."""
+
+    def __init__(self, game: SpotGame, algorithm: str = "dcfr", storage: str = "float32",
+                 threads: int | None = None) -> None:
         if algorithm not in FAST_ALGORITHMS:
             raise CfrlabError(f"the spot walk runs {', '.join(FAST_ALGORITHMS)}, not {algorithm!r}")
         if storage not in STORAGES:
@@ -298,6 +355,12 @@ class FastSolver:
         self._c = [np.ascontiguousarray(c) for c in game.cards]
         self._c8 = [c.astype(np.uint8) for c in self._c]  # unsigned: no wraparound in the loops
         self._buffers: dict = {}
+        self.threads = default_threads() if threads is None else int(threads)
+        if self.threads < 1:
+            raise CfrlabError(f"threads must be at least 1, got {threads}")
+        self._whole = game.split(1)[0]
+        self._parts = game.split(self.threads)
+        self._pool = ThreadPoolExecutor(len(self._parts) - 1) if len(self._parts) > 1 else None
 
     # -- the walk ---------------------------------------------------------------------------------
     def _children(self, n: int) -> list[int]:
@@ -312,60 +375,83 @@ class FastSolver:
             buf = self._buffers[key] = np.empty(shape, dtype=self.dtype)
         return buf
 
-    def _walk(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray) -> None:
+    def _walk(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray,
+              v: View | None = None, part: int = 0) -> None:
         """Player p's counterfactual values [B, H_p] at node n into ``out``, given the
-        opponent's reach [B, H_o]; mode "train" (update), "br" (p best responds) or "ev" (both
-        play their average)."""
+        opponent's reach [B, H_o], over view v's boards (the whole game by default); mode
+        "train" (update), "br" (p best responds) or "ev" (both play their average)."""
         g, t = self.game, self.game.tree
+        v = self._whole if v is None else v
         o = 1 - p
         L = int(t.round[n]) - g.street
-        lev = g.levels[L]
         kind = int(t.kind[n])
         depth = int(t.depth[n])
         if kind == FOLD:
             folder = int(t.player[n])
             pay = -float(t.spent[n, p]) if folder == p else float(t.spent[n, o])
-            K.fold_values(reach, self._c8[o], self._c8[p], g.same_at[p], g.same_ok[p], g.validf[L][p],
+            K.fold_values(reach, self._c8[o], self._c8[p], g.same_at[p], g.same_ok[p], v.validf[L][p],
                           pay, out)
             return
         if kind == SHOWDOWN:
-            K.showdown_values(reach, self._c8[p], g.sdvalid[p], g.sdidx[p], g.sorder[o], g.count[o],
-                              g.cptr[o], g.clist[o], float(t.spent[n, o]), out)
+            sdvalid, sdidx = v.river[p][:2]
+            K.showdown_values(reach, self._c8[p], sdvalid, sdidx, *v.river[o][2:], float(t.spent[n, o]), out)
             return
         if kind == CHANCE:
-            nxt = g.levels[L + 1]
-            down = self._buffer(("down", depth, p), (nxt.B, reach.shape[1]))
-            K.deal_down(reach, nxt.parent, nxt.card, self._c[o], down)
-            below = self._buffer(("below", depth, p), (nxt.B, out.shape[1]))
-            self._walk(self._children(n)[0], p, down, mode, coef, below)
-            K.deal_up(below, nxt.ptr, nxt.child, nxt.perm, g.hmap[p], g.inv_left[L], out)
+            self._chance(n, p, reach, mode, coef, out, v, part)
             return
         kids = self._children(n)
         A = len(kids)
-        cfv = self._buffer(("cfv", depth, p), (A, lev.B, out.shape[1]))
+        lo, hi = v.lo[L], v.hi[L]
+        cfv = self._buffer(("cfv", depth, p, part), (A, v.B[L], out.shape[1]))
         if int(t.player[n]) == p:
             for a, c in enumerate(kids):
-                self._walk(c, p, reach, mode, coef, cfv[a])
+                self._walk(c, p, reach, mode, coef, cfv[a], v, part)
             if mode == "train":
-                K.player_node(self.reg[n], self.rscale[n], self.comp, cfv, coef[0], coef[1], self.floor, out)
+                K.player_node(self.reg[n][lo:hi], self.rscale[n][lo:hi], self.comp, cfv, coef[0], coef[1],
+                              self.floor, out)
             else:
                 strat = np.empty((0, 0, 0), dtype=self.dtype)
                 if mode == "ev":
-                    strat = self._buffer(("strat", depth, p), cfv.shape)
-                    K.average_strategy(self.cum[n], strat)
+                    strat = self._buffer(("strat", depth, p, part), cfv.shape)
+                    K.average_strategy(self.cum[n][lo:hi], strat)
                 K.combine(strat, cfv, out)
             return
-        child_reach = self._buffer(("reach", depth, p), (A,) + reach.shape)
+        child_reach = self._buffer(("reach", depth, p, part), (A,) + reach.shape)
         if mode == "train":
-            K.opponent_node(self.reg[n], self.cum[n], self.cscale[n], self.comp, reach, coef[2], True,
-                            child_reach)
+            K.opponent_node(self.reg[n][lo:hi], self.cum[n][lo:hi], self.cscale[n][lo:hi], self.comp, reach,
+                            coef[2], True, child_reach)
         else:
-            strat = self._buffer(("strat", depth, p), child_reach.shape)
-            K.average_strategy(self.cum[n], strat)
+            strat = self._buffer(("strat", depth, p, part), child_reach.shape)
+            K.average_strategy(self.cum[n][lo:hi], strat)
             K.scale_reach(strat, reach, child_reach)
         for a, c in enumerate(kids):
-            self._walk(c, p, child_reach[a], mode, coef, cfv[a])
+            self._walk(c, p, child_reach[a], mode, coef, cfv[a], v, part)
         K.sum_actions(cfv, out)
+
+    def _chance(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray,
+                v: View, part: int) -> None:
+        """A chance node: the reach dealt down to the next street's boards, the subtree walked,
+        the values summed back up. At the first street with several parts, each part's boards
+        are walked in a thread of its own (the kernels release the GIL)."""
+        g, t = self.game, self.game.tree
+        o = 1 - p
+        L = int(t.round[n]) - g.street
+        depth = int(t.depth[n])
+        child = self._children(n)[0]
+        down = self._buffer(("down", depth, p, part), (v.B[L + 1], reach.shape[1]))
+        K.deal_down(reach, *v.down[L + 1], self._c[o], down)
+        below = self._buffer(("below", depth, p, part), (v.B[L + 1], out.shape[1]))
+        if L == 0 and len(self._parts) > 1 and v is self._whole:
+            jobs = []
+            for i, w in enumerate(self._parts):
+                args = (child, p, down[w.lo[1]:w.hi[1]], mode, coef, below[w.lo[1]:w.hi[1]], w, i + 1)
+                jobs.append(self._pool.submit(self._walk, *args) if i else args)
+            self._walk(*jobs[0])
+            for job in jobs[1:]:
+                job.result()
+        else:
+            self._walk(child, p, down, mode, coef, below, v, part)
+        K.deal_up(below, *v.up[L + 1], g.hmap[p], g.inv_left[L], out)
 
     def _root_reach(self, o: int) -> np.ndarray:
         return (self.game.w[o] * self.game.levels[0].valid[o][0]).astype(self.dtype)[None]
