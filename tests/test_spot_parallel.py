@@ -1,12 +1,21 @@
 """The spot walk on several threads (cfrlab.spot.fast): the boards below the first chance node
 split in parts walked side by side give the one-thread tables bit for bit."""
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from cfrlab.errors import CfrlabError
 from cfrlab.spot import make_spot, spot_tree
 from cfrlab.spot.fast import FastSolver, SpotGame
+from cfrlab.spot.solve import solve_spot
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ARGS = {"pot": 10, "stack": 30, "oop_range": "AA, QJs, 87s:0.5, 54s, AhKh", "ip_range": "KK, T9s, 76s, A2s:0.5",
         "bets": {"bet": "p", "raise": "a"}}
@@ -60,3 +69,45 @@ def test_threads_must_be_positive():
     spot = make_spot(board="Qs Jh 2h 8d", **ARGS)
     with pytest.raises(CfrlabError, match="threads must be at least 1"):
         FastSolver(SpotGame(spot, spot_tree(spot), True), "dcfr", threads=0)
+
+
+def test_solve_spot_threads_give_the_same_solution():
+    spot = make_spot(board="Qs Jh 2h 8d", **ARGS)
+    one = solve_spot(spot, "dcfr+", target_pct=None, iterations=12, check_every=6, threads=1)
+    two = solve_spot(spot, "dcfr+", target_pct=None, iterations=12, check_every=6, threads=2)
+    assert [h[2] for h in one.history] == [h[2] for h in two.history]
+    assert one.summary()["root"] == two.summary()["root"] and one.values == two.values
+    for bad in (0, 1.5, True):
+        with pytest.raises(CfrlabError, match="threads must be a whole number at least 1"):
+            solve_spot(spot, "dcfr", iterations=1, threads=bad)
+
+
+TURN_TOML = """game = "holdem-nolimit"
+board = "Qs Jh 2h 8d"
+pot = 10
+stack = 30
+[ranges]
+oop = "AA, QJs, 87s:0.5, 54s"
+ip = "KK, AQs, 99:0.75, T9s"
+[bets]
+bet = "p"
+raise = "a"
+"""
+
+
+def _cli(*args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OPENBLAS_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-m", "cfrlab.cli.main", *args], capture_output=True,
+                          text=True, cwd=ROOT, check=False, env=env)
+
+
+def test_cli_spot_solve_threads(tmp_path):
+    cfg = tmp_path / "turn.toml"
+    cfg.write_text(TURN_TOML)
+    runs = [_cli("spot", "solve", str(cfg), "--iterations", "10", "--json", "--threads", t) for t in ("1", "2")]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr + runs[1].stderr
+    one, two = (json.loads(r.stdout) for r in runs)
+    assert one["exploitability_pct"] == two["exploitability_pct"] and one["ev_oop"] == two["ev_oop"]
+    out = _cli("spot", "solve", str(cfg), "--threads", "0")
+    assert out.returncode != 0 and "--threads must be at least 1" in out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
