@@ -111,3 +111,22 @@ def test_cli_spot_solve_threads(tmp_path):
     out = _cli("spot", "solve", str(cfg), "--threads", "0")
     assert out.returncode != 0 and "--threads must be at least 1" in out.stderr
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_average_combine_equals_average_then_combine(dtype):
+    """combine_average (no strategy array) gives what average_strategy into an array of cfv's
+    type followed by combine gave, bit for bit; rows of zeros play uniform."""
+    from cfrlab.spot import _kernels as K
+
+    rng = np.random.default_rng(3)
+    cum = rng.random((4, 3, 50)).astype(np.float32)
+    cum[1, :, 7] = 0.0
+    cfv = rng.normal(size=(3, 4, 50)).astype(dtype)
+    strat = np.empty(cfv.shape, dtype=dtype)
+    K.average_strategy(cum, strat)
+    want, got = np.empty((4, 50), dtype=dtype), np.empty((4, 50), dtype=dtype)
+    K.combine(strat, cfv, want)
+    K.combine_average(cum, cfv, got)
+    assert np.array_equal(want, got)
+    assert got[1, 7] == pytest.approx(cfv[:, 1, 7].astype(np.float64).mean(), rel=1e-6)

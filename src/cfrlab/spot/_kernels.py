@@ -182,8 +182,34 @@ def combine(strat, cfv, out):
 
 
 @njit(cache=True, nogil=True)
+def combine_average(cum, cfv, out):
+    """out = sum_a avg[a] * cfv[a] with avg the cumulative strategy ``cum[B, A, H]``
+    normalized (``average_strategy`` then ``combine``, fused: no [A, B, H] strategy array;
+    each probability rounded to cfv's type as that array held it)."""
+    B, A, H = cum.shape
+    tot = np.empty(H)
+    row = np.empty(H, dtype=cfv.dtype)
+    v = np.empty(H)
+    for b in range(B):
+        for h in range(H):
+            tot[h] = 0.0
+            v[h] = 0.0
+        for a in range(A):
+            for h in range(H):
+                tot[h] += float(cum[b, a, h])
+        for a in range(A):
+            for h in range(H):
+                t = tot[h]
+                row[h] = float(cum[b, a, h]) / t if t > 0 else 1.0 / A
+            for h in range(H):
+                v[h] += row[h] * cfv[a, b, h]
+        for h in range(H):
+            out[b, h] = v[h]
+
+
+@njit(cache=True, nogil=True)
 def scale_reach(strat, reach, out):
-    """out[a] = reach * strat[a]."""
+    """out[a] = reach * strat[a] (``out`` may be ``strat``: in place)."""
     A, B, H = strat.shape
     for b in range(B):
         for a in range(A):

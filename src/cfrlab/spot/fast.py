@@ -55,6 +55,7 @@ DECK = 52
 RIVER = 3
 STORAGES = {"float32": (np.float32, np.float32, 4), "float64": (np.float64, np.float64, 8),
             "int16": (np.int16, np.uint16, 2)}
+EXACT_PARTS = 4  # parts per thread of the float64 walks of exact_values (their work arrays)
 FAST_ALGORITHMS = {"dcfr": (1.5, 0.0, 2.0, False), "dcfr+": (1.5, 0.5, 3.0, False),
                    "cfr+": (None, None, 1.0, True)}
 
@@ -360,7 +361,7 @@ class FastSolver:
             raise CfrlabError(f"threads must be at least 1, got {threads}")
         self._whole = game.split(1)[0]
         self._parts = game.split(self.threads)
-        self._pool = ThreadPoolExecutor(len(self._parts) - 1) if len(self._parts) > 1 else None
+        self._pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
 
     # -- the walk ---------------------------------------------------------------------------------
     def _children(self, n: int) -> list[int]:
@@ -369,11 +370,15 @@ class FastSolver:
         return [int(c) for c in t.child[f:f + int(t.num_children[n])]]
 
     def _buffer(self, key: tuple, shape: tuple) -> np.ndarray:
-        """A reused work array (fresh large arrays cost a page fault per page, every node)."""
+        """A reused work array of the given shape: the front of one flat array per key (the
+        role and depth of the node, the thread's part), kept at the largest size asked for
+        (fresh large arrays cost a page fault per page, every node). Both players' walks share
+        it: they never run at once, and a node's buffer is free once its value is returned."""
+        size = int(np.prod(shape))
         buf = self._buffers.get(key)
-        if buf is None or buf.shape != shape:
-            buf = self._buffers[key] = np.empty(shape, dtype=self.dtype)
-        return buf
+        if buf is None or buf.size < size:
+            buf = self._buffers[key] = np.empty(size, dtype=self.dtype)
+        return buf[:size].reshape(shape)
 
     def _walk(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray,
               v: View | None = None, part: int = 0) -> None:
@@ -402,28 +407,25 @@ class FastSolver:
         kids = self._children(n)
         A = len(kids)
         lo, hi = v.lo[L], v.hi[L]
-        cfv = self._buffer(("cfv", depth, p, part), (A, v.B[L], out.shape[1]))
+        cfv = self._buffer(("cfv", depth, part), (A, v.B[L], out.shape[1]))
         if int(t.player[n]) == p:
             for a, c in enumerate(kids):
                 self._walk(c, p, reach, mode, coef, cfv[a], v, part)
             if mode == "train":
                 K.player_node(self.reg[n][lo:hi], self.rscale[n][lo:hi], self.comp, cfv, coef[0], coef[1],
                               self.floor, out)
+            elif mode == "ev":
+                K.combine_average(self.cum[n][lo:hi], cfv, out)
             else:
-                strat = np.empty((0, 0, 0), dtype=self.dtype)
-                if mode == "ev":
-                    strat = self._buffer(("strat", depth, p, part), cfv.shape)
-                    K.average_strategy(self.cum[n][lo:hi], strat)
-                K.combine(strat, cfv, out)
+                K.combine(np.empty((0, 0, 0), dtype=self.dtype), cfv, out)
             return
-        child_reach = self._buffer(("reach", depth, p, part), (A,) + reach.shape)
+        child_reach = self._buffer(("reach", depth, part), (A,) + reach.shape)
         if mode == "train":
             K.opponent_node(self.reg[n][lo:hi], self.cum[n][lo:hi], self.cscale[n][lo:hi], self.comp, reach,
                             coef[2], True, child_reach)
-        else:
-            strat = self._buffer(("strat", depth, p, part), child_reach.shape)
-            K.average_strategy(self.cum[n][lo:hi], strat)
-            K.scale_reach(strat, reach, child_reach)
+        else:  # the average strategy, then times the reach in place
+            K.average_strategy(self.cum[n][lo:hi], child_reach)
+            K.scale_reach(child_reach, reach, child_reach)
         for a, c in enumerate(kids):
             self._walk(c, p, child_reach[a], mode, coef, cfv[a], v, part)
         K.sum_actions(cfv, out)
@@ -438,16 +440,18 @@ class FastSolver:
         L = int(t.round[n]) - g.street
         depth = int(t.depth[n])
         child = self._children(n)[0]
-        down = self._buffer(("down", depth, p, part), (v.B[L + 1], reach.shape[1]))
+        down = self._buffer(("down", depth, part), (v.B[L + 1], reach.shape[1]))
         K.deal_down(reach, *v.down[L + 1], self._c[o], down)
-        below = self._buffer(("below", depth, p, part), (v.B[L + 1], out.shape[1]))
+        below = self._buffer(("below", depth, part), (v.B[L + 1], out.shape[1]))
         if L == 0 and len(self._parts) > 1 and v is self._whole:
-            jobs = []
-            for i, w in enumerate(self._parts):
-                args = (child, p, down[w.lo[1]:w.hi[1]], mode, coef, below[w.lo[1]:w.hi[1]], w, i + 1)
-                jobs.append(self._pool.submit(self._walk, *args) if i else args)
-            self._walk(*jobs[0])
-            for job in jobs[1:]:
+            # thread i walks parts i, i + threads, ... one after the other with its own buffers
+            def work(i: int) -> None:
+                for w in self._parts[i::self.threads]:
+                    self._walk(child, p, down[w.lo[1]:w.hi[1]], mode, coef, below[w.lo[1]:w.hi[1]], w, i + 1)
+
+            jobs = [self._pool.submit(work, i) for i in range(1, min(self.threads, len(self._parts)))]
+            work(0)
+            for job in jobs:
                 job.result()
         else:
             self._walk(child, p, down, mode, coef, below, v, part)
@@ -484,13 +488,15 @@ class FastSolver:
     def exact_values(self, ev: bool = True) -> tuple[float, ...]:
         """(BR0, BR1[, EV0]) of the average strategy with the walk in float64 (the tables stay
         as stored): the figures a solve reports."""
-        keep = self.dtype
+        keep, parts = self.dtype, self._parts
+        # float64 work arrays in more, smaller parts: the peak memory stays the iterations'
         self.dtype, self._buffers = np.float64, {}
+        self._parts = self.game.split(EXACT_PARTS * self.threads)
         try:
             out = (self.value(0, "br"), self.value(1, "br"))
             return out + (self.value(0, "ev"),) if ev else out
         finally:
-            self.dtype, self._buffers = keep, {}
+            self.dtype, self._buffers, self._parts = keep, {}, parts
 
     def best_responses(self) -> tuple[float, float]:
         return self.value(0, "br"), self.value(1, "br")
