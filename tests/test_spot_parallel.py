@@ -130,3 +130,15 @@ def test_fused_average_combine_equals_average_then_combine(dtype):
     K.combine_average(cum, cfv, got)
     assert np.array_equal(want, got)
     assert got[1, 7] == pytest.approx(cfv[:, 1, 7].astype(np.float64).mean(), rel=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_actions_equals_the_action_ordered_float64_sum(dtype):
+    """sum_actions, now hand-inner: the float64 sum over actions in order, rounded once."""
+    from cfrlab.spot import _kernels as K
+
+    cfv = np.random.default_rng(5).normal(size=(3, 6, 40)).astype(dtype)
+    want = ((0.0 + cfv[0].astype(np.float64)) + cfv[1]) + cfv[2]
+    got = np.empty((6, 40), dtype=dtype)
+    K.sum_actions(cfv, got)
+    assert np.array_equal(got, want.astype(dtype))

@@ -219,13 +219,17 @@ def scale_reach(strat, reach, out):
 
 @njit(cache=True, nogil=True)
 def sum_actions(cfv, out):
+    """out = sum_a cfv[a] (float64 sums in action order), hand-inner loops (vectorized)."""
     A, B, H = cfv.shape
+    v = np.empty(H)
     for b in range(B):
         for h in range(H):
-            v = 0.0
-            for a in range(A):
-                v += cfv[a, b, h]
-            out[b, h] = v
+            v[h] = 0.0
+        for a in range(A):
+            for h in range(H):
+                v[h] += cfv[a, b, h]
+        for h in range(H):
+            out[b, h] = v[h]
 
 
 @njit(cache=True, nogil=True)
