@@ -142,3 +142,54 @@ def test_sum_actions_equals_the_action_ordered_float64_sum(dtype):
     got = np.empty((6, 40), dtype=dtype)
     K.sum_actions(cfv, got)
     assert np.array_equal(got, want.astype(dtype))
+
+
+def _bench():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_spot", ROOT / "benchmarks" / "spot.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# benchmark/benchmark_texassolver.txt in github.com/bupticybee/TexasSolver: its tree's lines
+TEXASSOLVER_BETS = """set_bet_sizes oop,flop,bet,100
+set_bet_sizes oop,flop,raise,50
+set_bet_sizes oop,flop,allin
+set_bet_sizes ip,flop,bet,100
+set_bet_sizes ip,flop,raise,50
+set_bet_sizes ip,flop,allin
+set_bet_sizes oop,turn,bet,100
+set_bet_sizes oop,turn,donk,100
+set_bet_sizes oop,turn,raise,50
+set_bet_sizes oop,turn,allin
+set_bet_sizes ip,turn,bet,100
+set_bet_sizes ip,turn,raise,50
+set_bet_sizes oop,river,bet,100
+set_bet_sizes oop,river,donk,100
+set_bet_sizes oop,river,raise,50
+set_bet_sizes oop,river,allin
+set_bet_sizes ip,river,bet,100
+set_bet_sizes ip,river,raise,50
+set_bet_sizes ip,river,allin"""
+
+
+def test_benchmark_writes_texassolvers_config_and_runs_without_it():
+    """benchmarks/spot.py writes the published TexasSolver config's tree from the example spot
+    (the same bet lines, its ranges class by class), and without the binary says "not found"."""
+    from types import SimpleNamespace
+
+    from cfrlab.spot import load_spot
+
+    bench = _bench()
+    cfg = bench.texassolver_config(load_spot(bench.SPOT), 2, 0.3, 21).splitlines()
+    assert sorted(ln for ln in cfg if ln.startswith("set_bet_sizes")) == sorted(TEXASSOLVER_BETS.splitlines())
+    assert cfg[:3] == ["set_pot 10", "set_effective_stack 95", "set_board Qs,Jh,2h"]
+    oop = cfg[3].removeprefix("set_range_oop ").split(",")
+    assert "AA" in oop and "99:0.75" in oop and "AKs" in oop and "AKo" in oop and "43s:0.5" in oop
+    assert {"set_thread_num 2", "set_accuracy 0.3", "set_max_iteration 21", "start_solve"} <= set(cfg)
+    args = SimpleNamespace(texassolver=None)
+    assert bench.texassolver(args, {}).startswith("not found")
+    args = SimpleNamespace(texassolver=str(ROOT / "no-such-solver"))
+    assert bench.texassolver(args, {}).startswith("not found")
