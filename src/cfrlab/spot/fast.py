@@ -27,6 +27,14 @@ agree with the plain walk (``isomorphism=False``).
 strategy is regret matching of the regrets, recomputed), float32 (``"float32"``), float64 for
 oracles (``"float64"``) or 16 bits with a scale per board (``"int16"``: half the memory).
 
+**Threads.** The boards below the first chance node (a flop spot's turn boards with their
+rivers, a turn spot's river boards) are split into contiguous parts (``SpotGame.split``), one
+per thread, each walked in a thread of its own with its own work arrays; the kernels release
+the GIL and treat the boards one after the other, independently, so any number of threads
+gives the same tables bit for bit. Work arrays are shared by the two players' walks (one flat
+array per node depth and role), and the float64 walks of ``exact_values`` run in smaller parts
+so that their arrays stay below the iterations' float32 ones.
+
 **Updates** alternate: player 0's pass updates its regrets and player 1's average strategy
 (weighted by player 1's reach), then player 1's pass the other way round. Discounted CFR
 (alpha, beta, gamma) as in ``cfrlab.solvers.cfr``: before iteration t adds its regrets,
