@@ -25,10 +25,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import re
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time

@@ -115,7 +115,7 @@ class View:
     kernel treats the boards independently, so a walk over the parts equals the whole bit for
     bit."""
 
-    def __init__(self, game: "SpotGame", lo: list, hi: list) -> None:
+    def __init__(self, game: SpotGame, lo: list, hi: list) -> None:
         self.lo, self.hi = list(lo), list(hi)
         self.B = [h - l for l, h in zip(lo, hi)]
         self.validf = [[v[l:h] for v in vs] for vs, l, h in zip(game.validf, lo, hi)]
@@ -270,7 +270,7 @@ class SpotGame:
         cuts = sorted({int(np.searchsorted(cum, cum[-1] * i / k)) for i in range(1, k)} - {0, len(leaves)})
         bounds = [0] + cuts + [len(leaves)]
         views = []
-        for a, b in zip(bounds[:-1], bounds[1:]):
+        for a, b in itertools.pairwise(bounds):
             views.append(View(self, [0] + [int(f[a]) for f in first], [1] + [int(f[b]) for f in first]))
         return views if len(views) > 1 else [whole]
 
