@@ -66,6 +66,8 @@ def register(app: typer.Typer) -> None:
                                              "or float64")] = "float32",
         no_iso: Annotated[bool, typer.Option("--no-isomorphism", help="solve every turn and river "
                                              "card (no suit isomorphism)")] = False,
+        threads: Annotated[int | None, typer.Option("--threads", help="threads of the spot's walk "
+                                                    "(default: every core)")] = None,
         out: Annotated[Path | None, typer.Option("--out", help="write the result as JSON here")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
         save: Annotated[Path | None, typer.Option("--save", help="save the solved spot (.npz) for "
@@ -85,6 +87,8 @@ def register(app: typer.Typer) -> None:
                 raise CfrlabError(f"{flag} must be positive, got {value}")
         if iterations < 1:
             raise CfrlabError(f"--iterations must be at least 1, got {iterations}")
+        if threads is not None and threads < 1:
+            raise CfrlabError(f"--threads must be at least 1, got {threads}")
         check_output(out, "result")
         check_output(save, "solved spot")
         spot = load_spot(config)
@@ -128,7 +132,7 @@ def register(app: typer.Typer) -> None:
 
         sol = solve_spot(spot, algorithm, target_pct=target, iterations=iterations, seconds=seconds,
                          progress=progress, tree=tree, model=model, storage=storage,
-                         isomorphism=not no_iso, game=game, locks=locks)
+                         isomorphism=not no_iso, game=game, locks=locks, threads=threads)
         result = {"spot": spot.summary(), "memory_bytes": need, **sol.summary()}
         if locks:
             result["locks"] = [lk.as_dict() for lk in locks]

@@ -9,11 +9,12 @@ its own scale (``value = stored * scale[b]``), re-encoded after every update.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-# One thread: on a machine whose cores are busy a parallel region waits for every thread to be
-# scheduled (about 10 ms a call here), more than a whole street's kernel takes alone.
-PARALLEL = False
+# No numba parallel regions: on a machine whose cores are busy a parallel region waits for every
+# thread to be scheduled (about 10 ms a call here), more than a whole street's kernel takes alone.
+# The walk runs parts of the boards in threads of its own instead (``cfrlab.spot.fast``): every
+# kernel releases the GIL (nogil) and treats the boards one after the other, independently.
 I16 = 32767.0
 U16 = 65535.0
 
@@ -35,16 +36,16 @@ def _match_row(reg, b, h, A, out):
             out[a, b, h] = 1.0 / A
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
 def current_strategy(reg, out):
     """out[A, B, H]: the regret-matching strategy of storage ``reg[B, A, H]``."""
     B, A, H = reg.shape
-    for b in prange(B):
+    for b in range(B):
         for h in range(H):
             _match_row(reg, b, h, A, out)
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
 def average_strategy(cum, out):
     """out[A, B, H]: the cumulative strategy normalized (uniform where it is all zero); loops
     over the hands innermost (vectorized)."""
@@ -78,7 +79,7 @@ def _match_board(reg, b, A, H, tot, out):
             out[a, b, h] = (x / t if x > 0 else 0.0) if t > 0 else 1.0 / A
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
 def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
     """At the opponent's node: out[a] = reach * sigma_a (the children's reach), and, when
     ``update``, cum = cum * decay + reach * sigma (its average strategy's sums)."""
@@ -110,7 +111,7 @@ def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
                         cum[b, a, h] = cum[b, a, h] * decay + out[a, b, h]
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
 def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
     """At the traverser's node: out = sum_a sigma_a * cfv[a] (its counterfactual value) and
     the regrets R = R * (pos if R > 0 else neg) + cfv[a] - out (CFR+: then floored at 0).
@@ -159,7 +160,7 @@ def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
                     reg[b, a, h] = np.int16(y + 0.5 if y >= 0 else y - 0.5)
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
 def combine(strat, cfv, out):
     """out = sum_a strat[a] * cfv[a] (an expected value), or, with an empty ``strat``, the
     max over actions (a best response); hand-inner loops."""
@@ -180,28 +181,58 @@ def combine(strat, cfv, out):
             out[b, h] = v[h]
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
+def combine_average(cum, cfv, out):
+    """out = sum_a avg[a] * cfv[a] with avg the cumulative strategy ``cum[B, A, H]``
+    normalized (``average_strategy`` then ``combine``, fused: no [A, B, H] strategy array;
+    each probability rounded to cfv's type as that array held it)."""
+    B, A, H = cum.shape
+    tot = np.empty(H)
+    row = np.empty(H, dtype=cfv.dtype)
+    v = np.empty(H)
+    for b in range(B):
+        for h in range(H):
+            tot[h] = 0.0
+            v[h] = 0.0
+        for a in range(A):
+            for h in range(H):
+                tot[h] += float(cum[b, a, h])
+        for a in range(A):
+            for h in range(H):
+                t = tot[h]
+                row[h] = float(cum[b, a, h]) / t if t > 0 else 1.0 / A
+            for h in range(H):
+                v[h] += row[h] * cfv[a, b, h]
+        for h in range(H):
+            out[b, h] = v[h]
+
+
+@njit(cache=True, nogil=True)
 def scale_reach(strat, reach, out):
-    """out[a] = reach * strat[a]."""
+    """out[a] = reach * strat[a] (``out`` may be ``strat``: in place)."""
     A, B, H = strat.shape
-    for b in prange(B):
+    for b in range(B):
         for a in range(A):
             for h in range(H):
                 out[a, b, h] = reach[b, h] * strat[a, b, h]
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
 def sum_actions(cfv, out):
+    """out = sum_a cfv[a] (float64 sums in action order), hand-inner loops (vectorized)."""
     A, B, H = cfv.shape
-    for b in prange(B):
+    v = np.empty(H)
+    for b in range(B):
         for h in range(H):
-            v = 0.0
-            for a in range(A):
-                v += cfv[a, b, h]
-            out[b, h] = v
+            v[h] = 0.0
+        for a in range(A):
+            for h in range(H):
+                v[h] += cfv[a, b, h]
+        for h in range(H):
+            out[b, h] = v[h]
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
 def fold_values(reach, ocards, cards, same_at, same_ok, valid, payoff, out):
     """out[b, h] = payoff * the opponent's reach over hands sharing no card with h: the total
     minus each card's sum plus h's own combo (counted twice; ``same_ok`` 1.0 where the
@@ -222,7 +253,7 @@ def fold_values(reach, ocards, cards, same_at, same_ok, valid, payoff, out):
             out[b, h] = payoff * x * valid[b, h]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def card_lists(cards, order, count):
     """Per river board, a player's valid hands listed by card, each list ascending by rank and
     closed by one spare slot: ``cptr[b, c]`` the start of card c's list (``cptr[b, 52]`` the
@@ -254,7 +285,7 @@ def card_lists(cards, order, count):
     return cptr, clist
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def showdown_index(cards, order, count, rank, oorder, ocount, orank, ocptr, oclist):
     """uint16[B, 6, H]: where each hand's sums start and end among the opponent's hands sorted by
     rank on each river board: the opponent's hands strictly weaker (0), at most as strong (1),
@@ -287,7 +318,7 @@ def showdown_index(cards, order, count, rank, oorder, ocount, orank, ocptr, ocli
     return idx
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
 def showdown_values(reach, cards, valid, idx, oorder, ocount, ocptr, oclist, payoff, out):
     """out[b, h] = payoff * (the opponent's reach over weaker hands - over stronger ones),
     hands sharing a card with h taken out: per board, prefix sums of the opponent's reach in
@@ -322,24 +353,24 @@ def showdown_values(reach, cards, valid, idx, oorder, ocount, ocptr, oclist, pay
             out[b, h] = payoff * x * valid[b, h]
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
 def deal_down(reach, parent, card, cards, out):
     """The reach on each next-street board: the parent board's, hands holding the new card out."""
     B, H = out.shape
-    for b in prange(B):
+    for b in range(B):
         c = card[b]
         pb = parent[b]
         for h in range(H):
             out[b, h] = 0.0 if (cards[h, 0] == c or cards[h, 1] == c) else reach[pb, h]
 
 
-@njit(cache=True, parallel=PARALLEL)
+@njit(cache=True, nogil=True)
 def deal_up(values, ptr, child, perm, hmap, inv_left, out):
     """out[pb, h] = inv_left * sum over the canonical boards k below pb and the suit
     permutations of each: values[child[k], hmap[perm[k], h]] (a board not solved is its
     canonical board's values with the hands permuted)."""
     Bp, H = out.shape
-    for pb in prange(Bp):
+    for pb in range(Bp):
         for h in range(H):
             out[pb, h] = 0.0
         for k in range(ptr[pb], ptr[pb + 1]):

@@ -27,6 +27,14 @@ agree with the plain walk (``isomorphism=False``).
 strategy is regret matching of the regrets, recomputed), float32 (``"float32"``), float64 for
 oracles (``"float64"``) or 16 bits with a scale per board (``"int16"``: half the memory).
 
+**Threads.** The boards below the first chance node (a flop spot's turn boards with their
+rivers, a turn spot's river boards) are split into contiguous parts (``SpotGame.split``), one
+per thread, each walked in a thread of its own with its own work arrays; the kernels release
+the GIL and treat the boards one after the other, independently, so any number of threads
+gives the same tables bit for bit. Work arrays are shared by the two players' walks (one flat
+array per node depth and role), and the float64 walks of ``exact_values`` run in smaller parts
+so that their arrays stay below the iterations' float32 ones.
+
 **Updates** alternate: player 0's pass updates its regrets and player 1's average strategy
 (weighted by player 1's reach), then player 1's pass the other way round. Discounted CFR
 (alpha, beta, gamma) as in ``cfrlab.solvers.cfr``: before iteration t adds its regrets,
@@ -37,6 +45,8 @@ beta, and the average strategy's sums by ((t-1) / t)^gamma; CFR+ floors the regr
 from __future__ import annotations
 
 import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +63,7 @@ DECK = 52
 RIVER = 3
 STORAGES = {"float32": (np.float32, np.float32, 4), "float64": (np.float64, np.float64, 8),
             "int16": (np.int16, np.uint16, 2)}
+EXACT_PARTS = 4  # parts per thread of the float64 walks of exact_values (their work arrays)
 FAST_ALGORITHMS = {"dcfr": (1.5, 0.0, 2.0, False), "dcfr+": (1.5, 0.5, 3.0, False),
                    "cfr+": (None, None, 1.0, True)}
 
@@ -93,6 +104,29 @@ class Level:
     @property
     def B(self) -> int:
         return len(self.extras)
+
+
+class View:
+    """A share of the boards the walk visits: per level L, the boards ``lo[L]:hi[L]`` and
+    the tables the kernels read, sliced to them, with the maps between levels made relative
+    (``down[L]``: (parent, card) of level L's boards; ``up[L]``: (ptr, child, perm) of level
+    L-1's boards). The whole game is one view; ``SpotGame.split(k)`` gives k views that
+    cover the boards below the first chance node in contiguous ranges (one per thread). Every
+    kernel treats the boards independently, so a walk over the parts equals the whole bit for
+    bit."""
+
+    def __init__(self, game: SpotGame, lo: list, hi: list) -> None:
+        self.lo, self.hi = list(lo), list(hi)
+        self.B = [h - l for l, h in zip(lo, hi)]
+        self.validf = [[v[l:h] for v in vs] for vs, l, h in zip(game.validf, lo, hi)]
+        self.down, self.up = [None], [None]
+        for L in range(1, len(game.levels)):
+            lev, (l, h), (pl, ph) = game.levels[L], (lo[L], hi[L]), (lo[L - 1], hi[L - 1])
+            self.down.append((np.ascontiguousarray(lev.parent[l:h] - pl), lev.card[l:h]))
+            self.up.append((lev.ptr[pl:ph + 1], lev.child - l, lev.perm))
+        l, h = lo[-1], hi[-1]
+        self.river = [(game.sdvalid[p][l:h], game.sdidx[p][l:h], game.sorder[p][l:h], game.count[p][l:h],
+                       game.cptr[p][l:h], game.clist[p][l:h]) for p in (0, 1)]
 
 
 class SpotGame:
@@ -219,6 +253,27 @@ class SpotGame:
                                        self.order[1 - p], self.count[1 - p], self.rank[1 - p],
                                        self.cptr[1 - p], self.clist[1 - p]) for p in (0, 1)]
 
+    def split(self, k: int) -> list[View]:
+        """At most k views sharing the boards of the second level (the first street after a
+        chance node) and everything below them, in contiguous ranges of about the same number
+        of last-street boards (the work); one view, the whole game, if there is no chance."""
+        nl = len(self.levels)
+        whole = View(self, [0] * nl, [lev.B for lev in self.levels])
+        if nl < 2 or k < 2:
+            return [whole]
+        # the last-street boards below each second-level board
+        first = [np.arange(self.levels[1].B + 1)]
+        for L in range(2, nl):
+            first.append(np.searchsorted(self.levels[L].parent, first[-1]))
+        leaves = np.diff(first[-1])
+        cum = np.concatenate([[0], np.cumsum(leaves)])
+        cuts = sorted({int(np.searchsorted(cum, cum[-1] * i / k)) for i in range(1, k)} - {0, len(leaves)})
+        bounds = [0] + cuts + [len(leaves)]
+        views = []
+        for a, b in itertools.pairwise(bounds):
+            views.append(View(self, [0] + [int(f[a]) for f in first], [1] + [int(f[b]) for f in first]))
+        return views if len(views) > 1 else [whole]
+
     # -- canonical boards -----------------------------------------------------------------------
     def canonical(self, extras: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
         """(index of the canonical board at its street, the suit permutation t taking the real
@@ -270,10 +325,21 @@ def walk_bytes(game: SpotGame) -> int:
     return depth * (A + 3) * B * H * 4
 
 
-class FastSolver:
-    """Alternating-update CFR over a ``SpotGame`` (module docstring)."""
+def default_threads() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
-    def __init__(self, game: SpotGame, algorithm: str = "dcfr", storage: str = "float32") -> None:
+
+class FastSolver:
+    """Alternating-update CFR over a ``SpotGame`` (module docstring). ``threads`` (default:
+    every core) walk the boards below the first chance node in parts (``SpotGame.split``),
+    kernels without the GIL; the tables are the same bit for bit for any number of threads."""
+
+    def __init__(self, game: SpotGame, algorithm: str = "dcfr", storage: str = "float32",
+                 threads: int | None = None) -> None:
         if algorithm not in FAST_ALGORITHMS:
             raise CfrlabError(f"the spot walk runs {', '.join(FAST_ALGORITHMS)}, not {algorithm!r}")
         if storage not in STORAGES:
@@ -298,6 +364,12 @@ class FastSolver:
         self._c = [np.ascontiguousarray(c) for c in game.cards]
         self._c8 = [c.astype(np.uint8) for c in self._c]  # unsigned: no wraparound in the loops
         self._buffers: dict = {}
+        self.threads = default_threads() if threads is None else int(threads)
+        if self.threads < 1:
+            raise CfrlabError(f"threads must be at least 1, got {threads}")
+        self._whole = game.split(1)[0]
+        self._parts = game.split(self.threads)
+        self._pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
 
     # -- the walk ---------------------------------------------------------------------------------
     def _children(self, n: int) -> list[int]:
@@ -306,66 +378,92 @@ class FastSolver:
         return [int(c) for c in t.child[f:f + int(t.num_children[n])]]
 
     def _buffer(self, key: tuple, shape: tuple) -> np.ndarray:
-        """A reused work array (fresh large arrays cost a page fault per page, every node)."""
+        """A reused work array of the given shape: the front of one flat array per key (the
+        role and depth of the node, the thread's part), kept at the largest size asked for
+        (fresh large arrays cost a page fault per page, every node). Both players' walks share
+        it: they never run at once, and a node's buffer is free once its value is returned."""
+        size = int(np.prod(shape))
         buf = self._buffers.get(key)
-        if buf is None or buf.shape != shape:
-            buf = self._buffers[key] = np.empty(shape, dtype=self.dtype)
-        return buf
+        if buf is None or buf.size < size:
+            buf = self._buffers[key] = np.empty(size, dtype=self.dtype)
+        return buf[:size].reshape(shape)
 
-    def _walk(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray) -> None:
+    def _walk(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray,
+              v: View | None = None, part: int = 0) -> None:
         """Player p's counterfactual values [B, H_p] at node n into ``out``, given the
-        opponent's reach [B, H_o]; mode "train" (update), "br" (p best responds) or "ev" (both
-        play their average)."""
+        opponent's reach [B, H_o], over view v's boards (the whole game by default); mode
+        "train" (update), "br" (p best responds) or "ev" (both play their average)."""
         g, t = self.game, self.game.tree
+        v = self._whole if v is None else v
         o = 1 - p
         L = int(t.round[n]) - g.street
-        lev = g.levels[L]
         kind = int(t.kind[n])
         depth = int(t.depth[n])
         if kind == FOLD:
             folder = int(t.player[n])
             pay = -float(t.spent[n, p]) if folder == p else float(t.spent[n, o])
-            K.fold_values(reach, self._c8[o], self._c8[p], g.same_at[p], g.same_ok[p], g.validf[L][p],
+            K.fold_values(reach, self._c8[o], self._c8[p], g.same_at[p], g.same_ok[p], v.validf[L][p],
                           pay, out)
             return
         if kind == SHOWDOWN:
-            K.showdown_values(reach, self._c8[p], g.sdvalid[p], g.sdidx[p], g.sorder[o], g.count[o],
-                              g.cptr[o], g.clist[o], float(t.spent[n, o]), out)
+            sdvalid, sdidx = v.river[p][:2]
+            K.showdown_values(reach, self._c8[p], sdvalid, sdidx, *v.river[o][2:], float(t.spent[n, o]), out)
             return
         if kind == CHANCE:
-            nxt = g.levels[L + 1]
-            down = self._buffer(("down", depth, p), (nxt.B, reach.shape[1]))
-            K.deal_down(reach, nxt.parent, nxt.card, self._c[o], down)
-            below = self._buffer(("below", depth, p), (nxt.B, out.shape[1]))
-            self._walk(self._children(n)[0], p, down, mode, coef, below)
-            K.deal_up(below, nxt.ptr, nxt.child, nxt.perm, g.hmap[p], g.inv_left[L], out)
+            self._chance(n, p, reach, mode, coef, out, v, part)
             return
         kids = self._children(n)
         A = len(kids)
-        cfv = self._buffer(("cfv", depth, p), (A, lev.B, out.shape[1]))
+        lo, hi = v.lo[L], v.hi[L]
+        cfv = self._buffer(("cfv", depth, part), (A, v.B[L], out.shape[1]))
         if int(t.player[n]) == p:
             for a, c in enumerate(kids):
-                self._walk(c, p, reach, mode, coef, cfv[a])
+                self._walk(c, p, reach, mode, coef, cfv[a], v, part)
             if mode == "train":
-                K.player_node(self.reg[n], self.rscale[n], self.comp, cfv, coef[0], coef[1], self.floor, out)
+                K.player_node(self.reg[n][lo:hi], self.rscale[n][lo:hi], self.comp, cfv, coef[0], coef[1],
+                              self.floor, out)
+            elif mode == "ev":
+                K.combine_average(self.cum[n][lo:hi], cfv, out)
             else:
-                strat = np.empty((0, 0, 0), dtype=self.dtype)
-                if mode == "ev":
-                    strat = self._buffer(("strat", depth, p), cfv.shape)
-                    K.average_strategy(self.cum[n], strat)
-                K.combine(strat, cfv, out)
+                K.combine(np.empty((0, 0, 0), dtype=self.dtype), cfv, out)
             return
-        child_reach = self._buffer(("reach", depth, p), (A,) + reach.shape)
+        child_reach = self._buffer(("reach", depth, part), (A,) + reach.shape)
         if mode == "train":
-            K.opponent_node(self.reg[n], self.cum[n], self.cscale[n], self.comp, reach, coef[2], True,
-                            child_reach)
-        else:
-            strat = self._buffer(("strat", depth, p), child_reach.shape)
-            K.average_strategy(self.cum[n], strat)
-            K.scale_reach(strat, reach, child_reach)
+            K.opponent_node(self.reg[n][lo:hi], self.cum[n][lo:hi], self.cscale[n][lo:hi], self.comp, reach,
+                            coef[2], True, child_reach)
+        else:  # the average strategy, then times the reach in place
+            K.average_strategy(self.cum[n][lo:hi], child_reach)
+            K.scale_reach(child_reach, reach, child_reach)
         for a, c in enumerate(kids):
-            self._walk(c, p, child_reach[a], mode, coef, cfv[a])
+            self._walk(c, p, child_reach[a], mode, coef, cfv[a], v, part)
         K.sum_actions(cfv, out)
+
+    def _chance(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray,
+                v: View, part: int) -> None:
+        """A chance node: the reach dealt down to the next street's boards, the subtree walked,
+        the values summed back up. At the first street with several parts, each part's boards
+        are walked in a thread of its own (the kernels release the GIL)."""
+        g, t = self.game, self.game.tree
+        o = 1 - p
+        L = int(t.round[n]) - g.street
+        depth = int(t.depth[n])
+        child = self._children(n)[0]
+        down = self._buffer(("down", depth, part), (v.B[L + 1], reach.shape[1]))
+        K.deal_down(reach, *v.down[L + 1], self._c[o], down)
+        below = self._buffer(("below", depth, part), (v.B[L + 1], out.shape[1]))
+        if L == 0 and len(self._parts) > 1 and v is self._whole:
+            # thread i walks parts i, i + threads, ... one after the other with its own buffers
+            def work(i: int) -> None:
+                for w in self._parts[i::self.threads]:
+                    self._walk(child, p, down[w.lo[1]:w.hi[1]], mode, coef, below[w.lo[1]:w.hi[1]], w, i + 1)
+
+            jobs = [self._pool.submit(work, i) for i in range(1, min(self.threads, len(self._parts)))]
+            work(0)
+            for job in jobs:
+                job.result()
+        else:
+            self._walk(child, p, down, mode, coef, below, v, part)
+        K.deal_up(below, *v.up[L + 1], g.hmap[p], g.inv_left[L], out)
 
     def _root_reach(self, o: int) -> np.ndarray:
         return (self.game.w[o] * self.game.levels[0].valid[o][0]).astype(self.dtype)[None]
@@ -398,13 +496,15 @@ class FastSolver:
     def exact_values(self, ev: bool = True) -> tuple[float, ...]:
         """(BR0, BR1[, EV0]) of the average strategy with the walk in float64 (the tables stay
         as stored): the figures a solve reports."""
-        keep = self.dtype
+        keep, parts = self.dtype, self._parts
+        # float64 work arrays in more, smaller parts: the peak memory stays the iterations'
         self.dtype, self._buffers = np.float64, {}
+        self._parts = self.game.split(EXACT_PARTS * self.threads)
         try:
             out = (self.value(0, "br"), self.value(1, "br"))
             return out + (self.value(0, "ev"),) if ev else out
         finally:
-            self.dtype, self._buffers = keep, {}
+            self.dtype, self._buffers, self._parts = keep, {}, parts
 
     def best_responses(self) -> tuple[float, float]:
         return self.value(0, "br"), self.value(1, "br")

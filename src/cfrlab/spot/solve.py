@@ -233,7 +233,7 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
                tree: PublicTree | None = None, model: SpotModel | None = None,
                storage: str = "float32", isomorphism: bool = True,
                game: SpotGame | None = None, max_bytes: int | None = None,
-               locks=()) -> SpotSolution:
+               locks=(), threads: int | None = None) -> SpotSolution:
     """Solve ``spot`` (module docstring): stop at ``target_pct`` percent of the pot (None: no
     target), after ``iterations`` (None: no cap) or once ``seconds`` have passed (checked
     between measurements). ``progress(iterations, seconds, pct)`` is called after each
@@ -242,7 +242,8 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
     ``isomorphism`` solves boards equal up to a suit permutation once. A spot whose
     ``solve_memory`` is above ``max_bytes`` is refused with its estimate. ``locks``
     (``cfrlab.spot.lock.Lock``) fix nodes' strategies (on the engine's tables: turn and river
-    spots); the exploitability is then the locked game's."""
+    spots); the exploitability is then the locked game's. ``threads`` (default: every core)
+    walk parts of the boards side by side on the spot's walk (the same result bit for bit)."""
     name = str(algorithm).lower()
     if name not in ALGORITHMS:
         raise CfrlabError(f"a spot is solved by a full-width CFR variant ({', '.join(ALGORITHMS)}), "
@@ -260,6 +261,8 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
         raise CfrlabError(f"check_every must be at least 1, got {check_every}")
     if storage not in STORAGES:
         raise CfrlabError(f"storage is one of {', '.join(STORAGES)}, not {storage!r}")
+    if threads is not None and (isinstance(threads, bool) or int(threads) != threads or threads < 1):
+        raise CfrlabError(f"threads must be a whole number at least 1, got {threads!r}")
     tree = spot_tree(spot) if tree is None else tree
     model = SpotModel(spot) if model is None else model
     locks = tuple(locks)
@@ -282,7 +285,7 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
     if locks:
         solver = LockedSolver(tree, model, name, resolve_locks(Frame(spot, tree, model, None), locks))
     elif fast:
-        solver = FastSolver(game, name, storage)
+        solver = FastSolver(game, name, storage, threads)
     else:
         if spot.street < 2:
             raise CfrlabError(f"{name} runs on the engine's dense tables, for turn and river spots; "
