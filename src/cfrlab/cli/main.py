@@ -70,7 +70,7 @@ COMMANDS = {
     "exploit-real": ("realbr_cmd", ("Exact best response in the real game (real cards, no "
                                     "abstraction).")),
     "cfrbr": ("cfrbr_cmd", ("CFR-BR in a card abstraction: the least exploitable strategy it can "
-                            "represent (exact real-game best responses).")),
+                            "represent (against a real-game opponent; exact real-game exploitability).")),
     "lbr": ("lbr_cmd", ("Local best response (Lisý and Bowling), limit and no-limit: a lower bound "
                         "on the real-game exploitability.")),
     "divat": ("divat_cmd", ("Money, showdown DIVAT and DIVAT per hand of one player in ACPC logs "

@@ -70,6 +70,7 @@ from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.solvers.driver import Checkpointer, RunState
 from cfrlab.strategy import Strategy
 
+
 @dataclass(frozen=True)
 class Rule:
     """The abstract player's update: ``floor`` clips accumulated regrets at 0 (regret
