@@ -45,7 +45,9 @@ Arguments travel in named bundles: ``Segments``, ``OpponentTable`` and ``Flow`` 
   ``parent`` and ``action`` (from the parent) of each local node (``_tree_shape``);
 - ``LaneBuffers``: per depth d the reach ``R[d]`` (classes, 2W) and values ``V[d]`` (n, 2W)
   and the open decision's action probabilities ``T[d]`` (private states present, 3, W); the
-  totals ``X`` (2W), per card ``xc`` (D, 2W), and a terminal's reach ``rt`` (classes, 2W).
+  totals ``X`` (2W), per card ``xc`` (D, 2W), a terminal's reach ``rt`` (classes, 2W), and
+  ``grp`` (``GroupRows``): a showdown group's rows of X (``X0``) and of its cards (``xc0``,
+  in the order of ``cards``) before its hands are added, ``stamp`` int64[D] marking them.
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ W = 16  # segments per group: 2W = 32 float64 lanes (eight AVX2 vectors)
 
 RankedHands = namedtuple("RankedHands", "order cards grp_end states reach_of h D")
 SubtreeShape = namedtuple("SubtreeShape", "rep depth parent action")
-LaneBuffers = namedtuple("LaneBuffers", "R V T X xc rt")
+LaneBuffers = namedtuple("LaneBuffers", "R V T X xc rt grp")
+GroupRows = namedtuple("GroupRows", "X0 xc0 stamp cards")
 ReachClasses = namedtuple("ReachClasses", "cidx cstate first count pair_class pair_card pair_count")
 
 
@@ -145,14 +148,33 @@ def _emit(r, cidx, sc, h, n, X, xc, pay, V, first, mx):
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx):
+def _group_rows(sc, h, q0, q1, grp):
+    """The cards the hands q0..q1 hold, each once, into ``grp.cards`` (their number); marks
+    them in ``grp.stamp`` with q0 (``_showdown`` unmarks them)."""
+    stamp, rows = grp.stamp, grp.cards
+    nc = 0
+    for j in range(q0, q1):
+        for t in range(h):
+            c = sc[j, t]
+            if stamp[c] != q0:
+                stamp[c] = q0
+                rows[nc] = c
+                nc += 1
+    return nc
+
+
+@njit(cache=NUMBA_CACHE)
+def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx, grp):
     """A showdown's values merged into its parent's ``V`` as ``_emit`` does, in one sweep up
     the ranks. X, xc start at minus the totals (per card) of r and each group is added to
     them once before its hands are read and once after, so at hand q they hold 2 x weaker +
     own group - all; its cards' rows taken off, that is 2 wins + ties - all = wins - losses
-    over the hands disjoint from q (q itself, counted once in each, cancels)."""
+    over the hands disjoint from q (q itself, counted once in each, cancels). A group of more
+    than two hands is not added again hand by hand: its rows (X and its cards') are kept
+    before the first addition and set to 2 x after - before (``grp``: ``GroupRows``)."""
     M = uint64(r.shape[1])
     cidx = cls.cidx
+    X0, xc0 = grp.X0, grp.xc0
     _card_totals(r, cls, X, xc)
     for k in range(M):
         X[k] = -X[k]
@@ -162,6 +184,16 @@ def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx):
     q = 0
     while q < n:
         e = grp_end[q]
+        big = e - q > 2
+        nc = 0
+        if big:
+            nc = _group_rows(sc, h, q, e, grp)
+            for k in range(M):
+                X0[k] = X[k]
+            for i in range(nc):
+                c = uint64(grp.cards[i])
+                for k in range(M):
+                    xc0[i, k] = xc[c, k]
         _add_hands(r, cidx, sc, h, q, e, X, xc)
         for jj in range(q, e):
             j = uint64(jj)
@@ -176,7 +208,16 @@ def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx):
                     x = pay[k] * (X[k] - xc[a, k] - xc[b, k] if h == 2 else X[k] - xc[a, k])
                     v = V[j, k]
                     V[j, k] = max(v, x) if mx[k] else v + x
-        _add_hands(r, cidx, sc, h, q, e, X, xc)
+        if big:
+            for k in range(M):
+                X[k] = 2.0 * X[k] - X0[k]
+            for i in range(nc):
+                c = uint64(grp.cards[i])
+                grp.stamp[c] = -1  # unmarked for the next group starting at q
+                for k in range(M):
+                    xc[c, k] = 2.0 * xc[c, k] - xc0[i, k]
+        else:
+            _add_hands(r, cidx, sc, h, q, e, X, xc)
         q = e
 
 
@@ -192,7 +233,7 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
     order, scards, grp_end, h = hands.order, hands.cards, hands.grp_end, hands.h
     policy, row_offset = table
     in_reach, out_vals, scale = flow.in_reach, flow.out_vals, flow.scale
-    R, V, T, X, xc, rt = buf
+    R, V, T, X, xc, rt, grp = buf
     cidx, cstate, cfirst = cls.cidx, cls.cstate, cls.first
     n = order.shape[0]
     U = cfirst.shape[0]
@@ -269,7 +310,8 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
             up = max(d - 1, 0)  # a segment that is one terminal: its own values
             pq = l_player[base + parent[j]] if d > 0 else 0
             if kind == SHOWDOWN:
-                _showdown(rd, cls, scards, h, n, grp_end, X, xc, pay, V[up], first[up], mx[pq])
+                _showdown(rd, cls, scards, h, n, grp_end, X, xc, pay, V[up], first[up], mx[pq],
+                          grp)
             else:
                 _card_totals(rd, cls, X, xc)
                 _emit(rd, cidx, scards, h, n, X, xc, pay, V[up], first[up], mx[pq])
@@ -398,6 +440,8 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
     X = np.zeros(2 * W)
     xc = np.zeros((D, 2 * W))
     rt = np.zeros((U, 2 * W))
+    grp = GroupRows(np.zeros(2 * W), np.zeros((D, 2 * W)), np.full(D, -1, np.int64),
+                    np.zeros(D, np.int64))
     lanes = np.zeros(W, np.int64)
     for cl in range(class_rep.shape[0]):
         rep = class_rep[cl]
@@ -407,7 +451,7 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
         V = np.zeros((Dp, n, 2 * W))
         T = np.zeros((Dp, ustate.shape[0], 3, W))
         shape = SubtreeShape(rep, depth, parent, action)
-        buf = LaneBuffers(R, V, T, X, xc, rt)
+        buf = LaneBuffers(R, V, T, X, xc, rt, grp)
         cnt = 0
         for s in range(nseg):
             if seg_class[s] != cl or not live[s]:
