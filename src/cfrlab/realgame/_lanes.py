@@ -12,8 +12,9 @@ and the lane loops compile to SIMD code: they run to a trip count known only at 
 index with unsigned integers, which is what lets LLVM vectorize them (a constant count is
 unrolled to scalar code first; a signed index keeps numba's negative-index handling in the
 loop). Most of the cost per hand is the loops' set-up (run-time alias checks), so wide
-groups pay: on a CFR5 river board 16 segments (32 lanes) take 62 ms, 8 take 70, 4 take 100,
-32 take 66.
+groups pay: on a CFR5 river board 16 segments (32 lanes) took 62 ms, 8 took 70, 4 took 100,
+32 took 66 (2026-11-24); with the reach classes, 24 segments (48 lanes) take about 10% less
+than 16, and a lane count that is not a multiple of 8 (42, 54) more.
 
 The subtree is walked depth first with one reach and one value buffer per depth; each
 terminal's values are merged straight into its parent's (max in the lanes of the parent's
@@ -32,8 +33,9 @@ class's count of hands holding each card. Only the responder's values and the sh
 sweep in rank order stay per hand; a showdown's values are merged into its parent inside
 its sweep (the running sums start at minus the totals, so the disjoint total drops out).
 
-Arguments travel in named bundles: ``Segments``, ``OpponentTable`` and ``Flow`` of
-``_kernels`` (the round's segments, the opponent's table, entry reach in and values out), and
+Arguments travel in named bundles: ``Segments`` and ``Flow`` of ``_kernels`` (the round's
+segments, entry reach in and values out), ``LastTable`` (``last_round_table``: the opponent's
+rows of the last round, state-major), and
 
 - ``RankedHands``: the hands that miss the board in rank order, ``order`` int64[n] (position q
   holds hand order[q]), ``cards`` int64[n, h] their cards, ``grp_end`` int64[n] (the end of
@@ -60,11 +62,12 @@ from numba import njit, uint64
 from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
-W = 16  # segments per group: 2W = 32 float64 lanes (eight AVX2 vectors)
+W = 24  # segments per group: 2W = 48 float64 lanes (twelve AVX2 vectors)
 
 RankedHands = namedtuple("RankedHands", "order cards grp_end states reach_of h D")
 SubtreeShape = namedtuple("SubtreeShape", "rep depth parent action")
 LaneBuffers = namedtuple("LaneBuffers", "R V T X xc rt grp")
+LastTable = namedtuple("LastTable", "policy col")
 GroupRows = namedtuple("GroupRows", "X0 xc0 stamp cards")
 ReachClasses = namedtuple("ReachClasses", "cidx cstate first count pair_class pair_card pair_count")
 
@@ -83,6 +86,27 @@ def shape_classes(seg_off: np.ndarray, kind, player, child, slot) -> tuple[np.nd
             reps.append(s)
         cls[s] = keys[key]
     return cls, np.array(reps, dtype=np.int64)
+
+
+def last_round_table(policy: np.ndarray, row_offset: np.ndarray, decisions) -> LastTable:
+    """The opponent's rows of the last round's decisions (``decisions``: their indices, -1
+    for other nodes), state-major: ``policy[s, col[d]]`` is the row of private state s at
+    decision d (``row_offset[d] + s`` of the table). A board's ~130 states then read one
+    contiguous block each for a group's segments, where the decision-major table scatters
+    them over the whole last round (the gathers are memory-bound). The rows of a decision run
+    to the next decision's first row; memory: the last round's rows again (85 MB for CFR5)."""
+    decs = np.unique(np.asarray(decisions, dtype=np.int64))
+    decs = decs[decs >= 0]
+    first = row_offset[decs]
+    starts = np.unique(np.append(row_offset, len(policy)))
+    count = starts[np.searchsorted(starts, first, side="right")] - first
+    S = int(count.max()) if len(decs) else 0
+    s = np.arange(S)[:, None]
+    rows = np.minimum(first[None, :] + s, len(policy) - 1)
+    table = np.where((s < count[None, :])[..., None], policy[rows], 0.0)
+    col = np.full(len(row_offset), -1, np.int64)
+    col[decs] = np.arange(len(decs))
+    return LastTable(np.ascontiguousarray(table), col)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -231,7 +255,7 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
                                                        seg.player, seg.pay, seg.dec)
     rep, depth, parent, action = shape
     order, scards, grp_end, h = hands.order, hands.cards, hands.grp_end, hands.h
-    policy, row_offset = table
+    policy, col = table
     in_reach, out_vals, scale = flow.in_reach, flow.out_vals, flow.scale
     R, V, T, X, xc, rt, grp = buf
     cidx, cstate, cfirst = cls.cidx, cls.cstate, cls.first
@@ -294,14 +318,14 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
             first[d] = True
             Td = T[d]
             for w in range(W):
-                rows[w] = row_offset[l_dec[seg_off[lanes[min(w, cnt - 1)]] + j]]
+                rows[w] = col[l_dec[seg_off[lanes[min(w, cnt - 1)]] + j]]
             for u in range(ustate.shape[0]):
-                su = ustate[u]
+                ps = policy[ustate[u]]
                 for w in range(W):
-                    rw = rows[w] + su
-                    Td[u, 0, w] = policy[rw, 0]
-                    Td[u, 1, w] = policy[rw, 1]
-                    Td[u, 2, w] = policy[rw, 2]
+                    rw = rows[w]
+                    Td[u, 0, w] = ps[rw, 0]
+                    Td[u, 1, w] = ps[rw, 1]
+                    Td[u, 2, w] = ps[rw, 2]
         elif kind == FOLD or kind == SHOWDOWN:
             for w in range(W):
                 kw = seg_off[lanes[min(w, cnt - 1)]] + j
