@@ -6,6 +6,8 @@
   twice on the same buffers (the marks of one sweep must not leak into the next).
 * ``last_round_table``: the state-major table holds, for every decision and state, the row
   ``row_offset[d] + s`` of the opponent's table.
+* A bucketed opponent's states are suit-invariant (what lets the walk share suit-isomorphic
+  boards): permuting the suits of hand and board gives the same state, every round.
 
 Suit isomorphism of the later boards (turns and rivers walked once per orbit under the
 permutations fixing the board so far) is checked against every board walked alone in
@@ -18,8 +20,13 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from test_realgame import bucketed_case, random_policy
 
+from cfrlab.engine import row_offsets
 from cfrlab.realgame._lanes import GroupRows, _showdown, last_round_table, reach_classes
+from cfrlab.realgame.hands import hand_permutation, make_deck, permute_cards, suit_permutations
+from cfrlab.realgame.opponents import batch_policy_of
+from cfrlab.strategy import Strategy
 
 D = 16  # 4 ranks x 4 suits: 120 hands of two cards
 
@@ -96,3 +103,27 @@ def test_last_round_table_holds_every_row_of_the_last_round():
             continue
         for s in range(sizes[d]):
             assert np.array_equal(table.policy[s, table.col[d]], policy[row_offset[d] + s])
+
+
+def test_bucketed_states_are_suit_invariant():
+    # what lets the walk share suit-isomorphic boards: a bucketed opponent's state of a hand
+    # is a function of the canonical (suit-isomorphic) class of hand and board, so permuting
+    # the suits of both gives the same state, on every round's boards
+    g, tree, bmodel = bucketed_case(3, 4, "0 2 1 1", 2)
+    pol = random_policy(tree, row_offsets(tree, bmodel), 3)
+    bp = batch_policy_of(Strategy.from_policy(g, pol, tree=tree, model=bmodel), tree)
+    assert bp.suit_symmetric
+    deck = make_deck(g)
+    rng = np.random.default_rng(1)
+    sizes = np.cumsum(g.num_board_cards)
+    for _ in range(20):
+        board = rng.choice(deck.size, int(sizes[-1]), replace=False)
+        for r in range(1, g.num_rounds):
+            b = board[:sizes[r]]
+            st = bp.states(r, b, deck, deck.valid(b))
+            for sigma in suit_permutations(deck.num_suits)[1:]:
+                pb = permute_cards(b, sigma, deck.num_suits)
+                pst = bp.states(r, pb, deck, deck.valid(pb))
+                perm = hand_permutation(deck, sigma)
+                ok = deck.valid(b)
+                assert np.array_equal(pst[perm[ok]], st[ok])
