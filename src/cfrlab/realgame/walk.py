@@ -28,8 +28,13 @@ from cfrlab.cards.cards import rank_hand
 from cfrlab.cards.evaluator import rank_batch
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import _kernels as K
-from cfrlab.realgame._lanes import (RankedHands, column_classes, last_round_lanes, last_round_table,
-                                    shape_classes)
+from cfrlab.realgame._lanes import (
+    RankedHands,
+    column_classes,
+    last_round_lanes,
+    last_round_table,
+    shape_classes,
+)
 from cfrlab.realgame.hands import Deck, Unit, hand_permutation, make_deck, next_board_orbits
 from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
