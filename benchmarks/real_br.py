@@ -3,6 +3,7 @@
     python benchmarks/real_br.py                                  # CFR5, 2 units, 1 worker
     python benchmarks/real_br.py --units 4 --workers 2 --json     # last line: one JSON object
     python benchmarks/real_br.py --strategy always-fold           # a bot (card-independent)
+    python benchmarks/real_br.py --unit-ids 877 --json            # given units (one per flop type)
 
 A full best response is 1,755 units (one per class of flops under suit isomorphism); this
 measures a few of them, spread over the unit list, and projects the full run. Units differ
@@ -12,7 +13,9 @@ a monotone flop, 2,352 with none), so the projection counts river boards:
 workers``. With one worker (the default) the units run in this process and are timed in CPU
 seconds (``time.process_time``: other jobs on a shared machine do not count), and the
 projection is for ``--cores`` workers (default 2, this machine's cores) each as fast:
-``projected_seconds = CPU seconds per river board * river boards / cores``. With more workers
+``projected_seconds = CPU seconds per river board * river boards / cores``. When every flop
+type (rainbow, two-tone, monotone: the suits of the flop) has a measured unit, each type's
+river boards are projected at its own rate (``by_type``). With more workers
 the units' wall seconds are used instead. Peak memory is the largest resident set among this
 process and its workers.
 JSON keys: ``strategy``, ``units``, ``measured_units``, ``unit_seconds`` (unit -> s),
@@ -20,7 +23,9 @@ JSON keys: ``strategy``, ``units``, ``measured_units``, ``unit_seconds`` (unit -
 ``boards`` (all units), ``workers``, ``clock`` ("cpu" or "wall": what ``unit_seconds``
 measure), ``cores``, ``wall_seconds``, ``projected_seconds``,
 ``projected_hours``, ``projected_hours_by_nodes`` (N nodes of 2 cores -> hours, plus the
-longest measured unit for the tail), ``peak_rss_gb``, ``target_hours`` (8).
+longest measured unit for the tail), ``peak_rss_gb``, ``target_hours`` (8), ``unit_types``
+(unit -> flop type), ``by_type`` (type -> units, river boards of all its units, measured
+seconds per board or null).
 """
 
 from __future__ import annotations
@@ -36,6 +41,12 @@ from cfrlab.realgame import AgentSpec, StrategyFile, real_best_response
 from cfrlab.realgame.hands import first_round_units, last_round_boards, make_deck
 
 TARGET_HOURS = 8.0  # issue 30
+TYPES = {1: "monotone", 2: "two-tone", 3: "rainbow"}
+
+
+def flop_type(board, num_suits: int) -> str:
+    """rainbow, two-tone or monotone: how many suits the flop's cards have."""
+    return TYPES[len({c % num_suits for c in board})]
 
 
 def peak_gb() -> float:
@@ -50,6 +61,8 @@ def main() -> None:
     ap.add_argument("--abstraction", default=None, help="its abstraction file (default: beside it)")
     ap.add_argument("--game", default="holdem-limit")
     ap.add_argument("--units", type=int, default=2, help="units to measure")
+    ap.add_argument("--unit-ids", type=int, nargs="+", default=None,
+                    help="measure these units (indices of the unit list) instead")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--cores", type=int, default=2, help="with 1 worker: cores the projection assumes")
     ap.add_argument("--json", action="store_true")
@@ -69,6 +82,8 @@ def main() -> None:
     n_all = len(all_units)
     step = max(1, n_all // max(1, a.units))
     pick = [min(n_all - 1, i * step + step // 2) for i in range(a.units)]
+    if a.unit_ids:
+        pick = list(a.unit_ids)
 
     cpu_marks = [time.process_time()]  # with one worker: CPU time at each unit's end
 
@@ -88,8 +103,19 @@ def main() -> None:
     mean = sum(secs.values()) / len(secs)
     unit_boards = {u: last_round_boards(g, deck, all_units[u], symmetric) for u in secs}
     per_board = sum(secs.values()) / sum(unit_boards.values())
-    boards = sum(last_round_boards(g, deck, u, symmetric) for u in all_units)
-    projected = per_board * boards / per
+    all_boards = [last_round_boards(g, deck, u, symmetric) for u in all_units]
+    boards = sum(all_boards)
+    types = [flop_type(u.board, deck.num_suits) for u in all_units]
+    by_type = {}
+    for t in TYPES.values():
+        mine = [u for u in secs if types[u] == t]
+        rate = sum(secs[u] for u in mine) / sum(unit_boards[u] for u in mine) if mine else None
+        by_type[t] = {"units": types.count(t), "boards": sum(b for b, x in zip(all_boards, types) if x == t),
+                      "measured_units": sorted(mine), "seconds_per_board": rate}
+    if all(v["seconds_per_board"] is not None for v in by_type.values()):
+        projected = sum(v["seconds_per_board"] * v["boards"] for v in by_type.values()) / per
+    else:
+        projected = per_board * boards / per
     # N Ray nodes of this machine's kind (2 cores, one worker per core): the units are
     # independent, so the walk divides by 2N; the longest unit bounds the tail
     longest = max(secs.values())
@@ -113,11 +139,16 @@ def main() -> None:
         "projected_hours_by_nodes": by_nodes,
         "peak_rss_gb": peak_gb(),
         "target_hours": TARGET_HOURS,
+        "unit_types": {u: types[u] for u in secs},
+        "by_type": by_type,
     }
     print(f"{a.strategy}: {len(secs)} of {r.units:,} units, mean {mean:.1f} {clock} s per unit, "
           f"{1e3 * per_board:.1f} ms per river board; {boards:,} river boards in all: projected "
           f"full run on {per} core(s) {projected / 3600:.1f} h "
           f"(target {TARGET_HOURS:g} h); peak memory {out['peak_rss_gb']:.2f} GB")
+    for t, v in by_type.items():
+        rate = "not measured" if v["seconds_per_board"] is None else f"{1e3 * v['seconds_per_board']:.1f} ms per river board"
+        print(f"  {t}: {v['units']:,} units, {v['boards']:,} river boards; {rate}")
     print("  on N Ray nodes of 2 cores: " + ", ".join(f"{n}: {h:.1f} h" for n, h in by_nodes.items()))
     if a.json:
         print(json.dumps(out))

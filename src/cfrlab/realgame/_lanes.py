@@ -12,8 +12,9 @@ and the lane loops compile to SIMD code: they run to a trip count known only at 
 index with unsigned integers, which is what lets LLVM vectorize them (a constant count is
 unrolled to scalar code first; a signed index keeps numba's negative-index handling in the
 loop). Most of the cost per hand is the loops' set-up (run-time alias checks), so wide
-groups pay: on a CFR5 river board 16 segments (32 lanes) take 62 ms, 8 take 70, 4 take 100,
-32 take 66.
+groups pay: on a CFR5 river board 16 segments (32 lanes) took 62 ms, 8 took 70, 4 took 100,
+32 took 66 (2026-11-24); with the reach classes, 24 segments (48 lanes) take about 10% less
+than 16, and a lane count that is not a multiple of 8 (42, 54) more.
 
 The subtree is walked depth first with one reach and one value buffer per depth; each
 terminal's values are merged straight into its parent's (max in the lanes of the parent's
@@ -32,8 +33,9 @@ class's count of hands holding each card. Only the responder's values and the sh
 sweep in rank order stay per hand; a showdown's values are merged into its parent inside
 its sweep (the running sums start at minus the totals, so the disjoint total drops out).
 
-Arguments travel in named bundles: ``Segments``, ``OpponentTable`` and ``Flow`` of
-``_kernels`` (the round's segments, the opponent's table, entry reach in and values out), and
+Arguments travel in named bundles: ``Segments`` and ``Flow`` of ``_kernels`` (the round's
+segments, entry reach in and values out), ``LastTable`` (``last_round_table``: the opponent's
+rows of the last round, state-major), and
 
 - ``RankedHands``: the hands that miss the board in rank order, ``order`` int64[n] (position q
   holds hand order[q]), ``cards`` int64[n, h] their cards, ``grp_end`` int64[n] (the end of
@@ -45,7 +47,9 @@ Arguments travel in named bundles: ``Segments``, ``OpponentTable`` and ``Flow`` 
   ``parent`` and ``action`` (from the parent) of each local node (``_tree_shape``);
 - ``LaneBuffers``: per depth d the reach ``R[d]`` (classes, 2W) and values ``V[d]`` (n, 2W)
   and the open decision's action probabilities ``T[d]`` (private states present, 3, W); the
-  totals ``X`` (2W), per card ``xc`` (D, 2W), and a terminal's reach ``rt`` (classes, 2W).
+  totals ``X`` (2W), per card ``xc`` (D, 2W), a terminal's reach ``rt`` (classes, 2W), and
+  ``grp`` (``GroupRows``): a showdown group's rows of X (``X0``) and of its cards (``xc0``,
+  in the order of ``cards``) before its hands are added, ``stamp`` int64[D] marking them.
 """
 
 from __future__ import annotations
@@ -58,11 +62,13 @@ from numba import njit, uint64
 from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
-W = 16  # segments per group: 2W = 32 float64 lanes (eight AVX2 vectors)
+W = 24  # segments per group: 2W = 48 float64 lanes (twelve AVX2 vectors)
 
 RankedHands = namedtuple("RankedHands", "order cards grp_end states reach_of h D")
 SubtreeShape = namedtuple("SubtreeShape", "rep depth parent action")
-LaneBuffers = namedtuple("LaneBuffers", "R V T X xc rt")
+LaneBuffers = namedtuple("LaneBuffers", "R V T X xc rt grp")
+LastTable = namedtuple("LastTable", "policy col")
+GroupRows = namedtuple("GroupRows", "X0 xc0 stamp cards")
 ReachClasses = namedtuple("ReachClasses", "cidx cstate first count pair_class pair_card pair_count")
 
 
@@ -80,6 +86,27 @@ def shape_classes(seg_off: np.ndarray, kind, player, child, slot) -> tuple[np.nd
             reps.append(s)
         cls[s] = keys[key]
     return cls, np.array(reps, dtype=np.int64)
+
+
+def last_round_table(policy: np.ndarray, row_offset: np.ndarray, decisions) -> LastTable:
+    """The opponent's rows of the last round's decisions (``decisions``: their indices, -1
+    for other nodes), state-major: ``policy[s, col[d]]`` is the row of private state s at
+    decision d (``row_offset[d] + s`` of the table). A board's ~130 states then read one
+    contiguous block each for a group's segments, where the decision-major table scatters
+    them over the whole last round (the gathers are memory-bound). The rows of a decision run
+    to the next decision's first row; memory: the last round's rows again (85 MB for CFR5)."""
+    decs = np.unique(np.asarray(decisions, dtype=np.int64))
+    decs = decs[decs >= 0]
+    first = row_offset[decs]
+    starts = np.unique(np.append(row_offset, len(policy)))
+    count = starts[np.searchsorted(starts, first, side="right")] - first
+    S = int(count.max()) if len(decs) else 0
+    s = np.arange(S)[:, None]
+    rows = np.minimum(first[None, :] + s, len(policy) - 1)
+    table = np.where((s < count[None, :])[..., None], policy[rows], 0.0)
+    col = np.full(len(row_offset), -1, np.int64)
+    col[decs] = np.arange(len(decs))
+    return LastTable(np.ascontiguousarray(table), col)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -145,14 +172,33 @@ def _emit(r, cidx, sc, h, n, X, xc, pay, V, first, mx):
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx):
+def _group_rows(sc, h, q0, q1, grp):
+    """The cards the hands q0..q1 hold, each once, into ``grp.cards`` (their number); marks
+    them in ``grp.stamp`` with q0 (``_showdown`` unmarks them)."""
+    stamp, rows = grp.stamp, grp.cards
+    nc = 0
+    for j in range(q0, q1):
+        for t in range(h):
+            c = sc[j, t]
+            if stamp[c] != q0:
+                stamp[c] = q0
+                rows[nc] = c
+                nc += 1
+    return nc
+
+
+@njit(cache=NUMBA_CACHE)
+def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx, grp):
     """A showdown's values merged into its parent's ``V`` as ``_emit`` does, in one sweep up
     the ranks. X, xc start at minus the totals (per card) of r and each group is added to
     them once before its hands are read and once after, so at hand q they hold 2 x weaker +
     own group - all; its cards' rows taken off, that is 2 wins + ties - all = wins - losses
-    over the hands disjoint from q (q itself, counted once in each, cancels)."""
+    over the hands disjoint from q (q itself, counted once in each, cancels). A group of more
+    than two hands is not added again hand by hand: its rows (X and its cards') are kept
+    before the first addition and set to 2 x after - before (``grp``: ``GroupRows``)."""
     M = uint64(r.shape[1])
     cidx = cls.cidx
+    X0, xc0 = grp.X0, grp.xc0
     _card_totals(r, cls, X, xc)
     for k in range(M):
         X[k] = -X[k]
@@ -162,6 +208,16 @@ def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx):
     q = 0
     while q < n:
         e = grp_end[q]
+        big = e - q > 2
+        nc = 0
+        if big:
+            nc = _group_rows(sc, h, q, e, grp)
+            for k in range(M):
+                X0[k] = X[k]
+            for i in range(nc):
+                c = uint64(grp.cards[i])
+                for k in range(M):
+                    xc0[i, k] = xc[c, k]
         _add_hands(r, cidx, sc, h, q, e, X, xc)
         for jj in range(q, e):
             j = uint64(jj)
@@ -176,7 +232,16 @@ def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx):
                     x = pay[k] * (X[k] - xc[a, k] - xc[b, k] if h == 2 else X[k] - xc[a, k])
                     v = V[j, k]
                     V[j, k] = max(v, x) if mx[k] else v + x
-        _add_hands(r, cidx, sc, h, q, e, X, xc)
+        if big:
+            for k in range(M):
+                X[k] = 2.0 * X[k] - X0[k]
+            for i in range(nc):
+                c = uint64(grp.cards[i])
+                grp.stamp[c] = -1  # unmarked for the next group starting at q
+                for k in range(M):
+                    xc[c, k] = 2.0 * xc[c, k] - xc0[i, k]
+        else:
+            _add_hands(r, cidx, sc, h, q, e, X, xc)
         q = e
 
 
@@ -190,9 +255,9 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
                                                        seg.player, seg.pay, seg.dec)
     rep, depth, parent, action = shape
     order, scards, grp_end, h = hands.order, hands.cards, hands.grp_end, hands.h
-    policy, row_offset = table
+    policy, col = table
     in_reach, out_vals, scale = flow.in_reach, flow.out_vals, flow.scale
-    R, V, T, X, xc, rt = buf
+    R, V, T, X, xc, rt, grp = buf
     cidx, cstate, cfirst = cls.cidx, cls.cstate, cls.first
     n = order.shape[0]
     U = cfirst.shape[0]
@@ -253,14 +318,14 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
             first[d] = True
             Td = T[d]
             for w in range(W):
-                rows[w] = row_offset[l_dec[seg_off[lanes[min(w, cnt - 1)]] + j]]
+                rows[w] = col[l_dec[seg_off[lanes[min(w, cnt - 1)]] + j]]
             for u in range(ustate.shape[0]):
-                su = ustate[u]
+                ps = policy[ustate[u]]
                 for w in range(W):
-                    rw = rows[w] + su
-                    Td[u, 0, w] = policy[rw, 0]
-                    Td[u, 1, w] = policy[rw, 1]
-                    Td[u, 2, w] = policy[rw, 2]
+                    rw = rows[w]
+                    Td[u, 0, w] = ps[rw, 0]
+                    Td[u, 1, w] = ps[rw, 1]
+                    Td[u, 2, w] = ps[rw, 2]
         elif kind == FOLD or kind == SHOWDOWN:
             for w in range(W):
                 kw = seg_off[lanes[min(w, cnt - 1)]] + j
@@ -269,7 +334,8 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
             up = max(d - 1, 0)  # a segment that is one terminal: its own values
             pq = l_player[base + parent[j]] if d > 0 else 0
             if kind == SHOWDOWN:
-                _showdown(rd, cls, scards, h, n, grp_end, X, xc, pay, V[up], first[up], mx[pq])
+                _showdown(rd, cls, scards, h, n, grp_end, X, xc, pay, V[up], first[up], mx[pq],
+                          grp)
             else:
                 _card_totals(rd, cls, X, xc)
                 _emit(rd, cidx, scards, h, n, X, xc, pay, V[up], first[up], mx[pq])
@@ -398,6 +464,8 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
     X = np.zeros(2 * W)
     xc = np.zeros((D, 2 * W))
     rt = np.zeros((U, 2 * W))
+    grp = GroupRows(np.zeros(2 * W), np.zeros((D, 2 * W)), np.full(D, -1, np.int64),
+                    np.zeros(D, np.int64))
     lanes = np.zeros(W, np.int64)
     for cl in range(class_rep.shape[0]):
         rep = class_rep[cl]
@@ -407,7 +475,7 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
         V = np.zeros((Dp, n, 2 * W))
         T = np.zeros((Dp, ustate.shape[0], 3, W))
         shape = SubtreeShape(rep, depth, parent, action)
-        buf = LaneBuffers(R, V, T, X, xc, rt)
+        buf = LaneBuffers(R, V, T, X, xc, rt, grp)
         cnt = 0
         for s in range(nseg):
             if seg_class[s] != cl or not live[s]:

@@ -28,7 +28,13 @@ from cfrlab.cards.cards import rank_hand
 from cfrlab.cards.evaluator import rank_batch
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import _kernels as K
-from cfrlab.realgame._lanes import RankedHands, column_classes, last_round_lanes, shape_classes
+from cfrlab.realgame._lanes import (
+    RankedHands,
+    column_classes,
+    last_round_lanes,
+    last_round_table,
+    shape_classes,
+)
 from cfrlab.realgame.hands import Deck, Unit, hand_permutation, make_deck, next_board_orbits
 from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
@@ -161,6 +167,7 @@ class Walker:
         self._perms: dict[tuple, np.ndarray] = {}
         self._columns = None  # (entry reach, its hands' column classes): ``_reach_columns``
         last = self.rounds[-1]
+        self.last_table = last_round_table(self.policy, self.row_offset, last.dec)
         self.last_class, self.last_rep = shape_classes(last.seg_off, last.kind, last.player,
                                                        last.child, last.slot)
 
@@ -195,7 +202,7 @@ class Walker:
             hands = RankedHands(order, np.ascontiguousarray(self.cards[order]), grp_end,
                                 np.ascontiguousarray(states[order]),
                                 np.ascontiguousarray(self._reach_columns(in_reach)[order]), h, D)
-            last_round_lanes(self.segments[r], self.last_class, self.last_rep, hands, self.table,
+            last_round_lanes(self.segments[r], self.last_class, self.last_rep, hands, self.last_table,
                              flow)
             return
         K.round_pass(full, self.segments[r], K.BoardHands(valid, self.cards, h, D, states),
