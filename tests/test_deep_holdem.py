@@ -118,3 +118,12 @@ def test_cli_trains_holdem_and_refuses_to_tabulate_it(tmp_path, capsys):
     code, text, err = run(capsys, "deep", "tabulate", str(out))
     lines = [x for x in (text + err).strip().splitlines() if x.strip()]
     assert code != 0 and len(lines) == 1 and "too large to tabulate" in lines[0]
+
+
+def test_cli_lbr_takes_a_deep_agent_and_the_real_best_response_refuses_it(holdem_file, capsys):
+    code, out, err = run(capsys, "lbr", f"deep:{holdem_file}", "--hands", "4", "--json")
+    assert code == 0, out + err
+    assert '"hands": 4' in out.strip().splitlines()[-1]
+    code, out, err = run(capsys, "exploit-real", f"deep:{holdem_file}")
+    lines = [x for x in (out + err).strip().splitlines() if x.strip()]
+    assert code != 0 and len(lines) == 1 and "needs the opponent as a table" in lines[0], out + err
