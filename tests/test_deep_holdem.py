@@ -17,7 +17,7 @@ from tests.cli_run import run
 from cfrlab.agents.registry import make_agent
 from cfrlab.deep import DeepNets, DeepParams, load_nets, train
 from cfrlab.deep.features import info_features
-from cfrlab.deep.play import NetAgent, NetPolicy, fits_table
+from cfrlab.deep.play import NetAgent, NetBatchPolicy, NetPolicy, fits_table
 from cfrlab.engine import model_for_game, row_offsets, tree_for
 from cfrlab.errors import FileMismatchError
 from cfrlab.games import load_game
@@ -127,3 +127,12 @@ def test_cli_lbr_takes_a_deep_agent_and_the_real_best_response_refuses_it(holdem
     code, out, err = run(capsys, "exploit-real", f"deep:{holdem_file}")
     lines = [x for x in (out + err).strip().splitlines() if x.strip()]
     assert code != 0 and len(lines) == 1 and "needs the opponent as a table" in lines[0], out + err
+
+
+def test_lbr_against_the_per_decision_network_equals_lbr_against_its_table(leduc_nets):
+    """The per-round table (NetBatchPolicy.enter) gives LBR the same opponent as the full table:
+    the same deals, the same sampled actions, the same winnings."""
+    by_round = local_best_response(NetBatchPolicy(NetPolicy(leduc_nets)), "leduc", hands=300, seed=7)
+    table = local_best_response(leduc_nets.strategy(measure=False), "leduc", hands=300, seed=7)
+    assert np.allclose(by_round.winnings, table.winnings, rtol=0, atol=1e-9)
+    assert by_round.value == pytest.approx(table.value, abs=1e-9)

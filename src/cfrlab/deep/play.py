@@ -164,18 +164,19 @@ class NetBatchPolicy:
 
     def states(self, round: int, board, deck, valid) -> np.ndarray:
         """Hand i's rows are its own (state i); the probabilities come with ``enter``."""
-        self.hands = np.asarray(deck.hands, np.int64)
         return np.arange(deck.num_hands, dtype=np.int64)
 
     def enter(self, node: int, board, deck) -> None:
         """Fill the rows of the decisions of ``node``'s round reachable from ``node`` (the
-        first node of a round) for every hand of ``deck`` on ``board``."""
+        first node of a round) for every hand of ``deck`` on ``board`` (the real-game walk's
+        local card ids: ``deck.to_global`` gives the cards)."""
         tree = self.net.tree
         r = int(tree.round[node])
         if r == 0 and self._preflop_done:  # no board: the same for every deal
             return
-        self.hands = np.asarray(deck.hands, np.int64)
-        board = np.asarray(board, np.int64)
+        to_global = np.asarray(deck.to_global, np.int64)
+        self.hands = to_global[np.asarray(deck.hands, np.int64)]
+        board = to_global[np.asarray(board, np.int64)]
         for d in np.flatnonzero(self.row_offset != self.nan_row):
             if int(tree.round[int(tree.decision_node[d])]) == r:
                 self.row_offset[d] = self.nan_row
