@@ -59,6 +59,8 @@ class NetPolicy:
         self.layout = card_layout(self.game)
         check_shape(nets.layers, self.heads.shape[1], self.tree.num_actions, f"the {self.game.name or 'game'} networks")
         self.legal = np.asarray(self.tree.legal, bool)
+        self._head_cache: dict[tuple[int, int], np.ndarray] = {}  # (network, node) -> head @ W1 + b1
+        self._w1_cache: dict[int, np.ndarray] = {}  # the networks live as long as self.nets
 
     def features(self, node: int, holes, board) -> np.ndarray:
         """float32[n, F]: the rows of ``holes`` int[n, h] at ``node`` on ``board`` (the cards
@@ -75,23 +77,51 @@ class NetPolicy:
         if tree.kind[node] != DECISION:
             raise CfrlabError(f"node {node} is not a decision node")
         d, p = int(tree.decision[node]), int(tree.player[node])
-        x = self.features(node, holes, board)
-        legal = np.repeat(self.legal[d][None, :], len(x), axis=0)
+        holes = np.asarray(holes, np.int64).reshape(-1, self.game.num_hole_cards)
+        legal = np.repeat(self.legal[d][None, :], len(holes), axis=0)
         if self.nets.method == "deepcfr":
-            return masked_softmax(mlp_forward(self.nets.nets["avg"][0], x), legal)
-        earlier = self._own_path(node, p)
-        xs = [(self.features(m, holes, board), np.repeat(self.legal[int(tree.decision[m])][None, :], len(x), axis=0), a)
-              for m, a in earlier]
+            return masked_softmax(self.forward(self.nets.nets["avg"][0], node, holes, board), legal)
+        earlier = [(m, np.repeat(self.legal[int(tree.decision[m])][None, :], len(holes), axis=0), a)
+                   for m, a in self._own_path(node, p)]
         num = np.zeros(legal.shape)
-        den = np.zeros(len(x))
+        den = np.zeros(len(holes))
         for net, w in zip(self.nets.nets[f"adv{p}"], self.nets.net_weights["adv0"]):
-            reach = np.ones(len(x))
-            for xm, lm, a in xs:
-                reach = reach * regret_matching(mlp_forward(net, xm), lm)[:, a]
+            reach = np.ones(len(holes))
+            for m, lm, a in earlier:
+                reach = reach * regret_matching(self.forward(net, m, holes, board), lm)[:, a]
             r = w * reach
-            num += r[:, None] * regret_matching(mlp_forward(net, x), legal)
+            num += r[:, None] * regret_matching(self.forward(net, node, holes, board), legal)
             den += r
         return finish_average(num, den, legal)
+
+    def forward(self, net, node: int, holes: np.ndarray, board) -> np.ndarray:
+        """``mlp_forward(net, features)`` with the first layer taken apart: the node's head
+        times W1 (cached per network and node) plus the W1 rows of the cards (the card
+        entries are counts), so a batch of hands costs gathers and the hidden layers only."""
+        w1 = self._w1(net)
+        key = (id(net), node)
+        head = self._head_cache.get(key)
+        if head is None:
+            d = int(self.tree.decision[node])
+            head = self._head_cache[key] = self.heads[d].astype(np.float64) @ w1 + np.asarray(net[0][1], np.float64)
+        lay = self.layout
+        D, K = lay.num_cards, lay.num_ranks
+        board = np.asarray(board, np.int64)[:self.game.total_board_cards(int(self.tree.round[node]))]
+        h = np.repeat(head[None, :], len(holes), axis=0)
+        for j in range(holes.shape[1]):
+            c = holes[:, j]
+            h += w1[lay.at + lay.pos[c]] + w1[lay.at + D + c // 4 - lay.top_rank]
+        if len(board):
+            h += (w1[lay.at + D + K + lay.pos[board]] + w1[lay.at + 2 * D + K + board // 4 - lay.top_rank]).sum(axis=0)
+            pairs = (holes[:, :, None] // 4 == (board // 4)[None, None, :]).sum(axis=(1, 2))
+            h += pairs[:, None] * w1[lay.pairs]
+        return mlp_forward(net[1:], np.maximum(h, 0.0)) if len(net) > 1 else h
+
+    def _w1(self, net) -> np.ndarray:
+        w = self._w1_cache.get(id(net))
+        if w is None:
+            w = self._w1_cache[id(net)] = np.asarray(net[0][0], np.float64)
+        return w
 
     def _own_path(self, node: int, p: int) -> list[tuple[int, int]]:
         """(decision node, action column taken) of player p's decisions before ``node``."""
