@@ -323,9 +323,16 @@ def train_sampled(game, method: str = "deepcfr", iterations: int = 100, traversa
 def train(game, method: str = "sdcfr", iterations: int = 100, traversals: int = 1000, seed: int | None = None,
           params: DeepParams | None = None, eval_every: int | None = None,
           progress: Callable[[dict], None] | None = None, checkpoint: str | Path | None = None) -> DeepResult:
-    """Train on any 2-player game: tabulated with exact exploitability where its information
-    sets can be enumerated (``training.train``; ``checkpoint`` is refused there: those runs
-    are short), else on real dealt cards (``train_sampled``; ``eval_every`` unused)."""
+    """Run ``iterations`` iterations of ``method`` (``"sdcfr"`` or ``"deepcfr"``) on ``game``
+    with ``traversals`` traversals per player per iteration, calling ``progress(point)`` with
+    each point (iteration, traversals, seconds, cpu_seconds, exploitability in chips).
+
+    Where the game's information sets can be enumerated (Kuhn, Leduc: ``fits_table``) the
+    policy is tabulated and its exact exploitability measured every ``eval_every``
+    iterations and at the end (``training.train``; ``checkpoint`` is refused: those runs are
+    short). Otherwise (heads-up limit hold'em) the run deals real cards (``train_sampled``:
+    ``eval_every`` unused, exploitability None, ``result.strategy`` None; ``checkpoint``
+    saves after every iteration and resumes from an existing file)."""
     g = load_game(game)
     if fits_table(g):
         if checkpoint is not None:
