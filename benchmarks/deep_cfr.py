@@ -14,8 +14,10 @@ figure that does not depend on the load) count training, not measuring, except f
 average network, which is part of its result and counted.
 
 ``--openspiel`` also runs OpenSpiel's JAX Deep CFR (``open_spiel.python.jax.deep_cfr``, which
-needs flax and chex) on ``leduc_poker`` with the settings printed, its exploitability
-(``nash_conv / 2``) measured by OpenSpiel at the end.
+needs flax and chex) on ``leduc_poker`` with the settings printed (by default the issue's: 100
+iterations of 1,500 traversals, ``--os-iterations`` / ``--os-traversals``), its
+exploitability (``nash_conv / 2``) measured exactly by OpenSpiel at the end, printed beside
+cfrlab's table (``--methods none``: OpenSpiel alone).
 
 With --json the last line is one JSON object: ``runs`` (one per method and seed: its curve of
 points {iteration, traversals, seconds, cpu_seconds, exploitability}) and ``summary`` (per
@@ -116,7 +118,7 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=100, help="CFR iterations of the networks")
     ap.add_argument("--traversals", type=int, default=10000, help="traversals per player per iteration")
     ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--methods", default="sdcfr,deepcfr,es")
+    ap.add_argument("--methods", default="sdcfr,deepcfr,es", help="comma-separated; none: OpenSpiel only")
     ap.add_argument("--eval-every", type=int, default=25)
     ap.add_argument("--hidden", default="64,64")
     ap.add_argument("--adv-steps", type=int, default=DeepParams().adv_steps)
@@ -124,13 +126,13 @@ def main() -> None:
     ap.add_argument("--buffer", type=int, default=DeepParams().buffer, help="reservoir capacity")
     ap.add_argument("--warm-start", action="store_true", help="continue each network from the previous one")
     ap.add_argument("--openspiel", action="store_true", help="also run OpenSpiel's JAX Deep CFR")
-    ap.add_argument("--os-iterations", type=int, default=20)
-    ap.add_argument("--os-traversals", type=int, default=300)
+    ap.add_argument("--os-iterations", type=int, default=100, help="OpenSpiel: iterations (the issue's 100)")
+    ap.add_argument("--os-traversals", type=int, default=1500, help="OpenSpiel: traversals per player and iteration (1,500)")
     ap.add_argument("--json", action="store_true", help="last line: one JSON object")
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     runs = []
-    for method in args.methods.split(","):
+    for method in [m for m in args.methods.split(",") if m and m != "none"]:
         for seed in seeds:
             curve = run_es(seed, args) if method == "es" else run_deep(method, seed, args)
             runs.append({"method": method, "seed": seed, "curve": curve})
@@ -138,6 +140,10 @@ def main() -> None:
     print_table(summary)
     openspiel = [run_openspiel(seed, args) for seed in seeds[:1]] if args.openspiel else []
     for o in openspiel:
+        if "exploitability" in o:  # a row of the table above: one seed, so median = min = max
+            e = o["exploitability"]
+            print(f"{'openspiel':8} {o['traversals']:>11,} {e:8.4f} {e:8.4f} {e:8.4f} "
+                  f"{o['seconds']:8.1f} {o['cpu_seconds']:8.1f}")
         print(f"openspiel deep_cfr: {o}")
     if args.json:
         print(json.dumps({"game": GAME, "iterations": args.iterations, "traversals_per_iteration": args.traversals,

@@ -55,7 +55,8 @@ from cfrlab.agents.nplayer import NPolicyAgent, table_policy
 from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.agents.team import COACHES, REWARDS, TeamAgent
 from cfrlab.agents.translation import TranslatedStrategy
-from cfrlab.deep.network import load_deep_strategy
+from cfrlab.deep.network import load_deep_strategy, load_nets
+from cfrlab.deep.play import NetAgent, fits_table
 from cfrlab.engine import load_abstraction
 from cfrlab.engine.nplayer import check_game, get_engine
 from cfrlab.errors import CfrlabError
@@ -316,11 +317,14 @@ def subgame_agent(text: str, game: GameDef) -> Agent:
 
 
 def _deep(text: str, game: GameDef) -> Agent:
-    """``deep:FILE``: a weights file's policy as a strategy agent."""
+    """``deep:FILE``: a weights file's policy as a strategy agent, tabulated where the game's
+    information sets can be enumerated, else queried per decision (``cfrlab.deep.play``)."""
     path = text[len("deep:"):]
     if not Path(path).is_file():
         raise CfrlabError(f"agent {text!r}: no such weights file {path}")
-    return strategy_agent(load_deep_strategy(path, game), game, name=Path(path).stem)
+    if fits_table(game):
+        return strategy_agent(load_deep_strategy(path, game), game, name=Path(path).stem)
+    return NetAgent(load_nets(path, game), name=Path(path).stem)  # too large to tabulate: per decision
 
 
 class NestedAgent(StrategyAgent):

@@ -189,7 +189,7 @@ def check_workers(workers: int, ray: str | None = None) -> int:
 
 
 # the arguments of commands that take a strategy file or a bot (lbr, exploit-real)
-TargetArg = Annotated[str, typer.Argument(help="strategy file (.npz) or a bot name (with --game)")]
+TargetArg = Annotated[str, typer.Argument(help="strategy file (.npz), deep:FILE (networks), or a bot name (with --game)")]
 BotGameOpt = Annotated[str | None, typer.Option("--game", help="the game (for a bot)")]
 SolvedInOpt = Annotated[str | None, typer.Option(
     "--abstraction", help="the abstraction file the strategy was solved in")]
@@ -205,6 +205,13 @@ def strategy_or_bot(target: str, game: str | None, abstraction: str | None, *, p
     from cfrlab.realgame.br import AgentSpec, StrategyFile
     from cfrlab.strategy import Strategy
 
+    if target.startswith("deep:"):  # networks: an agent (per decision where the game is too large)
+        from cfrlab.deep import load_nets
+
+        own = load_nets(target[len("deep:"):]).game
+        if game is not None and load_game(game).to_text() != own.to_text():
+            raise CfrlabError(f"{target} holds networks for {own.name or 'another game'}, not for {game}")
+        return own, AgentSpec(target)
     p = Path(target)
     if not (p.suffix == ".npz" or p.is_file()):
         if game is None:

@@ -10,8 +10,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cfrlab.cli.common import check_new_output, command_group, writing
-from cfrlab.deep import METHODS, DeepParams, load_nets, require_jax, train
+from cfrlab.cli.common import check_new_output, check_output, command_group, writing
+from cfrlab.deep import METHODS, DeepParams, fits_table, load_nets, require_jax, train
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
 from cfrlab.games.units import format_unit
@@ -65,9 +65,14 @@ def register(app: typer.Typer) -> None:
             "continue each advantage network from the previous one (default: from scratch)"))] = False,
         eval_every: Annotated[int | None, typer.Option("--eval-every", metavar="N", help=(
             "measure the exact exploitability every N iterations (default: 10 points)"))] = None,
+        checkpoint: Annotated[Path | None, typer.Option("--checkpoint", metavar="FILE", help=(
+            "games too large to tabulate: save the run after every iteration and resume from FILE "
+            "when it exists"))] = None,
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
     ) -> None:
-        """Train Deep CFR or SD-CFR networks; print the exact exploitability of their tabulated policy."""
+        """Train Deep CFR or SD-CFR networks; print the exact exploitability of their tabulated policy
+        (games too large to tabulate, such as holdem-limit, train on dealt cards and play per decision:
+        measure them with cfrlab lbr and cfrlab match)."""
         require_jax()
         if method not in METHODS:
             raise CfrlabError(f"unknown method {method!r}; choose --method {' or '.join(METHODS)}")
@@ -81,17 +86,25 @@ def register(app: typer.Typer) -> None:
         check_new_output(out, force, "weights")
         check_new_output(strategy_out, force, "strategy")
         g = load_game(game)
+        tabulated = fits_table(g)
+        if not tabulated and strategy_out is not None:
+            raise CfrlabError(f"--strategy-out: {g.name or 'this game'} is too large to tabulate")
+        if tabulated and checkpoint is not None:
+            raise CfrlabError("--checkpoint is for games too large to tabulate (these runs are short)")
         console = Console(highlight=False, soft_wrap=True)
         console.print(f"[bold]{g.name or Path(game).stem}[/]: {method}, {iterations} iterations x {traversals} "
                       f"traversals per player, networks {params.hidden}, seed {seed if seed is not None else 'drawn'}")
 
         def show(point: dict) -> None:
+            e = point["exploitability"]
             console.print(f"iteration {point['iteration']:>5}  traversals {point['traversals']:>10,}  "
-                          f"{point['seconds']:8.1f} s ({point['cpu_seconds']:.1f} s CPU)  exploitability "
-                          f"{format_unit(g, point['exploitability'])}")
+                          f"{point['seconds']:8.1f} s ({point['cpu_seconds']:.1f} s CPU)"
+                          + ("" if e is None else f"  exploitability {format_unit(g, e)}"))
 
         every = eval_every or max(1, iterations // 10)
-        result = train(g, method, iterations, traversals, seed, params, every, progress=show)
+        if checkpoint is not None:
+            check_output(checkpoint, "checkpoint")
+        result = train(g, method, iterations, traversals, seed, params, every, progress=show, checkpoint=checkpoint)
         nets, strategy = result.nets, result.strategy
         if out is not None:
             with writing(out, "weights"):
@@ -99,8 +112,10 @@ def register(app: typer.Typer) -> None:
         if strategy_out is not None:
             with writing(strategy_out, "strategy"):
                 strategy.save(strategy_out, overwrite=True)
-        expl = float(strategy.header["exploitability"])
-        console.print(f"seed {nets.header['seed']}; exploitability of the tabulated policy {format_unit(g, expl)}"
+        expl = None if strategy is None else float(strategy.header["exploitability"])
+        console.print(f"seed {nets.header['seed']}; "
+                      + ("not tabulated (too large): measure with cfrlab lbr / cfrlab match" if expl is None
+                         else f"exploitability of the tabulated policy {format_unit(g, expl)}")
                       + (f"; wrote {out}" if out is not None else ""))
         if as_json:
             sys.stdout.flush()
@@ -121,6 +136,9 @@ def register(app: typer.Typer) -> None:
         """The networks' policy on every information set, as a strategy; its exact exploitability."""
         check_new_output(out, force, "strategy")
         nets = load_nets(file)
+        if not fits_table(nets.game):
+            raise CfrlabError(f"{file}: {nets.game.name or 'its game'} is too large to tabulate; play the networks "
+                              f"per decision as the agent deep:{file} (cfrlab lbr, cfrlab match)")
         strategy = nets.strategy()
         expl = float(strategy.header["exploitability"])
         if out is not None:

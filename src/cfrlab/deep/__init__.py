@@ -4,7 +4,9 @@
 ``train(game, "sdcfr" | "deepcfr", iterations=T, traversals=K, seed=S)`` returns a
 ``DeepResult``: the networks (``DeepNets``, saved as ``.npz`` + JSON header, read back by
 ``load_nets``), their policy tabulated into a ``Strategy`` with its exact exploitability, and
-the curve measured on the way. Playing and tabulating need numpy only: ``load_deep_strategy``
+the curve measured on the way. Games too large to tabulate (heads-up limit hold'em) train
+on real dealt cards (``train_sampled``) and play per decision (``NetPolicy``, ``NetAgent``:
+the ``deep:FILE`` agent there), measured by LBR and matches. Playing and tabulating need numpy only: ``load_deep_strategy``
 (the agent spec ``deep:FILE``) works without the extra. See docs/deep.md.
 
 The names below load their modules on first use: importing this package loads neither JAX nor
@@ -26,7 +28,12 @@ _WHERE = {
     "DeepParams": "training",
     "DeepResult": "training",
     "Trainer": "training",
-    "train": "training",
+    "train": "sampled",
+    "train_sampled": "sampled",
+    "SampledTrainer": "sampled",
+    "NetPolicy": "play",
+    "NetAgent": "play",
+    "fits_table": "play",
     "require_jax": "training",
     "INSTALL_HINT": "training",
 }
@@ -37,13 +44,18 @@ __all__ = [
     "DeepNets",
     "DeepParams",
     "DeepResult",
+    "NetAgent",
+    "NetPolicy",
+    "SampledTrainer",
     "Trainer",
     "feature_names",
+    "fits_table",
     "info_features",
     "load_deep_strategy",
     "load_nets",
     "require_jax",
     "train",
+    "train_sampled",
 ]
 
 

@@ -23,6 +23,8 @@ it, and a file of another version or width is refused.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from cfrlab.abstraction import LOSSLESS
@@ -71,28 +73,47 @@ def feature_names(tree, model) -> list[str]:
     return names + ["chips own", "chips opponent"]
 
 
-def info_features(tree, model) -> np.ndarray:
-    """float32[rows, F]: the features of every policy row (rows of ``row_offsets(tree, model)``)."""
-    if model_kind(model) != LOSSLESS:
-        raise CfrlabError(f"the networks' features need real cards (a lossless model), not a {model_kind(model)} model")
-    game = model.game
+@dataclass(frozen=True)
+class CardLayout:
+    """Where the card entries sit in a feature vector: ``at`` is the first (hole card) column;
+    ``pos`` int64[52] maps a card id to its deck position (-1: not in the deck)."""
+
+    at: int
+    num_cards: int  # D
+    num_ranks: int  # K
+    top_rank: int  # the deck's lowest rank: ranks are counted from it
+    pos: np.ndarray
+
+    @property
+    def pairs(self) -> int:
+        return self.at + 2 * (self.num_cards + self.num_ranks)
+
+
+def card_layout(game) -> CardLayout:
+    cards = deck(game.num_ranks, game.num_suits)
+    pos = np.full(52, -1, np.int64)
+    pos[cards] = np.arange(len(cards))
+    return CardLayout(2 + game.num_rounds, len(cards), game.num_ranks, min(cards) // 4, pos)
+
+
+def node_heads(tree, game) -> np.ndarray:
+    """float32[decisions, F]: every feature of a decision node's rows but the cards (player,
+    round, betting, chips); a row's vector is its node's head plus its cards
+    (``add_cards``)."""
     if game.num_players != 2:
         raise CfrlabError(f"Deep CFR here is for 2-player games; {game.name or 'this game'} has {game.num_players}")
-    cards = deck(game.num_ranks, game.num_suits)
-    D, K, R, A = len(cards), game.num_ranks, game.num_rounds, tree.num_actions
-    pos = {c: i for i, c in enumerate(cards)}
-    top_rank = min(cards) // 4  # the deck's lowest rank: ranks are counted from it
+    lay = card_layout(game)
+    R, A = game.num_rounds, tree.num_actions
     slots = round_slots(tree)
     bet_start = np.cumsum([0] + [k * A for k in slots])
-    base = 2 + R + 2 * (D + K) + 1
+    base = lay.pairs + 1
     width = base + int(bet_start[-1]) + 2
-    offsets = row_offsets(tree, model)
     most = float(max(int(np.max(tree.spent)), 1))
-    out = np.zeros((int(offsets[-1]), width), np.float32)
+    out = np.zeros((len(tree.decision_node), width), np.float32)
     for d, n in enumerate(tree.decision_node):
         n = int(n)
         p, r = int(tree.player[n]), int(tree.round[n])
-        head = np.zeros(width, np.float32)
+        head = out[d]
         head[p] = 1.0
         head[2 + r] = 1.0
         counts = [0] * R
@@ -101,20 +122,55 @@ def info_features(tree, model) -> np.ndarray:
             counts[rr] += 1
         head[width - 2] = tree.spent[n, p] / most
         head[width - 1] = tree.spent[n, 1 - p] / most
-        block = out[offsets[d]:offsets[d + 1]]
-        block[:] = head
-        for s in range(model.num_states[r]):
-            hole, board = model.state_cards(r, s)
-            _cards_into(block[s], hole, board, pos, top_rank, 2 + R, D, K)
     return out
 
 
-def _cards_into(row: np.ndarray, hole, board, pos, top_rank: int, at: int, D: int, K: int) -> None:
-    """Write the card one-hots (and the pair count) of one private state into ``row``."""
-    for c in hole:
-        row[at + pos[c]] += 1.0
-        row[at + D + c // 4 - top_rank] += 1.0
+def add_cards(x: np.ndarray, lay: CardLayout, hole: np.ndarray, board: np.ndarray) -> np.ndarray:
+    """Add the card entries of hands ``hole`` int[n, h] on ``board`` int[nb] (the cards dealt so
+    far, the same for every row) to the rows of ``x`` float32[n, F], in place; returns ``x``."""
+    hole = np.asarray(hole, np.int64).reshape(len(x), -1)
+    board = np.asarray(board, np.int64).ravel()
+    rows = np.arange(len(x))
+    D, K = lay.num_cards, lay.num_ranks
+    for j in range(hole.shape[1]):
+        c = hole[:, j]
+        np.add.at(x, (rows, lay.at + lay.pos[c]), 1.0)
+        np.add.at(x, (rows, lay.at + D + c // 4 - lay.top_rank), 1.0)
     for c in board:
-        row[at + D + K + pos[c]] += 1.0
-        row[at + 2 * D + K + c // 4 - top_rank] += 1.0
-    row[at + 2 * (D + K)] = sum(1.0 for h in hole for b in board if h // 4 == b // 4)
+        x[:, lay.at + D + K + lay.pos[c]] += 1.0
+        x[:, lay.at + 2 * D + K + c // 4 - lay.top_rank] += 1.0
+    if len(board):
+        pairs = (hole[:, :, None] // 4 == (board // 4)[None, None, :]).sum(axis=(1, 2))
+        x[:, lay.pairs] += pairs.astype(np.float32)
+    return x
+
+
+def info_features(tree, model) -> np.ndarray:
+    """float32[rows, F]: the features of every policy row (rows of ``row_offsets(tree, model)``)."""
+    if model_kind(model) != LOSSLESS:
+        raise CfrlabError(f"the networks' features need real cards (a lossless model), not a {model_kind(model)} model")
+    game = model.game
+    heads = node_heads(tree, game)
+    lay = card_layout(game)
+    offsets = row_offsets(tree, model)
+    out = np.zeros((int(offsets[-1]), heads.shape[1]), np.float32)
+    for d, n in enumerate(tree.decision_node):
+        r = int(tree.round[int(n)])
+        block = out[offsets[d]:offsets[d + 1]]
+        block[:] = heads[d]
+        for s in range(model.num_states[r]):
+            hole, board = model.state_cards(r, s)
+            _cards_into(block[s], hole, board, lay)
+    return out
+
+
+def _cards_into(row: np.ndarray, hole, board, lay: CardLayout) -> None:
+    """Write the card one-hots (and the pair count) of one private state into ``row``."""
+    at, D, K = lay.at, lay.num_cards, lay.num_ranks
+    for c in hole:
+        row[at + lay.pos[c]] += 1.0
+        row[at + D + c // 4 - lay.top_rank] += 1.0
+    for c in board:
+        row[at + D + K + lay.pos[c]] += 1.0
+        row[at + 2 * D + K + c // 4 - lay.top_rank] += 1.0
+    row[lay.pairs] = sum(1.0 for h in hole for b in board if h // 4 == b // 4)

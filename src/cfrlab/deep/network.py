@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from cfrlab.deep.features import FEATURES_VERSION, info_features
+from cfrlab.deep.features import FEATURES_VERSION, info_features, node_heads
 from cfrlab.deep.policy import average_of, legal_rows, masked_softmax, mlp_forward, regret_matching
 from cfrlab.engine import exploitability, model_for_game, row_offsets, tree_for
 from cfrlab.errors import CfrlabError, FileMismatchError
@@ -160,8 +160,7 @@ def load_nets(path: str | Path, game: GameDef | str | None = None) -> DeepNets:
     nets_obj = DeepNets(file_game, method, tuple(layers), nets, weights, dict(h))
     if game is not None:  # the networks' widths against this game's features and actions
         tree = tree_for(file_game)
-        width = info_features(tree, model_for_game(file_game)).shape[1]
-        check_shape(layers, width, tree.num_actions, str(path))
+        check_shape(layers, node_heads(tree, file_game).shape[1], tree.num_actions, str(path))
     return nets_obj
 
 

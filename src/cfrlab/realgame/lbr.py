@@ -61,6 +61,7 @@ from itertools import combinations
 
 import numpy as np
 
+from cfrlab.deep.play import NETWORK
 from cfrlab.engine import build_tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, parse_game
@@ -131,6 +132,7 @@ class LocalBestResponse(LbrCards):
             ready = False
             if 0 not in states:
                 states[0] = self.states(0, ())
+            self._enter(0, ())
             while True:
                 node = K.play_round(node, seat, opp, r < self.call_rounds, ready, reach, states[r],
                                     eq, st, self.bet_tree, self.table, self._vals)
@@ -147,11 +149,18 @@ class LocalBestResponse(LbrCards):
                         states[r] = self.states(r, board[:nb])
                     reach *= valid[r]
                     node = int(self.nxt[node, 1])
+                    self._enter(node, board[:self.before[r + 1]])
                     ready = False
                 else:
                     out[seat] = self._payoff(node, seat, lbr, opp, board)
                     break
         return out[0], out[1]
+
+    def _enter(self, node: int, board) -> None:
+        """A network opponent (``cfrlab.deep.play.NetBatchPolicy``) fills its table for the
+        round that starts at ``node`` on ``board``; a table opponent needs nothing."""
+        if self.opp.kind == NETWORK:
+            self.opp.enter(node, board, self.deck)
 
     def _payoff(self, node: int, seat: int, lbr: int, opp: int, board) -> float:
         if self.kind[node] == FOLD:
@@ -165,6 +174,9 @@ class LocalBestResponse(LbrCards):
         """The responder's expected winnings in seat 0 and in seat 1 (chips): every deal and
         every opponent action weighted by its probability; the responder's choices as in play."""
         self.check_exact()
+        if self.opp.kind == NETWORK:
+            raise CfrlabError("the exact LBR needs the opponent as a table; a network that answers per "
+                              "decision is measured on sampled deals")
         self._xstates: dict[tuple, np.ndarray] = {}
         self._xranks: dict[tuple, np.ndarray] = {}
         norm = self.H * math.comb(self.D - self.h, self.h)

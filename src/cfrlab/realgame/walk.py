@@ -26,6 +26,7 @@ import numpy as np
 
 from cfrlab.cards.cards import rank_hand
 from cfrlab.cards.evaluator import rank_batch
+from cfrlab.deep.play import NETWORK
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import _kernels as K
 from cfrlab.realgame._lanes import (
@@ -147,6 +148,9 @@ class Walker:
             raise CfrlabError("the real-game best response handles 2-player limit games")
         if game.num_board_cards[0] != 0:
             raise CfrlabError("games that deal board cards in the first round are not supported")
+        if opponent.kind == NETWORK:  # its table holds one round of one deal at a time
+            raise CfrlabError("the real-game best response needs the opponent as a table; networks "
+                              "too large to tabulate are measured by LBR")
         self.game, self.tree, self.opp = game, tree, opponent
         self.deck: Deck = make_deck(game)
         self.R = game.num_rounds
