@@ -31,18 +31,26 @@ from cfrlab.counter import build_model, dbr, fbr, rnr
 from cfrlab.counter.perturbed import PerturbedSolver
 from cfrlab.counter.restricted import RestrictedSolver
 from cfrlab.engine import best_response_values, expected_value, exploitability
+from cfrlab.envs import BatchedEnv
 from cfrlab.errors import CfrlabError
 from cfrlab.evaluate.aivat import aivat_log
 from cfrlab.evaluate.divat import divat_log
 from cfrlab.evaluate.match import exact_value
 from cfrlab.experiments.synthetic import SyntheticBucketModel
 from cfrlab.games import load_game, parse_game
+from cfrlab.play.trainer import Trainer
 from cfrlab.realgame import AgentSpec, real_best_response
+from cfrlab.realgame.cfrbr import CardMap, cfrbr
 from cfrlab.realgame.lbr import local_best_response
 from cfrlab.solvers import ALGORITHMS, PRESETS, make_solver
 from cfrlab.solvers.nplayer import PRESETS as N_PRESETS
 from cfrlab.solvers.nplayer import SAMPLED as N_SAMPLED
+from cfrlab.spot import make_spot, solve_spot
 from cfrlab.strategy import Strategy
+from cfrlab.subgame import resolve_strategy
+from cfrlab.subgame.cut import blueprint_of, cut
+from cfrlab.subgame.methods import solve_family
+from cfrlab.subgame.river import river_subgame
 from cfrlab.tree import build_tree
 from cfrlab.warmup import GROUP_NAMES
 
@@ -276,6 +284,40 @@ def counter_strategies(work: Path) -> None:
     p.perturbed_value(p.average_policy(), 1)
 
 
+def spots_and_subgames(work: Path) -> None:
+    """The spot walk (a flop spot on two threads, a turn spot on the engine), subgame
+    re-solving by every method and the one-board river subgame."""
+    args = {"pot": 10, "stack": 30, "oop_range": "AA, QJs, 87s:0.5", "ip_range": "KK, T9s",
+            "bets": {"bet": "p", "raise": "a"}}
+    for board in ("Qs Jh 2h", "Qs Jh 2h 8d"):
+        for storage in ("float32", "int16"):
+            solve_spot(make_spot(board=board, **args), target_pct=None, iterations=2, storage=storage)
+    leduc = api.solve("leduc", "cfr+", iterations=20).strategy
+    for method in ("unsafe", "resolve", "maxmargin", "reach"):
+        resolve_strategy(leduc, method, iterations=2)
+    g = holdem(4, 2, "0 2 1", raises="2 2 2")
+    s = api.solve(g, "cfr+", iterations=5).strategy
+    c = cut(blueprint_of(s), 2)
+    board = c.blueprint.model.state_cards(2, 0)[1]
+    sub = river_subgame(s, int(c.roots[0]), board, 1)
+    solve_family(sub.family, "resolve", 0, sub.ranges, 2)
+
+
+def learning_and_cfrbr(work: Path) -> None:
+    """CFR-BR (both opponents), the trainer's walk, the batched environment, k-means and OCHS."""
+    kuhn = CardMap("kuhn", lambda h, b, r: min(h[0] // 4, 11))  # the two lower cards merged
+    for opponent in ("real", "br"):
+        cfrbr("kuhn", kuhn, iterations=2, opponent=opponent)
+    Trainer(api.solve("leduc", "cfr+", iterations=5).strategy)
+    env = BatchedEnv("leduc", 8, seed=1)
+    env.reset()
+    for _ in range(4):
+        env.step(env.random_actions())
+    g = holdem(4, 3)
+    BucketedModel.build(g, BucketSpec.kmeans(4, "4-5-5-5", "ochs", seed=2, bins=8, opp_clusters=3),
+                        use_cache=False)
+
+
 ABSTRACTION_FILE = "solve-abs.npz"
 
 
@@ -306,9 +348,9 @@ def _wait_abstraction(work: Path, game, timeout: float = 1800.0):
 # its tasks that need none come first (measured: 150 s -> 136 s on two idle cores).
 GROUPS: dict[str, list] = {
     "cards": [_save_abstraction, cards_evaluator, abstraction_tables, abstraction_paths,
-              abstraction_cli, sampled_evaluation],
+              abstraction_cli, sampled_evaluation, learning_and_cfrbr],
     "engine": [solvers_lossless, counter_strategies, strategies_and_agents, matches, multiplayer_games,
-               solvers_bucketed, real_game, aivat_evaluation],
+               solvers_bucketed, real_game, aivat_evaluation, spots_and_subgames],
 }
 assert tuple(GROUPS) == GROUP_NAMES
 
