@@ -18,38 +18,11 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.solvers.kernels import sample_action as _sample
+from cfrlab.solvers.kernels import subtree_end as _subtree_end
+from cfrlab.solvers.kernels import terminal_value as _terminal_value
+from cfrlab.solvers.kernels import uniform as _uniform
 from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_U30, _U27, _U31, _U11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
-_INV53 = 1.0 / 9007199254740992.0  # 2**-53
-
-
-@njit(cache=NUMBA_CACHE)
-def _uniform(rng):
-    """A double in [0, 1) from splitmix64."""
-    rng[0] += _GOLDEN
-    z = rng[0]
-    z = (z ^ (z >> _U30)) * _MIX1
-    z = (z ^ (z >> _U27)) * _MIX2
-    z = z ^ (z >> _U31)
-    return float(z >> _U11) * _INV53
-
-
-@njit(cache=NUMBA_CACHE)
-def _sample(probs, u, A):
-    """Index of the action drawn by u in [0, 1) from probs[:A] (last positive on round-off)."""
-    acc = 0.0
-    last = -1
-    for a in range(A):
-        if probs[a] > 0.0:
-            acc += probs[a]
-            last = a
-            if u < acc:
-                return a
-    return last
 
 
 @njit(cache=NUMBA_CACHE)
@@ -63,28 +36,9 @@ def _slot(seen, cap, rng):
     return j if j < cap else -1
 
 
-@njit(cache=NUMBA_CACHE)
-def _terminal_value(kind, player, spent, n, traverser, showdown0):
-    """Traverser's chips at terminal n (showdown0 = player 0's result per chip of stake)."""
-    if kind[n] == FOLD:
-        if player[n] == traverser:
-            return -float(spent[n, traverser])
-        return float(spent[n, 1 - traverser])
-    v0 = min(spent[n, 0], spent[n, 1]) * showdown0
-    return v0 if traverser == 0 else -v0
-
-
-@njit(cache=NUMBA_CACHE)
 def subtree_end(first_child, num_children, child):
     """end[n]: one past the last node of n's subtree (preorder numbering)."""
-    n_nodes = first_child.shape[0]
-    end = np.empty(n_nodes, np.int64)
-    for n in range(n_nodes - 1, -1, -1):
-        e = n + 1
-        for j in range(num_children[n]):
-            e = max(e, end[child[first_child[n] + j]])
-        end[n] = e
-    return end
+    return _subtree_end(first_child, num_children, child, first_child.shape[0])
 
 
 @njit(cache=NUMBA_CACHE)

@@ -29,7 +29,7 @@ _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
 @njit(cache=NUMBA_CACHE)
-def _uniform(rng):
+def uniform(rng):
     """A double in [0, 1) from splitmix64."""
     rng[0] += _GOLDEN
     z = rng[0]
@@ -61,7 +61,7 @@ def _regret_matching(regret, row, legal_d, out, A):
 
 
 @njit(cache=NUMBA_CACHE)
-def _sample(probs, u, A):
+def sample_action(probs, u, A):
     """Index of the action drawn by u in [0, 1) from probs[:A] (last positive on round-off)."""
     acc = 0.0
     last = -1
@@ -75,7 +75,7 @@ def _sample(probs, u, A):
 
 
 @njit(cache=NUMBA_CACHE)
-def _terminal_value(kind, player, spent, n, traverser, showdown0):
+def terminal_value(kind, player, spent, n, traverser, showdown0):
     """Traverser's chips at terminal n (showdown0 = player 0's result per chip of stake)."""
     if kind[n] == FOLD:
         if player[n] == traverser:
@@ -86,7 +86,7 @@ def _terminal_value(kind, player, spent, n, traverser, showdown0):
 
 
 @njit(cache=NUMBA_CACHE)
-def _subtree_end(first_child, num_children, child, n_nodes):
+def subtree_end(first_child, num_children, child, n_nodes):
     """end[n]: one past the last node of n's subtree (preorder numbering)."""
     end = np.empty(n_nodes, np.int64)
     for n in range(n_nodes - 1, -1, -1):
@@ -120,7 +120,7 @@ def _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations,
     (kind, player, rnd, first_child, num_children, child, action, spent, decision, legal,
      _next_node) = tree
     n_nodes = kind.shape[0]
-    end = _subtree_end(first_child, num_children, child, n_nodes)
+    end = subtree_end(first_child, num_children, child, n_nodes)
     n_deals = deal_states.shape[0]
     active = np.zeros(n_nodes, np.bool_)
     sampled = np.full(n_nodes, -1, np.int64)
@@ -130,7 +130,7 @@ def _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations,
     visited = np.empty(n_nodes, np.int64)
     for _ in range(iterations):
         for traverser in range(2):
-            k = int(_uniform(rng) * n_deals)
+            k = int(uniform(rng) * n_deals)
             states = deal_states[k]
             showdown0 = deal_value[k]
             # forward: mark the sampled part of the tree (preorder), skip inactive subtrees
@@ -154,7 +154,7 @@ def _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations,
                         for j in range(num_children[n]):
                             active[child[f + j]] = True
                     else:
-                        a = _sample(sigma[n], _uniform(rng), A)
+                        a = sample_action(sigma[n], uniform(rng), A)
                         for j in range(num_children[n]):
                             c = child[f + j]
                             active[c] = action[c] == a
@@ -170,7 +170,7 @@ def _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations,
                 n = visited[i]
                 kd = kind[n]
                 if kd == FOLD or kd == SHOWDOWN:
-                    value[n] = _terminal_value(kind, player, spent, n, traverser, showdown0)
+                    value[n] = terminal_value(kind, player, spent, n, traverser, showdown0)
                 elif kd == CHANCE:
                     value[n] = value[child[first_child[n]]]
                 elif player[n] != traverser:
@@ -227,7 +227,7 @@ def _os(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations,
     q = np.zeros(A)
     for _ in range(iterations):
         for traverser in range(2):
-            k = int(_uniform(rng) * n_deals)
+            k = int(uniform(rng) * n_deals)
             states = deal_states[k]
             my_reach, opp_reach, sample_reach = 1.0, 1.0, 1.0
             depth = 0
@@ -251,7 +251,7 @@ def _os(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations,
                 else:
                     for a in range(A):
                         q[a] = sig[a]
-                a = _sample(q, _uniform(rng), A)
+                a = sample_action(q, uniform(rng), A)
                 path[depth] = n
                 path_action[depth] = a
                 path_q[depth] = q[a]
@@ -270,7 +270,7 @@ def _os(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations,
                     if action[c] == a:
                         n = c
                         break
-            value = _terminal_value(kind, player, spent, n, traverser, deal_value[k])
+            value = terminal_value(kind, player, spent, n, traverser, deal_value[k])
             for i in range(depth - 1, -1, -1):
                 n = path[i]
                 a = path_action[i]

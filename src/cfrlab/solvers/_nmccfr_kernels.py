@@ -41,7 +41,8 @@ from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine import kernels as EK
-from cfrlab.solvers._mccfr_kernels import _sample, _uniform
+from cfrlab.solvers._mccfr_kernels import sample_action as _sample
+from cfrlab.solvers._mccfr_kernels import uniform as _uniform
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 
