@@ -13,6 +13,7 @@ from spot_helpers import SMALL_TOML, cli, small_river
 from cfrlab.cards.cards import parse_card
 from cfrlab.errors import CfrlabError
 from cfrlab.spot.fast import FastSolver, SpotGame
+from cfrlab.spot.lock import Lock
 from cfrlab.spot import solve_spot
 from cfrlab.spot.report import SpotReader, WalkReader, action_token, parse_path, reader_of
 from cfrlab.spot.store import load_solution, save_solution
@@ -127,3 +128,44 @@ def test_cli_saves_and_shows_a_flop_spot(tmp_path):
     out = cli("spot", "show", str(f), "--node", "x x Qs")
     assert out.returncode != 0 and "turn card Qs is on the board" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+# -- node locking on the flop ---------------------------------------------------------------------
+def test_a_lock_that_covers_no_hand_is_the_plain_solve_bit_for_bit():
+    spot = small_flop()
+    a = solve_spot(spot, target_pct=None, iterations=12, threads=1)
+    b = solve_spot(spot, target_pct=None, iterations=12, threads=1, locks=(Lock("", hands=(("22", "x"),)),))
+    for n in a.walk.cum:
+        assert np.array_equal(a.walk.cum[n], b.walk.cum[n]) and np.array_equal(a.walk.reg[n], b.walk.reg[n])
+    assert a.best_responses == b.best_responses
+
+
+def test_a_lock_at_the_solved_strategy_changes_little():
+    spot = small_flop()
+    free = solve_spot(spot, target_pct=None, iterations=150, storage="float64", threads=1)
+    locked = solve_spot(spot, target_pct=None, iterations=150, storage="float64", threads=1,
+                        locks=(Lock("", strategy="x"),))  # a lock off the equilibrium
+    g = free.walk.game
+    solver = FastSolver(g, "dcfr", "float64", threads=1)
+    root = free.walk.strategy(0)[g.hands[0]].T  # [A, H]
+    solver.lock(0, np.ones(len(g.hands[0]), dtype=bool), root)
+    solver.iterate(150)
+    assert np.allclose(solver.strategy(0), free.walk.strategy(0), atol=1e-12)
+    assert solver.value(0, "ev") == pytest.approx(free.values[0], abs=0.02 * spot.pot / 100 + 1e-3)
+    assert locked.ev("oop") != pytest.approx(free.ev("oop"), abs=1e-6)  # a lock off it does change it
+
+
+def test_a_pure_fold_lock_lets_the_bettor_win_the_pot():
+    """IP folds to the flop bet whatever it holds: OOP's best response bets every hand and
+    wins the pot (EV 10); the lock stays exactly fold."""
+    spot = small_flop()
+    sol = solve_spot(spot, target_pct=None, iterations=200, threads=1, locks=(Lock("b10", strategy="f"),))
+    assert sol.ev("oop") == pytest.approx(10.0, abs=0.05)
+    rep = WalkReader(sol).node("b10")
+    assert rep.actions[0] == "f" and np.all(rep.strategy[:, 0] == 1.0)
+    assert sol.exploitability_pct < 1.0  # in the locked game
+
+
+def test_a_lock_below_the_flop_is_refused_in_one_line():
+    with pytest.raises(CfrlabError, match="on the flop only"):
+        solve_spot(small_flop(), target_pct=None, iterations=2, threads=1, locks=(Lock("x x Kd", strategy="x"),))

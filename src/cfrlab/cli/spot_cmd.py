@@ -103,7 +103,7 @@ def register(app: typer.Typer) -> None:
 
             locks = load_locks(lock)
             rows = resolve_locks(Frame(spot, tree, model, None), locks)  # bad locks refused before the solve
-        fast = algorithm.lower() in FAST_ALGORITHMS and not locks
+        fast = algorithm.lower() in FAST_ALGORITHMS and (not locks or spot.street < 2)
         game = SpotGame(spot, tree, not no_iso) if fast else None
         need = solve_memory(spot, tree, model, algorithm if fast or not locks else "cfr+", storage,
                             not no_iso, game)
