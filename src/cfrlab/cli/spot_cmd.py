@@ -92,9 +92,6 @@ def register(app: typer.Typer) -> None:
         check_output(out, "result")
         check_output(save, "solved spot")
         spot = load_spot(config)
-        if save is not None and spot.street < 2:
-            raise CfrlabError("--save: saving a flop spot is not supported yet (turn and river spots "
-                              "can be saved)")
         tree, model = spot_tree(spot), SpotModel(spot)
         from cfrlab.spot.fast import FAST_ALGORITHMS, STORAGES, SpotGame
 
@@ -106,7 +103,7 @@ def register(app: typer.Typer) -> None:
 
             locks = load_locks(lock)
             rows = resolve_locks(Frame(spot, tree, model, None), locks)  # bad locks refused before the solve
-        fast = algorithm.lower() in FAST_ALGORITHMS and not locks
+        fast = algorithm.lower() in FAST_ALGORITHMS and (not locks or spot.street < 2)
         game = SpotGame(spot, tree, not no_iso) if fast else None
         need = solve_memory(spot, tree, model, algorithm if fast or not locks else "cfr+", storage,
                             not no_iso, game)
@@ -173,7 +170,7 @@ def register(app: typer.Typer) -> None:
         class, each combo's EV and equity, the range's action frequencies; as a PNG grid or as
         JSON streamed node by node (docs/spots.md)."""
         from cfrlab.spot import load_spot
-        from cfrlab.spot.report import SpotReader
+        from cfrlab.spot.report import reader_of
         from cfrlab.spot.store import load_solution, spot_config
 
         if depth is not None and depth < 0:
@@ -181,7 +178,7 @@ def register(app: typer.Typer) -> None:
         check_output(png, "PNG")
         check_output(json_out, "JSON")
         sol = load_solution(solved, load_spot(spot_file) if spot_file is not None else None)
-        reader = SpotReader(sol)
+        reader = reader_of(sol)
         report = reader.node(node)
         print(sol.spot.summary())
         _print_figures(sol)

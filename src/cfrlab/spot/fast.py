@@ -370,6 +370,53 @@ class FastSolver:
         self._whole = game.split(1)[0]
         self._parts = game.split(self.threads)
         self._pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
+        self.locked: dict = {}  # node -> (bool[H] locked hands, float64[A, H] their strategy)
+
+    @classmethod
+    def from_tables(cls, game: SpotGame, algorithm: str, storage: str, cum: dict, cscale: dict,
+                    iterations: int) -> FastSolver:
+        """A solver holding only saved average-strategy tables (``cum``, ``cscale`` per
+        decision node): it reads and evaluates the strategy ("ev" and "br" walks), no regrets."""
+        self = cls.__new__(cls)
+        self.game, self.algorithm, self.storage = game, algorithm, storage
+        self.alpha, self.beta, self.gamma, self.floor = FAST_ALGORITHMS[algorithm]
+        self.comp = storage == "int16"
+        self.dtype = np.float64 if storage == "float64" else np.float32
+        self.reg, self.rscale, self.cum, self.cscale = {}, {}, cum, cscale
+        self.iterations = int(iterations)
+        self._c = [np.ascontiguousarray(c) for c in game.cards]
+        self._c8 = [c.astype(np.uint8) for c in self._c]
+        self._buffers, self.threads = {}, 1
+        self._whole = game.split(1)[0]
+        self._parts = [self._whole]
+        self._pool = None
+        self.locked = {}
+        return self
+
+    def lock(self, node: int, hands: np.ndarray, strategy: np.ndarray) -> None:
+        """Fix decision ``node``'s strategy (on the spot's first street: one board) for the
+        acting player's ``hands`` (bool[H]) to ``strategy`` (float64[A, H], columns summing to
+        1): the walk plays it, the regret update leaves it and the average strategy is it."""
+        t = self.game.tree
+        if int(t.round[node]) != self.game.street:
+            raise CfrlabError("the spot's walk locks nodes on the spot's first street only")
+        if self.comp:
+            raise CfrlabError("a locked spot is solved with float32 or float64 storage, not int16")
+        hands = np.asarray(hands, dtype=bool)
+        strategy = np.asarray(strategy, dtype=np.float64)
+        self.locked[int(node)] = (hands, strategy)
+        self.cum[node][:, :, hands] = strategy[None][:, :, hands].astype(self.cum[node].dtype)
+
+    def _locked_values(self, n: int, cfv: np.ndarray, out: np.ndarray) -> None:
+        """The locked hands' values at n under their fixed strategy (after the free ones')."""
+        hands, strat = self.locked[n]
+        out[:, hands] = np.einsum("abh,ah->bh", cfv[:, :, hands], strat[:, hands]).astype(out.dtype)
+
+    def _locked_reach(self, n: int, reach: np.ndarray, child_reach: np.ndarray) -> None:
+        """The locked hands' reach under their fixed strategy; their cumulative sums kept at it."""
+        hands, strat = self.locked[n]
+        child_reach[:, :, hands] = (strat[:, None, hands] * reach[None][:, :, hands]).astype(child_reach.dtype)
+        self.cum[n][:, :, hands] = strat[None][:, :, hands].astype(self.cum[n].dtype)
 
     # -- the walk ---------------------------------------------------------------------------------
     def _children(self, n: int) -> list[int]:
@@ -426,6 +473,8 @@ class FastSolver:
                 K.combine_average(self.cum[n][lo:hi], cfv, out)
             else:
                 K.combine(np.empty((0, 0, 0), dtype=self.dtype), cfv, out)
+            if n in self.locked and mode != "ev":  # the locked hands play their lock
+                self._locked_values(n, cfv, out)
             return
         child_reach = self._buffer(("reach", depth, part), (A,) + reach.shape)
         if mode == "train":
@@ -434,6 +483,8 @@ class FastSolver:
         else:  # the average strategy, then times the reach in place
             K.average_strategy(self.cum[n][lo:hi], child_reach)
             K.scale_reach(child_reach, reach, child_reach)
+        if n in self.locked and mode == "train":
+            self._locked_reach(n, reach, child_reach)
         for a, c in enumerate(kids):
             self._walk(c, p, child_reach[a], mode, coef, cfv[a], v, part)
         K.sum_actions(cfv, out)

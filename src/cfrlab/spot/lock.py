@@ -292,3 +292,32 @@ class Frame:
     def __init__(self, spot, tree, model, policy) -> None:
         self.spot, self.tree, self.model, self.policy = spot, tree, model, policy
 
+
+
+def lock_walk(solver, sol_like, locks) -> None:
+    """Apply ``locks`` to a flop spot's walk (``cfrlab.spot.fast.FastSolver.lock``): each
+    lock's node on the flop, its strategy per hand of the acting player (the later entry wins,
+    hands neither covers stay free). A lock below the flop (a turn or river node) is refused."""
+    tree, g = sol_like.tree, solver.game
+    for lk in locks:
+        ref = parse_path(sol_like, lk.node)
+        n = ref.node
+        at = path_text(sol_like, ref)
+        where = f"the lock at {repr(at) if at else 'the root'}"
+        if int(tree.round[n]) != sol_like.spot.street:
+            raise CfrlabError(f"{where}: a flop spot's nodes are locked on the flop only (not on "
+                              "the turn or river yet)")
+        p = int(tree.player[n])
+        cols = np.flatnonzero(tree.legal[tree.decision[n]])
+        actions = [action_token(tree, n, int(c)) for c in cols]
+        hands, strat = solver.locked.get(n, (np.zeros(len(g.hands[p]), dtype=bool),
+                                             np.zeros((len(cols), len(g.hands[p])))))
+        hands, strat = hands.copy(), strat.copy()
+        if lk.strategy is not None:
+            hands[:] = True
+            strat[:] = parse_strategy(lk.strategy, actions, where)[:, None]
+        for text, s in lk.hands:
+            w = _hand_set(text, where)[g.hands[p]]
+            hands |= w
+            strat[:, w] = parse_strategy(s, actions, f"{where}, {text}")[:, None]
+        solver.lock(n, hands, strat)

@@ -50,10 +50,13 @@ STREET_NAMES = ("preflop", "flop", "turn", "river")
 
 @dataclass(frozen=True)
 class NodeRef:
-    """A decision node of a solved spot's tree and, below a turn spot's river card, that card."""
+    """A decision node of a solved spot's tree and, below a chance node, the last card dealt
+    (``card``) and every card dealt after the spot's board (``cards``: a flop spot's turn and
+    river cards)."""
 
     node: int
     card: int | None = None
+    cards: tuple[int, ...] = ()
 
 
 @dataclass
@@ -197,11 +200,13 @@ def parse_path(sol, text: str) -> NodeRef:
     """The node ``text`` names in ``sol``'s tree (module docstring); CfrlabError, naming the
     actions there, when a token does not fit."""
     tree = sol.tree
-    n, card, done = 0, None, []
+    n, card, done, cards = 0, None, [], []
     for tok in str(text).replace(",", " ").split():
         t = tok.lower()
         kind = tree.kind[n]
         if kind == CHANCE and tok == "*":  # every river card
+            if sol.spot.street < 2:
+                raise CfrlabError("on a flop spot, choose the turn and river cards (such as Kd), not '*'")
             n = int(tree.children(n)[0])
         elif kind == CHANCE:
             try:
@@ -209,9 +214,11 @@ def parse_path(sol, text: str) -> NodeRef:
             except CfrlabError:
                 raise CfrlabError(f"after {' '.join(done) or 'the root'} the river card comes "
                                   f"(such as 8d), not {tok!r}") from None
-            if c in sol.spot.board:
-                raise CfrlabError(f"the river card {card_text(c)} is on the board")
+            if c in sol.spot.board or c in cards:
+                street = STREET_NAMES[int(tree.round[tree.children(n)[0]])]
+                raise CfrlabError(f"the {street} card {card_text(c)} is on the board")
             card, n = c, int(tree.children(n)[0])
+            cards.append(c)
         elif kind == DECISION:
             nxt = _match(tree, n, t)
             if nxt < 0:
@@ -226,17 +233,18 @@ def parse_path(sol, text: str) -> NodeRef:
         what = {CHANCE: "the river card is dealt (add it, such as 8d)", FOLD: "a fold ends the hand",
                 SHOWDOWN: "a showdown ends the hand"}[int(tree.kind[n])]
         raise CfrlabError(f"{' '.join(done) or 'the root'} is not a decision: {what}")
-    return NodeRef(n, card)
+    return NodeRef(n, card, tuple(cards))
 
 
 def path_text(sol, ref: NodeRef) -> str:
     """The canonical path of a node (``parse_path``'s inverse)."""
     tree = sol.tree
     toks, n = [], ref.node
+    cards = list(ref.cards) if ref.cards else ([ref.card] if ref.card is not None else [])
     while tree.parent[n] >= 0:
         par = int(tree.parent[n])
         if tree.kind[par] == CHANCE:
-            toks.append(card_text(ref.card) if ref.card is not None else "*")
+            toks.append(card_text(cards.pop()) if cards else "*")
         else:
             toks.append(action_token(tree, par, int(tree.action[n])))
         n = par
@@ -427,3 +435,162 @@ class SpotReader:
         self.values(ref.node, self.reach(ref), depth=depth, emit=emit,
                     prefix=path_text(self.sol, ref), card=ref.card)
 
+
+
+# -- a spot solved on its walk (a flop spot) ------------------------------------------------------
+class WalkReader:
+    """``SpotReader``'s reports read from the spot's walk tables (``sol.walk``: a
+    ``cfrlab.spot.fast.FastSolver``, as a flop spot is solved and saved). A node below a chance
+    node is on the board its path's cards make; its figures are computed on that board's
+    representative (suit isomorphism) and the combos mapped back through the suit permutation.
+    Values walk the node's subtree on that one board in float64. ``walk`` reports the nodes of
+    a subtree down to the next card (a flop spot's turn and river boards are too many to list:
+    name the card in the path)."""
+
+    def __init__(self, sol) -> None:
+        self.sol, self.tree, self.solver = sol, sol.tree, sol.walk
+        self.game = sol.walk.game
+
+    def _strategy(self, n: int, cards: tuple[int, ...]) -> np.ndarray:
+        """float64[1326, A] of node n on the board plus ``cards`` (A in child order)."""
+        return self.solver.strategy(n, cards)
+
+    def _own_reach(self, ref: NodeRef) -> list[np.ndarray]:
+        """Each player's range weight times its own actions to ``ref``, per combo (1326),
+        zero for combos holding a card dealt on the path."""
+        tree, g = self.tree, self.game
+        out = []
+        for p in (0, 1):
+            r = np.zeros(len(COMBOS))
+            r[g.hands[p]] = g.w[p]
+            for c in ref.cards:
+                r[(COMBOS == c).any(axis=1)] = 0.0
+            out.append(r)
+        path, n = [], ref.node
+        while tree.parent[n] >= 0:
+            path.append(n)
+            n = int(tree.parent[n])
+        dealt = 0
+        for c in reversed(path):
+            par = int(tree.parent[c])
+            if tree.kind[par] == CHANCE:
+                dealt += 1
+                continue
+            q = int(tree.player[par])
+            a = [int(k) for k in tree.children(par)].index(int(c))
+            out[q] = out[q] * self._strategy(par, ref.cards[:dealt])[:, a]
+        return out
+
+    def _view(self, L: int, b: int):
+        """The walk's view of canonical board b of level L and every board below it."""
+        from cfrlab.spot.fast import View
+
+        g = self.game
+        lo, hi = [0] * len(g.levels), [0] * len(g.levels)
+        anc = b
+        for k in range(L, -1, -1):  # b's ancestors above it
+            lo[k], hi[k] = anc, anc + 1
+            anc = int(g.levels[k].parent[anc]) if k > 0 else 0
+        for k in range(L + 1, len(g.levels)):
+            lo[k] = int(np.searchsorted(g.levels[k].parent, lo[k - 1]))
+            hi[k] = int(np.searchsorted(g.levels[k].parent, hi[k - 1]))
+        return View(g, lo, hi)
+
+    def _share(self, L: int, v, q: int, reach: np.ndarray) -> np.ndarray:
+        """Per hand of q on v's level-L board: the other's reach over weaker hands minus over
+        stronger ones at the showdown, averaged over the cards to come."""
+        from cfrlab.spot import _kernels as K
+
+        g, s = self.game, self.solver
+        o = 1 - q
+        out = np.empty((v.B[L], len(g.hands[q])))
+        if L == len(g.levels) - 1:
+            sdvalid, sdidx = v.river[q][:2]
+            K.showdown_values(reach, s._c8[q], sdvalid, sdidx, *v.river[o][2:], 1.0, out)
+            return out
+        down = np.empty((v.B[L + 1], reach.shape[1]))
+        K.deal_down(reach, *v.down[L + 1], s._c[o], down)
+        below = self._share(L + 1, v, q, down)
+        K.deal_up(below, *v.up[L + 1], g.hmap[q], g.inv_left[L], out)
+        return out
+
+    def node(self, ref: NodeRef | str) -> NodeReport:
+        """The ``NodeReport`` of one node (a ``NodeRef`` or a path)."""
+        from cfrlab.spot import _kernels as K
+
+        ref = parse_path(self.sol, ref) if isinstance(ref, str) else ref
+        tree, g, s = self.tree, self.game, self.solver
+        n = ref.node
+        L = len(ref.cards)
+        q = int(tree.player[n])
+        o = 1 - q
+        b, tau = g.canonical(ref.cards)
+        own = self._own_reach(ref)
+        maps = [g.hand_map(p, tau) for p in (0, 1)]
+        canon = []  # each player's reach on the representative board, its hands' order
+        for p in (0, 1):
+            m = maps[p]
+            x = np.zeros(len(g.hands[p]))
+            ok = m >= 0
+            x[m[ok]] = own[p][g.hands[p][ok]]
+            canon.append(x * g.levels[L].valid[p][b])
+        v = self._view(L, b)
+        keep_dtype, keep_buf = s.dtype, s._buffers
+        s.dtype, s._buffers = np.float64, {}
+        try:
+            val = np.empty((1, len(g.hands[q])))
+            s._walk(n, q, canon[o][None], "ev", None, val, v)
+        finally:
+            s.dtype, s._buffers = keep_dtype, keep_buf
+        denom = np.empty((1, len(g.hands[q])))
+        K.fold_values(canon[o][None], s._c8[o], s._c8[q], g.same_at[q], g.same_ok[q],
+                      v.validf[L][q], 1.0, denom)
+        chance = np.zeros(len(g.hands[o]))  # the other range's weights on this board
+        chance[:] = g.w[o] * g.levels[L].valid[o][b]
+        marg = np.empty((1, len(g.hands[q])))
+        K.fold_values(chance[None], s._c8[o], s._c8[q], g.same_at[q], g.same_ok[q], v.validf[L][q], 1.0, marg)
+        share = self._share(L, v, q, canon[o][None])
+        m = maps[q]
+        hands = np.flatnonzero(m >= 0)
+        hands = hands[own[q][g.hands[q][hands]] > 0]
+        c = m[hands]
+        weight = own[q][g.hands[q][hands]] * marg[0, c] / g.mass * float(np.prod(g.inv_left[:L]))
+        keep = weight > 0
+        hands, c, weight = hands[keep], c[keep], weight[keep]
+        combos = g.hands[q][hands]
+        cols = np.flatnonzero(tree.legal[tree.decision[n]])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ev = val[0, c] / denom[0, c] + float(tree.spent[n, q])
+            equity = 0.5 * (share[0, c] / denom[0, c] + 1.0)
+        return NodeReport(
+            path=path_text(self.sol, ref), node=int(n), card=ref.card,
+            player="oop" if q == self.sol.spot.oop_position else "ip",
+            street=STREET_NAMES[int(tree.round[n])], pot=int(tree.spent[n].sum()),
+            actions=[action_token(tree, n, int(a)) for a in cols],
+            labels=[action_label(tree, n, int(a)) for a in cols],
+            combos=combos.astype(np.int64), weight=weight,
+            strategy=self._strategy(n, ref.cards)[combos], ev=ev, equity=equity)
+
+    def walk(self, ref: NodeRef | str = "", depth: int | None = None,
+             emit: Callable[[NodeReport], None] | None = None) -> None:
+        """``emit`` the report of every decision node under ``ref`` (itself included) down to
+        ``depth`` more actions (None: every one) and the next card, children first."""
+        ref = parse_path(self.sol, ref) if isinstance(ref, str) else ref
+        tree = self.tree
+
+        def visit(n: int, d: int | None) -> None:
+            for c in tree.children(n):
+                if tree.kind[c] == DECISION and (d is None or d >= 1):
+                    visit(int(c), None if d is None else d - 1)
+            if emit is not None:
+                emit(self.node(NodeRef(n, ref.card, ref.cards)))
+
+        visit(ref.node, depth)
+
+
+def reader_of(sol):
+    """The reader of a solved spot: ``SpotReader`` on its policy table, ``WalkReader`` on
+    its walk tables (a flop spot)."""
+    if sol.walk is not None and (sol.policy is None or sol.spot.street < 2):
+        return WalkReader(sol)
+    return SpotReader(sol)

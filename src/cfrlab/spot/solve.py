@@ -44,7 +44,7 @@ from cfrlab.spot.fast import (
     storage_bytes,
     walk_bytes,
 )
-from cfrlab.spot.lock import Frame, LockedSolver, resolve_locks
+from cfrlab.spot.lock import Frame, LockedSolver, lock_walk, resolve_locks
 from cfrlab.spot.model import SpotModel
 from cfrlab.spot.tree import spot_tree
 from cfrlab.tree.betting_tree import PublicTree
@@ -267,25 +267,27 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
     model = SpotModel(spot) if model is None else model
     locks = tuple(locks)
     cpu = time.process_time()
-    if locks:
-        if spot.street < 2:
-            raise CfrlabError("node locking runs on the engine's dense tables, for turn and river "
-                              "spots; a flop spot cannot be locked yet")
+    walk_locks = bool(locks) and spot.street < 2  # a flop spot's locks: on its walk
+    if walk_locks and name not in FAST_ALGORITHMS:
+        raise CfrlabError(f"a locked flop spot is solved on the spot's walk by one of "
+                          f"{', '.join(FAST_ALGORITHMS)}, not {name}")
+    if locks and not walk_locks:
         if name not in PRESETS:
             raise CfrlabError(f"a locked spot is solved on the engine's tables by one of "
                               f"{', '.join(a for a in ALGORITHMS if a in PRESETS)}, not {name}")
-    elif name in FAST_ALGORITHMS:
+    if name in FAST_ALGORITHMS and (walk_locks or not locks):
         game = SpotGame(spot, tree, isomorphism) if game is None else game
     if max_bytes is not None:
         need = solve_memory(spot, tree, model, name, storage, isomorphism, game)
         if need > max_bytes:
             raise CfrlabError(f"this spot needs about {need / 1e6:,.0f} MB to solve, more than the "
                               f"{max_bytes / 1e6:,.0f} MB allowed")
-    fast = name in FAST_ALGORITHMS and not locks
-    if locks:
+    fast = name in FAST_ALGORITHMS and (walk_locks or not locks)
+    if locks and not fast:
         solver = LockedSolver(tree, model, name, resolve_locks(Frame(spot, tree, model, None), locks))
     elif fast:
         solver = FastSolver(game, name, storage, threads)
+        lock_walk(solver, Frame(spot, tree, model, None), locks)
     else:
         if spot.street < 2:
             raise CfrlabError(f"{name} runs on the engine's dense tables, for turn and river spots; "

@@ -61,11 +61,9 @@ def _describe(cfg: dict) -> str:
 
 
 def save_solution(sol, path) -> None:
-    """Write ``sol`` (a ``SpotSolution``) to ``path`` atomically. A spot solved on the walk
-    whose strategy does not fit the engine's table (a flop spot) cannot be saved yet."""
-    if sol.policy is None:
-        raise CfrlabError("saving a flop spot (or a turn spot too big for one table) is not "
-                          "supported yet: save turn and river spots")
+    """Write ``sol`` (a ``SpotSolution``) to ``path`` atomically: its policy table, or, for a
+    spot solved on the walk whose strategy is not one table (a flop spot), the walk's
+    average-strategy tables as stored (``_walk_arrays``)."""
     header = {
         "kind": KIND, "version": VERSION, "spot": spot_config(sol.spot), "spot_key": spot_key(sol.spot),
         "algorithm": sol.algorithm, "iterations": int(sol.iterations), "seconds": float(sol.seconds),
@@ -73,7 +71,58 @@ def save_solution(sol, path) -> None:
         "values": [float(v) for v in sol.values], "history": [list(map(float, h)) for h in sol.history],
         "locks": [lk.as_dict() for lk in sol.locks],
     }
+    if _on_walk(sol):
+        header.update(format="walk", storage=sol.walk.storage, isomorphism=len(sol.walk.game.group) > 1)
+        save_npz(path, header, _walk_arrays(sol.walk))
+        return
     save_npz(path, header, {"policy": np.ascontiguousarray(sol.policy, dtype=np.float64)})
+
+
+def _on_walk(sol) -> bool:
+    """Saved as the walk's tables: a flop spot solved on the walk, or any spot without a policy."""
+    if sol.policy is None and sol.walk is None:
+        raise CfrlabError("this solution holds no strategy to save")
+    return sol.walk is not None and (sol.policy is None or sol.spot.street < 2)
+
+
+def _walk_arrays(walk) -> dict:
+    """The average strategy per decision node on the representative boards only
+    (``cum_N``: [boards, actions, hands] in the storage's type, ``cscale_N`` the 16-bit
+    form's scale per board) and each street's representative boards' cards (``boards_L``,
+    checked when the file is read: the map from a real card to its representative)."""
+    out = {}
+    for n, cum in walk.cum.items():
+        out[f"cum_{n}"] = cum
+        if walk.comp:
+            out[f"cscale_{n}"] = walk.cscale[n]
+    for L, lev in enumerate(walk.game.levels):
+        out[f"boards_{L}"] = np.array(lev.extras, dtype=np.int64).reshape(lev.B, L)
+    return out
+
+
+def _load_walk(p: Path, z, h: dict, saved, tree):
+    """The ``FastSolver`` (average strategy only) of a file in the walk's format."""
+    from cfrlab.spot.fast import STORAGES, FastSolver, SpotGame
+
+    storage = h.get("storage")
+    if storage not in STORAGES or h.get("algorithm") not in ("dcfr", "dcfr+", "cfr+"):
+        raise CfrlabError(f"{p}: its walk tables name no storage or algorithm the walk knows")
+    game = SpotGame(saved, tree, bool(h.get("isomorphism", True)))
+    for L, lev in enumerate(game.levels):
+        boards = z.read(f"boards_{L}", shape=(lev.B, L))
+        if not np.array_equal(boards, np.array(lev.extras, dtype=np.int64).reshape(lev.B, L)):
+            raise CfrlabError(f"{p}: its representative boards are not this cfrlab's (another version?)")
+    dtype = STORAGES[storage][1]
+    cum, cscale = {}, {}
+    for n in tree.decision_node:
+        n = int(n)
+        B = game.levels[int(tree.round[n]) - game.street].B
+        shape = (B, int(tree.num_children[n]), len(game.hands[int(tree.player[n])]))
+        cum[n] = z.read(f"cum_{n}", shape=shape, dtype=dtype)
+        if dtype != np.uint16 and (not np.isfinite(cum[n]).all() or (cum[n] < 0).any()):
+            raise CfrlabError(f"{p}: its strategy tables are not sums of probabilities")
+        cscale[n] = z.read(f"cscale_{n}", shape=(B,)) if storage == "int16" else np.ones(B, dtype=np.float32)
+    return FastSolver.from_tables(game, str(h["algorithm"]), storage, cum, cscale, int(h.get("iterations", 0)))
 
 
 def load_solution(path, spot=None):
@@ -99,16 +148,20 @@ def load_solution(path, spot=None):
         if spot_key(saved) != h.get("spot_key"):
             raise CfrlabError(f"{p}: its spot does not match its key (the file was changed)")
         tree, model = spot_tree(saved), SpotModel(saved)
-        rows = int(row_offsets(tree, model)[-1])
-        policy = z.read("policy", shape=(rows, tree.num_actions))
-    if policy.dtype != np.float64 or not np.isfinite(policy).all() or (policy < 0).any():
+        walk = policy = None
+        if h.get("format") == "walk":
+            walk = _load_walk(p, z, h, saved, tree)
+        else:
+            rows = int(row_offsets(tree, model)[-1])
+            policy = z.read("policy", shape=(rows, tree.num_actions))
+    if walk is None and (policy.dtype != np.float64 or not np.isfinite(policy).all() or (policy < 0).any()):
         raise CfrlabError(f"{p}: its policy is not a table of probabilities")
     try:
         locks = tuple(Lock.from_dict(d) for d in h.get("locks", []))
         sol = SpotSolution(saved, tree, model, str(h["algorithm"]), policy, int(h["iterations"]),
                            float(h["seconds"]), float(h["exploitability"]),
                            tuple(float(b) for b in h["best_responses"]), tuple(float(v) for v in h["values"]),
-                           [tuple(x) for x in h.get("history", [])], locks=locks)
+                           [tuple(x) for x in h.get("history", [])], walk, locks=locks)
     except (KeyError, TypeError, ValueError) as e:
         raise CfrlabError(f"{p}: its header is incomplete ({e.__class__.__name__}: {e})") from None
     return sol

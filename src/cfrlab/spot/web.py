@@ -31,12 +31,12 @@ from cfrlab.spot.report import (
     GRID,
     NodeRef,
     NodeReport,
-    SpotReader,
     class_grid,
     class_name,
     class_of,
     parse_path,
     path_text,
+    reader_of,
 )
 from cfrlab.spot.show import _class_sizes, action_colors
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD
@@ -72,10 +72,10 @@ class SpotView:
     as ``cfrlab.spot.store.load_solution`` returns it). Reports are cached by path."""
 
     def __init__(self, sol) -> None:
-        if sol.policy is None:
-            raise CfrlabError("the browser view reads spots whose strategy is one table (turn and river spots)")
+        if sol.policy is None and sol.walk is None:
+            raise CfrlabError("the browser view reads a solved spot's strategy, and this one holds none")
         self.sol = sol
-        self.reader = SpotReader(sol)
+        self.reader = reader_of(sol)
         self._reports: OrderedDict[str, NodeReport] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -111,13 +111,13 @@ class SpotView:
 
     def _parent(self, ref: NodeRef) -> str | None:
         """The path of the decision before ``ref`` (over a river card), None at the root."""
-        tree, n, card = self.sol.tree, ref.node, ref.card
+        tree, n, cards = self.sol.tree, ref.node, list(ref.cards)
         while tree.parent[n] >= 0:
             n = int(tree.parent[n])
             if tree.kind[n] == CHANCE:
-                card = None
+                cards = cards[:-1]
             elif tree.kind[n] == DECISION:
-                return path_text(self.sol, NodeRef(n, card))
+                return path_text(self.sol, NodeRef(n, cards[-1] if cards else None, tuple(cards)))
         return None
 
     def _trail(self, ref: NodeRef) -> list[dict]:
@@ -141,14 +141,14 @@ class SpotView:
         if kind == DECISION:
             return {"kind": "decision", "path": path}
         if kind == CHANCE and tree.kind[tree.children(child)[0]] == DECISION:
-            return {"kind": "card", "path": path, "cards": self.river_cards()}
+            return {"kind": "card", "path": path, "cards": self.river_cards(ref.cards)}
         return {"kind": "end", "what": "fold" if kind == FOLD else "showdown"}
 
-    def river_cards(self) -> list[str]:
-        """The cards that can come on the river (turn spots; none on a river spot)."""
-        if len(self.sol.spot.board) >= 5:
+    def river_cards(self, dealt: tuple[int, ...] = ()) -> list[str]:
+        """The cards that can come next after ``dealt`` (none on a river spot)."""
+        if len(self.sol.spot.board) + len(dealt) >= 5:
             return []
-        used = {int(c) for c in self.sol.spot.board}
+        used = {int(c) for c in self.sol.spot.board} | {int(c) for c in dealt}
         return [card_text(c) for c in range(51, -1, -1) if c not in used]
 
     # -- views -----------------------------------------------------------------------------------
@@ -167,7 +167,7 @@ class SpotView:
         density (weight per combo, the densest class 1) and strategy (``None`` where the
         player holds none of it)."""
         rep = self.report(path)
-        ref = NodeRef(rep.node, rep.card)
+        ref = parse_path(self.sol, rep.path)
         tree = self.sol.tree
         colors = action_colors(rep.actions)
         children = {int(tree.action[c]): int(c) for c in tree.children(rep.node)}
@@ -183,7 +183,7 @@ class SpotView:
         grid = [[{"hand": names[i][j], "weight": _num(weight[i, j]), "density": _num(dens[i, j]),
                   "strategy": [_num(x) for x in freq[i, j]] if weight[i, j] > 0 else None}
                  for j in range(GRID)] for i in range(GRID)]
-        board = [card_text(int(c)) for c in self.sol.spot.board] + ([card_text(rep.card)] if rep.card is not None else [])
+        board = [card_text(int(c)) for c in tuple(self.sol.spot.board) + ref.cards]
         return {"path": rep.path, "parent": self._parent(ref), "trail": self._trail(ref),
                 "player": rep.player, "street": rep.street, "pot": rep.pot, "board": board,
                 "actions": actions, "combos": len(rep.combos), "grid": grid}

@@ -1,0 +1,171 @@
+"""Flop spots saved, read and locked (cfrlab.spot.store, report.WalkReader, fast.FastSolver's
+locks): the walk's tables read back from a file give every node the in-memory solution's
+figures, a node on a non-representative turn card equals the plain walk's (no isomorphism),
+the walk reader agrees with the engine tables' reader where both exist, and a lock at a flop
+node fixes its strategy."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from spot_helpers import SMALL_TOML, cli, small_river
+
+from cfrlab.cards.cards import parse_card
+from cfrlab.errors import CfrlabError
+from cfrlab.spot.fast import FastSolver, SpotGame
+from cfrlab.spot.lock import Lock
+from cfrlab.spot import solve_spot
+from cfrlab.spot.report import SpotReader, WalkReader, action_token, parse_path, reader_of
+from cfrlab.spot.store import load_solution, save_solution
+from cfrlab.tree.betting_tree import CHANCE, DECISION
+
+FLOP = "Qs Jh 2h"
+BETS = {"bet": "p", "raise": "a"}
+
+
+def small_flop(**kw):
+    return small_river(board=FLOP, bets=BETS, **kw)
+
+
+@pytest.fixture(scope="module")
+def flop_sol():
+    return solve_spot(small_flop(), target_pct=None, iterations=30, threads=1)
+
+
+def _paths(sol, cards=("Kd", "3c")):
+    """Every decision's path on the board plus the given turn and river cards."""
+    tree, out = sol.tree, []
+
+    def visit(n, path, k):
+        if tree.kind[n] == CHANCE:
+            visit(int(tree.children(n)[0]), f"{path} {cards[k]}", k + 1)
+        elif tree.kind[n] == DECISION:
+            out.append(path)
+            for c in tree.children(n):
+                visit(int(c), f"{path} {action_token(tree, n, int(tree.action[c]))}".strip(), k)
+
+    visit(0, "", 0)
+    return out
+
+
+def _same(a, b, tol=0.0):
+    assert a.path == b.path and np.array_equal(a.combos, b.combos)
+    for x, y in ((a.strategy, b.strategy), (a.weight, b.weight), (a.ev, b.ev), (a.equity, b.equity)):
+        assert np.allclose(x, y, rtol=0, atol=tol, equal_nan=True), a.path
+
+
+def test_a_saved_flop_spot_reads_back_every_node(flop_sol, tmp_path):
+    f = tmp_path / "flop.npz"
+    save_solution(flop_sol, f)
+    got = load_solution(f, small_flop())
+    assert got.policy is None and got.walk.storage == "float32"
+    for n, cum in flop_sol.walk.cum.items():
+        assert np.array_equal(got.walk.cum[n], cum)
+    a, b = WalkReader(flop_sol), reader_of(got)
+    paths = _paths(flop_sol)
+    assert len(paths) > 20 and "x x Kd x x 3c" in paths
+    for path in paths:
+        _same(a.node(path), b.node(path))
+    assert [f for _, f in got.frequencies(0)] == pytest.approx([f for _, f in flop_sol.frequencies(0)], abs=1e-12)
+    assert got.ev("oop") == flop_sol.ev("oop")
+
+
+def test_walk_reader_equals_the_engine_tables_reader(flop_sol):
+    """Where the engine's reader applies (flop and turn nodes of a small flop spot)."""
+    a, b = SpotReader(flop_sol), WalkReader(flop_sol)
+    for path in ("", "x", "b10", "x x Kd", "x x 8h b10"):
+        _same(a.node(path), b.node(path), tol=1e-6)
+
+
+def test_a_non_representative_card_reads_the_plain_walks_node():
+    """Qs Jh 2h with suit-symmetric ranges: Kd and Kc are one turn board. The isomorphic
+    solve's node on Kc (read through the suit permutation) equals the plain walk's node on Kc
+    with the same strategy copied to every board (the plain iterates themselves drift apart:
+    tests/test_spot_fast.py)."""
+    spot = small_flop()
+    iso = solve_spot(spot, target_pct=None, iterations=20, storage="float64", threads=1)
+    plain = FastSolver(SpotGame(spot, iso.tree, False), "dcfr", "float64", threads=1)
+    assert iso.walk.game.levels[1].B < plain.game.levels[1].B
+    for n in iso.tree.decision_node:
+        n = int(n)
+        L = int(iso.tree.round[n]) - spot.street
+        p = int(iso.tree.player[n])
+        for b, extras in enumerate(plain.game.levels[L].extras):
+            cb, tau = iso.walk.game.canonical(extras)
+            plain.cum[n][b] = iso.walk.cum[n][cb][:, iso.walk.game.hand_map(p, tau)]
+    a, b = WalkReader(iso), WalkReader(replace(iso, walk=plain))
+    assert iso.walk.game.canonical((parse_card("Kd"),))[1] != (0, 1, 2, 3)  # Kd: not the representative
+    for path in ("x x Kc", "x x Kd", "x x Kd x b10", "b10 c 3d x x 9d", "x x Kd b10 c 4s"):
+        _same(a.node(path), b.node(path), tol=1e-9)
+
+
+def test_a_file_of_another_spot_is_refused(flop_sol, tmp_path):
+    f = tmp_path / "flop.npz"
+    save_solution(flop_sol, f)
+    with pytest.raises(CfrlabError, match="another spot"):
+        load_solution(f, small_flop(pot=12))
+
+
+def test_int16_tables_are_saved_as_they_are(tmp_path):
+    sol = solve_spot(small_flop(), target_pct=None, iterations=10, storage="int16", threads=1)
+    f = tmp_path / "flop16.npz"
+    save_solution(sol, f)
+    got = load_solution(f)
+    for n in sol.walk.cum:
+        assert got.walk.cum[n].dtype == np.uint16 and np.array_equal(got.walk.cum[n], sol.walk.cum[n])
+    _same(WalkReader(sol).node("x x Kd b10"), WalkReader(got).node("x x Kd b10"))
+
+
+def test_cli_saves_and_shows_a_flop_spot(tmp_path):
+    cfg = tmp_path / "flop.toml"
+    cfg.write_text(SMALL_TOML.replace("Qs Jh 2h 8d 3c", FLOP).replace('bet = "p, a"', 'bet = "p"'))
+    f = tmp_path / "flop.npz"
+    out = cli("spot", "solve", str(cfg), "--iterations", "10", "--threads", "1", "--save", str(f))
+    assert out.returncode == 0, out.stderr
+    out = cli("spot", "show", str(f), "--node", "x x Kd b10", "--json", str(tmp_path / "n.json"))
+    assert out.returncode == 0, out.stderr
+    assert "x x Kd b10" in out.stdout
+    out = cli("spot", "show", str(f), "--node", "x x Qs")
+    assert out.returncode != 0 and "turn card Qs is on the board" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+# -- node locking on the flop ---------------------------------------------------------------------
+def test_a_lock_that_covers_no_hand_is_the_plain_solve_bit_for_bit():
+    spot = small_flop()
+    a = solve_spot(spot, target_pct=None, iterations=12, threads=1)
+    b = solve_spot(spot, target_pct=None, iterations=12, threads=1, locks=(Lock("", hands=(("22", "x"),)),))
+    for n in a.walk.cum:
+        assert np.array_equal(a.walk.cum[n], b.walk.cum[n]) and np.array_equal(a.walk.reg[n], b.walk.reg[n])
+    assert a.best_responses == b.best_responses
+
+
+def test_a_lock_at_the_solved_strategy_changes_little():
+    spot = small_flop()
+    free = solve_spot(spot, target_pct=None, iterations=150, storage="float64", threads=1)
+    locked = solve_spot(spot, target_pct=None, iterations=150, storage="float64", threads=1,
+                        locks=(Lock("", strategy="x"),))  # a lock off the equilibrium
+    g = free.walk.game
+    solver = FastSolver(g, "dcfr", "float64", threads=1)
+    root = free.walk.strategy(0)[g.hands[0]].T  # [A, H]
+    solver.lock(0, np.ones(len(g.hands[0]), dtype=bool), root)
+    solver.iterate(150)
+    assert np.allclose(solver.strategy(0), free.walk.strategy(0), atol=1e-12)
+    assert solver.value(0, "ev") == pytest.approx(free.values[0], abs=0.02 * spot.pot / 100 + 1e-3)
+    assert locked.ev("oop") != pytest.approx(free.ev("oop"), abs=1e-6)  # a lock off it does change it
+
+
+def test_a_pure_fold_lock_lets_the_bettor_win_the_pot():
+    """IP folds to the flop bet whatever it holds: OOP's best response bets every hand and
+    wins the pot (EV 10); the lock stays exactly fold."""
+    spot = small_flop()
+    sol = solve_spot(spot, target_pct=None, iterations=200, threads=1, locks=(Lock("b10", strategy="f"),))
+    assert sol.ev("oop") == pytest.approx(10.0, abs=0.05)
+    rep = WalkReader(sol).node("b10")
+    assert rep.actions[0] == "f" and np.all(rep.strategy[:, 0] == 1.0)
+    assert sol.exploitability_pct < 1.0  # in the locked game
+
+
+def test_a_lock_below_the_flop_is_refused_in_one_line():
+    with pytest.raises(CfrlabError, match="on the flop only"):
+        solve_spot(small_flop(), target_pct=None, iterations=2, threads=1, locks=(Lock("x x Kd", strategy="x"),))
