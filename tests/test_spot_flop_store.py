@@ -12,10 +12,10 @@ from spot_helpers import SMALL_TOML, cli, small_river
 
 from cfrlab.cards.cards import parse_card
 from cfrlab.errors import CfrlabError
+from cfrlab.spot import solve_spot
 from cfrlab.spot.fast import FastSolver, SpotGame
 from cfrlab.spot.lock import Lock
-from cfrlab.spot import solve_spot
-from cfrlab.spot.report import SpotReader, WalkReader, action_token, parse_path, reader_of
+from cfrlab.spot.report import SpotReader, WalkReader, action_token, reader_of
 from cfrlab.spot.store import load_solution, save_solution
 from cfrlab.tree.betting_tree import CHANCE, DECISION
 

@@ -271,10 +271,9 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
     if walk_locks and name not in FAST_ALGORITHMS:
         raise CfrlabError(f"a locked flop spot is solved on the spot's walk by one of "
                           f"{', '.join(FAST_ALGORITHMS)}, not {name}")
-    if locks and not walk_locks:
-        if name not in PRESETS:
-            raise CfrlabError(f"a locked spot is solved on the engine's tables by one of "
-                              f"{', '.join(a for a in ALGORITHMS if a in PRESETS)}, not {name}")
+    if locks and not walk_locks and name not in PRESETS:
+        raise CfrlabError(f"a locked spot is solved on the engine's tables by one of "
+                          f"{', '.join(a for a in ALGORITHMS if a in PRESETS)}, not {name}")
     if name in FAST_ALGORITHMS and (walk_locks or not locks):
         game = SpotGame(spot, tree, isomorphism) if game is None else game
     if max_bytes is not None:
