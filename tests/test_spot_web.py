@@ -246,3 +246,24 @@ def test_browser_turn_spot_river_card(page_of, turn_sol):
         click_and_wait(page, "#back")
         assert "IP acts on the turn" in page.inner_text("#where")
         page.close()
+
+
+def test_flop_spot_walks_over_turn_and_river_cards():
+    spot = make_spot(board="Qs Jh 2h", pot=10, stack=30, oop_range="AA, QJs", ip_range="KK, T9s",
+                     bets={"bet": "p", "raise": "a", "cap": 1})
+    sol = solve_spot(spot, target_pct=None, iterations=10, threads=1)
+    view = SpotView(sol)
+    nxt = view.node("x")["actions"][0]["next"]
+    assert nxt["kind"] == "card" and nxt["path"] == "x x"
+    assert len(nxt["cards"]) == 49 and "Qs" not in nxt["cards"] and "Kd" in nxt["cards"]
+    turn = view.node("x x Kd")
+    assert turn["board"] == ["Qs", "Jh", "2h", "Kd"] and turn["street"] == "turn"
+    assert turn["parent"] == "x"
+    river = view.node("x x Kd x x 3c")
+    assert river["board"] == ["Qs", "Jh", "2h", "Kd", "3c"] and river["street"] == "river"
+    assert river["parent"] == "x x Kd x"
+    # a non-representative turn card (Kc and Kd are alike on this board) reads its own cards
+    kc = view.node("x x Kc")
+    assert kc["board"][-1] == "Kc" and kc["combos"] == turn["combos"]
+    with pytest.raises(NoSuchNode, match="the turn card Qs is on the board"):
+        view.node("x x Qs")
