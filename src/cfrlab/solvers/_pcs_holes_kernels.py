@@ -34,9 +34,10 @@ BoardTables = namedtuple("BoardTables", "smap c0 c1 D order gend")
 
 
 @njit(cache=NUMBA_CACHE)
-def _fold_values(R, c0, c1, D, f, out):
+def _fold_values(R, c0, c1, D, f, out, by_card):
+    """``by_card`` float64[D] scratch (zeroed here)."""
     H = R.shape[0]
-    by_card = np.zeros(D)
+    by_card[:] = 0.0
     tot = 0.0
     for h in range(H):
         x = R[h]
@@ -48,17 +49,18 @@ def _fold_values(R, c0, c1, D, f, out):
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdown_values(R, c0, c1, D, order, gend, f, out):
+def _showdown_values(R, c0, c1, D, order, gend, f, out, scratch):
+    """``scratch`` float64[3, D] (zeroed here)."""
     H = R.shape[0]
     tot = 0.0
-    tot_card = np.zeros(D)
+    scratch[:] = 0.0
+    tot_card, below_card, grp_card = scratch[0], scratch[1], scratch[2]
     for h in range(H):
         tot += R[h]
         tot_card[c0[h]] += R[h]
         tot_card[c1[h]] += R[h]
     below = 0.0  # reach of the pairs in tie groups below the current one, in all and by card
-    below_card = np.zeros(D)
-    grp_card = np.zeros(D)  # the current group's, by card
+    # (below_card), and the current group's by card (grp_card)
     j = 0
     while j < H:
         e = gend[j]
@@ -144,13 +146,15 @@ def _values_player(tree, board, scale, regret, avg, sigma, reach, values, i):
     smap, c0, c1, D, order, gend = board
     N = nodes.shape[0]
     H = smap.shape[2]
+    scratch = np.zeros((3, D))  # per-card sums, one allocation a walk
     for n in range(N):
         kind = nodes[n, EK.COL_KIND]
         if kind == FOLD:
             u = node_u[n] if i == 0 else -node_u[n]
-            _fold_values(reach[1 - i, n], c0, c1, D, u * scale, values[i, n])
+            _fold_values(reach[1 - i, n], c0, c1, D, u * scale, values[i, n], scratch[0])
         elif kind == SHOWDOWN:
-            _showdown_values(reach[1 - i, n], c0, c1, D, order, gend, node_u[n] * scale, values[i, n])
+            _showdown_values(reach[1 - i, n], c0, c1, D, order, gend, node_u[n] * scale, values[i, n],
+                             scratch)
     for n in range(N - 1, -1, -1):
         kind = nodes[n, EK.COL_KIND]
         if kind >= FOLD:
