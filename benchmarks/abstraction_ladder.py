@@ -54,6 +54,19 @@ LABELS = {"pr": "perfect recall, E[HS^2] percentile", "percentile": "imperfect r
 RECORDED_PR = {2: (96056, 1.037, 519.17, (433.0, 605.3), 505), 3: (476934, 1.038, 427.41, (278.1, 576.8), 545),
                4: (1492992, 1.048, 452.61, (339.0, 566.3), 578), 5: (3624290, 0.984, 408.34, (303.8, 512.9), 647)}
 
+# The first imperfect-recall rows (docs/RESULTS.md, 2026-11-26: vanilla pcs, the one-thread
+# walk): --recorded-ir plots them beside the new ones. (kind, iterations, solve s, real, by position, BR s)
+RECORDED_IR = [("percentile", 1080, 481, 639.52, (473.4, 805.6), 833),
+               ("percentile", 3400, 1003, 550.66, (392.3, 709.02), 760),
+               ("ochs", 3400, 482, 625.01, (459.99, 790.04), 820)]
+
+
+def recorded_ir_rows() -> list[dict]:
+    return [{"kind": k, "size": 5, "buckets": per_round(5), "infosets": 3624290, "solver": "pcs",
+             "cpu_seconds": None, "iterations": it, "solve_seconds": s, "budget": None, "abstract_mbb": None,
+             "real_mbb": real, "real_by_position": list(pos), "real_seconds": br, "recorded": True}
+            for k, it, s, real, pos, br in RECORDED_IR]
+
 
 def per_round(size: int, rounds: int = 4) -> list[int]:
     """States per round of the perfect-recall ``size``-bucket abstraction: size^(r+1)."""
@@ -174,14 +187,28 @@ def plot(rows: list[dict], path: Path) -> None:
         key = (r["kind"], solver_of(r), r["size"])
         if key not in final or r["iterations"] >= final[key]["iterations"]:
             final[key] = r
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, (ax, cx) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.1, 1]})
     series = sorted({(k, sv) for k, sv, _ in final}, key=lambda ks: (KINDS.index(ks[0]), ks[1]))
     for (kind, solver), marker in zip(series, "osD^vP*X"):
         got = sorted((r["infosets"], r["real_mbb"], r["iterations"]) for (k, sv, _), r in final.items()
                      if (k, sv) == (kind, solver))
         its = "/".join(sorted({f"{n:,}" for _, _, n in got}))
-        ax.plot([x for x, _, _ in got], [y for _, y, _ in got], marker=marker, linestyle="-" if len(got) > 1 else "",
-                label=f"{LABELS[kind]} ({solver} {its} it.)")
+        line = ax.plot([x for x, _, _ in got], [y for _, y, _ in got], marker=marker,
+                       linestyle="-" if len(got) > 1 else "", label=f"{LABELS[kind]} ({solver} {its} it.)")[0]
+        if kind == "pr":  # the perfect-recall rows' value at each size, as a level on the right
+            for x, y, _ in got:
+                if x == max(r["infosets"] for r in rows if r["kind"] != "pr"):
+                    cx.axhline(y, color=line.get_color(), linestyle="--", label=f"perfect recall, same size ({y:.0f})")
+                    cx.axhline(0.75 * y, color="grey", linestyle=":", label=f"25% less: the goal ({0.75 * y:.0f})")
+            continue
+        curve = sorted((r["iterations"], r["real_mbb"]) for r in rows if (r["kind"], solver_of(r)) == (kind, solver))
+        cx.plot([i for i, _ in curve], [y for _, y in curve], marker=marker, color=line.get_color(),
+                label=f"{LABELS[kind]} ({solver})")
+    cx.set_xlabel("imperfect-recall solve: iterations (boards sampled)")
+    cx.set_ylabel("real-game exploitability (mbb/g)")
+    cx.set_title("the same size (5-25-125-625) against solve length")
+    cx.grid(True, alpha=0.3)
+    cx.legend(fontsize=7)
     ax.set_xscale("log")
     ax.margins(x=0.08, y=0.08)
     ax.set_xlabel("information sets")
@@ -226,6 +253,8 @@ def main() -> None:
     ap.add_argument("--pr-dir", default=None, help="the perfect-recall ladder's files (default: out/ladder-RxS)")
     ap.add_argument("--recorded-pr", action="store_true",
                     help="pr rows as docs/RESULTS.md records them (sizes 2-5), not re-run")
+    ap.add_argument("--recorded-ir", action="store_true",
+                    help="with --plot: also the first imperfect-recall rows (vanilla pcs) as RESULTS records them")
     ap.add_argument("--plot", default=None, help="PNG of exploitability against information sets (+ .csv)")
     ap.add_argument("--also", action="append", default=[],
                     help="with --plot: also the rows of another run's --json output (repeatable)")
@@ -259,6 +288,8 @@ def main() -> None:
     print("(mbb/g; real: exact best response with real cards, as position 0 / 1)")
     for f in a.also:  # rows of other runs (their --json line), e.g. budgets in other units
         rows += json.loads(Path(f).read_text().strip().splitlines()[-1])["rows"]
+    if a.recorded_ir:
+        rows += recorded_ir_rows()
     if a.plot:
         plot(rows, Path(a.plot))
     if a.json:
