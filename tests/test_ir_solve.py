@@ -17,7 +17,6 @@ from numba import njit
 from test_metrics import holdem
 
 from cfrlab import api
-
 from cfrlab.abstraction.bucketed import BucketedModel
 from cfrlab.abstraction.buckets import BucketSpec
 from cfrlab.engine import kernels as EK
@@ -149,7 +148,7 @@ def three_rounds():
                                     {"alternating": True, "regret_floor": True, "gamma": 1.0}],
                          ids=["vanilla", "dcfr", "cfr+"])
 def test_two_thread_walk_equals_the_serial_walk(three_rounds, params):
-    g, tree, ir = three_rounds
+    _g, tree, ir = three_rounds
     a = make_solver(tree, ir, "pcs", seed=5, **params)
     b = make_solver(tree, ir, "pcs", seed=5, **params)
     a.iterate(40)
@@ -195,7 +194,7 @@ def test_no_real_skips_the_real_game_measurement(capsys, ir_files):
 
 
 def test_no_real_refuses_measuring_options(capsys, ir_files):
-    d, game, ir = ir_files
+    _, game, ir = ir_files
     for extra in (["--target", "5"], ["--eval-every", "10"]):
         code, _, err = run(capsys, "solve", game, "-a", "pcs", "--abstraction", ir, "-n", "10",
                            "--no-real", "--no-progress", *extra)
@@ -210,7 +209,7 @@ def test_imperfect_recall_solve_resumes_bit_for_bit(capsys, ir_files):
             "-p", "beta=0", "-p", "gamma=2")
     solve_json(capsys, game, *base, "-n", "40", "--out", str(d / "straight.npz"))
     solve_json(capsys, game, *base, "-n", "15", "--out", str(d / "r.npz"), "--checkpoint-every", "5")
-    resumed, text = solve_json(capsys, game, *base, "-n", "40", "--out", str(d / "r.npz"), "--resume")
+    resumed, _ = solve_json(capsys, game, *base, "-n", "40", "--out", str(d / "r.npz"), "--resume")
     assert resumed["resumed_from"] == 15 and resumed["iterations"] == 40
     np.testing.assert_array_equal(Strategy.load(d / "r.npz").policy,
                                   Strategy.load(d / "straight.npz").policy)

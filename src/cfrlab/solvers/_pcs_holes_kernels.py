@@ -111,7 +111,7 @@ def holes_iteration(tree, board, scale, regret, avg, sigma, reach, values, trav)
 @njit(cache=NUMBA_CACHE)
 def _forward_player(tree, board, regret, sigma, reach, pl):
     """Regret matching at ``pl``'s decisions and ``pl``'s reach at every node (preorder)."""
-    nodes, child, row_off, legal, node_u = tree
+    nodes, _child, row_off, legal, _node_u = tree
     smap = board[0]
     N = nodes.shape[0]
     H = smap.shape[2]
@@ -142,7 +142,7 @@ def _forward_player(tree, board, regret, sigma, reach, pl):
 def _values_player(tree, board, scale, regret, avg, sigma, reach, values, i):
     """Traverser ``i``'s terminal values against the opponent's reach, then its values
     bottom-up with the regret and average sums at its own decisions' rows."""
-    nodes, child, row_off, legal, node_u = tree
+    nodes, child, row_off, _legal, node_u = tree
     smap, c0, c1, D, order, gend = board
     N = nodes.shape[0]
     H = smap.shape[2]

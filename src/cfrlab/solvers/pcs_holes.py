@@ -24,7 +24,12 @@ from cfrlab.engine.kernels import (
     discounts as _discounts,
 )
 from cfrlab.errors import CfrlabError
-from cfrlab.solvers._pcs_holes_kernels import BoardTables, HoleTree, discount_tables, holes_iteration
+from cfrlab.solvers._pcs_holes_kernels import (
+    BoardTables,
+    HoleTree,
+    discount_tables,
+    holes_iteration,
+)
 
 
 class HolePairPCS:
