@@ -171,7 +171,7 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
           abstraction: Any = None, bets: str | None = None, seed: int | None = None,
           progress: Callable[[Tick], None] | None = None, checkpoint: str | Path | None = None,
           checkpoint_every: int | None = None, on_start: Callable[[SolvePlan], None] | None = None,
-          **params: Any) -> SolveResult:
+          real: bool = True, **params: Any) -> SolveResult:
     """Solve ``game`` with ``algorithm`` until ``iterations``, ``seconds`` of solver time or an
     exploitability of ``target``, whichever comes first. ``target`` is a number in the game's
     unit (``cfrlab.games.units``: mbb/g in a blind game, chips/g in an ante game), or a string
@@ -186,6 +186,12 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
     as ``"fcpa"`` or ``"0.5p,p,a/p,a;cap=3"`` (``cfrlab.tree.bets``; default: every legal
     amount, for small stacks). ``seed``: sampling algorithms' seed (drawn and recorded when
     None). ``progress(tick)`` is called after every chunk of iterations.
+
+    An imperfect-recall abstraction has no abstract best response: its exploitability is
+    measured in the real game (exact, one process) at the end, or with ``eval_every``;
+    ``real=False`` skips that (``exploitability`` None; ``exploit(strategy, real=True)``
+    measures it later, with workers and checkpoints). ``real`` changes nothing under perfect
+    recall.
 
     ``checkpoint``: a file the solver state is saved to every ``checkpoint_every`` iterations,
     at the end and on Ctrl-C (then ``cfrlab.solvers.driver.Interrupted`` is raised); when it
@@ -237,11 +243,16 @@ def solve(game: GameDef | str | Path, algorithm: str = "cfr+", *, iterations: in
     evaluate = solver.exploitability
     forgetful = not many and not perfect_recall(model)
     if forgetful:  # no abstract best response under imperfect recall: the real game's, once
-        evaluate = _real_exploitability(g, tree, model, solver, name)  # at the end by default
+        evaluate = _real_exploitability(g, tree, model, solver, name) if real else None  # at the end
+        if not real and (eval_every or target is not None):
+            raise CfrlabError("an imperfect-recall solve measured nowhere (real=False) takes no "
+                              "eval_every or target")
     schedule = Every(eval_every) if eval_every else (None if forgetful else default_schedule(name))
+    measuring = "nowhere: the real-game best response is skipped" if evaluate is None else \
+        "in the real game at the end" if schedule is None else schedule.describe()
     if on_start is not None:
         on_start(SolvePlan(name, solver.seed, drawn, None if run_state is None else int(solver.iterations),
-                           "in the real game at the end" if schedule is None else schedule.describe()))
+                           measuring))
     run = run_solve(solver, stop, evaluate, eval_every=schedule, checkpoint=checkpointer,
                     checkpoint_every=checkpoint_every, run=run_state, on_tick=progress)
     avg = solver.average_policy()  # once: at 10 buckets each copy is 1.4 GB

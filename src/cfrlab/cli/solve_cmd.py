@@ -263,6 +263,9 @@ def register(app: typer.Typer) -> None:
         bets: Annotated[str | None, typer.Option(
             "--bets", metavar="SPEC", help=("no-limit betting abstraction: fc, fcpa, default, or sizes per "
                                             "round such as '0.5p,p,a/p,a;cap=3' (default: every amount)"))] = None,
+        real: Annotated[bool, typer.Option("--real/--no-real", help=(
+            "imperfect-recall abstraction: measure the strategy in the real game at the end (exact, "
+            "one process; --no-real skips it: cfrlab exploit FILE --real --workers N measures it later)"))] = True,
     ) -> None:
         """Solve a game; print exploitability and (with --out) save the strategy."""
         if seconds is not None and not math.isfinite(seconds):  # no time limit is --seconds left out
@@ -311,8 +314,10 @@ def register(app: typer.Typer) -> None:
             result = api.solve(g, "lp", abstraction=model, bets=bets)
         else:
             params = {**params, "bets": bets} if bets is not None else params
+            if not real and (eval_every is not None or target is not None):
+                raise CfrlabError("--no-real measures nothing: it takes no --eval-every or --target")
             result = _solve_iterative(g, game, None if many else model, alg, params, seed, stop, eval_every,
-                                      checkpoint_every, ckpt, console, progress)
+                                      checkpoint_every, ckpt, console, progress, real)
         strategy = result.strategy
         if out is not None:
             with writing(out, "strategy"):
@@ -391,7 +396,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _solve_iterative(g, given, model, alg, params, seed, stop, eval_every, checkpoint_every,
-                     ckpt, console, show_progress) -> api.SolveResult:
+                     ckpt, console, show_progress, real=True) -> api.SolveResult:
     if (alg in FULL_WIDTH or alg in N_PRESETS and g.num_players > 2) and seed is not None:
         print(f"cfrlab: note: {alg} is deterministic; --seed changes nothing (a time budget is --seconds)",
               file=sys.stderr)
@@ -423,7 +428,7 @@ def _solve_iterative(g, given, model, alg, params, seed, stop, eval_every, check
             result = api.solve(g if g.name else given, alg, iterations=stop.iterations, seconds=stop.seconds,
                                target=target, eval_every=eval_every, abstraction=model, seed=seed,
                                progress=on_tick, checkpoint=ckpt, checkpoint_every=checkpoint_every,
-                               on_start=on_start, **params)
+                               on_start=on_start, real=real, **params)
         if lines is not None:
             lines.finish()
     except OSError as e:
@@ -438,8 +443,9 @@ def _solve_iterative(g, given, model, alg, params, seed, stop, eval_every, check
 
 def _summary(g: GameDef, strategy: Strategy, result: api.SolveResult) -> dict[str, Any]:
     h = strategy.header
+    expl = h["exploitability"]  # None: an imperfect-recall solve not measured (--no-real)
     out = {"algorithm": h["algorithm"], "iterations": h["iterations"], "seconds": h["seconds"],
-           "exploitability": to_unit(g, h["exploitability"]), "exploitability_chips": h["exploitability"],
+           "exploitability": None if expl is None else to_unit(g, expl), "exploitability_chips": expl,
            "unit": unit_of(g), "game_value": None if h["game_value"] is None else to_unit(g, h["game_value"]), "game_value_chips": h["game_value"],
            "params": h.get("params"), "seed": h.get("seed")}
     if strategy.num_players > 2:  # NashConv and each player's figures (chips per game)
@@ -470,8 +476,11 @@ def _report(g, label, strategy, result, out, ckpt, console) -> None:
         console.print(f"[bold]solved {label} with {h['algorithm']}[/]: {h['iterations']:,} iterations in "
                       f"{h['seconds']:.3f} s{speed}; {why}")
     expl = h["exploitability"]
-    milli = f" = {1000 * expl:.3g} milli-chips" if unit == CHIPS else ""
-    console.print(f"exploitability [bold]{format_unit(g, expl)}[/]{milli}")
+    if expl is None:  # imperfect recall with --no-real
+        console.print("exploitability not measured (--no-real; cfrlab exploit FILE --real measures it)")
+    else:
+        milli = f" = {1000 * expl:.3g} milli-chips" if unit == CHIPS else ""
+        console.print(f"exploitability [bold]{format_unit(g, expl)}[/]{milli}")
     if strategy.num_players > 2:
         from cfrlab.cli.nplayer_cmd import figures
 

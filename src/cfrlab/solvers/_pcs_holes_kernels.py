@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine import kernels as EK
@@ -34,9 +34,10 @@ BoardTables = namedtuple("BoardTables", "smap c0 c1 D order gend")
 
 
 @njit(cache=NUMBA_CACHE)
-def _fold_values(R, c0, c1, D, f, out):
+def _fold_values(R, c0, c1, D, f, out, by_card):
+    """``by_card`` float64[D] scratch (zeroed here)."""
     H = R.shape[0]
-    by_card = np.zeros(D)
+    by_card[:] = 0.0
     tot = 0.0
     for h in range(H):
         x = R[h]
@@ -48,17 +49,18 @@ def _fold_values(R, c0, c1, D, f, out):
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdown_values(R, c0, c1, D, order, gend, f, out):
+def _showdown_values(R, c0, c1, D, order, gend, f, out, scratch):
+    """``scratch`` float64[3, D] (zeroed here)."""
     H = R.shape[0]
     tot = 0.0
-    tot_card = np.zeros(D)
+    scratch[:] = 0.0
+    tot_card, below_card, grp_card = scratch[0], scratch[1], scratch[2]
     for h in range(H):
         tot += R[h]
         tot_card[c0[h]] += R[h]
         tot_card[c1[h]] += R[h]
     below = 0.0  # reach of the pairs in tie groups below the current one, in all and by card
-    below_card = np.zeros(D)
-    grp_card = np.zeros(D)  # the current group's, by card
+    # (below_card), and the current group's by card (grp_card)
     j = 0
     while j < H:
         e = gend[j]
@@ -86,53 +88,73 @@ def _showdown_values(R, c0, c1, D, order, gend, f, out):
         j = e
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, parallel=True)
 def holes_iteration(tree, board, scale, regret, avg, sigma, reach, values, trav):
     """One walk on one board: regret matching, reach, terminal values, then values bottom-up
     with the CFR regret and average sums (plain adds: discounts and floors are applied to
     whole tables by the caller) at the rows of the players in ``trav``.
 
+    The walk splits by player, with no shared writes: player p's sigma rows and reach need
+    only p's regrets, and traverser i's values need i's sigma and reach and the opponent's
+    reach, and write only i's rows (a decision belongs to one player). So the two players
+    run on two threads, first their forward halves, then their value halves, each doing the
+    same floating-point operations in the same order as one thread would.
+
     ``tree`` HoleTree, ``board`` BoardTables (``HolePairPCS.board_tables``)."""
-    nodes, child, row_off, legal, node_u = tree
-    smap, c0, c1, D, order, gend = board
+    for pl in prange(2):
+        _forward_player(tree, board, regret, sigma, reach, pl)
+    for i in prange(2):
+        if trav[i]:
+            _values_player(tree, board, scale, regret, avg, sigma, reach, values, i)
+
+
+@njit(cache=NUMBA_CACHE)
+def _forward_player(tree, board, regret, sigma, reach, pl):
+    """Regret matching at ``pl``'s decisions and ``pl``'s reach at every node (preorder)."""
+    nodes, _child, row_off, legal, _node_u = tree
+    smap = board[0]
     N = nodes.shape[0]
     H = smap.shape[2]
     for n in range(N):
         kind = nodes[n, EK.COL_KIND]
-        if kind == DECISION:
-            q = nodes[n, EK.COL_PLAYER]
+        if kind == DECISION and nodes[n, EK.COL_PLAYER] == pl:
             r = nodes[n, EK.COL_ROUND]
-            base = row_off[nodes[n, EK.COL_DECISION]]
+            d = nodes[n, EK.COL_DECISION]
+            base = row_off[d]
             for h in range(H):
-                EK.regret_match_rows(regret, legal, nodes[n, EK.COL_DECISION], base + smap[q, r, h], 1, sigma)
+                EK.regret_match_rows(regret, legal, d, base + smap[pl, r, h], 1, sigma)
         if n == 0:
-            for p in range(2):
-                for h in range(H):
-                    reach[p, 0, h] = 1.0
+            for h in range(H):
+                reach[pl, 0, h] = 1.0
             continue
         p = nodes[n, EK.COL_PARENT]
-        for pl in range(2):
-            for h in range(H):
-                reach[pl, n, h] = reach[pl, p, h]
-        if nodes[p, EK.COL_KIND] == DECISION:
-            q = nodes[p, EK.COL_PLAYER]
+        for h in range(H):
+            reach[pl, n, h] = reach[pl, p, h]
+        if nodes[p, EK.COL_KIND] == DECISION and nodes[p, EK.COL_PLAYER] == pl:
             r = nodes[p, EK.COL_ROUND]
             base = row_off[nodes[p, EK.COL_DECISION]]
             a = nodes[n, EK.COL_ACTION]
             for h in range(H):
-                reach[q, n, h] *= sigma[base + smap[q, r, h], a]
+                reach[pl, n, h] *= sigma[base + smap[pl, r, h], a]
+
+
+@njit(cache=NUMBA_CACHE)
+def _values_player(tree, board, scale, regret, avg, sigma, reach, values, i):
+    """Traverser ``i``'s terminal values against the opponent's reach, then its values
+    bottom-up with the regret and average sums at its own decisions' rows."""
+    nodes, child, row_off, _legal, node_u = tree
+    smap, c0, c1, D, order, gend = board
+    N = nodes.shape[0]
+    H = smap.shape[2]
+    scratch = np.zeros((3, D))  # per-card sums, one allocation a walk
     for n in range(N):
         kind = nodes[n, EK.COL_KIND]
         if kind == FOLD:
-            for i in range(2):
-                if trav[i]:
-                    u = node_u[n] if i == 0 else -node_u[n]
-                    _fold_values(reach[1 - i, n], c0, c1, D, u * scale, values[i, n])
+            u = node_u[n] if i == 0 else -node_u[n]
+            _fold_values(reach[1 - i, n], c0, c1, D, u * scale, values[i, n], scratch[0])
         elif kind == SHOWDOWN:
-            for i in range(2):
-                if trav[i]:
-                    _showdown_values(reach[1 - i, n], c0, c1, D, order, gend,
-                                     node_u[n] * scale, values[i, n])
+            _showdown_values(reach[1 - i, n], c0, c1, D, order, gend, node_u[n] * scale, values[i, n],
+                             scratch)
     for n in range(N - 1, -1, -1):
         kind = nodes[n, EK.COL_KIND]
         if kind >= FOLD:
@@ -140,33 +162,44 @@ def holes_iteration(tree, board, scale, regret, avg, sigma, reach, values, trav)
         fc = nodes[n, EK.COL_FCHILD]
         nc = nodes[n, EK.COL_NCHILD]
         if kind == CHANCE:
-            for i in range(2):
-                if trav[i]:
-                    values[i, n, :] = values[i, child[fc], :]
+            values[i, n, :] = values[i, child[fc], :]
             continue
         q = nodes[n, EK.COL_PLAYER]
-        r = nodes[n, EK.COL_ROUND]
-        base = row_off[nodes[n, EK.COL_DECISION]]
-        for i in range(2):
-            if not trav[i]:
-                continue
-            if i != q:
-                for h in range(H):
-                    v = 0.0
-                    for ci in range(nc):
-                        v += values[i, child[fc + ci], h]
-                    values[i, n, h] = v
-                continue
+        if i != q:
             for h in range(H):
-                x = base + smap[q, r, h]
                 v = 0.0
                 for ci in range(nc):
-                    c = child[fc + ci]
-                    v += sigma[x, nodes[c, EK.COL_ACTION]] * values[i, c, h]
+                    v += values[i, child[fc + ci], h]
                 values[i, n, h] = v
-                w = reach[i, n, h]
-                for ci in range(nc):
-                    c = child[fc + ci]
-                    a = nodes[c, EK.COL_ACTION]
-                    regret[x, a] += values[i, c, h] - v
-                    avg[x, a] += w * sigma[x, a]
+            continue
+        r = nodes[n, EK.COL_ROUND]
+        base = row_off[nodes[n, EK.COL_DECISION]]
+        for h in range(H):
+            x = base + smap[q, r, h]
+            v = 0.0
+            for ci in range(nc):
+                c = child[fc + ci]
+                v += sigma[x, nodes[c, EK.COL_ACTION]] * values[i, c, h]
+            values[i, n, h] = v
+            w = reach[i, n, h]
+            for ci in range(nc):
+                c = child[fc + ci]
+                a = nodes[c, EK.COL_ACTION]
+                regret[x, a] += values[i, c, h] - v
+                avg[x, a] += w * sigma[x, a]
+
+
+@njit(cache=NUMBA_CACHE)
+def discount_tables(regret, avg, pos_f, neg_f, avg_f, floor):
+    """In place, without temporaries: regrets times pos_f (positive) or neg_f (negative),
+    averages times avg_f, then (``floor``) negative regrets to 0."""
+    R, A = regret.shape
+    for x in range(R):
+        for a in range(A):
+            v = regret[x, a]
+            v *= pos_f if v > 0.0 else neg_f
+            if floor and v < 0.0:
+                v = 0.0
+            regret[x, a] = v
+            if avg_f != 1.0:
+                avg[x, a] *= avg_f

@@ -350,12 +350,13 @@ class Interrupted(Exception):
         self.checkpoint = checkpoint
 
 
-def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
+def run_solve(solver, stop: StopRule, evaluate: Callable[[], float] | None, *,
               eval_every: int | Every | Growing | None = None, checkpoint: Checkpointer | None = None,
               checkpoint_every: int | None = None, run: RunState | None = None,
               on_tick: Callable[[Tick], None] | None = None,
               interrupt: Interrupt | None = None) -> RunResult:
-    """Iterate ``solver`` until ``stop``; ``evaluate()`` returns the average policy's exploitability.
+    """Iterate ``solver`` until ``stop``; ``evaluate()`` returns the average policy's exploitability
+    (None: never measured, e.g. an imperfect-recall solve whose real-game measurement is skipped).
 
     The exploitability is measured at every multiple of ``eval_every`` (an int), or at the
     points of a schedule (``Growing``: fewer and fewer as the run goes on), and at the end. A
@@ -433,7 +434,7 @@ def run_solve(solver, stop: StopRule, evaluate: Callable[[], float], *,
                     checkpoint.save(solver, run)
                 raise Interrupted(int(it), checkpoint.path if checkpoint is not None else None)
         last = run.last
-        if not last or last[0] != solver.iterations:
+        if evaluate is not None and (not last or last[0] != solver.iterations):
             measure()
             tick()
         if checkpoint is not None and solver.iterations != started:

@@ -24,7 +24,12 @@ from cfrlab.engine.kernels import (
     discounts as _discounts,
 )
 from cfrlab.errors import CfrlabError
-from cfrlab.solvers._pcs_holes_kernels import BoardTables, HoleTree, holes_iteration
+from cfrlab.solvers._pcs_holes_kernels import (
+    BoardTables,
+    HoleTree,
+    discount_tables,
+    holes_iteration,
+)
 
 
 class HolePairPCS:
@@ -78,10 +83,8 @@ class HolePairPCS:
         rule = solver.rule
         pos_f, neg_f, avg_f = _discounts(rule, t)
         reg = solver.regret
-        if pos_f != 1.0 or neg_f != 1.0:
-            reg *= np.where(reg > 0.0, pos_f, neg_f)
-        if avg_f != 1.0:
-            solver.avg *= avg_f
+        if pos_f != 1.0 or neg_f != 1.0 or avg_f != 1.0:
+            discount_tables(reg, solver.avg, pos_f, neg_f, avg_f, False)
         smap, c0, c1, order, gend = self.board_tables(board)
         tree = HoleTree(e.nodes, e.child, e.row_offset, e.legal, self.node_u)
         tables = BoardTables(smap, c0, c1, self.D, order, gend)
@@ -90,7 +93,7 @@ class HolePairPCS:
             holes_iteration(tree, tables, self.scale, reg, solver.avg, solver._sigma,
                             self.reach, self.values, np.array(trav))
             if rule.regret_floor:
-                np.maximum(reg, 0.0, out=reg)
+                discount_tables(reg, solver.avg, 1.0, 1.0, 1.0, True)
 
     def run(self, solver, n: int) -> None:
         for k in range(n):
