@@ -41,6 +41,8 @@ from cfrlab.cards.cards import RANKS, card_text, parse_card
 from cfrlab.cards.ranges import COMBOS, combo_text
 from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
+from cfrlab.spot import _kernels as K
+from cfrlab.spot.fast import View
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 GRID = 13
@@ -483,8 +485,6 @@ class WalkReader:
 
     def _view(self, L: int, b: int):
         """The walk's view of canonical board b of level L and every board below it."""
-        from cfrlab.spot.fast import View
-
         g = self.game
         lo, hi = [0] * len(g.levels), [0] * len(g.levels)
         anc = b
@@ -499,8 +499,6 @@ class WalkReader:
     def _share(self, L: int, v, q: int, reach: np.ndarray) -> np.ndarray:
         """Per hand of q on v's level-L board: the other's reach over weaker hands minus over
         stronger ones at the showdown, averaged over the cards to come."""
-        from cfrlab.spot import _kernels as K
-
         g, s = self.game, self.solver
         o = 1 - q
         out = np.empty((v.B[L], len(g.hands[q])))
@@ -516,8 +514,6 @@ class WalkReader:
 
     def node(self, ref: NodeRef | str) -> NodeReport:
         """The ``NodeReport`` of one node (a ``NodeRef`` or a path)."""
-        from cfrlab.spot import _kernels as K
-
         ref = parse_path(self.sol, ref) if isinstance(ref, str) else ref
         tree, g, s = self.tree, self.game, self.solver
         n = ref.node

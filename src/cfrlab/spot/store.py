@@ -21,6 +21,7 @@ from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, save_npz
 from cfrlab.spot.config import make_spot
+from cfrlab.spot.fast import STORAGES, FastSolver, SpotGame
 from cfrlab.spot.lock import Lock
 from cfrlab.spot.model import SpotModel
 from cfrlab.spot.solve import SpotSolution
@@ -102,8 +103,6 @@ def _walk_arrays(walk) -> dict:
 
 def _load_walk(p: Path, z, h: dict, saved, tree):
     """The ``FastSolver`` (average strategy only) of a file in the walk's format."""
-    from cfrlab.spot.fast import STORAGES, FastSolver, SpotGame
-
     storage = h.get("storage")
     if storage not in STORAGES or h.get("algorithm") not in ("dcfr", "dcfr+", "cfr+"):
         raise CfrlabError(f"{p}: its walk tables name no storage or algorithm the walk knows")
