@@ -14,7 +14,9 @@ unrolled to scalar code first; a signed index keeps numba's negative-index handl
 loop). Most of the cost per hand is the loops' set-up (run-time alias checks), so wide
 groups pay: on a CFR5 river board 16 segments (32 lanes) took 62 ms, 8 took 70, 4 took 100,
 32 took 66 (2026-11-24); with the reach classes, 24 segments (48 lanes) take about 10% less
-than 16, and a lane count that is not a multiple of 8 (42, 54) more.
+than 16, and a lane count that is not a multiple of 8 (42, 54) more; with a showdown group's
+reach summed by class (``group_sums``), 32 segments take 5 to 10% less than 24 (40 and 48
+more than 32).
 
 The subtree is walked depth first with one reach and one value buffer per depth; each
 terminal's values are merged straight into its parent's (max in the lanes of the parent's
@@ -67,7 +69,7 @@ from numba import njit, uint64
 from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
-W = 24  # segments per group: 2W = 48 float64 lanes (twelve AVX2 vectors)
+W = 32  # segments per group: 2W = 64 float64 lanes (sixteen AVX2 vectors)
 
 RankedHands = namedtuple("RankedHands", "order cards grp_end states reach_of h D")
 SubtreeShape = namedtuple("SubtreeShape", "rep depth parent action")
