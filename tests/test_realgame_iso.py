@@ -1,9 +1,10 @@
 """The river kernel's pieces (cfrlab.realgame._lanes) against direct computations.
 
-* ``_showdown``: a showdown's values by the sweep (groups of three or more hands of equal
-  rank added once, their rows set to 2 x after - before) equal the definition, wins minus
-  losses over the opponent's hands disjoint from each hand, on decks with many ties; run
-  twice on the same buffers (the marks of one sweep must not leak into the next).
+* ``_showdown``: a showdown's values by the sweep (each group of hands of equal rank added by
+  its classes' sums, ``group_sums``) equal the definition, wins minus losses over the
+  opponent's hands disjoint from each hand, on decks with many ties; run three times on the
+  same buffers (nothing of one sweep may leak into the next); ``group_sums`` against a
+  direct count.
 * ``last_round_table``: the state-major table holds, for every decision and state, the row
   ``row_offset[d] + s`` of the opponent's table.
 * A bucketed opponent's states are suit-invariant (what lets the walk share suit-isomorphic
@@ -23,7 +24,7 @@ import pytest
 from test_realgame import bucketed_case, random_policy
 
 from cfrlab.engine import row_offsets
-from cfrlab.realgame._lanes import GroupRows, _showdown, last_round_table, reach_classes
+from cfrlab.realgame._lanes import _showdown, group_sums, last_round_table, reach_classes
 from cfrlab.realgame.hands import hand_permutation, make_deck, permute_cards, suit_permutations
 from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.strategy import Strategy
@@ -58,17 +59,17 @@ def test_showdown_sweep_equals_wins_minus_losses(n_ranks):
     cards, rank, grp_end = _hands_in_rank_order(rng, n_ranks)
     n, M = len(cards), 8
     cls = reach_classes(np.zeros(n, np.int64), cards, rng.integers(0, 5, n).astype(np.int64), D)
-    grp = GroupRows(np.zeros(M), np.zeros((D, M)), np.full(D, -1, np.int64), np.zeros(D, np.int64))
+    gs = group_sums(cls.cidx, cards, grp_end, D, M)
     X, xc = np.zeros(M), np.zeros((D, M))
     mx = np.zeros(M, np.bool_)
     for _ in range(3):  # the same buffers every time, as the walk uses them
         r = rng.random((len(cls.first), M))
         pay = rng.random(M) + 0.5
         V = np.zeros((n, M))
-        _showdown(r, cls, cards, 2, n, grp_end, X, xc, pay, V, True, mx, grp)
+        _showdown(r, cls, cards, 2, n, gs, X, xc, pay, V, True, mx)
         want = _direct(r, cls.cidx, cards, rank, pay)
         assert np.abs(V - want).max() <= 1e-12 * np.abs(want).max()
-    if n_ranks == 4:  # the case the group rows are for
+    if n_ranks == 4:  # groups of many hands, as on real boards
         assert np.diff(np.unique(grp_end)).max() > 2
 
 
@@ -77,16 +78,41 @@ def test_showdown_merges_into_its_parent_by_max_and_sum():
     cards, rank, grp_end = _hands_in_rank_order(rng, 6)
     n, M = len(cards), 8
     cls = reach_classes(np.zeros(n, np.int64), cards, rng.integers(0, 3, n).astype(np.int64), D)
-    grp = GroupRows(np.zeros(M), np.zeros((D, M)), np.full(D, -1, np.int64), np.zeros(D, np.int64))
+    gs = group_sums(cls.cidx, cards, grp_end, D, M)
     r = rng.random((len(cls.first), M))
     pay = rng.random(M) + 0.5
     parent = rng.normal(size=(n, M))
     mx = np.arange(M) % 2 == 0  # even lanes: the parent's actor takes the max
     V = parent.copy()
-    _showdown(r, cls, cards, 2, n, grp_end, np.zeros(M), np.zeros((D, M)), pay, V, False, mx, grp)
+    _showdown(r, cls, cards, 2, n, gs, np.zeros(M), np.zeros((D, M)), pay, V, False, mx)
     x = _direct(r, cls.cidx, cards, rank, pay)
     want = np.where(mx, np.maximum(parent, x), parent + x)
     assert np.abs(V - want).max() <= 1e-12 * np.abs(want).max()
+
+
+def test_group_sums_count_each_groups_classes_and_cards():
+    # what the showdown sweep adds per group instead of hand by hand: per group of equal
+    # rank, its hands' classes with counts, and per card the classes of the hands holding it
+    rng = np.random.default_rng(5)
+    cards, rank, grp_end = _hands_in_rank_order(rng, 7)
+    cidx = rng.integers(0, 4, len(cards)).astype(np.int64)
+    gs = group_sums(cidx, cards, grp_end, D, 3)
+    starts = np.flatnonzero(np.r_[True, np.diff(rank) != 0])
+    assert np.array_equal(gs.start, np.append(starts, len(cards)))
+    for g in range(len(starts)):
+        q0, q1 = gs.start[g], gs.start[g + 1]
+        x = dict(zip(gs.x_cls[gs.x_off[g]:gs.x_off[g + 1]].tolist(),
+                     gs.x_cnt[gs.x_off[g]:gs.x_off[g + 1]].tolist()))
+        assert x == {u: float(np.sum(cidx[q0:q1] == u)) for u in set(cidx[q0:q1].tolist())}
+        got = {}
+        for i in range(gs.c_off[g], gs.c_off[g + 1]):
+            for p in range(gs.p_off[i], gs.p_off[i + 1]):
+                got[(int(gs.c_card[i]), int(gs.p_cls[p]))] = gs.p_cnt[p]
+        want = {}
+        for q in range(q0, q1):
+            for c in cards[q]:
+                want[(int(c), int(cidx[q]))] = want.get((int(c), int(cidx[q])), 0.0) + 1.0
+        assert got == want
 
 
 def test_last_round_table_holds_every_row_of_the_last_round():

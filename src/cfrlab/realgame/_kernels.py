@@ -83,64 +83,98 @@ def _disjoint_sum(r, cards, h, csum, out, scale):
 
 
 @njit(cache=NUMBA_CACHE)
+def pass_buffers(seg_off, valid, D):
+    """A round pass's buffers: reach and values (L, 2, H) for its longest segment (L nodes),
+    per-card sums (D) and ``vf``: 1.0 on the hands that miss the board, else 0.0."""
+    H = valid.shape[0]
+    L = 1
+    for s in range(seg_off.shape[0] - 1):
+        L = max(L, seg_off[s + 1] - seg_off[s])
+    vf = np.empty(H)
+    for i in range(H):
+        vf[i] = 1.0 if valid[i] else 0.0
+    return np.zeros((L, 2, H)), np.zeros((L, 2, H)), np.zeros(D), vf
+
+
+@njit(cache=NUMBA_CACHE)
+def forward_reach(seg, s, in_reach, vf, states, table, reach):
+    """Segment s's reach at each of its nodes (``reach[j, p]``, slots of the segment's
+    preorder): its entry's reach on the hands that miss the board, then each decision's
+    actor's reach times its action's probability by private state ``states``."""
+    seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec = (seg.seg_off, seg.entry,
+                                                                 seg.kind, seg.player,
+                                                                 seg.child, seg.slot, seg.dec)
+    policy, row_offset = table
+    H = vf.shape[0]
+    base = seg_off[s]
+    e = entry[s]
+    for p in range(2):
+        for i in range(H):
+            reach[0, p, i] = in_reach[e, p, i] * vf[i]
+    for j in range(seg_off[s + 1] - base):
+        k = base + j
+        if l_kind[k] == DECISION:
+            q = l_player[k]
+            src = l_slot[k, q]
+            ro = row_offset[l_dec[k]]
+            for a in range(3):
+                c = l_child[k, a]
+                if c >= 0:
+                    for i in range(H):
+                        reach[c, q, i] = reach[src, q, i] * policy[ro + states[i], a]
+
+
+@njit(cache=NUMBA_CACHE)
+def fold_or_chance_values(seg, k, j, reach, vals, cards, h, csum, chance_vals):
+    """Node k (local j) of a round's segment, if a fold or a chance node: its values
+    ``vals[j]`` (a fold's from the other seat's reach, a chance node's the next round's);
+    False for other nodes."""
+    l_kind, l_slot, l_chance, l_pay = seg.kind, seg.slot, seg.chance, seg.pay
+    kind = l_kind[k]
+    if kind == FOLD:
+        _disjoint_sum(reach[l_slot[k, 1], 1], cards, h, csum, vals[j, 0], l_pay[k, 0])
+        _disjoint_sum(reach[l_slot[k, 0], 0], cards, h, csum, vals[j, 1], l_pay[k, 1])
+        return True
+    if kind == CHANCE:
+        ci = l_chance[k]
+        for p in range(2):
+            for i in range(vals.shape[2]):
+                vals[j, p, i] = chance_vals[ci, p, i]
+        return True
+    return False
+
+
+@njit(cache=NUMBA_CACHE)
 def round_pass(full, seg, hands, table, flow):
     """One round on one board (module docstring). ``full`` False: only the reach at the
     round's chance nodes is written (``chance_reach``); True (a round before the last):
     values too."""
-    seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l_chance, l_pay = seg
+    seg_off, entry, l_kind, l_player, l_child, l_slot, _, l_chance, _ = seg
     valid, cards, h, D, states = hands
-    policy, row_offset = table
     in_reach, out_vals, scale, chance_reach, chance_vals = flow
     H = valid.shape[0]
     nseg = seg_off.shape[0] - 1
-    L = 1
-    for s in range(nseg):
-        L = max(L, seg_off[s + 1] - seg_off[s])
-    reach = np.zeros((L, 2, H))
-    vals = np.zeros((L, 2, H))
-    csum = np.zeros(D)
-    vf = np.empty(H)
-    for i in range(H):
-        vf[i] = 1.0 if valid[i] else 0.0
+    reach, vals, csum, vf = pass_buffers(seg_off, valid, D)
     for s in range(nseg):
         base = seg_off[s]
         n = seg_off[s + 1] - base
         e = entry[s]
-        for p in range(2):
-            for i in range(H):
-                reach[0, p, i] = in_reach[e, p, i] * vf[i]
-        for j in range(n):  # forward
-            k = base + j
-            kind = l_kind[k]
-            if kind == DECISION:
-                q = l_player[k]
-                src = l_slot[k, q]
-                ro = row_offset[l_dec[k]]
-                for a in range(3):
-                    c = l_child[k, a]
-                    if c >= 0:
-                        for i in range(H):
-                            reach[c, q, i] = reach[src, q, i] * policy[ro + states[i], a]
-            elif kind == CHANCE and not full:
-                ci = l_chance[k]
-                for p in range(2):
-                    sl = l_slot[k, p]
-                    for i in range(H):
-                        chance_reach[ci, p, i] = reach[sl, p, i]
+        forward_reach(seg, s, in_reach, vf, states, table, reach)
         if not full:
+            for j in range(n):
+                k = base + j
+                if l_kind[k] == CHANCE:
+                    ci = l_chance[k]
+                    for p in range(2):
+                        sl = l_slot[k, p]
+                        for i in range(H):
+                            chance_reach[ci, p, i] = reach[sl, p, i]
             continue
         for j in range(n - 1, -1, -1):  # terminals and values, backward
             k = base + j
-            kind = l_kind[k]
-            if kind == FOLD:
-                _disjoint_sum(reach[l_slot[k, 1], 1], cards, h, csum, vals[j, 0], l_pay[k, 0])
-                _disjoint_sum(reach[l_slot[k, 0], 0], cards, h, csum, vals[j, 1], l_pay[k, 1])
-            elif kind == CHANCE:
-                ci = l_chance[k]
-                for p in range(2):
-                    for i in range(H):
-                        vals[j, p, i] = chance_vals[ci, p, i]
-            elif kind == DECISION:
+            if fold_or_chance_values(seg, k, j, reach, vals, cards, h, csum, chance_vals):
+                continue
+            if l_kind[k] == DECISION:
                 q = l_player[k]
                 o = 1 - q
                 first = True

@@ -14,7 +14,9 @@ unrolled to scalar code first; a signed index keeps numba's negative-index handl
 loop). Most of the cost per hand is the loops' set-up (run-time alias checks), so wide
 groups pay: on a CFR5 river board 16 segments (32 lanes) took 62 ms, 8 took 70, 4 took 100,
 32 took 66 (2026-11-24); with the reach classes, 24 segments (48 lanes) take about 10% less
-than 16, and a lane count that is not a multiple of 8 (42, 54) more.
+than 16, and a lane count that is not a multiple of 8 (42, 54) more; with a showdown group's
+reach summed by class (``group_sums``), 32 segments take 5 to 10% less than 24 (40 and 48
+more than 32).
 
 The subtree is walked depth first with one reach and one value buffer per depth; each
 terminal's values are merged straight into its parent's (max in the lanes of the parent's
@@ -48,8 +50,13 @@ rows of the last round, state-major), and
 - ``LaneBuffers``: per depth d the reach ``R[d]`` (classes, 2W) and values ``V[d]`` (n, 2W)
   and the open decision's action probabilities ``T[d]`` (private states present, 3, W); the
   totals ``X`` (2W), per card ``xc`` (D, 2W), a terminal's reach ``rt`` (classes, 2W), and
-  ``grp`` (``GroupRows``): a showdown group's rows of X (``X0``) and of its cards (``xc0``,
-  in the order of ``cards``) before its hands are added, ``stamp`` int64[D] marking them.
+  ``gs``;
+- ``GroupSums`` (``group_sums``, once per board): the groups of equal rank, hands
+  ``start[g]`` to ``start[g + 1]``; group g's classes ``x_cls[x_off[g]:x_off[g + 1]]`` with
+  their counts of hands ``x_cnt``; its cards ``c_card[c_off[g]:c_off[g + 1]]``, and for its
+  i-th card entry the classes of the group's hands holding it, ``p_cls[p_off[i]:p_off[i +
+  1]]`` with counts ``p_cnt``; scratch rows ``gx`` (2W) and ``gxc`` (D, 2W) for a group's
+  reach in total and on each of its cards.
 """
 
 from __future__ import annotations
@@ -62,13 +69,13 @@ from numba import njit, uint64
 from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
-W = 24  # segments per group: 2W = 48 float64 lanes (twelve AVX2 vectors)
+W = 32  # segments per group: 2W = 64 float64 lanes (sixteen AVX2 vectors)
 
 RankedHands = namedtuple("RankedHands", "order cards grp_end states reach_of h D")
 SubtreeShape = namedtuple("SubtreeShape", "rep depth parent action")
-LaneBuffers = namedtuple("LaneBuffers", "R V T X xc rt grp")
+LaneBuffers = namedtuple("LaneBuffers", "R V T X xc rt gs")
 LastTable = namedtuple("LastTable", "policy col")
-GroupRows = namedtuple("GroupRows", "X0 xc0 stamp cards")
+GroupSums = namedtuple("GroupSums", "start x_off x_cls x_cnt c_off c_card p_off p_cls p_cnt gx gxc")
 ReachClasses = namedtuple("ReachClasses", "cidx cstate first count pair_class pair_card pair_count")
 
 
@@ -131,23 +138,6 @@ def _card_totals(r, cls, X, xc):
 
 
 @njit(cache=NUMBA_CACHE)
-def _add_hands(r, cidx, sc, h, q0, q1, X, xc):
-    M = uint64(r.shape[1])
-    for jj in range(q0, q1):
-        j = uint64(jj)
-        u = uint64(cidx[j])
-        a = uint64(sc[j, 0])
-        for k in range(M):
-            X[k] += r[u, k]
-        for k in range(M):
-            xc[a, k] += r[u, k]
-        if h == 2:
-            b = uint64(sc[j, 1])
-            for k in range(M):
-                xc[b, k] += r[u, k]
-
-
-@njit(cache=NUMBA_CACHE)
 def _emit(r, cidx, sc, h, n, X, xc, pay, V, first, mx):
     """A fold's values merged into its parent's ``V``: lane k at hand q is ``pay[k]`` times
     the total of lane k's reach on hands disjoint from q (X, xc: the totals, per card).
@@ -172,54 +162,114 @@ def _emit(r, cidx, sc, h, n, X, xc, pay, V, first, mx):
 
 
 @njit(cache=NUMBA_CACHE)
-def _group_rows(sc, h, q0, q1, grp):
-    """The cards the hands q0..q1 hold, each once, into ``grp.cards`` (their number); marks
-    them in ``grp.stamp`` with q0 (``_showdown`` unmarks them)."""
-    stamp, rows = grp.stamp, grp.cards
-    nc = 0
-    for j in range(q0, q1):
-        for t in range(h):
-            c = sc[j, t]
-            if stamp[c] != q0:
-                stamp[c] = q0
-                rows[nc] = c
-                nc += 1
-    return nc
+def group_sums(cidx, sc, grp_end, D, M):
+    """``GroupSums`` of the hands in rank order (their classes ``cidx``, cards ``sc``, ends of
+    groups of equal rank ``grp_end``): per group its classes with their counts of hands, its
+    cards, and per card the classes of the group's hands holding it with their counts; and
+    scratch rows for ``M`` lanes. Once per board."""
+    n = cidx.shape[0]
+    h = sc.shape[1]
+    U = cidx.max() + 1 if n else 1
+    start = np.zeros(n + 1, np.int64)
+    x_off = np.zeros(n + 1, np.int64)
+    x_cls = np.zeros(n, np.int64)
+    x_cnt = np.zeros(n)
+    c_off = np.zeros(n + 1, np.int64)
+    c_card = np.zeros(n * h, np.int64)
+    p_off = np.zeros(n * h + 1, np.int64)
+    p_cls = np.zeros(n * h, np.int64)
+    p_cnt = np.zeros(n * h)
+    G = nx = ncard = npair = 0
+    q = 0
+    while q < n:
+        e = grp_end[q]
+        ks = np.sort(cidx[q:e])
+        i = 0
+        while i < ks.shape[0]:
+            j = i
+            while j < ks.shape[0] and ks[j] == ks[i]:
+                j += 1
+            x_cls[nx] = ks[i]
+            x_cnt[nx] = j - i
+            nx += 1
+            i = j
+        keys = np.empty((e - q) * h, np.int64)  # card-major (card, class) keys of the group
+        for jj in range(q, e):
+            for t in range(h):
+                keys[(jj - q) * h + t] = sc[jj, t] * U + cidx[jj]
+        keys = np.sort(keys)
+        i = 0
+        while i < keys.shape[0]:
+            c = keys[i] // U
+            if ncard == c_off[G] or c_card[ncard - 1] != c:
+                c_card[ncard] = c
+                p_off[ncard] = npair
+                ncard += 1
+            j = i
+            while j < keys.shape[0] and keys[j] == keys[i]:
+                j += 1
+            p_cls[npair] = keys[i] % U
+            p_cnt[npair] = j - i
+            npair += 1
+            i = j
+        G += 1
+        start[G] = e
+        x_off[G] = nx
+        c_off[G] = ncard
+        q = e
+    p_off[ncard] = npair
+    return GroupSums(start[:G + 1].copy(), x_off[:G + 1].copy(), x_cls[:nx].copy(),
+                     x_cnt[:nx].copy(), c_off[:G + 1].copy(), c_card[:ncard].copy(),
+                     p_off[:ncard + 1].copy(), p_cls[:npair].copy(), p_cnt[:npair].copy(),
+                     np.zeros(M), np.zeros((D, M)))
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx, grp):
+def _showdown(r, cls, sc, h, n, gs, X, xc, pay, V, first, mx):
     """A showdown's values merged into its parent's ``V`` as ``_emit`` does, in one sweep up
-    the ranks. X, xc start at minus the totals (per card) of r and each group is added to
-    them once before its hands are read and once after, so at hand q they hold 2 x weaker +
+    the ranks. X, xc start at minus the totals (per card) of r and each group's reach is added
+    to them once before its hands are read and once after, so at hand q they hold 2 x weaker +
     own group - all; its cards' rows taken off, that is 2 wins + ties - all = wins - losses
-    over the hands disjoint from q (q itself, counted once in each, cancels). A group of more
-    than two hands is not added again hand by hand: its rows (X and its cards') are kept
-    before the first addition and set to 2 x after - before (``grp``: ``GroupRows``)."""
+    over the hands disjoint from q (q itself, counted once in each, cancels). A group's reach
+    (``gs``: ``GroupSums``) is summed by class, not by hand: its classes' rows times their
+    counts, for X and for each of its cards (CFR5 river: ~1,100 class rows a board against
+    ~3,200 rows for hands one by one), and the second addition reuses those sums."""
     M = uint64(r.shape[1])
-    cidx = cls.cidx
-    X0, xc0 = grp.X0, grp.xc0
+    x_off, x_cls, x_cnt = gs.x_off, gs.x_cls, gs.x_cnt
+    c_off, c_card, p_off, p_cls, p_cnt = gs.c_off, gs.c_card, gs.p_off, gs.p_cls, gs.p_cnt
+    gx, gxc = gs.gx, gs.gxc
     _card_totals(r, cls, X, xc)
     for k in range(M):
         X[k] = -X[k]
     for c in range(xc.shape[0]):
         for k in range(M):
             xc[c, k] = -xc[c, k]
-    q = 0
-    while q < n:
-        e = grp_end[q]
-        big = e - q > 2
-        nc = 0
-        if big:
-            nc = _group_rows(sc, h, q, e, grp)
+    for g in range(gs.start.shape[0] - 1):
+        for k in range(M):
+            gx[k] = 0.0
+        for ii in range(x_off[g], x_off[g + 1]):
+            i = uint64(ii)
+            u = uint64(x_cls[i])
+            m = x_cnt[i]
             for k in range(M):
-                X0[k] = X[k]
-            for i in range(nc):
-                c = uint64(grp.cards[i])
+                gx[k] += m * r[u, k]
+        for k in range(M):
+            X[k] += gx[k]
+        c0 = c_off[g]
+        for cc in range(c0, c_off[g + 1]):
+            row = uint64(cc - c0)
+            c = uint64(c_card[cc])
+            for k in range(M):
+                gxc[row, k] = 0.0
+            for ii in range(p_off[cc], p_off[cc + 1]):
+                i = uint64(ii)
+                u = uint64(p_cls[i])
+                m = p_cnt[i]
                 for k in range(M):
-                    xc0[i, k] = xc[c, k]
-        _add_hands(r, cidx, sc, h, q, e, X, xc)
-        for jj in range(q, e):
+                    gxc[row, k] += m * r[u, k]
+            for k in range(M):
+                xc[c, k] += gxc[row, k]
+        for jj in range(gs.start[g], gs.start[g + 1]):
             j = uint64(jj)
             a = uint64(sc[j, 0])
             b = uint64(sc[j, 1]) if h == 2 else a
@@ -232,17 +282,13 @@ def _showdown(r, cls, sc, h, n, grp_end, X, xc, pay, V, first, mx, grp):
                     x = pay[k] * (X[k] - xc[a, k] - xc[b, k] if h == 2 else X[k] - xc[a, k])
                     v = V[j, k]
                     V[j, k] = max(v, x) if mx[k] else v + x
-        if big:
+        for k in range(M):
+            X[k] += gx[k]
+        for cc in range(c0, c_off[g + 1]):
+            row = uint64(cc - c0)
+            c = uint64(c_card[cc])
             for k in range(M):
-                X[k] = 2.0 * X[k] - X0[k]
-            for i in range(nc):
-                c = uint64(grp.cards[i])
-                grp.stamp[c] = -1  # unmarked for the next group starting at q
-                for k in range(M):
-                    xc[c, k] = 2.0 * xc[c, k] - xc0[i, k]
-        else:
-            _add_hands(r, cidx, sc, h, q, e, X, xc)
-        q = e
+                xc[c, k] += gxc[row, k]
 
 
 @njit(cache=NUMBA_CACHE)
@@ -254,10 +300,10 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
     seg_off, entry, l_kind, l_player, l_pay, l_dec = (seg.seg_off, seg.entry, seg.kind,
                                                        seg.player, seg.pay, seg.dec)
     rep, depth, parent, action = shape
-    order, scards, grp_end, h = hands.order, hands.cards, hands.grp_end, hands.h
+    order, scards, h = hands.order, hands.cards, hands.h
     policy, col = table
     in_reach, out_vals, scale = flow.in_reach, flow.out_vals, flow.scale
-    R, V, T, X, xc, rt, grp = buf
+    R, V, T, X, xc, rt, gs = buf
     cidx, cstate, cfirst = cls.cidx, cls.cstate, cls.first
     n = order.shape[0]
     U = cfirst.shape[0]
@@ -334,8 +380,7 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
             up = max(d - 1, 0)  # a segment that is one terminal: its own values
             pq = l_player[base + parent[j]] if d > 0 else 0
             if kind == SHOWDOWN:
-                _showdown(rd, cls, scards, h, n, grp_end, X, xc, pay, V[up], first[up], mx[pq],
-                          grp)
+                _showdown(rd, cls, scards, h, n, gs, X, xc, pay, V[up], first[up], mx[pq])
             else:
                 _card_totals(rd, cls, X, xc)
                 _emit(rd, cidx, scards, h, n, X, xc, pay, V[up], first[up], mx[pq])
@@ -464,8 +509,7 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
     X = np.zeros(2 * W)
     xc = np.zeros((D, 2 * W))
     rt = np.zeros((U, 2 * W))
-    grp = GroupRows(np.zeros(2 * W), np.zeros((D, 2 * W)), np.full(D, -1, np.int64),
-                    np.zeros(D, np.int64))
+    gs = group_sums(cls.cidx, hands.cards, hands.grp_end, D, 2 * W)
     lanes = np.zeros(W, np.int64)
     for cl in range(class_rep.shape[0]):
         rep = class_rep[cl]
@@ -475,7 +519,7 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
         V = np.zeros((Dp, n, 2 * W))
         T = np.zeros((Dp, ustate.shape[0], 3, W))
         shape = SubtreeShape(rep, depth, parent, action)
-        buf = LaneBuffers(R, V, T, X, xc, rt, grp)
+        buf = LaneBuffers(R, V, T, X, xc, rt, gs)
         cnt = 0
         for s in range(nseg):
             if seg_class[s] != cl or not live[s]:

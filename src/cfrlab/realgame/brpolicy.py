@@ -70,53 +70,25 @@ def policy_pass(seg, hands, table, flow, order, grp_end, tol, best):
     """``_kernels.round_pass`` in FULL mode, showdowns included (``order``/``grp_end``: the
     valid hands by rank, for a last round), that also writes ``best[k, i]``: the action of
     the maximum at decision k (local index over the round) for hand i, ties to the lowest."""
-    seg_off, entry, l_kind, l_player, l_child, l_slot, l_dec, l_chance, l_pay = seg
+    seg_off, entry, l_kind, l_player, l_child, l_slot, _, _, l_pay = seg
     valid, cards, h, D, states = hands
-    policy, row_offset = table
     in_reach, out_vals, scale, _, chance_vals = flow  # chance reach: the reach pass's
     H = valid.shape[0]
     nseg = seg_off.shape[0] - 1
-    L = 1
-    for s in range(nseg):
-        L = max(L, seg_off[s + 1] - seg_off[s])
-    reach = np.zeros((L, 2, H))
-    vals = np.zeros((L, 2, H))
-    csum = np.zeros(D)
-    vf = np.empty(H)
-    for i in range(H):
-        vf[i] = 1.0 if valid[i] else 0.0
+    reach, vals, csum, vf = K.pass_buffers(seg_off, valid, D)
     for s in range(nseg):
         base = seg_off[s]
         n = seg_off[s + 1] - base
         e = entry[s]
-        for p in range(2):
-            for i in range(H):
-                reach[0, p, i] = in_reach[e, p, i] * vf[i]
-        for j in range(n):  # forward
-            k = base + j
-            if l_kind[k] == DECISION:
-                q = l_player[k]
-                src = l_slot[k, q]
-                ro = row_offset[l_dec[k]]
-                for a in range(3):
-                    c = l_child[k, a]
-                    if c >= 0:
-                        for i in range(H):
-                            reach[c, q, i] = reach[src, q, i] * policy[ro + states[i], a]
+        K.forward_reach(seg, s, in_reach, vf, states, table, reach)
         for j in range(n - 1, -1, -1):  # terminals and values, backward
             k = base + j
             kind = l_kind[k]
-            if kind == FOLD:
-                K._disjoint_sum(reach[l_slot[k, 1], 1], cards, h, csum, vals[j, 0], l_pay[k, 0])
-                K._disjoint_sum(reach[l_slot[k, 0], 0], cards, h, csum, vals[j, 1], l_pay[k, 1])
-            elif kind == SHOWDOWN:
+            if K.fold_or_chance_values(seg, k, j, reach, vals, cards, h, csum, chance_vals):
+                continue
+            if kind == SHOWDOWN:
                 _showdown(reach[l_slot[k, 1], 1], cards, h, D, order, grp_end, l_pay[k, 0], vals[j, 0])
                 _showdown(reach[l_slot[k, 0], 0], cards, h, D, order, grp_end, l_pay[k, 1], vals[j, 1])
-            elif kind == CHANCE:
-                ci = l_chance[k]
-                for p in range(2):
-                    for i in range(H):
-                        vals[j, p, i] = chance_vals[ci, p, i]
             elif kind == DECISION:
                 q = l_player[k]
                 o = 1 - q
