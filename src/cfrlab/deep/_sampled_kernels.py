@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.deep._traverse_kernels import _sample, _slot, _terminal_value, _uniform
+from cfrlab.deep._traverse_kernels import _mixed_value, _open_children, _slot, _terminal_value
 from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 
@@ -157,19 +157,10 @@ def traverse_sampled(tree, end, deal, nets, lay, traverser, weight, scale, adv, 
                 p = player[n]
                 d = decision[n]
                 _strategy(nets, p, d, rnd[n], cw, legal[d], sigma[n], h1, h2)
-                f = first_child[n]
-                if p == traverser:
-                    for j in range(num_children[n]):
-                        active[child[f + j]] = True
-                else:
-                    a = _sample(sigma[n], _uniform(rng), A)
-                    for j in range(num_children[n]):
-                        c = child[f + j]
-                        active[c] = action[c] == a
-                        if action[c] == a:
-                            sampled[n] = c
-                    if record_strategy:
-                        _store(strat, rng, d, seen_cards[p, rnd[n]], sigma[n], weight)
+                sampled[n] = _open_children(n, p == traverser, sigma[n], rng, first_child, num_children,
+                                            child, action, active, A)
+                if p != traverser and record_strategy:
+                    _store(strat, rng, d, seen_cards[p, rnd[n]], sigma[n], weight)
             elif kind[n] == CHANCE:
                 active[child[first_child[n]]] = True
             n += 1
@@ -184,10 +175,7 @@ def traverse_sampled(tree, end, deal, nets, lay, traverser, weight, scale, adv, 
                 value[n] = value[sampled[n]]
             else:
                 f = first_child[n]
-                v = 0.0
-                for j in range(num_children[n]):
-                    c = child[f + j]
-                    v += sigma[n, action[c]] * value[c]
+                v = _mixed_value(n, sigma[n], value, first_child, num_children, child, action)
                 value[n] = v
                 regrets[:] = 0.0
                 for j in range(num_children[n]):

@@ -36,6 +36,36 @@ def _slot(seen, cap, rng):
     return j if j < cap else -1
 
 
+@njit(cache=NUMBA_CACHE)
+def _open_children(n, explore, probs, rng, first_child, num_children, child, action, active, A):
+    """Mark the children of decision n to walk: every one (``explore``, the traverser's node) or
+    the one whose action is drawn from probs[:A]; returns the drawn child (-1 when exploring)."""
+    f = first_child[n]
+    if explore:
+        for j in range(num_children[n]):
+            active[child[f + j]] = True
+        return -1
+    a = _sample(probs, _uniform(rng), A)
+    drawn = -1
+    for j in range(num_children[n]):
+        c = child[f + j]
+        active[c] = action[c] == a
+        if action[c] == a:
+            drawn = c
+    return drawn
+
+
+@njit(cache=NUMBA_CACHE)
+def _mixed_value(n, probs, value, first_child, num_children, child, action):
+    """The value of decision n under probs: the children's values weighted by their actions'."""
+    f = first_child[n]
+    v = 0.0
+    for j in range(num_children[n]):
+        c = child[f + j]
+        v += probs[action[c]] * value[c]
+    return v
+
+
 def subtree_end(first_child, num_children, child):
     """end[n]: one past the last node of n's subtree (preorder numbering)."""
     return _subtree_end(first_child, num_children, child, first_child.shape[0])
@@ -78,24 +108,15 @@ def traverse(tree, end, row_offset, deal_states, deal_value, policy, traverser, 
             if kind[n] == DECISION:
                 p = player[n]
                 row = row_offset[decision[n]] + states[p, rnd[n]]
-                f = first_child[n]
-                if p == traverser:
-                    for j in range(num_children[n]):
-                        active[child[f + j]] = True
-                else:
-                    a = _sample(policy[row], _uniform(rng), A)
-                    for j in range(num_children[n]):
-                        c = child[f + j]
-                        active[c] = action[c] == a
-                        if action[c] == a:
-                            sampled[n] = c
-                    if record_strategy:
-                        i = _slot(st_seen, st_rows.shape[0], rng)
-                        if i >= 0:
-                            st_rows[i] = row
-                            st_weight[i] = weight
-                            for b in range(A):
-                                st_target[i, b] = policy[row, b]
+                sampled[n] = _open_children(n, p == traverser, policy[row], rng, first_child, num_children,
+                                            child, action, active, A)
+                if p != traverser and record_strategy:
+                    i = _slot(st_seen, st_rows.shape[0], rng)
+                    if i >= 0:
+                        st_rows[i] = row
+                        st_weight[i] = weight
+                        for b in range(A):
+                            st_target[i, b] = policy[row, b]
             elif kind[n] == CHANCE:
                 active[child[first_child[n]]] = True
             n += 1
@@ -111,10 +132,7 @@ def traverse(tree, end, row_offset, deal_states, deal_value, policy, traverser, 
             else:
                 row = row_offset[decision[n]] + states[traverser, rnd[n]]
                 f = first_child[n]
-                v = 0.0
-                for j in range(num_children[n]):
-                    c = child[f + j]
-                    v += policy[row, action[c]] * value[c]
+                v = _mixed_value(n, policy[row], value, first_child, num_children, child, action)
                 value[n] = v
                 s = _slot(adv_seen, adv_rows.shape[0], rng)
                 if s >= 0:
