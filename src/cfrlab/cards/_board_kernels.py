@@ -181,3 +181,40 @@ def board_ranks(known, comps, m, keys, ranks):
                 ranks[c, j] = NO_RANK
             else:
                 ranks[c, j] = rank_of_key(key + hkey[j], bits | hbits[j], ncards, hands_g[j, 0])
+
+
+@njit(cache=NUMBA_CACHE)
+def showdown_sweep(r, cards, h, D, order, grp_end, stake, out):
+    """out[i] = stake * (reach r of the hands that share no card with hand i and that it beats,
+    minus of those it loses to), for the hands in ``order`` (by rank, weakest first; grp_end[t]:
+    one past the last hand of t's group of equal rank), each holding h cards of D. One sweep:
+    a group counts 0 while inside it, then +, so a hand's own reach cancels, and so do the hands
+    sharing a card with it, through the per-card sums."""
+    X = 0.0
+    Xc = np.zeros(D)
+    n = order.shape[0]
+    for t in range(n):
+        i = order[t]
+        X -= r[i]
+        for c in range(h):
+            Xc[cards[i, c]] -= r[i]
+    q = 0
+    while q < n:
+        e = grp_end[q]
+        for t in range(q, e):
+            i = order[t]
+            X += r[i]
+            for c in range(h):
+                Xc[cards[i, c]] += r[i]
+        for t in range(q, e):
+            i = order[t]
+            v = X
+            for c in range(h):
+                v -= Xc[cards[i, c]]
+            out[i] = stake * v
+        for t in range(q, e):
+            i = order[t]
+            X += r[i]
+            for c in range(h):
+                Xc[cards[i, c]] += r[i]
+        q = e

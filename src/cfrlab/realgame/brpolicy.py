@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cfrlab.cards.kernels import showdown_sweep
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.realgame import _kernels as K
 from cfrlab.realgame.hands import first_round_units
@@ -28,41 +29,6 @@ from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.realgame.walk import Walker
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
-
-
-@njit(cache=NUMBA_CACHE)
-def _showdown(r, cards, h, D, order, grp_end, stake, out):
-    """out[i] = stake * (reach of disjoint hands i beats - of those it loses to), for the hands
-    in ``order`` (the valid ones, by rank): one sweep, X = 2W + G - R per card as in
-    ``_kernels``' last-round note (a hand's own reach cancels in X and its cards' Xc)."""
-    X = 0.0
-    Xc = np.zeros(D)
-    n = order.shape[0]
-    for t in range(n):
-        i = order[t]
-        X -= r[i]
-        for c in range(h):
-            Xc[cards[i, c]] -= r[i]
-    q = 0
-    while q < n:
-        e = grp_end[q]
-        for t in range(q, e):
-            i = order[t]
-            X += r[i]
-            for c in range(h):
-                Xc[cards[i, c]] += r[i]
-        for t in range(q, e):
-            i = order[t]
-            v = X
-            for c in range(h):
-                v -= Xc[cards[i, c]]
-            out[i] = stake * v
-        for t in range(q, e):
-            i = order[t]
-            X += r[i]
-            for c in range(h):
-                Xc[cards[i, c]] += r[i]
-        q = e
 
 
 @njit(cache=NUMBA_CACHE)
@@ -87,8 +53,8 @@ def policy_pass(seg, hands, table, flow, order, grp_end, tol, best):
             if K.fold_or_chance_values(seg, k, j, reach, vals, cards, h, csum, chance_vals):
                 continue
             if kind == SHOWDOWN:
-                _showdown(reach[l_slot[k, 1], 1], cards, h, D, order, grp_end, l_pay[k, 0], vals[j, 0])
-                _showdown(reach[l_slot[k, 0], 0], cards, h, D, order, grp_end, l_pay[k, 1], vals[j, 1])
+                showdown_sweep(reach[l_slot[k, 1], 1], cards, h, D, order, grp_end, l_pay[k, 0], vals[j, 0])
+                showdown_sweep(reach[l_slot[k, 0], 0], cards, h, D, order, grp_end, l_pay[k, 1], vals[j, 1])
             elif kind == DECISION:
                 q = l_player[k]
                 o = 1 - q

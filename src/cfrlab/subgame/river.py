@@ -29,6 +29,7 @@ from numba import njit
 
 from cfrlab.cards.cards import deck as card_deck
 from cfrlab.cards.evaluator import rank_batch
+from cfrlab.cards.kernels import showdown_sweep
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.errors import CfrlabError
 from cfrlab.subgame.local import Family, RoundBlocks, subtree_family
@@ -53,40 +54,6 @@ def _disjoint(r, cards, D, out):
         if h == 2:
             v += r[i]  # hand i itself, taken away twice
         out[i] = v
-
-
-@njit(cache=NUMBA_CACHE)
-def _showdown(r, cards, D, order, grp_end, out):
-    """out[i] = reach of the disjoint hands i beats minus those it loses to: one sweep over the
-    hands by rank; each group of equal rank is counted 0 while inside it, then + (a hand's own
-    reach cancels, and so do the hands that share a card with it, through the card sums)."""
-    n, h = cards.shape[0], cards.shape[1]
-    X = 0.0
-    Xc = np.zeros(D)
-    for t in range(n):
-        X -= r[t]
-        for c in range(h):
-            Xc[cards[t, c]] -= r[t]
-    q = 0
-    while q < n:
-        e = grp_end[q]
-        for t in range(q, e):
-            i = order[t]
-            X += r[i]
-            for c in range(h):
-                Xc[cards[i, c]] += r[i]
-        for t in range(q, e):
-            i = order[t]
-            v = X
-            for c in range(h):
-                v -= Xc[cards[i, c]]
-            out[i] = v
-        for t in range(q, e):
-            i = order[t]
-            X += r[i]
-            for c in range(h):
-                Xc[cards[i, c]] += r[i]
-        q = e
 
 
 class BoardCards:
@@ -120,7 +87,7 @@ class BoardCards:
             if kind == FOLD:
                 _disjoint(r, self.cards, self.D, out[k])
             elif kind == SHOWDOWN:
-                _showdown(r, self.cards, self.D, self.order, self.grp_end, out[k])
+                showdown_sweep(r, self.cards, self.cards.shape[1], self.D, self.order, self.grp_end, 1.0, out[k])
             else:
                 raise CfrlabError("a subgame node that is neither a decision, a chance node nor a terminal")
         v = (self.weight * out).reshape(opp.shape)
