@@ -72,17 +72,20 @@ def subtree_end(first_child, num_children, child):
 
 
 @njit(cache=NUMBA_CACHE)
-def traverse(tree, end, row_offset, deal_states, deal_value, policy, traverser, traversals, weight,
-             scale, adv, strat, record_strategy, rng):
+def traverse(tree, end, row_offset, deals, policy, traverser, traversals, weight, scale, memories,
+             record_strategy, rng):
     """``traversals`` external-sampling traversals for ``traverser`` (Lanctot 2009, as Deep CFR
     runs them): each on a fresh deal, the opponent's actions sampled from ``policy``, every
     traverser action explored. At each traverser row the sampled regrets v(a) - v(sigma) (over
     ``scale``: the networks learn numbers near 1) go to the advantage buffer ``adv``; with
     ``record_strategy``, each opponent row's ``policy`` goes to the strategy buffer ``strat``
     (Deep CFR's average-strategy memory). Every item carries ``weight`` (the iteration: linear
-    CFR weighting). ``adv`` and ``strat`` are (rows, target, weight, seen) tuples."""
+    CFR weighting). ``deals`` is (states, showdown values) per deal; ``memories`` is (adv, strat),
+    each a (rows, target, weight, seen) tuple."""
     (kind, player, rnd, first_child, num_children, child, action, spent, decision, legal,
      _next_node) = tree
+    deal_states, deal_value = deals
+    adv, strat = memories
     adv_rows, adv_target, adv_weight, adv_seen = adv
     st_rows, st_target, st_weight, st_seen = strat
     n_nodes = kind.shape[0]

@@ -29,16 +29,15 @@ from cfrlab.cards.evaluator import rank_batch
 from cfrlab.deep import _sampled_kernels as KS
 from cfrlab.deep._traverse_kernels import subtree_end
 from cfrlab.deep.features import card_layout, node_heads
-from cfrlab.deep.network import METHODS, DeepNets
+from cfrlab.deep.network import DeepNets
 from cfrlab.deep.play import fits_table
 from cfrlab.deep.training import (
     DeepParams,
     DeepResult,
-    _check_params,
     _init,
     _json_params,
     _loss,
-    require_jax,
+    check_setup,
 )
 from cfrlab.deep.training import train as train_table
 from cfrlab.engine import tree_for
@@ -115,13 +114,7 @@ class SampledTrainer:
 
     def __init__(self, game, method: str = "deepcfr", traversals: int = 1000, seed: int | None = None,
                  params: DeepParams | None = None) -> None:
-        require_jax()
-        if method not in METHODS:
-            raise CfrlabError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-        if traversals < 1:
-            raise CfrlabError("traversals must be at least 1")
-        self.params = params or DeepParams()
-        _check_params(self.params)
+        self.params = check_setup(method, traversals, params)
         if len(set(self.params.hidden)) != 1:
             raise CfrlabError("games too large to tabulate take hidden layers of one width (e.g. 64,64)")
         self.game = load_game(game)

@@ -193,13 +193,7 @@ class Trainer:
 
     def __init__(self, game, method: str = "sdcfr", traversals: int = 1000, seed: int | None = None,
                  params: DeepParams | None = None) -> None:
-        require_jax()
-        if method not in METHODS:
-            raise CfrlabError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-        if traversals < 1:
-            raise CfrlabError("traversals must be at least 1")
-        self.params = params or DeepParams()
-        _check_params(self.params)
+        self.params = check_setup(method, traversals, params)
         self.game = load_game(game)
         self.method, self.traversals = method, int(traversals)
         self.seed = resolve_seed(seed)
@@ -241,9 +235,10 @@ class Trainer:
             t0, c0 = time.perf_counter(), time.process_time()
             t = self.iterations + 1
             for p in (0, 1):
-                K.traverse(self._tree_arrays, self._end, self.row_offset, self.deal_states, self.deal_value,
-                           self.policy, p, self.traversals, float(t), self.scale, self.adv[p].arrays,
-                           self.strat.arrays, self.method == "deepcfr", self.rng)
+                K.traverse(self._tree_arrays, self._end, self.row_offset,
+                           (self.deal_states, self.deal_value), self.policy, p, self.traversals,
+                           float(t), self.scale, (self.adv[p].arrays, self.strat.arrays),
+                           self.method == "deepcfr", self.rng)
                 net = self._train(p, t)
                 self.latest[p] = net
                 mine = self.row_player == p
@@ -315,6 +310,19 @@ class Trainer:
 
     def exploitability(self) -> float:
         return float(exploitability(self.tree, self.model, self.average_policy()))
+
+
+def check_setup(method: str, traversals: int, params: DeepParams | None) -> DeepParams:
+    """A run's settings checked before any work (JAX present, a known method, positive
+    sizes); the parameters, defaults filled in."""
+    require_jax()
+    if method not in METHODS:
+        raise CfrlabError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if traversals < 1:
+        raise CfrlabError("traversals must be at least 1")
+    p = params or DeepParams()
+    _check_params(p)
+    return p
 
 
 def _check_params(p: DeepParams) -> None:
