@@ -52,6 +52,34 @@ def test_kmeans_is_deterministic_with_a_seed_and_refuses_too_many_clusters():
         KM.kmeans(np.repeat(X[[0, 40, 80]], 10, axis=0), np.ones(30), 4, seed=0, l1=True)
 
 
+def test_kmeans_on_a_sample_fits_there_and_labels_every_point_by_its_nearest_center():
+    rng = np.random.default_rng(2)
+    X = np.concatenate([rng.normal(c, 0.1, (200, 3)) for c in (0.0, 1.0, 2.0)])
+    w = rng.integers(1, 5, len(X)).astype(float)
+    full = KM.kmeans(X, w, 3, seed=5, l1=False, fit_points=len(X))
+    assert (full[0] == KM.kmeans(X, w, 3, seed=5, l1=False)[0]).all()  # no sample below the cap
+    la, ca = KM.kmeans(X, w, 3, seed=5, l1=False, fit_points=60)
+    lb, cb = KM.kmeans(X, w, 3, seed=5, l1=False, fit_points=60)
+    assert (la == lb).all() and (ca == cb).all()  # the sample is seeded
+    pick = np.sort(np.random.default_rng([5, 1]).choice(len(X), size=60, replace=False))
+    _, c_sample = KM.kmeans(X[pick], w[pick], 3, seed=5, l1=False)
+    assert (ca == c_sample).all()  # the centers are the sample's own k-means
+    d = ((X[:, None, :] - ca[None, :, :]) ** 2).sum(axis=2)
+    assert (la == d.argmin(axis=1)).all()  # every point to its nearest center
+    assert len(set(la[:200])) == len(set(la[200:400])) == len(set(la[400:])) == 1
+    assert len(set(la)) == 3
+
+
+def test_the_ochs_round_estimate_holds_no_histograms():
+    g = holdem(4, 3)
+    spec = BucketSpec.kmeans(g.num_rounds, "3-4-4-4", "ochs", seed=1, bins=50, opp_clusters=2)
+    emd = BucketSpec.kmeans(g.num_rounds, "3-4-4-4", "emd", seed=1, bins=50)
+    river = metric_indexers(g)[-1].size
+    a = KM.kmeans_estimate(g, spec)["phases"]["k-means round 3"]
+    b = KM.kmeans_estimate(g, emd)["phases"]["k-means round 3"]
+    assert b - a == river * (4 * 50 + 8 * 50 - 8 * 2) + 16 * 4 * (50 - 2)
+
+
 @pytest.fixture(scope="module")
 def small():
     g = holdem(4, 3)  # 12 cards, board 0/3/1/1

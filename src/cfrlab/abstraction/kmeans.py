@@ -49,6 +49,10 @@ from cfrlab.errors import CfrlabError
 
 Progress = Callable[[str], None]
 KMEANS_ITERATIONS = 100
+# Rounds with more canonical classes than this fit their centers on a seeded uniform sample
+# of this many (weights kept), then every class takes its nearest center: full HULHE's
+# 123 million river classes would otherwise cost hours per Lloyd pass series.
+FIT_POINTS = 2_000_000
 
 
 # -- distances --------------------------------------------------------------------------
@@ -73,11 +77,14 @@ def cumulative(hists: np.ndarray) -> np.ndarray:
 
 # -- k-means ----------------------------------------------------------------------------
 def kmeans(X: np.ndarray, weight: np.ndarray, k: int, seed: int, l1: bool,
-           iterations: int = KMEANS_ITERATIONS, what: str = "k-means"
-           ) -> tuple[np.ndarray, np.ndarray]:
+           iterations: int = KMEANS_ITERATIONS, what: str = "k-means",
+           fit_points: int = FIT_POINTS) -> tuple[np.ndarray, np.ndarray]:
     """(labels int64[n], centers float64[k, d]) of weighted k-means with k-means++ seeding
     (``default_rng(seed)``): L1 distance (``l1``; EMD on cumulative histograms) or squared
-    L2. Centers are weighted means. More clusters than points is refused."""
+    L2. Centers are weighted means. More clusters than points is refused. With more than
+    ``fit_points`` points the centers are fitted on a uniform sample of that many (drawn
+    from ``default_rng([seed, 1])``, weights kept) and every point then takes its nearest
+    center."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     w = np.ascontiguousarray(weight, dtype=np.float64)
     n = len(X)
@@ -86,6 +93,12 @@ def kmeans(X: np.ndarray, weight: np.ndarray, k: int, seed: int, l1: bool,
                           "ask for at most that many buckets")
     if k < 1:
         raise CfrlabError(f"{what}: at least one cluster")
+    if n > fit_points >= k:
+        pick = np.sort(np.random.default_rng([seed, 1]).choice(n, size=fit_points, replace=False))
+        _, C = kmeans(X[pick], w[pick], k, seed, l1, iterations, what, fit_points)
+        labels = np.empty(n, dtype=np.int64)
+        KK.nearest(X, C, l1, labels, np.empty(n))
+        return labels, C
     rng = np.random.default_rng(seed)
     C = np.empty((k, X.shape[1]))
     first = int(rng.choice(n, p=w / w.sum()))
@@ -169,7 +182,8 @@ def kmeans_estimate(game, spec: BucketSpec) -> dict:
     for r in range(R):
         metric, k = spec.levels[r][0]
         d = spec.opp_clusters if metric == "ochs" else spec.bins
-        per_class = 4 * spec.bins + 8 * d + 8 * 4  # counts, features, weight/labels/distances
+        counts = 0 if metric == "ochs" else 4 * spec.bins  # OCHS needs no histograms
+        per_class = counts + 8 * d + 8 * 4  # counts, features, weight/labels/distances
         phases[f"k-means round {r}"] = river_table + sizes[r] * per_class + 16 * k * d
     maps = sum(4 * s for s in seq) + 4 * sizes[-1]
     peak = max(phases.values()) + maps
@@ -226,7 +240,8 @@ def build_kmeans_buckets(game, spec: BucketSpec, hs: np.ndarray,
             states.append(_ordered_states(sixs[r], ixs[r], r, labels).astype(dtype))
         else:
             river = labels.astype(np.int32)
-        say(f"k-means round {r}: {ixs[r].size:,} hands -> {k:,} buckets "
+        fit = f", centers fitted on {FIT_POINTS:,} sampled" if ixs[r].size > FIT_POINTS else ""
+        say(f"k-means round {r}: {ixs[r].size:,} hands -> {k:,} buckets{fit} "
             f"({time.perf_counter() - t0:.1f} s)")
     last = np.arange(spec.counts[-1], dtype=np.int32)[None, :]  # bucket = the river table's
     params = {"num_ranks": game.num_ranks, "num_suits": game.num_suits, "hole": 2,
