@@ -1,0 +1,197 @@
+"""Numba kernels of CFR-BR with a trunk (``cfrbr_trunk``): one round on one board, two profiles.
+
+Every iteration walks the same public tree with two pairs of reach vectors over all hands
+(``_kernels`` module docstring for segments, slots and bundles):
+
+* pass 1: ``reach1[., p]`` is the abstract player A's reach in seat p (its current strategy by
+  its private state on the board, ``tabA``), ``vals1[., q]`` the opponent O's value in seat q
+  against it: a best response (max over actions, the choice recorded in ``best``) below the
+  trunk, O's regret-matching strategy (``tabO``, a row per real hand) in the trunk;
+* pass 2: ``reach2[., q]`` is O's reach in seat q (its trunk strategy, or its pure best
+  response ``best`` below), ``vals2[., p]`` A's counterfactual value in seat p against it.
+
+The two positions (A in seat 0 against O in seat 1, and A in seat 1 against O in seat 0) are
+independent problems that share these walks: each value vector is one position's.
+``dual_pass`` walks every segment of one round on one board in the steps ``Steps`` asks for;
+the regrets of the actor of every decision land in ``Acc`` tables (A's abstract rows in pass
+2, O's real trunk rows in pass 1), each hand's on its state's row, times the board's weight.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from cfrlab.cards.kernels import showdown_sweep
+from cfrlab.config import NUMBA_CACHE
+from cfrlab.realgame._kernels import fold_or_chance_values, forward_reach, pass_buffers
+
+DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+
+# the hands on one board: A's and O's private states, the valid hands by rank (last round)
+DualHands = namedtuple("DualHands", "valid cards h D statesA statesO order grp_end")
+# br: O plays ``best`` (else tabO); back1: pass 1's values (recording best if br); fwd2: O's
+# reach; back2: pass 2's values; tol: a best response's tie to rounding
+Steps = namedtuple("Steps", "br back1 fwd2 back2 tol")
+# regret and average tables, the rows' weight on this board (A's, O's) and O's choices
+Acc = namedtuple("Acc", "regretA avgA weightA regretO avgO weightO best")
+
+
+@njit(cache=NUMBA_CACHE)
+def _pure_forward(seg, s, in_reach, vf, best, reach):
+    """Segment s's reach of O playing ``best[k, i]`` (round-local node k) with probability 1."""
+    base = seg.seg_off[s]
+    e = seg.entry[s]
+    H = vf.shape[0]
+    for p in range(2):
+        for i in range(H):
+            reach[0, p, i] = in_reach[e, p, i] * vf[i]
+    for j in range(seg.seg_off[s + 1] - base):
+        k = base + j
+        if seg.kind[k] == DECISION:
+            q = seg.player[k]
+            src = seg.slot[k, q]
+            for a in range(3):
+                c = seg.child[k, a]
+                if c >= 0:
+                    for i in range(H):
+                        reach[c, q, i] = reach[src, q, i] if best[k, i] == a else 0.0
+
+
+@njit(cache=NUMBA_CACHE)
+def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals):
+    """Fold, chance or showdown node k (local j): its values against ``opp``; False at a
+    decision."""
+    if fold_or_chance_values(seg, k, j, opp, vals, hands.cards, hands.h, csum, chance_vals):
+        return True
+    if seg.kind[k] == SHOWDOWN:
+        sl = seg.slot
+        showdown_sweep(opp[sl[k, 1], 1], hands.cards, hands.h, hands.D, hands.order,
+                       hands.grp_end, seg.pay[k, 0], vals[j, 0])
+        showdown_sweep(opp[sl[k, 0], 0], hands.cards, hands.h, hands.D, hands.order,
+                       hands.grp_end, seg.pay[k, 1], vals[j, 1])
+        return True
+    return False
+
+
+@njit(cache=NUMBA_CACHE)
+def _max_back(seg, s, opp, vals, hands, csum, chance_vals, tol, best):
+    """Segment s backward, the actor best-responding: vals[j, actor] the max over actions (its
+    action in ``best``, ties to the lowest), the other seat's the sum."""
+    base = seg.seg_off[s]
+    H = hands.valid.shape[0]
+    for j in range(seg.seg_off[s + 1] - base - 1, -1, -1):
+        k = base + j
+        if _terminal(seg, k, j, opp, vals, hands, csum, chance_vals):
+            continue
+        q = seg.player[k]
+        o = 1 - q
+        first = True
+        for a in range(3):
+            c = seg.child[k, a]
+            if c < 0:
+                continue
+            for i in range(H):
+                if first:
+                    vals[j, q, i] = vals[c, q, i]
+                    vals[j, o, i] = vals[c, o, i]
+                    best[k, i] = a
+                else:
+                    x = vals[c, q, i]
+                    if x > vals[j, q, i] + tol:
+                        vals[j, q, i] = x
+                        best[k, i] = a
+                    vals[j, o, i] += vals[c, o, i]
+            first = False
+
+
+@njit(cache=NUMBA_CACHE)
+def _mixed_back(seg, s, opp, own, vals, hands, csum, chance_vals, table, states, vf, regret, avg, w):
+    """Segment s backward, the actor mixing by ``table`` at its ``states``: its regrets
+    (times ``w``) into ``regret`` and its reach-weighted policy (``own``: its reach) into
+    ``avg``, on the rows of the hands that miss the board."""
+    policy, row_offset = table
+    base = seg.seg_off[s]
+    H = vf.shape[0]
+    for j in range(seg.seg_off[s + 1] - base - 1, -1, -1):
+        k = base + j
+        if _terminal(seg, k, j, opp, vals, hands, csum, chance_vals):
+            continue
+        q = seg.player[k]
+        o = 1 - q
+        ro = row_offset[seg.dec[k]]
+        src = seg.slot[k, q]
+        for i in range(H):
+            vals[j, q, i] = 0.0
+            vals[j, o, i] = 0.0
+        for a in range(3):
+            c = seg.child[k, a]
+            if c >= 0:
+                for i in range(H):
+                    vals[j, q, i] += policy[ro + states[i], a] * vals[c, q, i]
+                    vals[j, o, i] += vals[c, o, i]
+        for a in range(3):
+            c = seg.child[k, a]
+            if c < 0:
+                continue
+            for i in range(H):
+                if vf[i] > 0.0:
+                    row = ro + states[i]
+                    regret[row, a] += w * (vals[c, q, i] - vals[j, q, i])
+                    avg[row, a] += w * own[src, q, i] * policy[row, a]
+
+
+@njit(cache=NUMBA_CACHE)
+def _to_entry(seg, s, vals, vf, flow):
+    e = seg.entry[s]
+    for p in range(2):
+        for i in range(vf.shape[0]):
+            flow.out_vals[e, p, i] += flow.scale * vf[i] * vals[0, p, i]
+
+
+@njit(cache=NUMBA_CACHE)
+def _chance_reach(seg, s, reach, out):
+    base = seg.seg_off[s]
+    for j in range(seg.seg_off[s + 1] - base):
+        k = base + j
+        if seg.kind[k] == CHANCE:
+            for p in range(2):
+                sl = seg.slot[k, p]
+                for i in range(reach.shape[2]):
+                    out[seg.chance[k], p, i] = reach[sl, p, i]
+
+
+@njit(cache=NUMBA_CACHE)
+def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc):
+    """One round on one board: per segment, A's reach (pass 1; its chance-node reach into
+    ``flow1.chance_reach`` if that has rows), then the ``steps``: pass 1 backward (O's values
+    into ``flow1.out_vals``), O's reach (its chance-node reach into ``flow2.chance_reach`` if
+    that has rows), pass 2 backward (A's values into ``flow2.out_vals``)."""
+    reach1, vals1, csum, vf = pass_buffers(seg.seg_off, hands.valid, hands.D)
+    reach2 = np.zeros_like(reach1)
+    vals2 = np.zeros_like(vals1)
+    for s in range(seg.seg_off.shape[0] - 1):
+        forward_reach(seg, s, flow1.in_reach, vf, hands.statesA, tabA, reach1)
+        if flow1.chance_reach.shape[0] > 0:
+            _chance_reach(seg, s, reach1, flow1.chance_reach)
+        if steps.fwd2 and not steps.br:  # O's trunk reach: its average's weights in pass 1
+            forward_reach(seg, s, flow2.in_reach, vf, hands.statesO, tabO, reach2)
+        if steps.back1:
+            if steps.br:
+                _max_back(seg, s, reach1, vals1, hands, csum, flow1.chance_vals, steps.tol, acc.best)
+            else:
+                _mixed_back(seg, s, reach1, reach2, vals1, hands, csum, flow1.chance_vals, tabO,
+                            hands.statesO, vf, acc.regretO, acc.avgO, acc.weightO)
+            _to_entry(seg, s, vals1, vf, flow1)
+        if not steps.fwd2:
+            continue
+        if steps.br:  # O's pure response, as recorded
+            _pure_forward(seg, s, flow2.in_reach, vf, acc.best, reach2)
+        if flow2.chance_reach.shape[0] > 0:
+            _chance_reach(seg, s, reach2, flow2.chance_reach)
+        if steps.back2:
+            _mixed_back(seg, s, reach2, reach1, vals2, hands, csum, flow2.chance_vals, tabA,
+                        hands.statesA, vf, acc.regretA, acc.avgA, acc.weightA)
+            _to_entry(seg, s, vals2, vf, flow2)
