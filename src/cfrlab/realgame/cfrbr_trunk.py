@@ -31,7 +31,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 from typing import Any
