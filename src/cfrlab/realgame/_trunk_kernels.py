@@ -24,7 +24,6 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from cfrlab.cards.kernels import showdown_sweep
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.realgame._kernels import fold_or_chance_values, forward_reach, pass_buffers
 
@@ -62,18 +61,75 @@ def _pure_forward(seg, s, in_reach, vf, best, reach):
 
 @njit(cache=NUMBA_CACHE)
 def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals):
-    """Fold, chance or showdown node k (local j): its values against ``opp``; False at a
-    decision."""
+    """Fold, chance or showdown node k (local j): its values against ``opp`` (a showdown's
+    already written by ``_showdowns``); False at a decision."""
     if fold_or_chance_values(seg, k, j, opp, vals, hands.cards, hands.h, csum, chance_vals):
         return True
-    if seg.kind[k] == SHOWDOWN:
-        sl = seg.slot
-        showdown_sweep(opp[sl[k, 1], 1], hands.cards, hands.h, hands.D, hands.order,
-                       hands.grp_end, seg.pay[k, 0], vals[j, 0])
-        showdown_sweep(opp[sl[k, 0], 0], hands.cards, hands.h, hands.D, hands.order,
-                       hands.grp_end, seg.pay[k, 1], vals[j, 1])
-        return True
-    return False
+    return seg.kind[k] == SHOWDOWN
+
+
+@njit(cache=NUMBA_CACHE)
+def _showdowns(seg, s, opp, vals, hands, buf):
+    """Every showdown of segment s against ``opp`` in one sweep of the hands by rank, a lane
+    per (showdown, seat) (``cards.kernels.showdown_sweep``, lanes side by side): the lane's
+    value X - sum over my cards c of Xc[c], X = 2W + G - R over the opponent's reach R, W of
+    the hands I beat, G of my group (module docstring of ``_kernels``, last round)."""
+    R, X, Xc = buf
+    base = seg.seg_off[s]
+    n = seg.seg_off[s + 1] - base
+    order, grp_end, cards, h = hands.order, hands.grp_end, hands.cards, hands.h
+    m = 0
+    js = np.empty(n, np.int64)  # the showdowns' local indices, in lane order
+    for j in range(n):
+        k = base + j
+        if seg.kind[k] == SHOWDOWN:
+            js[m // 2] = j
+            for p in range(2):
+                src = opp[seg.slot[k, 1 - p], 1 - p]
+                for i in range(order.shape[0]):
+                    R[order[i], m] = src[order[i]]
+                m += 1
+    if m == 0:
+        return
+    X[:m] = 0.0
+    Xc[:, :m] = 0.0
+    nh = order.shape[0]
+    for t in range(nh):
+        i = order[t]
+        for c in range(h):
+            for q in range(m):
+                Xc[cards[i, c], q] -= R[i, q]
+        for q in range(m):
+            X[q] -= R[i, q]
+    t0 = 0
+    while t0 < nh:
+        e = grp_end[t0]
+        for twice in range(2):
+            for t in range(t0, e):
+                i = order[t]
+                for q in range(m):
+                    X[q] += R[i, q]
+                for c in range(h):
+                    for q in range(m):
+                        Xc[cards[i, c], q] += R[i, q]
+            if twice == 0:  # the group counted once: its values
+                for t in range(t0, e):
+                    i = order[t]
+                    for q in range(m):
+                        v = X[q]
+                        for c in range(h):
+                            v -= Xc[cards[i, c], q]
+                        j = js[q // 2]
+                        vals[j, q % 2, i] = seg.pay[base + j, q % 2] * v
+        t0 = e
+
+
+def showdown_buffers(seg, H, D):
+    """``_showdowns``' lanes for a round: (hands x lanes, lanes, cards x lanes)."""
+    m = 1
+    for s in range(len(seg.seg_off) - 1):
+        m = max(m, 2 * int((seg.kind[seg.seg_off[s]:seg.seg_off[s + 1]] == SHOWDOWN).sum()))
+    return np.zeros((H, m)), np.zeros(m), np.zeros((D, m))
 
 
 @njit(cache=NUMBA_CACHE)
@@ -123,24 +179,28 @@ def _mixed_back(seg, s, opp, own, vals, hands, csum, chance_vals, table, states,
         o = 1 - q
         ro = row_offset[seg.dec[k]]
         src = seg.slot[k, q]
-        for i in range(H):
-            vals[j, q, i] = 0.0
-            vals[j, o, i] = 0.0
-        for a in range(3):
-            c = seg.child[k, a]
-            if c >= 0:
-                for i in range(H):
-                    vals[j, q, i] += policy[ro + states[i], a] * vals[c, q, i]
-                    vals[j, o, i] += vals[c, o, i]
-        for a in range(3):
-            c = seg.child[k, a]
-            if c < 0:
+        c0, c1, c2 = seg.child[k, 0], seg.child[k, 1], seg.child[k, 2]
+        for i in range(H):  # a hand at a time: its row's three entries side by side
+            if vf[i] == 0.0:
+                vals[j, q, i] = 0.0
+                vals[j, o, i] = 0.0
                 continue
-            for i in range(H):
-                if vf[i] > 0.0:
-                    row = ro + states[i]
-                    regret[row, a] += w * (vals[c, q, i] - vals[j, q, i])
-                    avg[row, a] += w * own[src, q, i] * policy[row, a]
+            row = ro + states[i]
+            v = 0.0
+            vo = 0.0
+            for a, c in ((0, c0), (1, c1), (2, c2)):
+                if c >= 0:
+                    x = vals[c, q, i]
+                    v += policy[row, a] * x
+                    vo += vals[c, o, i]
+                    regret[row, a] += w * x
+            vals[j, q, i] = v
+            vals[j, o, i] = vo
+            r = w * own[src, q, i]
+            for a, c in ((0, c0), (1, c1), (2, c2)):
+                if c >= 0:
+                    regret[row, a] -= w * v
+                    avg[row, a] += r * policy[row, a]
 
 
 @njit(cache=NUMBA_CACHE)
@@ -164,11 +224,12 @@ def _chance_reach(seg, s, reach, out):
 
 
 @njit(cache=NUMBA_CACHE)
-def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc):
+def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc, sdbuf):
     """One round on one board: per segment, A's reach (pass 1; its chance-node reach into
     ``flow1.chance_reach`` if that has rows), then the ``steps``: pass 1 backward (O's values
     into ``flow1.out_vals``), O's reach (its chance-node reach into ``flow2.chance_reach`` if
-    that has rows), pass 2 backward (A's values into ``flow2.out_vals``)."""
+    that has rows), pass 2 backward (A's values into ``flow2.out_vals``). ``sdbuf``: the
+    showdowns' lanes (``showdown_buffers``) on a last round."""
     reach1, vals1, csum, vf = pass_buffers(seg.seg_off, hands.valid, hands.D)
     reach2 = np.zeros_like(reach1)
     vals2 = np.zeros_like(vals1)
@@ -179,6 +240,7 @@ def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc):
         if steps.fwd2 and not steps.br:  # O's trunk reach: its average's weights in pass 1
             forward_reach(seg, s, flow2.in_reach, vf, hands.statesO, tabO, reach2)
         if steps.back1:
+            _showdowns(seg, s, reach1, vals1, hands, sdbuf)
             if steps.br:
                 _max_back(seg, s, reach1, vals1, hands, csum, flow1.chance_vals, steps.tol, acc.best)
             else:
@@ -192,6 +254,7 @@ def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc):
         if flow2.chance_reach.shape[0] > 0:
             _chance_reach(seg, s, reach2, flow2.chance_reach)
         if steps.back2:
+            _showdowns(seg, s, reach2, vals2, hands, sdbuf)
             _mixed_back(seg, s, reach2, reach1, vals2, hands, csum, flow2.chance_vals, tabA,
                         hands.statesA, vf, acc.regretA, acc.avgA, acc.weightA)
             _to_entry(seg, s, vals2, vf, flow2)

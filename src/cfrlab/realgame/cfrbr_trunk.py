@@ -156,6 +156,7 @@ class TrunkSolver:
         if need > have:
             raise CfrlabError(f"CFR-BR with trunk {trunk} needs about {need / 2**30:.3g} GiB "
                               f"({self.num_rows:,} abstract rows), {have / 2**30:.3g} GiB available")
+        self._sdbuf = [T.showdown_buffers(seg, H, w.deck.size) for seg in w.rounds]
         self.units = first_round_units(g, w.deck, True)
         wts = np.array([u.weight for u in self.units], dtype=np.float64)
         self.unit_p = wts / wts.sum()
@@ -200,7 +201,8 @@ class TrunkSolver:
 
     def _run(self, r, hands, flows, steps, acc) -> None:
         w = self.walker
-        T.dual_pass(w.segments[r], hands, w.table, self._tabO, flows[0], flows[1], steps, acc)
+        T.dual_pass(w.segments[r], hands, w.table, self._tabO, flows[0], flows[1], steps, acc,
+                    self._sdbuf[r])
 
     def _acc(self, weight: float, best: np.ndarray, weight_o: float = 0.0) -> T.Acc:
         return T.Acc(self._inst, self._inc, float(weight), self._oinst, self._oinc,
