@@ -19,7 +19,7 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | No
               opponent: str | None = None, policy: str | None = None, out: Path | None = None,
               force: bool = False, resume: bool = False, checkpoint_every: float = 60.0,
               progress: bool = True, as_json: bool = False, eval_every: int = 10,
-              trunk: int | None = None, seed: int = 0) -> dict:
+              trunk: int | None = None, seed: int = 0, workers: int = 1) -> dict:
     """Run CFR-BR and print the result (a JSON line with ``as_json``); returns the summary.
     ``trunk``: CFR-BR with a sampled trunk (cfrlab.realgame.cfrbr_trunk), for games whose
     real information sets do not fit."""
@@ -63,7 +63,8 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | No
     if trunk is not None:
         r = cfrbr_trunk(g, abstraction, iterations=iterations, trunk=trunk,
                         algorithm=algorithm or "cfr+", policy=which, seed=seed, checkpoint=ckpt,
-                        checkpoint_every=checkpoint_every, resume=resume, progress=show)
+                        checkpoint_every=checkpoint_every, resume=resume, progress=show,
+                        workers=workers)
     else:
         r = cfrbr(g, abstraction, iterations=iterations, algorithm=algorithm, opponent=opponent,
                   policy=which, checkpoint=ckpt, checkpoint_every=checkpoint_every, resume=resume,
@@ -127,6 +128,9 @@ def register(app: typer.Typer) -> None:
             "minimizer in the first K rounds (K=1), a best response below; one flop class "
             "sampled per iteration")] = None,
         seed: Annotated[int, typer.Option("--seed", help="with --trunk: the sampling's seed")] = 0,
+        workers: Annotated[int, typer.Option(
+            "--workers", "-w", metavar="N", help="with --trunk: processes for the final exact "
+            "real-game best response")] = 1,
     ) -> None:
         """CFR-BR in a card abstraction (Johanson, Bard, Burch and Bowling 2012): the least
         exploitable strategy the abstraction can represent, by CFR against a real-game opponent
@@ -134,4 +138,4 @@ def register(app: typer.Typer) -> None:
         Prints the strategy's exact real-game exploitability; games whose real game the
         lossless engine holds (small hold'em decks)."""
         run_cfrbr(game, abstraction, iterations, algorithm, opponent, policy, out, force, resume,
-                  checkpoint_every, progress, as_json, eval_every, trunk, seed)
+                  checkpoint_every, progress, as_json, eval_every, trunk, seed, workers)

@@ -45,6 +45,7 @@ from cfrlab.games.units import to_unit, unit_of
 from cfrlab.realgame import _kernels as K
 from cfrlab.realgame import _trunk_kernels as T
 from cfrlab.realgame._lanes import last_round_table
+from cfrlab.realgame.br import real_best_response
 from cfrlab.realgame.brpolicy import policy_pass
 from cfrlab.realgame.cfrbr import ALGORITHMS, RULES, CFRBRResult, _matched, _step
 from cfrlab.realgame.hands import first_round_units, next_board_orbits
@@ -353,12 +354,14 @@ def cfrbr_trunk(game: GameDef | str | Path, abstraction, *, iterations: int = 10
                 seed: int = 0, sample: bool = True, checkpoint: str | Path | None = None,
                 checkpoint_every: float = 60.0, resume: bool = False,
                 progress: Callable[[int, int, float | None], None] | None = None,
-                evaluate: bool = True, max_memory: int | None = None) -> CFRBRResult:
+                evaluate: bool = True, workers: int = 1,
+                max_memory: int | None = None) -> CFRBRResult:
     """CFR-BR with a trunk (module docstring) for ``iterations`` sampled iterations (seeded by
     ``seed``; ``sample=False``: every first board each iteration), the abstract player's rule
     ``algorithm`` (cfr+ as the paper; ``cfrbr.RULES``), returning its ``policy`` (``"current"``,
     the paper's, or ``"average"``) as a strategy of the abstraction, with its exact real-game
-    exploitability (``real_best_response``; ``evaluate=False``: not measured, NaN).
+    exploitability (``real_best_response`` on ``workers`` processes; ``evaluate=False``: not
+    measured, NaN).
     ``checkpoint``: a file written every ``checkpoint_every`` seconds and at the end;
     ``resume=True`` continues from it (bit for bit the run that did not stop).
     ``progress(iteration, total, None)``. ``max_memory``: bytes the run may take (default:
@@ -395,7 +398,7 @@ def cfrbr_trunk(game: GameDef | str | Path, abstraction, *, iterations: int = 10
     seconds = time.perf_counter() - start
     b0 = b1 = float("nan")
     if evaluate:
-        b0, b1 = real_br_values(solver, policy)
+        b0, b1 = real_br_values(solver, policy, workers)
     expl = 0.5 * (b0 + b1)
     hist = [(i, to_unit(g, 0.5 * (a + b))) for i, a, b in solver.history]
     return CFRBRResult(solver.strategy(policy, seconds, None if not evaluate else expl),
@@ -403,13 +406,8 @@ def cfrbr_trunk(game: GameDef | str | Path, abstraction, *, iterations: int = 10
                        solver.iterations, seconds, hist, from_br)
 
 
-def real_br_values(solver: TrunkSolver, which: str = "current") -> tuple[float, float]:
-    """(u0(BR, s1), u1(s0, BR)) in chips: the exact real-game best responses to the strategy."""
-    w = Walker(solver.game, solver.tree, StrategyPolicy(solver.abstraction, solver.policy(which),
-                                                        solver.row_offset))
-    total = None
-    for u in solver.units:
-        v = w.unit_values(u)
-        total = v if total is None else total + v
-    b0, b1, _ = w.finish(total)
-    return b0, b1
+def real_br_values(solver: TrunkSolver, which: str = "current", workers: int = 1) -> tuple[float, float]:
+    """(u0(BR, s1), u1(s0, BR)) in chips: the exact real-game best responses to the strategy
+    (``real_best_response``, its units on ``workers`` processes)."""
+    b0, b1 = real_best_response(solver.strategy(which), workers=workers).br
+    return float(b0), float(b1)
