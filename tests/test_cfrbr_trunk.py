@@ -21,6 +21,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games.units import to_unit
 from cfrlab.realgame.cfrbr import CardMap, CFRBRSolver, cfrbr
 from cfrlab.realgame.cfrbr_trunk import TrunkSolver, cfrbr_trunk, real_br_values
+from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.strategy import Strategy
 
 
@@ -44,6 +45,59 @@ def test_no_trunk_and_no_sampling_is_the_exact_cfrbr(algorithm):
         assert np.abs(a.average_policy() - b.average_policy()).max() <= 1e-9
         assert a.history[-1] == pytest.approx(b.history[-1], abs=1e-9)
     assert np.abs(a.pred - b.pred / pairs).max() <= 1e-9 if algorithm == "pcfr+" else len(b.pred) == 0
+
+
+def _engine_iteration(a: CFRBRSolver, b: TrunkSolver):
+    """The hybrid's first iteration by the lossless engine on real cards: per position p, A
+    in seat p against O in seat 1 - p playing b's trunk strategy preflop and the real game's
+    best response to A (the walk's, ``brpolicy``) after; A's regrets summed per abstract row,
+    its reach-weighted policy and O's preflop regrets, by real row."""
+    e, lm = a.engine, a.lm
+    sigma = b.current_policy()
+    real = a.real_policy(sigma)
+    _, _, action = a._walked_best_responses(real)
+    w = b.walker
+    lstate = StrategyPolicy(lm, real, e.row_offset).states(0, (), w.deck, np.ones(w.H, bool))
+    otrunk = b._opponent_trunk()
+    inst, inc = np.zeros_like(b.regret), np.zeros_like(b.avg)
+    oinst = np.zeros_like(b.oregret)
+    pre = np.flatnonzero(a.tree.round[a.tree.decision_node] == 0)
+    for p in (0, 1):
+        prof = a.real_policy(sigma, 1 - p, action)
+        for d in pre:
+            if a.tree.player[a.tree.decision_node[d]] == 1 - p:
+                prof[e.row_offset[d] + lstate] = otrunk[b.orow_offset[d] + np.arange(w.H)]
+        regret, avg = a._raw_walk(prof, np.array([True, True]))
+        r_a, i_a = a._summed(regret, avg, p)
+        inst += r_a
+        inc += i_a
+        for d in pre:
+            if a.tree.player[a.tree.decision_node[d]] == 1 - p:
+                oinst[b.orow_offset[d] + np.arange(w.H)] = regret[e.row_offset[d] + lstate]
+    return inst, inc, oinst
+
+
+def test_unsampled_trunk_is_the_engines_hybrid_iteration():
+    """trunk 1, no sampling: A's and O's instantaneous regrets and A's reach-weighted policy
+    are those of one engine walk of the real game under (A, O's trunk strategy + the real
+    best response below), from random regrets for both."""
+    g, _, model = case()
+    a = CFRBRSolver(g, model, "cfr+", opponent="br")
+    b = TrunkSolver(g, model, "cfr+", trunk=1, sample=False)
+    rng = np.random.default_rng(7)
+    b.regret[:] = rng.random(b.regret.shape) * b.legal
+    cards = b.walker.deck.hands  # O's trunk regrets suit-symmetric, as every run keeps them
+    kind = np.unique(np.c_[cards // 2, cards[:, 0] % 2 == cards[:, 1] % 2], axis=0, return_inverse=True)[1]
+    per_kind = rng.random((len(b.olegal) // len(cards), kind.max() + 1, 3))
+    b.oregret[:] = per_kind[:, kind.ravel()].reshape(-1, 3) * b.olegal
+    inst, inc, oinst = _engine_iteration(a, b)
+    b.iterate(1)
+    pairs = comb(8, 2) * comb(6, 2)
+    assert np.abs(inst - b._inst / pairs).max() <= 1e-9 and np.abs(inst).max() > 0.01
+    assert np.abs(oinst - b._oinst / pairs).max() <= 1e-9 and np.abs(oinst).max() > 0.01
+    tot, mine = inc.sum(axis=1), b._inc.sum(axis=1)  # the walk weighs each round's rows by its chance
+    live = tot > 1e-12
+    assert np.abs(inc[live] / tot[live, None] - b._inc[live] / mine[live, None]).max() <= 1e-9
 
 
 def test_sampled_trunk_closes_on_the_optimum():
