@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.realgame._kernels import fold_or_chance_values, forward_reach, pass_buffers
+from cfrlab.realgame._kernels import _disjoint_sum, forward_reach, pass_buffers
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 
@@ -60,41 +60,66 @@ def _pure_forward(seg, s, in_reach, vf, best, reach):
 
 
 @njit(cache=NUMBA_CACHE)
-def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals):
-    """Fold, chance or showdown node k (local j): its values against ``opp`` (a showdown's
-    already written by ``_showdowns``); False at a decision."""
-    if fold_or_chance_values(seg, k, j, opp, vals, hands.cards, hands.h, csum, chance_vals):
+def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, want):
+    """Fold, chance or showdown node k (local j): the values of the seats in ``want``
+    against ``opp`` (a showdown's already written by ``_showdowns``); False at a decision."""
+    kind = seg.kind[k]
+    if kind == FOLD:
+        for p in range(2):
+            if want[p]:
+                _disjoint_sum(opp[seg.slot[k, 1 - p], 1 - p], hands.cards, hands.h, csum,
+                              vals[j, p], seg.pay[k, p])
         return True
-    return seg.kind[k] == SHOWDOWN
+    if kind == CHANCE:
+        ci = seg.chance[k]
+        for p in range(2):
+            for i in range(vals.shape[2]):
+                vals[j, p, i] = chance_vals[ci, p, i]
+        return True
+    return kind == SHOWDOWN
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdowns(seg, s, opp, vals, hands, buf):
-    """Every showdown of segment s against ``opp`` in one sweep of the hands by rank, a lane
-    per (showdown, seat) (``cards.kernels.showdown_sweep``, lanes side by side): the lane's
-    value X - sum over my cards c of Xc[c], X = 2W + G - R over the opponent's reach R, W of
-    the hands I beat, G of my group (module docstring of ``_kernels``, last round)."""
+def _showdowns(seg, s, opp, vals, hands, buf, want):
+    """Every showdown of segment s against ``opp`` for the seats in ``want``, in one sweep of
+    the hands by rank, a lane per (showdown, seat) (``cards.kernels.showdown_sweep``, lanes
+    side by side; hands no lane's reach holds are not added): the lane's value X - sum over my
+    cards c of Xc[c], X = 2W + G - R over the opponent's reach R, W of the hands I beat, G of
+    my group (module docstring of ``_kernels``, last round)."""
     R, X, Xc = buf
     base = seg.seg_off[s]
     n = seg.seg_off[s + 1] - base
     order, grp_end, cards, h = hands.order, hands.grp_end, hands.cards, hands.h
+    nh = order.shape[0]
     m = 0
-    js = np.empty(n, np.int64)  # the showdowns' local indices, in lane order
+    lane_j = np.empty(2 * n, np.int64)  # each lane's showdown (local index) and seat
+    lane_p = np.empty(2 * n, np.int64)
     for j in range(n):
         k = base + j
         if seg.kind[k] == SHOWDOWN:
-            js[m // 2] = j
             for p in range(2):
+                if not want[p]:
+                    continue
                 src = opp[seg.slot[k, 1 - p], 1 - p]
-                for i in range(order.shape[0]):
-                    R[order[i], m] = src[order[i]]
+                for t in range(nh):
+                    R[order[t], m] = src[order[t]]
+                lane_j[m] = j
+                lane_p[m] = p
                 m += 1
     if m == 0:
         return
+    live = np.zeros(nh, np.bool_)  # by rank position: some lane's reach holds the hand
+    for t in range(nh):
+        i = order[t]
+        for q in range(m):
+            if R[i, q] != 0.0:
+                live[t] = True
+                break
     X[:m] = 0.0
     Xc[:, :m] = 0.0
-    nh = order.shape[0]
     for t in range(nh):
+        if not live[t]:
+            continue
         i = order[t]
         for c in range(h):
             for q in range(m):
@@ -106,6 +131,8 @@ def _showdowns(seg, s, opp, vals, hands, buf):
         e = grp_end[t0]
         for twice in range(2):
             for t in range(t0, e):
+                if not live[t]:
+                    continue
                 i = order[t]
                 for q in range(m):
                     X[q] += R[i, q]
@@ -119,8 +146,9 @@ def _showdowns(seg, s, opp, vals, hands, buf):
                         v = X[q]
                         for c in range(h):
                             v -= Xc[cards[i, c], q]
-                        j = js[q // 2]
-                        vals[j, q % 2, i] = seg.pay[base + j, q % 2] * v
+                        j = lane_j[q]
+                        p = lane_p[q]
+                        vals[j, p, i] = seg.pay[base + j, p] * v
         t0 = e
 
 
@@ -133,14 +161,15 @@ def showdown_buffers(seg, H, D):
 
 
 @njit(cache=NUMBA_CACHE)
-def _max_back(seg, s, opp, vals, hands, csum, chance_vals, tol, best):
+def _max_back(seg, s, opp, vals, hands, csum, chance_vals, tol, best, want):
     """Segment s backward, the actor best-responding: vals[j, actor] the max over actions (its
-    action in ``best``, ties to the lowest), the other seat's the sum."""
+    action in ``best``, ties to the lowest), the other seat's the sum; seats not in ``want``
+    are left out (their values 0)."""
     base = seg.seg_off[s]
     H = hands.valid.shape[0]
     for j in range(seg.seg_off[s + 1] - base - 1, -1, -1):
         k = base + j
-        if _terminal(seg, k, j, opp, vals, hands, csum, chance_vals):
+        if _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, want):
             continue
         q = seg.player[k]
         o = 1 - q
@@ -149,37 +178,44 @@ def _max_back(seg, s, opp, vals, hands, csum, chance_vals, tol, best):
             c = seg.child[k, a]
             if c < 0:
                 continue
-            for i in range(H):
-                if first:
-                    vals[j, q, i] = vals[c, q, i]
-                    vals[j, o, i] = vals[c, o, i]
-                    best[k, i] = a
-                else:
-                    x = vals[c, q, i]
-                    if x > vals[j, q, i] + tol:
-                        vals[j, q, i] = x
+            if want[q]:
+                for i in range(H):
+                    if first:
+                        vals[j, q, i] = vals[c, q, i]
                         best[k, i] = a
-                    vals[j, o, i] += vals[c, o, i]
+                    else:
+                        x = vals[c, q, i]
+                        if x > vals[j, q, i] + tol:
+                            vals[j, q, i] = x
+                            best[k, i] = a
+            if want[o]:
+                for i in range(H):
+                    vals[j, o, i] = vals[c, o, i] if first else vals[j, o, i] + vals[c, o, i]
             first = False
+        for p in range(2):
+            if not want[p]:
+                vals[j, p, :] = 0.0
 
 
 @njit(cache=NUMBA_CACHE)
-def _mixed_back(seg, s, opp, own, vals, hands, csum, chance_vals, table, states, vf, regret, avg, w):
+def _mixed_back(seg, s, opp, own, vals, hands, csum, chance_vals, table, states, vf, regret, avg, w, want):
     """Segment s backward, the actor mixing by ``table`` at its ``states``: its regrets
     (times ``w``) into ``regret`` and its reach-weighted policy (``own``: its reach) into
-    ``avg``, on the rows of the hands that miss the board."""
+    ``avg``, on the rows of the hands that miss the board. Seats not in ``want`` (against an
+    opponent's reach that is 0 here) have values 0 and no regrets; the average still grows."""
     policy, row_offset = table
     base = seg.seg_off[s]
     H = vf.shape[0]
     for j in range(seg.seg_off[s + 1] - base - 1, -1, -1):
         k = base + j
-        if _terminal(seg, k, j, opp, vals, hands, csum, chance_vals):
+        if _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, want):
             continue
         q = seg.player[k]
         o = 1 - q
         ro = row_offset[seg.dec[k]]
         src = seg.slot[k, q]
         c0, c1, c2 = seg.child[k, 0], seg.child[k, 1], seg.child[k, 2]
+        wq, wo = want[q], want[o]
         for i in range(H):  # a hand at a time: its row's three entries side by side
             if vf[i] == 0.0:
                 vals[j, q, i] = 0.0
@@ -188,19 +224,22 @@ def _mixed_back(seg, s, opp, own, vals, hands, csum, chance_vals, table, states,
             row = ro + states[i]
             v = 0.0
             vo = 0.0
-            for a, c in ((0, c0), (1, c1), (2, c2)):
-                if c >= 0:
-                    x = vals[c, q, i]
-                    v += policy[row, a] * x
-                    vo += vals[c, o, i]
-                    regret[row, a] += w * x
-            vals[j, q, i] = v
-            vals[j, o, i] = vo
             r = w * own[src, q, i]
             for a, c in ((0, c0), (1, c1), (2, c2)):
                 if c >= 0:
-                    regret[row, a] -= w * v
                     avg[row, a] += r * policy[row, a]
+                    if wq:
+                        x = vals[c, q, i]
+                        v += policy[row, a] * x
+                        regret[row, a] += w * x
+                    if wo:
+                        vo += vals[c, o, i]
+            vals[j, q, i] = v
+            vals[j, o, i] = vo
+            if wq:
+                for a, c in ((0, c0), (1, c1), (2, c2)):
+                    if c >= 0:
+                        regret[row, a] -= w * v
 
 
 @njit(cache=NUMBA_CACHE)
@@ -233,19 +272,32 @@ def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc, sdbuf):
     reach1, vals1, csum, vf = pass_buffers(seg.seg_off, hands.valid, hands.D)
     reach2 = np.zeros_like(reach1)
     vals2 = np.zeros_like(vals1)
+    every = np.ones(2, np.bool_)
+    want1 = np.ones(2, np.bool_)  # O's values needed: where O's entry reach is not all 0
+    want2 = np.ones(2, np.bool_)  # A's values needed: where its opponent's is not
     for s in range(seg.seg_off.shape[0] - 1):
+        if steps.br:
+            e = seg.entry[s]
+            for q in range(2):
+                want1[q] = False
+                for i in range(vf.shape[0]):
+                    if flow2.in_reach[e, q, i] * vf[i] != 0.0:
+                        want1[q] = True
+                        break
+            want2[0], want2[1] = want1[1], want1[0]
         forward_reach(seg, s, flow1.in_reach, vf, hands.statesA, tabA, reach1)
         if flow1.chance_reach.shape[0] > 0:
             _chance_reach(seg, s, reach1, flow1.chance_reach)
         if steps.fwd2 and not steps.br:  # O's trunk reach: its average's weights in pass 1
             forward_reach(seg, s, flow2.in_reach, vf, hands.statesO, tabO, reach2)
         if steps.back1:
-            _showdowns(seg, s, reach1, vals1, hands, sdbuf)
             if steps.br:
-                _max_back(seg, s, reach1, vals1, hands, csum, flow1.chance_vals, steps.tol, acc.best)
+                _showdowns(seg, s, reach1, vals1, hands, sdbuf, want1)
+                _max_back(seg, s, reach1, vals1, hands, csum, flow1.chance_vals, steps.tol, acc.best, want1)
             else:
+                _showdowns(seg, s, reach1, vals1, hands, sdbuf, every)
                 _mixed_back(seg, s, reach1, reach2, vals1, hands, csum, flow1.chance_vals, tabO,
-                            hands.statesO, vf, acc.regretO, acc.avgO, acc.weightO)
+                            hands.statesO, vf, acc.regretO, acc.avgO, acc.weightO, every)
             _to_entry(seg, s, vals1, vf, flow1)
         if not steps.fwd2:
             continue
@@ -254,7 +306,7 @@ def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc, sdbuf):
         if flow2.chance_reach.shape[0] > 0:
             _chance_reach(seg, s, reach2, flow2.chance_reach)
         if steps.back2:
-            _showdowns(seg, s, reach2, vals2, hands, sdbuf)
+            _showdowns(seg, s, reach2, vals2, hands, sdbuf, want2)
             _mixed_back(seg, s, reach2, reach1, vals2, hands, csum, flow2.chance_vals, tabA,
-                        hands.statesA, vf, acc.regretA, acc.avgA, acc.weightA)
+                        hands.statesA, vf, acc.regretA, acc.avgA, acc.weightA, want2)
             _to_entry(seg, s, vals2, vf, flow2)
