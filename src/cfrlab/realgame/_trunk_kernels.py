@@ -25,17 +25,20 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.realgame._kernels import _disjoint_sum, forward_reach, pass_buffers
+from cfrlab.realgame._kernels import forward_reach, pass_buffers
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 
 # the hands on one board: A's and O's private states, the valid hands by rank (last round)
-DualHands = namedtuple("DualHands", "valid cards h D statesA statesO order grp_end")
+# and in order (vidx)
+DualHands = namedtuple("DualHands", "valid cards h D statesA statesO order grp_end vidx")
 # br: O plays ``best`` (else tabO); back1: pass 1's values (recording best if br); fwd2: O's
 # reach; back2: pass 2's values; tol: a best response's tie to rounding
 Steps = namedtuple("Steps", "br back1 fwd2 back2 tol")
 # regret and average tables, the rows' weight on this board (A's, O's) and O's choices
 Acc = namedtuple("Acc", "regretA avgA weightA regretO avgO weightO best")
+# per seat, the hands whose values a backward pass computes: mask bool[2, H], idx[p, :n[p]]
+Live = namedtuple("Live", "mask idx n")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -60,15 +63,36 @@ def _pure_forward(seg, s, in_reach, vf, best, reach):
 
 
 @njit(cache=NUMBA_CACHE)
-def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, want):
-    """Fold, chance or showdown node k (local j): the values of the seats in ``want``
-    against ``opp`` (a showdown's already written by ``_showdowns``); False at a decision."""
+def _disjoint_live(r, cards, h, csum, out, scale, idx, n):
+    """out[i] = scale * the sum of r over the hands sharing no card with hand i, for the
+    hands ``idx[:n]`` (``_kernels``' fold sum, its output cut to those hands)."""
+    csum[:] = 0.0
+    tot = 0.0
+    for i in range(r.shape[0]):
+        x = r[i]
+        if x != 0.0:
+            tot += x
+            for c in range(h):
+                csum[cards[i, c]] += x
+    for t in range(n):
+        i = idx[t]
+        v = tot
+        for c in range(h):
+            v -= csum[cards[i, c]]
+        out[i] = scale * (v + r[i] if h == 2 else v)
+
+
+@njit(cache=NUMBA_CACHE)
+def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, live):
+    """Fold, chance or showdown node k (local j): the values of each seat p's hands
+    ``live.idx[p, :live.n[p]]`` against ``opp`` (a showdown's already written by
+    ``_showdowns``); False at a decision."""
     kind = seg.kind[k]
     if kind == FOLD:
         for p in range(2):
-            if want[p]:
-                _disjoint_sum(opp[seg.slot[k, 1 - p], 1 - p], hands.cards, hands.h, csum,
-                              vals[j, p], seg.pay[k, p])
+            if live.n[p] > 0:
+                _disjoint_live(opp[seg.slot[k, 1 - p], 1 - p], hands.cards, hands.h, csum,
+                               vals[j, p], seg.pay[k, p], live.idx[p], live.n[p])
         return True
     if kind == CHANCE:
         ci = seg.chance[k]
@@ -80,8 +104,8 @@ def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, want):
 
 
 @njit(cache=NUMBA_CACHE)
-def _showdowns(seg, s, opp, vals, hands, buf, want):
-    """Every showdown of segment s against ``opp`` for the seats in ``want``, in one sweep of
+def _showdowns(seg, s, opp, vals, hands, buf, live):
+    """Every showdown of segment s against ``opp`` for each seat's ``live`` hands, in one sweep of
     the hands by rank, a lane per (showdown, seat) (``cards.kernels.showdown_sweep``, lanes
     side by side; hands no lane's reach holds are not added): the lane's value X - sum over my
     cards c of Xc[c], X = 2W + G - R over the opponent's reach R, W of the hands I beat, G of
@@ -98,7 +122,7 @@ def _showdowns(seg, s, opp, vals, hands, buf, want):
         k = base + j
         if seg.kind[k] == SHOWDOWN:
             for p in range(2):
-                if not want[p]:
+                if live.n[p] == 0:
                     continue
                 src = opp[seg.slot[k, 1 - p], 1 - p]
                 for t in range(nh):
@@ -108,17 +132,17 @@ def _showdowns(seg, s, opp, vals, hands, buf, want):
                 m += 1
     if m == 0:
         return
-    live = np.zeros(nh, np.bool_)  # by rank position: some lane's reach holds the hand
+    held = np.zeros(nh, np.bool_)  # by rank position: some lane's reach holds the hand
     for t in range(nh):
         i = order[t]
         for q in range(m):
             if R[i, q] != 0.0:
-                live[t] = True
+                held[t] = True
                 break
     X[:m] = 0.0
     Xc[:, :m] = 0.0
     for t in range(nh):
-        if not live[t]:
+        if not held[t]:
             continue
         i = order[t]
         for c in range(h):
@@ -131,7 +155,7 @@ def _showdowns(seg, s, opp, vals, hands, buf, want):
         e = grp_end[t0]
         for twice in range(2):
             for t in range(t0, e):
-                if not live[t]:
+                if not held[t]:
                     continue
                 i = order[t]
                 for q in range(m):
@@ -143,11 +167,13 @@ def _showdowns(seg, s, opp, vals, hands, buf, want):
                 for t in range(t0, e):
                     i = order[t]
                     for q in range(m):
+                        p = lane_p[q]
+                        if not live.mask[p, i]:
+                            continue
                         v = X[q]
                         for c in range(h):
                             v -= Xc[cards[i, c], q]
                         j = lane_j[q]
-                        p = lane_p[q]
                         vals[j, p, i] = seg.pay[base + j, p] * v
         t0 = e
 
@@ -161,15 +187,15 @@ def showdown_buffers(seg, H, D):
 
 
 @njit(cache=NUMBA_CACHE)
-def _max_back(seg, s, opp, vals, hands, csum, chance_vals, tol, best, want):
+def _max_back(seg, s, opp, vals, hands, csum, chance_vals, tol, best, live):
     """Segment s backward, the actor best-responding: vals[j, actor] the max over actions (its
-    action in ``best``, ties to the lowest), the other seat's the sum; seats not in ``want``
-    are left out (their values 0)."""
+    action in ``best``, ties to the lowest), the other seat's the sum; for each seat's
+    ``live`` hands only (those its reach enters the segment with: the others' values are
+    never read)."""
     base = seg.seg_off[s]
-    H = hands.valid.shape[0]
     for j in range(seg.seg_off[s + 1] - base - 1, -1, -1):
         k = base + j
-        if _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, want):
+        if _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, live):
             continue
         q = seg.player[k]
         o = 1 - q
@@ -178,37 +204,40 @@ def _max_back(seg, s, opp, vals, hands, csum, chance_vals, tol, best, want):
             c = seg.child[k, a]
             if c < 0:
                 continue
-            if want[q]:
-                for i in range(H):
-                    if first:
-                        vals[j, q, i] = vals[c, q, i]
+            for t in range(live.n[q]):
+                i = live.idx[q, t]
+                if first:
+                    vals[j, q, i] = vals[c, q, i]
+                    best[k, i] = a
+                else:
+                    x = vals[c, q, i]
+                    if x > vals[j, q, i] + tol:
+                        vals[j, q, i] = x
                         best[k, i] = a
-                    else:
-                        x = vals[c, q, i]
-                        if x > vals[j, q, i] + tol:
-                            vals[j, q, i] = x
-                            best[k, i] = a
-            if want[o]:
-                for i in range(H):
-                    vals[j, o, i] = vals[c, o, i] if first else vals[j, o, i] + vals[c, o, i]
+            for t in range(live.n[o]):
+                i = live.idx[o, t]
+                vals[j, o, i] = vals[c, o, i] if first else vals[j, o, i] + vals[c, o, i]
             first = False
-        for p in range(2):
-            if not want[p]:
-                vals[j, p, :] = 0.0
 
 
 @njit(cache=NUMBA_CACHE)
-def _mixed_back(seg, s, opp, own, vals, hands, csum, chance_vals, table, states, vf, regret, avg, w, want):
+def _mixed_back(seg, s, opp, own, vals, hands, csum, chance_vals, table, states, regret, avg, w, live):
     """Segment s backward, the actor mixing by ``table`` at its ``states``: its regrets
     (times ``w``) into ``regret`` and its reach-weighted policy (``own``: its reach) into
-    ``avg``, on the rows of the hands that miss the board. Seats not in ``want`` (against an
-    opponent's reach that is 0 here) have values 0 and no regrets; the average still grows."""
+    ``avg``, on the rows of the hands that miss the board (``live``: all of them, for each
+    seat whose opponent's reach is not 0 here; the other seat's values are 0 and it has no
+    regrets, but its average still grows)."""
     policy, row_offset = table
     base = seg.seg_off[s]
-    H = vf.shape[0]
+    vidx = hands.vidx
+    want = live.n > 0
     for j in range(seg.seg_off[s + 1] - base - 1, -1, -1):
         k = base + j
-        if _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, want):
+        if _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, live):
+            if seg.kind[k] != CHANCE:
+                for p in range(2):
+                    if not want[p]:
+                        vals[j, p, :] = 0.0
             continue
         q = seg.player[k]
         o = 1 - q
@@ -216,18 +245,16 @@ def _mixed_back(seg, s, opp, own, vals, hands, csum, chance_vals, table, states,
         src = seg.slot[k, q]
         c0, c1, c2 = seg.child[k, 0], seg.child[k, 1], seg.child[k, 2]
         wq, wo = want[q], want[o]
-        for i in range(H):  # a hand at a time: its row's three entries side by side
-            if vf[i] == 0.0:
-                vals[j, q, i] = 0.0
-                vals[j, o, i] = 0.0
-                continue
+        for t in range(vidx.shape[0]):  # a hand at a time: its row's three entries side by side
+            i = vidx[t]
             row = ro + states[i]
             v = 0.0
             vo = 0.0
             r = w * own[src, q, i]
             for a, c in ((0, c0), (1, c1), (2, c2)):
                 if c >= 0:
-                    avg[row, a] += r * policy[row, a]
+                    if r != 0.0:
+                        avg[row, a] += r * policy[row, a]
                     if wq:
                         x = vals[c, q, i]
                         v += policy[row, a] * x
@@ -272,32 +299,44 @@ def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc, sdbuf):
     reach1, vals1, csum, vf = pass_buffers(seg.seg_off, hands.valid, hands.D)
     reach2 = np.zeros_like(reach1)
     vals2 = np.zeros_like(vals1)
-    every = np.ones(2, np.bool_)
-    want1 = np.ones(2, np.bool_)  # O's values needed: where O's entry reach is not all 0
-    want2 = np.ones(2, np.bool_)  # A's values needed: where its opponent's is not
+    H = vf.shape[0]
+    nv = hands.vidx.shape[0]
+    lv1 = Live(np.zeros((2, H), np.bool_), np.empty((2, H), np.int64), np.zeros(2, np.int64))
+    lv2 = Live(np.zeros((2, H), np.bool_), np.empty((2, H), np.int64), np.full(2, nv))
+    for p in range(2):  # pass 2: every valid hand (of a seat whose opponent's reach is live)
+        for t in range(nv):
+            lv2.mask[p, hands.vidx[t]] = True
+            lv2.idx[p, t] = hands.vidx[t]
+    if not steps.br:  # O's trunk values: every valid hand too
+        lv1.mask[:] = lv2.mask
+        lv1.idx[:] = lv2.idx
+        lv1.n[:] = nv
     for s in range(seg.seg_off.shape[0] - 1):
-        if steps.br:
+        if steps.br:  # O's values only for the hands its reach enters the segment with
             e = seg.entry[s]
             for q in range(2):
-                want1[q] = False
-                for i in range(vf.shape[0]):
-                    if flow2.in_reach[e, q, i] * vf[i] != 0.0:
-                        want1[q] = True
-                        break
-            want2[0], want2[1] = want1[1], want1[0]
+                n = 0
+                for i in range(H):
+                    on = flow2.in_reach[e, q, i] * vf[i] != 0.0
+                    lv1.mask[q, i] = on
+                    if on:
+                        lv1.idx[q, n] = i
+                        n += 1
+                lv1.n[q] = n
+            for p in range(2):
+                lv2.n[p] = nv if lv1.n[1 - p] > 0 else 0
         forward_reach(seg, s, flow1.in_reach, vf, hands.statesA, tabA, reach1)
         if flow1.chance_reach.shape[0] > 0:
             _chance_reach(seg, s, reach1, flow1.chance_reach)
         if steps.fwd2 and not steps.br:  # O's trunk reach: its average's weights in pass 1
             forward_reach(seg, s, flow2.in_reach, vf, hands.statesO, tabO, reach2)
         if steps.back1:
+            _showdowns(seg, s, reach1, vals1, hands, sdbuf, lv1)
             if steps.br:
-                _showdowns(seg, s, reach1, vals1, hands, sdbuf, want1)
-                _max_back(seg, s, reach1, vals1, hands, csum, flow1.chance_vals, steps.tol, acc.best, want1)
+                _max_back(seg, s, reach1, vals1, hands, csum, flow1.chance_vals, steps.tol, acc.best, lv1)
             else:
-                _showdowns(seg, s, reach1, vals1, hands, sdbuf, every)
                 _mixed_back(seg, s, reach1, reach2, vals1, hands, csum, flow1.chance_vals, tabO,
-                            hands.statesO, vf, acc.regretO, acc.avgO, acc.weightO, every)
+                            hands.statesO, acc.regretO, acc.avgO, acc.weightO, lv1)
             _to_entry(seg, s, vals1, vf, flow1)
         if not steps.fwd2:
             continue
@@ -306,7 +345,7 @@ def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc, sdbuf):
         if flow2.chance_reach.shape[0] > 0:
             _chance_reach(seg, s, reach2, flow2.chance_reach)
         if steps.back2:
-            _showdowns(seg, s, reach2, vals2, hands, sdbuf, want2)
+            _showdowns(seg, s, reach2, vals2, hands, sdbuf, lv2)
             _mixed_back(seg, s, reach2, reach1, vals2, hands, csum, flow2.chance_vals, tabA,
-                        hands.statesA, vf, acc.regretA, acc.avgA, acc.weightA, want2)
+                        hands.statesA, acc.regretA, acc.avgA, acc.weightA, lv2)
             _to_entry(seg, s, vals2, vf, flow2)

@@ -198,7 +198,7 @@ class TrunkSolver:
         if r == w.R - 1:
             order, grp = w._showdown_order(board, valid)
         return T.DualHands(valid, w.cards, w.deck.num_hole, w.deck.size, states,
-                           np.arange(w.H, dtype=np.int64), order, grp)
+                           np.arange(w.H, dtype=np.int64), order, grp, np.flatnonzero(valid))
 
     def _run(self, r, hands, flows, steps, acc) -> None:
         w = self.walker
