@@ -89,22 +89,21 @@ class _Pass1(Walker):
         self.best[tuple(board.tolist())] = best
 
 
-def estimate_bytes(game: GameDef, tree, num_rows: int, trunk_rows: int) -> int:
-    """Memory of a run: A's tables (regrets, average, prediction, the iteration's two), O's
-    trunk tables, O's recorded choices below one flop and the walks' buffers."""
-    H = comb(game.num_ranks * game.num_suits, game.num_hole_cards)
-    nb = game.num_board_cards
-    used = game.num_hole_cards * 2 + sum(nb[:2])
-    boards, rec, longest = 1, 0, 0
-    counts = np.bincount(np.asarray(tree.round, dtype=np.int64), minlength=game.num_rounds)
-    for r in range(2, game.num_rounds):
-        boards *= comb(game.num_ranks * game.num_suits - used, nb[r])
-        used += nb[r]
-        if r < game.num_rounds - 1:
-            rec += boards * int(counts[r])
-    rec += int(counts[1])
-    longest = int(counts.max())
-    return 8 * 3 * (6 * num_rows + 4 * trunk_rows) + rec * H + 8 * 2 * H * longest * 8
+def estimate_bytes(game: GameDef, walker: Walker, num_rows: int, trunk_rows: int) -> int:
+    """Memory of a run: A's tables (regrets, average, prediction, the iteration's two, the
+    current policy and the walk's copy of the last round's), O's trunk tables, O's choices
+    recorded below one flop (an int8 per node and hand of the flop and of every turn) and the
+    walks' buffers (four per round pass, its longest segment by all hands)."""
+    H = walker.H
+    sizes = [len(seg.kind) for seg in walker.rounds]
+    longest = max(int(np.diff(seg.seg_off).max()) for seg in walker.rounds)
+    rec = sizes[1] if game.num_rounds > 2 else 0
+    boards, used = 1, sum(game.num_board_cards[:2])
+    for r in range(2, game.num_rounds - 1):
+        boards *= comb(walker.deck.size - used, game.num_board_cards[r])
+        used += game.num_board_cards[r]
+        rec += boards * sizes[r]
+    return 8 * 3 * (8 * num_rows + 4 * trunk_rows) + rec * H + 8 * 4 * 2 * H * longest * game.num_rounds
 
 
 def _memory() -> int:
@@ -137,6 +136,8 @@ class TrunkSolver:
             abstraction = load_abstraction(abstraction, g)
         if getattr(abstraction, "kind", None) != BUCKETED:
             raise CfrlabError("CFR-BR with a trunk needs a bucketed abstraction (cfrlab abstract build)")
+        if abstraction.game.to_text() != g.to_text():
+            raise CfrlabError("the abstraction was made for another game")
         self.abstraction, self.algorithm, self.rule = abstraction, algorithm, RULES[algorithm]
         self.trunk, self.sample, self.seed = trunk, bool(sample), int(seed)
         self.tree = tree = build_tree_for(g)
@@ -152,7 +153,7 @@ class TrunkSolver:
         self.orow_offset = np.zeros(tree.num_decisions + 1, dtype=np.int64)
         self.orow_offset[trunk_dec] = np.arange(len(trunk_dec)) * H
         self.olegal = np.asarray(tree.legal, dtype=bool)[np.repeat(trunk_dec, H)]
-        need = estimate_bytes(g, tree, self.num_rows, len(self.olegal))
+        need = estimate_bytes(g, w, self.num_rows, len(self.olegal))
         have = _memory() if max_memory is None else int(max_memory)
         if need > have:
             raise CfrlabError(f"CFR-BR with trunk {trunk} needs about {need / 2**30:.3g} GiB "
