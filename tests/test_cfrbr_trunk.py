@@ -21,6 +21,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games.units import to_unit
 from cfrlab.realgame.cfrbr import CardMap, CFRBRSolver, cfrbr
 from cfrlab.realgame.cfrbr_trunk import TrunkSolver, cfrbr_trunk, real_br_values
+from cfrlab.realgame.hands import hand_permutation, permute_cards
 from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.strategy import Strategy
 
@@ -47,54 +48,78 @@ def test_no_trunk_and_no_sampling_is_the_exact_cfrbr(algorithm):
     assert np.abs(a.pred - b.pred / pairs).max() <= 1e-9 if algorithm == "pcfr+" else len(b.pred) == 0
 
 
+def _opponent_rows(a: CFRBRSolver, b: TrunkSolver, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """(real rows of the lossless model, b's rows of O) of O's trunk in ``seat``: each first
+    round row by hand; with trunk 2 each flop row of each unit's representative on every flop
+    of its class (the hand carried by the suit permutation)."""
+    e, lm, w = a.engine, a.lm, b.walker
+    states = StrategyPolicy(lm, np.zeros((len(a.row_map), 3)), e.row_offset).states
+    dn = a.tree.decision_node
+    real, mine = [], []
+    for d in np.flatnonzero(a.tree.round[dn] == 0):
+        if b.trunk and a.tree.player[dn[d]] == seat:
+            real.append(e.row_offset[d] + states(0, (), w.deck, np.ones(w.H, bool)))
+            mine.append(b.orow_offset[d] + np.arange(w.H))
+    first = len(b.olegal) - len(b.units) * len(b._oflop) * w.H
+    for u in b.units if len(b._oflop) else []:
+        ok = w.deck.valid(u.board)
+        for sigma in u.perms:
+            board = np.sort(permute_cards(u.board, sigma, w.deck.num_suits))
+            lstate = states(1, board, w.deck, w.deck.valid(board))
+            perm = hand_permutation(w.deck, sigma)
+            for f, d in enumerate(b._oflop):
+                if a.tree.player[dn[d]] == seat:
+                    real.append(e.row_offset[d] + lstate[perm[ok]])
+                    mine.append(first + (u.index * len(b._oflop) + f) * w.H + np.flatnonzero(ok))
+    return np.concatenate(real), np.concatenate(mine)
+
+
 def _engine_iteration(a: CFRBRSolver, b: TrunkSolver):
-    """The hybrid's first iteration by the lossless engine on real cards: per position p, A
-    in seat p against O in seat 1 - p playing b's trunk strategy preflop and the real game's
-    best response to A (the walk's, ``brpolicy``) after; A's regrets summed per abstract row,
-    its reach-weighted policy and O's preflop regrets, by real row."""
-    e, lm = a.engine, a.lm
+    """The hybrid's next iteration by the lossless engine on real cards: per position p, A
+    in seat p against O in seat 1 - p playing b's trunk strategy in the trunk and the real
+    game's best response to A (the walk's, ``brpolicy``) below; A's regrets summed per
+    abstract row, its reach-weighted policy and O's trunk regrets summed per row of b's."""
     sigma = b.current_policy()
-    real = a.real_policy(sigma)
-    _, _, action = a._walked_best_responses(real)
-    w = b.walker
-    lstate = StrategyPolicy(lm, real, e.row_offset).states(0, (), w.deck, np.ones(w.H, bool))
+    _, _, action = a._walked_best_responses(a.real_policy(sigma))
     otrunk = b._opponent_trunk()
     inst, inc = np.zeros_like(b.regret), np.zeros_like(b.avg)
     oinst = np.zeros_like(b.oregret)
-    pre = np.flatnonzero(a.tree.round[a.tree.decision_node] == 0)
     for p in (0, 1):
         prof = a.real_policy(sigma, 1 - p, action)
-        for d in pre:
-            if a.tree.player[a.tree.decision_node[d]] == 1 - p:
-                prof[e.row_offset[d] + lstate] = otrunk[b.orow_offset[d] + np.arange(w.H)]
+        real, mine = _opponent_rows(a, b, 1 - p)
+        prof[real] = otrunk[mine]
         regret, avg = a._raw_walk(prof, np.array([True, True]))
         r_a, i_a = a._summed(regret, avg, p)
         inst += r_a
         inc += i_a
-        for d in pre:
-            if a.tree.player[a.tree.decision_node[d]] == 1 - p:
-                oinst[b.orow_offset[d] + np.arange(w.H)] = regret[e.row_offset[d] + lstate]
+        np.add.at(oinst, mine, regret[real])
     return inst, inc, oinst
 
 
-def test_unsampled_trunk_is_the_engines_hybrid_iteration():
-    """trunk 1, no sampling: A's and O's instantaneous regrets and A's reach-weighted policy
-    are those of one engine walk of the real game under (A, O's trunk strategy + the real
-    best response below), from random regrets for both."""
+@pytest.mark.parametrize("trunk", [1, 2])
+def test_unsampled_trunk_is_the_engines_hybrid_iteration(trunk):
+    """No sampling: A's and O's instantaneous regrets and A's reach-weighted policy are those
+    of one engine walk of the real game under (A, O's trunk strategy + the real best response
+    below), from random regrets for A and random suit-symmetric ones for O's first round,
+    after two iterations (O's flop rows, with trunk 2, then hold regrets of their own)."""
     g, _, model = case()
     a = CFRBRSolver(g, model, "cfr+", opponent="br")
-    b = TrunkSolver(g, model, "cfr+", trunk=1, sample=False)
+    b = TrunkSolver(g, model, "cfr+", trunk=trunk, sample=False)
     rng = np.random.default_rng(7)
     b.regret[:] = rng.random(b.regret.shape) * b.legal
     cards = b.walker.deck.hands  # O's trunk regrets suit-symmetric, as every run keeps them
     kind = np.unique(np.c_[cards // 2, cards[:, 0] % 2 == cards[:, 1] % 2], axis=0, return_inverse=True)[1]
-    per_kind = rng.random((len(b.olegal) // len(cards), kind.max() + 1, 3))
-    b.oregret[:] = per_kind[:, kind.ravel()].reshape(-1, 3) * b.olegal
+    npre = int(np.sum(a.tree.round[a.tree.decision_node] == 0))
+    per_kind = rng.random((npre, kind.max() + 1, 3))
+    b.oregret[:npre * len(cards)] = per_kind[:, kind.ravel()].reshape(-1, 3) * b.olegal[:npre * len(cards)]
+    b.iterate(2)
     inst, inc, oinst = _engine_iteration(a, b)
     b.iterate(1)
     pairs = comb(8, 2) * comb(6, 2)
     assert np.abs(inst - b._inst / pairs).max() <= 1e-9 and np.abs(inst).max() > 0.01
     assert np.abs(oinst - b._oinst / pairs).max() <= 1e-9 and np.abs(oinst).max() > 0.01
+    if trunk == 2:
+        assert np.abs(oinst[npre * len(cards):]).max() > 0.01  # the flop's rows too
     tot, mine = inc.sum(axis=1), b._inc.sum(axis=1)  # the walk weighs each round's rows by its chance
     live = tot > 1e-12
     assert np.abs(inc[live] / tot[live, None] - b._inc[live] / mine[live, None]).max() <= 1e-9
@@ -152,6 +177,8 @@ def test_bad_input_is_refused():
     g, _, model = case()
     with pytest.raises(CfrlabError, match="trunk is 1"):
         TrunkSolver(g, model, trunk=3)
+    with pytest.raises(CfrlabError, match="leaves no subgame"):
+        TrunkSolver(bucketed_case(4, 2, "0 2", 2)[0], bucketed_case(4, 2, "0 2", 2)[2], trunk=2)
     with pytest.raises(CfrlabError, match="sample off"):
         TrunkSolver(g, model, trunk=0)
     with pytest.raises(CfrlabError, match="two or more rounds"):
@@ -183,7 +210,7 @@ def test_cli_trunk_writes_a_strategy(tmp_path, capsys):
     solver.iterate(8)
     assert np.array_equal(s.policy, solver.current_policy())
     assert to_unit(g, 0.5 * sum(real_br_values(solver))) == pytest.approx(summary["exploitability"], abs=1e-9)
-    for args, words in ((["--trunk", "2"], "trunk is 1"), (["--trunk", "1", "--opponent", "real"], "--opponent br")):
+    for args, words in ((["--trunk", "3"], "trunk is 1"), (["--trunk", "1", "--opponent", "real"], "--opponent br")):
         code, _, err = run(capsys, "cfrbr", str(game), "--abstraction", str(abst), "-n", "2",
                            *args, "--no-progress")
         assert code != 0 and words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -128,8 +128,12 @@ class TrunkSolver:
             raise CfrlabError("CFR-BR handles 2-player limit games")
         if g.num_rounds < 2:
             raise CfrlabError("CFR-BR with a trunk needs a game of two or more rounds")
-        if not isinstance(trunk, int) or trunk not in (0, 1):
-            raise CfrlabError(f"the trunk is 1 (the first round; 0: no trunk, for testing), not {trunk!r}")
+        if not isinstance(trunk, int) or trunk not in (0, 1, 2):
+            raise CfrlabError(f"the trunk is 1 (the first round) or 2 (and the flop; 0: no trunk, "
+                              f"for testing), not {trunk!r}")
+        if trunk >= g.num_rounds:
+            raise CfrlabError(f"a trunk of {trunk} rounds leaves no subgame in a game of "
+                              f"{g.num_rounds} rounds")
         if trunk == 0 and sample:
             raise CfrlabError("trunk 0 (a best response everywhere) needs every first board: sample off")
         if isinstance(abstraction, (str, Path)):
@@ -149,17 +153,22 @@ class TrunkSolver:
         w = self.walker = _Pass1(g, tree, StrategyPolicy(abstraction, np.zeros((self.num_rows, 3)),
                                                          self.row_offset))
         H = w.H
-        trunk_dec = np.flatnonzero(dec_round < trunk)  # O's real rows: a row per hand
+        self.units = first_round_units(g, w.deck, True)
+        # O's real rows, a row per hand: the first round's, then (trunk 2) each unit's flop's
+        # (its representative's: O's strategy is suit-symmetric as A's is)
+        pre = np.flatnonzero(dec_round == 0) if trunk else np.zeros(0, np.int64)
+        self._oflop = np.flatnonzero(dec_round == 1) if trunk == 2 else np.zeros(0, np.int64)
         self.orow_offset = np.zeros(tree.num_decisions + 1, dtype=np.int64)
-        self.orow_offset[trunk_dec] = np.arange(len(trunk_dec)) * H
-        self.olegal = np.asarray(tree.legal, dtype=bool)[np.repeat(trunk_dec, H)]
+        self.orow_offset[pre] = np.arange(len(pre)) * H
+        block = len(self._oflop) * H
+        rows = [np.repeat(pre, H)] + [np.repeat(self._oflop, H)] * (len(self.units) if block else 0)
+        self.olegal = np.asarray(tree.legal, dtype=bool)[np.concatenate(rows)]
         need = estimate_bytes(g, w, self.num_rows, len(self.olegal))
         have = _memory() if max_memory is None else int(max_memory)
         if need > have:
             raise CfrlabError(f"CFR-BR with trunk {trunk} needs about {need / 2**30:.3g} GiB "
                               f"({self.num_rows:,} abstract rows), {have / 2**30:.3g} GiB available")
         self._sdbuf = [T.showdown_buffers(seg, H, w.deck.size) for seg in w.rounds]
-        self.units = first_round_units(g, w.deck, True)
         wts = np.array([u.weight for u in self.units], dtype=np.float64)
         self.unit_p = wts / wts.sum()
         self.regret, self.avg = np.zeros((self.num_rows, 3)), np.zeros((self.num_rows, 3))
@@ -249,17 +258,43 @@ class TrunkSolver:
                 K.permute_add(part, w._hand_perm(sigma), 1.0, cv2)
 
     def _unit(self, u, c1, c2, scale: float, cv1, cv2) -> None:
-        """Both passes below the trunk for unit ``u``: O's values (times ``scale``) into cv1,
-        A's into cv2, summed over the unit's boards."""
+        """Both passes below the first round for unit ``u``: O's values (times ``scale``) into
+        cv1, A's into cv2, summed over the unit's boards."""
         w = self.walker
         p1, p2 = np.zeros_like(c1), np.zeros_like(c2)
         w.best.clear()
-        w._level(1, u.board, c1, p1, 1.0)
-        self._level2(1, u.board, c1, c2, p2, 1.0, scale * u.weight)
+        if self.trunk == 2:
+            self._flop_trunk(u, (c1, c2), (p1, p2), scale * u.weight)
+        else:
+            w._level(1, u.board, c1, p1, 1.0)
+            self._level2(1, u.board, c1, c2, p2, 1.0, scale * u.weight)
         for sigma in u.perms:
             perm = w._hand_perm(sigma)
             K.permute_add(p1, perm, scale, cv1)
             K.permute_add(p2, perm, scale, cv2)
+
+    def _flop_trunk(self, u, reach, out, weight: float) -> None:
+        """Trunk 2: the flop of unit ``u`` (its representative board) with O mixing by its
+        rows of this unit: both reaches forward, both passes over the turns below, then O's
+        and A's values backward with their regrets (times ``weight``)."""
+        w = self.walker
+        seg = w.rounds[1]
+        hands = self._hands(1, u.board)
+        off = self.orow_offset.copy()
+        first = len(self.olegal) - len(self.units) * len(self._oflop) * w.H
+        off[self._oflop] = first + (u.index * len(self._oflop) + np.arange(len(self._oflop))) * w.H
+        tab = K.OpponentTable(self._tabO.policy, off)
+        f1, f2, fv1, fv2 = (np.zeros((seg.num_chance, 2, w.H)) for _ in range(4))
+        best = np.zeros((len(seg.kind), w.H), dtype=np.int8)
+        acc = self._acc(weight, best, weight)
+        steps = T.Steps(False, False, True, False, w.tol)
+        T.dual_pass(w.segments[1], hands, w.table, tab, K.Flow(reach[0], _NONE, 1.0, f1, _NONE),
+                    K.Flow(reach[1], _NONE, 1.0, f2, _NONE), steps, acc, self._sdbuf[1])
+        w._below(1, u.board, f1, fv1)
+        self._below2(1, u.board, f1, f2, fv2, weight)
+        steps = T.Steps(False, True, True, True, w.tol)
+        T.dual_pass(w.segments[1], hands, w.table, tab, K.Flow(reach[0], out[0], 1.0, _NONE, fv1),
+                    K.Flow(reach[1], out[1], 1.0, _NONE, fv2), steps, acc, self._sdbuf[1])
 
     # -- one iteration ---------------------------------------------------------------------------
     def _units(self, t: int) -> list[tuple[Any, float]]:
