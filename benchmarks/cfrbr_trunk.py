@@ -20,7 +20,10 @@ the same abstraction (``--cfr-real``: its recorded figure, docs/figures/abstract
 ``--hulhe-abstraction``: full HULHE in that abstraction, one iteration's parts timed on one
 flop (the flop's pass 1 and pass 2 below ``--turns`` of its turns, both passes for both
 positions) and scaled to the flop's turns: an iteration is one flop's subgame (plus the trunk,
-negligible). JSON (last line with --json): ``game``, ``buckets``, ``rows``, ``first_seconds``,
+negligible). The opponent's reach entering the turns is there A's (dense, not a pure
+response's, which leaves most hands of most river segments out): an upper bound.
+``--trunk 2``: the opponent's flop rows in the trunk too. JSON (last line with --json):
+``game``, ``buckets``, ``trunk``, ``rows``, ``first_seconds``,
 ``seconds_per_iteration``, ``projected_hours``, ``iterations``, ``current``/``average`` (mbb/g
 or null), ``cfr_real``, ``hulhe`` (``pass1_seconds``, ``pass2_seconds`` per turn, ``turns``,
 ``iteration_seconds``) or null.
@@ -90,6 +93,7 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=5)
     ap.add_argument("--project", type=int, default=2000, help="iterations to project the time to")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--trunk", type=int, default=1, help="rounds in the trunk: 1 or 2")
     ap.add_argument("--evaluate", action="store_true", help="the exact real-game exploitability of the result")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cfr-real", type=float, default=427.41, help="CFR+'s real-game exploitability (mbb/g)")
@@ -99,7 +103,8 @@ def main() -> None:
     ap.add_argument("--out-dir", default=None, help="default: out/cfrbr-trunk-RxS")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    row: dict = {"game": f"holdem-{a.ranks}x{a.suits}", "buckets": a.buckets, "hulhe": None}
+    row: dict = {"game": f"holdem-{a.ranks}x{a.suits}", "buckets": a.buckets, "trunk": a.trunk,
+                 "hulhe": None}
     if not a.skip_deck:
         d = Path(a.out_dir or f"out/cfrbr-trunk-{a.ranks}x{a.suits}")
         game = game_dir(d, "game.game", reduced_holdem(a.ranks, a.suits))
@@ -107,11 +112,12 @@ def main() -> None:
         if not abst.exists():
             cfrlab("abstract", "build", str(game), "--buckets", str(a.buckets), "--out", str(abst), "-q",
                    summary=False)
-        s = TrunkSolver(game, abst, seed=a.seed)
+        s = TrunkSolver(game, abst, trunk=a.trunk, seed=a.seed)
         first, each = per_iteration(s, a.iterations)
         row.update(rows=s.num_rows, first_seconds=first, seconds_per_iteration=each,
                    projected_hours=each * a.project / 3600, iterations=s.iterations, cfr_real=a.cfr_real)
-        print(f"{a.ranks}x{a.suits} deck, four rounds, {a.buckets} buckets ({s.num_rows:,} rows): "
+        print(f"{a.ranks}x{a.suits} deck, four rounds, {a.buckets} buckets ({s.num_rows:,} rows), "
+              f"trunk {a.trunk}: "
               f"first iteration {first:.1f} s, then {each:.1f} s per iteration; {a.project:,} "
               f"iterations: {row['projected_hours']:.1f} h", flush=True)
         for which in ("current", "average"):

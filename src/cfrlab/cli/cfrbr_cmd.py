@@ -125,8 +125,8 @@ def register(app: typer.Typer) -> None:
         trunk: Annotated[int | None, typer.Option(
             "--trunk", metavar="K", help="CFR-BR with a sampled trunk, for games whose real "
             "information sets do not fit (four rounds, HULHE): the opponent a real-game regret "
-            "minimizer in the first K rounds (K=1), a best response below; one flop class "
-            "sampled per iteration")] = None,
+            "minimizer in the first K rounds (1: preflop; 2: and the flop, the paper's HULHE "
+            "form), a best response below; one flop class sampled per iteration")] = None,
         seed: Annotated[int, typer.Option("--seed", help="with --trunk: the sampling's seed")] = 0,
         workers: Annotated[int, typer.Option(
             "--workers", "-w", metavar="N", help="with --trunk: processes for the final exact "

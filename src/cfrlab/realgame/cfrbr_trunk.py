@@ -20,10 +20,15 @@ flop, exactly:
 3. the trunk backward: O's values (the subgames' best-response values) give O's trunk regrets,
    A's its own.
 
-Both positions share the walks (``_trunk_kernels``). ``trunk=0`` is the exact CFR-BR of
-``cfrbr`` (O a best response everywhere), for testing with ``sample=False`` (every unit each
-iteration, weighted): it needs every unit's values before the first round's response.
-The result is A's current strategy (the paper's) or its average, a strategy of the abstraction.
+Both positions share the walks (``_trunk_kernels``). ``trunk=1`` (the default: O a regret
+minimizer preflop) or ``trunk=2`` (the paper's HULHE form: O's flop rows real too, a row per
+hand on each unit's representative flop, the other flops of its class playing them through
+the suit permutation; O's reach below a mixed flop is denser, so an iteration costs more).
+``trunk=0`` is the exact CFR-BR of ``cfrbr`` (O a best response everywhere), for testing
+with ``sample=False`` (every unit each iteration, weighted): it needs every unit's values
+before the first round's response. O's trunk strategy stays suit-symmetric (it starts
+uniform and every update is), which the walk's suit classes rely on. The result is A's
+current strategy (the paper's) or its average, a strategy of the abstraction.
 """
 
 from __future__ import annotations
