@@ -15,8 +15,10 @@ from math import comb
 import numpy as np
 import pytest
 from cli_run import run
-from test_realgame import bucketed_case
+from test_realgame import bucketed_case, small_holdem
 
+from cfrlab.abstraction.bucketed import BucketedModel
+from cfrlab.abstraction.buckets import BucketSpec
 from cfrlab.errors import CfrlabError
 from cfrlab.games.units import to_unit
 from cfrlab.realgame.cfrbr import CardMap, CFRBRSolver, cfrbr
@@ -46,6 +48,24 @@ def test_no_trunk_and_no_sampling_is_the_exact_cfrbr(algorithm):
         assert np.abs(a.average_policy() - b.average_policy()).max() <= 1e-9
         assert a.history[-1] == pytest.approx(b.history[-1], abs=1e-9)
     assert np.abs(a.pred - b.pred / pairs).max() <= 1e-9 if algorithm == "pcfr+" else len(b.pred) == 0
+
+
+def test_imperfect_recall_is_the_exact_cfrbr_too():
+    """An imperfect-recall abstraction (each round's buckets alone): the same iterates."""
+    g = small_holdem(4, 2, "0 2 1", "2 2 2")
+    ir = BucketedModel.build(g, BucketSpec.make(3, "2-3-3", history=False, recall="imperfect"),
+                             use_cache=False)
+    a = CFRBRSolver(g, ir, "cfr+", opponent="br")
+    b = TrunkSolver(g, ir, "cfr+", trunk=0, sample=False)
+    pairs = comb(8, 2) * comb(6, 2)
+    r0 = np.random.default_rng(3).random(a.regret.shape) * a.legal
+    a.regret[:] = r0
+    b.regret[:] = r0 * pairs
+    for _ in range(3):
+        a.iterate(1)
+        b.iterate(1)
+        assert np.abs(a.regret - b.regret / pairs).max() <= 1e-9
+        assert np.abs(a.average_policy() - b.average_policy()).max() <= 1e-9
 
 
 def _opponent_rows(a: CFRBRSolver, b: TrunkSolver, seat: int) -> tuple[np.ndarray, np.ndarray]:
