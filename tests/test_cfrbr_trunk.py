@@ -168,6 +168,14 @@ def test_exploitability_is_the_lossless_engines_best_response():
     assert r.br == pytest.approx((to_unit(g, b0), to_unit(g, b1)), abs=1e-9)
 
 
+def test_the_final_best_response_on_two_workers_is_the_same():
+    """Workers load the strategy and the abstraction (built in memory here) from files."""
+    g, _, model = case()
+    s = TrunkSolver(g, model, seed=1)
+    s.iterate(5)
+    assert real_br_values(s, "current", 2) == real_br_values(s, "current", 1)
+
+
 def test_a_seed_fixes_the_run():
     g, _, model = case()
     a, b, c = (TrunkSolver(g, model, seed=s) for s in (5, 5, 6))

@@ -34,6 +34,7 @@ current strategy (the paper's) or its average, a strategy of the abstraction.
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from math import comb
@@ -50,7 +51,7 @@ from cfrlab.games.units import to_unit, unit_of
 from cfrlab.realgame import _kernels as K
 from cfrlab.realgame import _trunk_kernels as T
 from cfrlab.realgame._lanes import last_round_table
-from cfrlab.realgame.br import real_best_response
+from cfrlab.realgame.br import StrategyFile, real_best_response
 from cfrlab.realgame.brpolicy import policy_pass
 from cfrlab.realgame.cfrbr import ALGORITHMS, RULES, CFRBRResult, _matched, _step
 from cfrlab.realgame.hands import first_round_units, next_board_orbits
@@ -449,6 +450,15 @@ def cfrbr_trunk(game: GameDef | str | Path, abstraction, *, iterations: int = 10
 
 def real_br_values(solver: TrunkSolver, which: str = "current", workers: int = 1) -> tuple[float, float]:
     """(u0(BR, s1), u1(s0, BR)) in chips: the exact real-game best responses to the strategy
-    (``real_best_response``, its units on ``workers`` processes)."""
-    b0, b1 = real_best_response(solver.strategy(which), workers=workers).br
+    (``real_best_response``, its units on ``workers`` processes, which load the strategy and
+    its abstraction from files written to a temporary folder)."""
+    strategy = solver.strategy(which)
+    if workers <= 1:
+        b0, b1 = real_best_response(strategy).br
+        return float(b0), float(b1)
+    with tempfile.TemporaryDirectory(prefix="cfrbr-trunk-") as d:
+        path, abst = Path(d) / "strategy.npz", Path(d) / "abstraction.npz"
+        solver.abstraction.save(abst)
+        strategy.save(path)
+        b0, b1 = real_best_response(StrategyFile(str(path), str(abst)), solver.game, workers=workers).br
     return float(b0), float(b1)
