@@ -69,7 +69,7 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | No
         r = cfrbr(g, abstraction, iterations=iterations, algorithm=algorithm, opponent=opponent,
                   policy=which, checkpoint=ckpt, checkpoint_every=checkpoint_every, resume=resume,
                   eval_every=eval_every, progress=show)
-    how = {"br": "CFR-BR" if trunk is None else f"CFR-BR with a sampled trunk of {trunk} round(s)", "real": "CFR against a real-game opponent",
+    how = {"br": "CFR-BR" if trunk is None else f"CFR-BR with a sampled trunk ({trunk} round{'s' * (trunk != 1)})", "real": "CFR against a real-game opponent",
            "abstract": "CFR in the abstract game"}.get(opponent, opponent)
     algorithm = r.strategy.header["params"]["algorithm"]
     print(f"{how} ({algorithm}), {r.iterations:,} iterations in {human_seconds(r.seconds)}: the "
