@@ -2,7 +2,7 @@
 information sets do not fit (the four-round 24-card deck, full HULHE).
 
 Johanson, Bard, Burch and Bowling, "Finding optimal abstract strategies in extensive-form
-games" (AAAI 2012), section "CFR-BR with a hybrid opponent". Per position, the abstract player
+games" (AAAI 2012), in the form they use for HULHE. Per position, the abstract player
 A (a bucketed abstraction's rows, a ``cfrbr.Rule``: cfr+ as the paper) plays against a hybrid
 opponent O: in the *trunk* (the rounds before ``trunk``) a regret minimizer (the same rule) on
 the real information sets, one row per real hand; below it, in every subgame, an exact best
