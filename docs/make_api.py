@@ -42,6 +42,7 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
     ("OpenSpiel", "cfrlab.interop.openspiel", ["to_openspiel", "from_openspiel", "export_openspiel",
                                                "import_openspiel", "openspiel_game_name"]),
     ("CFR-BR", "cfrlab.realgame.cfrbr", ["cfrbr", "CardMap"]),
+    ("CFR-BR with a sampled trunk", "cfrlab.realgame.cfrbr_trunk", ["cfrbr_trunk", "TrunkSolver"]),
     ("Subgame solving", "cfrlab.subgame", ["resolve_strategy", "SubgameResult", "resolve_root", "cut", "Cut",
                                            "blueprint_of", "Blueprint", "subgame_values", "subgame_round",
                                            "METHODS"]),

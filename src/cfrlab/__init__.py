@@ -44,6 +44,7 @@ _LAZY = {
     "sizes": "cfrlab.api",
     "cfrbr": "cfrlab.realgame.cfrbr",
     "CardMap": "cfrlab.realgame.cfrbr",
+    "cfrbr_trunk": "cfrlab.realgame.cfrbr_trunk",
     "Strategy": "cfrlab.strategy",
     "make_agent": "cfrlab.agents",
     "play_match": "cfrlab.agents",

@@ -16,12 +16,16 @@ from cfrlab.errors import CfrlabError
 
 
 def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | None = None,
-              opponent: str = "real", policy: str | None = None, out: Path | None = None,
+              opponent: str | None = None, policy: str | None = None, out: Path | None = None,
               force: bool = False, resume: bool = False, checkpoint_every: float = 60.0,
-              progress: bool = True, as_json: bool = False, eval_every: int = 10) -> dict:
-    """Run CFR-BR and print the result (a JSON line with ``as_json``); returns the summary."""
+              progress: bool = True, as_json: bool = False, eval_every: int = 10,
+              trunk: int | None = None, seed: int = 0, workers: int = 1) -> dict:
+    """Run CFR-BR and print the result (a JSON line with ``as_json``); returns the summary.
+    ``trunk``: CFR-BR with a sampled trunk (cfrlab.realgame.cfrbr_trunk), for games whose
+    real information sets do not fit."""
     from cfrlab.games import load_game
     from cfrlab.realgame.cfrbr import cfrbr
+    from cfrlab.realgame.cfrbr_trunk import cfrbr_trunk
 
     if iterations < 1:
         raise CfrlabError(f"--iterations must be at least 1, got {iterations}")
@@ -29,6 +33,9 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | No
         raise CfrlabError(f"--eval-every must be at least 0, got {eval_every}")
     if checkpoint_every <= 0:
         raise CfrlabError(f"--checkpoint-every must be positive, got {checkpoint_every}")
+    if trunk is not None and opponent not in (None, "br"):
+        raise CfrlabError("--trunk plays against a best response below the trunk (--opponent br)")
+    opponent = opponent or ("br" if trunk is not None else "real")
     g = load_game(game)
     ckpt = None
     if out is not None:
@@ -53,10 +60,16 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | No
               file=sys.stderr, flush=True)
 
     which = policy or ("current" if opponent == "br" else "average")
-    r = cfrbr(g, abstraction, iterations=iterations, algorithm=algorithm, opponent=opponent,
-              policy=which, checkpoint=ckpt, checkpoint_every=checkpoint_every, resume=resume,
-              eval_every=eval_every, progress=show)
-    how = {"br": "CFR-BR", "real": "CFR against a real-game opponent",
+    if trunk is not None:
+        r = cfrbr_trunk(g, abstraction, iterations=iterations, trunk=trunk,
+                        algorithm=algorithm or "cfr+", policy=which, seed=seed, checkpoint=ckpt,
+                        checkpoint_every=checkpoint_every, resume=resume, progress=show,
+                        workers=workers)
+    else:
+        r = cfrbr(g, abstraction, iterations=iterations, algorithm=algorithm, opponent=opponent,
+                  policy=which, checkpoint=ckpt, checkpoint_every=checkpoint_every, resume=resume,
+                  eval_every=eval_every, progress=show)
+    how = {"br": "CFR-BR" if trunk is None else f"CFR-BR with a sampled trunk ({trunk} round{'s' * (trunk != 1)})", "real": "CFR against a real-game opponent",
            "abstract": "CFR in the abstract game"}.get(opponent, opponent)
     algorithm = r.strategy.header["params"]["algorithm"]
     print(f"{how} ({algorithm}), {r.iterations:,} iterations in {human_seconds(r.seconds)}: the "
@@ -69,7 +82,7 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | No
         r.strategy.save(out, overwrite=True)
         print(f"saved {out}")
     summary = {"game": g.name, "abstraction": str(abstraction), "algorithm": algorithm,
-               "opponent": opponent, "policy": which, **r.summary(),
+               "opponent": opponent, "policy": which, "trunk": trunk, **r.summary(),
                "out": None if out is None else str(out),
                "history": [[i, e] for i, e in r.history]}
     if as_json:
@@ -90,11 +103,11 @@ def register(app: typer.Typer) -> None:
             "the abstract player's rule (and a real opponent's): cfr, cfr+ (regret matching+, "
             "linear average), dcfr (discounted, 1.5/0/2) or pcfr+ (predictive); default dcfr, "
             "cfr+ against br"))] = None,
-        opponent: Annotated[str, typer.Option(
+        opponent: Annotated[str | None, typer.Option(
             "--opponent", help="real: a real-game regret minimizer (CFR-BR's optimum in far "
             "fewer iterations, the real game's tables in memory); br: a real-game best response "
             "every iteration (CFR-BR as in the paper); abstract: the abstract player itself "
-            "(ordinary CFR in the abstraction, for comparison)")] = "real",
+            "(ordinary CFR in the abstraction, for comparison); default real, br with --trunk")] = None,
         policy: Annotated[str | None, typer.Option(
             "--policy", metavar="P", help="strategy returned: current (default against br, the "
             "paper's), average (default otherwise) or best (the best iterate against br)")] = None,
@@ -109,6 +122,15 @@ def register(app: typer.Typer) -> None:
             "--checkpoint-every", metavar="S", help="seconds between checkpoints (FILE.ckpt beside --out)")] = 60.0,
         progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show progress on stderr")] = True,
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
+        trunk: Annotated[int | None, typer.Option(
+            "--trunk", metavar="K", help="CFR-BR with a sampled trunk, for games whose real "
+            "information sets do not fit (four rounds, HULHE): the opponent a real-game regret "
+            "minimizer in the first K rounds (1: preflop; 2: and the flop, the paper's HULHE "
+            "form), a best response below; one flop class sampled per iteration")] = None,
+        seed: Annotated[int, typer.Option("--seed", help="with --trunk: the sampling's seed")] = 0,
+        workers: Annotated[int, typer.Option(
+            "--workers", "-w", metavar="N", help="with --trunk: processes for the final exact "
+            "real-game best response")] = 1,
     ) -> None:
         """CFR-BR in a card abstraction (Johanson, Bard, Burch and Bowling 2012): the least
         exploitable strategy the abstraction can represent, by CFR against a real-game opponent
@@ -116,4 +138,4 @@ def register(app: typer.Typer) -> None:
         Prints the strategy's exact real-game exploitability; games whose real game the
         lossless engine holds (small hold'em decks)."""
         run_cfrbr(game, abstraction, iterations, algorithm, opponent, policy, out, force, resume,
-                  checkpoint_every, progress, as_json, eval_every)
+                  checkpoint_every, progress, as_json, eval_every, trunk, seed, workers)
