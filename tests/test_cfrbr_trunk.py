@@ -32,21 +32,29 @@ def case():
     return bucketed_case(4, 2, "0 2 1", 2)  # 8 cards, three rounds, 16 flop classes
 
 
-@pytest.mark.parametrize("algorithm", ["cfr", "cfr+", "dcfr", "pcfr+"])
-def test_no_trunk_and_no_sampling_is_the_exact_cfrbr(algorithm):
-    g, _, model = case()
+def _same_iterates(g, model, algorithm: str, seed: int, iterations: int):
+    """The exact CFR-BR and the trunk solver with no trunk and no sampling, from the same
+    random regrets (so that nothing ties): the same regrets, averages and best-response
+    values at every iteration. Returns both solvers and the walk's scale."""
     a = CFRBRSolver(g, model, algorithm, opponent="br")
     b = TrunkSolver(g, model, algorithm, trunk=0, sample=False)
     pairs = comb(8, 2) * comb(6, 2)  # the walk's values: the engine's times the deals
-    r0 = np.random.default_rng(2).random(a.regret.shape) * a.legal
+    r0 = np.random.default_rng(seed).random(a.regret.shape) * a.legal
     a.regret[:] = r0
     b.regret[:] = r0 * pairs
-    for _ in range(5):
+    for _ in range(iterations):
         a.iterate(1)
         b.iterate(1)
         assert np.abs(a.regret - b.regret / pairs).max() <= 1e-9
         assert np.abs(a.average_policy() - b.average_policy()).max() <= 1e-9
         assert a.history[-1] == pytest.approx(b.history[-1], abs=1e-9)
+    return a, b, pairs
+
+
+@pytest.mark.parametrize("algorithm", ["cfr", "cfr+", "dcfr", "pcfr+"])
+def test_no_trunk_and_no_sampling_is_the_exact_cfrbr(algorithm):
+    g, _, model = case()
+    a, b, pairs = _same_iterates(g, model, algorithm, seed=2, iterations=5)
     assert np.abs(a.pred - b.pred / pairs).max() <= 1e-9 if algorithm == "pcfr+" else len(b.pred) == 0
 
 
@@ -55,17 +63,7 @@ def test_imperfect_recall_is_the_exact_cfrbr_too():
     g = small_holdem(4, 2, "0 2 1", "2 2 2")
     ir = BucketedModel.build(g, BucketSpec.make(3, "2-3-3", history=False, recall="imperfect"),
                              use_cache=False)
-    a = CFRBRSolver(g, ir, "cfr+", opponent="br")
-    b = TrunkSolver(g, ir, "cfr+", trunk=0, sample=False)
-    pairs = comb(8, 2) * comb(6, 2)
-    r0 = np.random.default_rng(3).random(a.regret.shape) * a.legal
-    a.regret[:] = r0
-    b.regret[:] = r0 * pairs
-    for _ in range(3):
-        a.iterate(1)
-        b.iterate(1)
-        assert np.abs(a.regret - b.regret / pairs).max() <= 1e-9
-        assert np.abs(a.average_policy() - b.average_policy()).max() <= 1e-9
+    _same_iterates(g, ir, "cfr+", seed=3, iterations=3)
 
 
 def _opponent_rows(a: CFRBRSolver, b: TrunkSolver, seat: int) -> tuple[np.ndarray, np.ndarray]:

@@ -259,6 +259,17 @@ def _step(rule: Rule, tables: tuple[np.ndarray, np.ndarray, np.ndarray], rows: n
                float(t) ** rule.gamma)
 
 
+def cfrbr_game(game: GameDef | str | Path, algorithm: str) -> GameDef:
+    """The game of a CFR-BR run, checked with the abstract player's rule before any work."""
+    if algorithm not in ALGORITHMS:
+        raise CfrlabError(f"CFR-BR runs {', '.join(ALGORITHMS[:-1])} or {ALGORITHMS[-1]}, "
+                          f"not {algorithm!r}")
+    g = load_game(game) if isinstance(game, (str, Path)) else game
+    if g.num_players != 2 or not g.is_limit:
+        raise CfrlabError("CFR-BR handles 2-player limit games")
+    return g
+
+
 class CFRBRSolver:
     """The abstract player's rule (``RULES``: ``cfr``, regret matching, uniform average;
     ``cfr+``, regret matching+, linear average; ``dcfr``, discounted CFR with alpha 1.5, beta
@@ -274,12 +285,7 @@ class CFRBRSolver:
         if opponent not in OPPONENTS:
             raise CfrlabError(f"opponent is one of {', '.join(OPPONENTS)}, not {opponent!r}")
         algorithm = DEFAULT_RULE[opponent] if algorithm is None else algorithm
-        if algorithm not in ALGORITHMS:
-            raise CfrlabError(f"CFR-BR runs {', '.join(ALGORITHMS[:-1])} or {ALGORITHMS[-1]}, "
-                              f"not {algorithm!r}")
-        g = self.game = load_game(game) if isinstance(game, (str, Path)) else game
-        if g.num_players != 2 or not g.is_limit:
-            raise CfrlabError("CFR-BR handles 2-player limit games")
+        g = self.game = cfrbr_game(game, algorithm)
         self.tree = tree = build_tree_for(g)
         rows = lossless_rows(g, tree)
         if rows > MAX_ROWS:

@@ -46,14 +46,14 @@ import numpy as np
 from cfrlab.abstraction import BUCKETED
 from cfrlab.engine import build_tree_for, load_abstraction, row_offsets
 from cfrlab.errors import CfrlabError
-from cfrlab.games import GameDef, load_game
+from cfrlab.games import GameDef
 from cfrlab.games.units import to_unit, unit_of
 from cfrlab.realgame import _kernels as K
 from cfrlab.realgame import _trunk_kernels as T
 from cfrlab.realgame._lanes import last_round_table
 from cfrlab.realgame.br import StrategyFile, real_best_response
 from cfrlab.realgame.brpolicy import policy_pass
-from cfrlab.realgame.cfrbr import ALGORITHMS, RULES, CFRBRResult, _matched, _step
+from cfrlab.realgame.cfrbr import RULES, CFRBRResult, _matched, _step, cfrbr_game
 from cfrlab.realgame.hands import first_round_units, next_board_orbits
 from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.realgame.walk import Walker
@@ -126,12 +126,7 @@ class TrunkSolver:
     def __init__(self, game: GameDef | str | Path, abstraction, algorithm: str = "cfr+",
                  trunk: int = 1, sample: bool = True, seed: int = 0,
                  max_memory: int | None = None) -> None:
-        if algorithm not in ALGORITHMS:
-            raise CfrlabError(f"CFR-BR runs {', '.join(ALGORITHMS[:-1])} or {ALGORITHMS[-1]}, "
-                              f"not {algorithm!r}")
-        g = self.game = load_game(game) if isinstance(game, (str, Path)) else game
-        if g.num_players != 2 or not g.is_limit:
-            raise CfrlabError("CFR-BR handles 2-player limit games")
+        g = self.game = cfrbr_game(game, algorithm)
         if g.num_rounds < 2:
             raise CfrlabError("CFR-BR with a trunk needs a game of two or more rounds")
         if not isinstance(trunk, int) or trunk not in (0, 1, 2):
