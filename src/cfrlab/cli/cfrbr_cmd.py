@@ -129,7 +129,7 @@ def register(app: typer.Typer) -> None:
             "form), a best response below; one flop class sampled per iteration")] = None,
         seed: Annotated[int, typer.Option("--seed", help="with --trunk: the sampling's seed")] = 0,
         workers: Annotated[int, typer.Option(
-            "--workers", "-w", metavar="N", help="with --trunk: processes for the final exact "
+            "--workers", metavar="N", help="with --trunk: processes for the final exact "
             "real-game best response")] = 1,
     ) -> None:
         """CFR-BR in a card abstraction (Johanson, Bard, Burch and Bowling 2012): the least
