@@ -152,13 +152,18 @@ def test_bad_input_is_refused():
         CFRBRSolver("holdem-limit", m)
 
 
+def cli_files(folder, g, model):
+    """The game and abstraction files of a CLI run in ``folder``, and its strategy file's path."""
+    game = folder / "g.game"
+    game.write_text(g.to_text())
+    abst = folder / "b.npz"
+    model.save(abst)
+    return game, abst, folder / "s.npz"
+
+
 def test_cli_runs_and_writes_a_strategy(tmp_path, capsys):
     g, _, model = bucketed_case(4, 2, "0 2 1", 2)
-    game = tmp_path / "g.game"
-    game.write_text(g.to_text())
-    abst = tmp_path / "b.npz"
-    model.save(abst)
-    out = tmp_path / "s.npz"
+    game, abst, out = cli_files(tmp_path, g, model)
     code, stdout, err = run(capsys, "cfrbr", str(game), "--abstraction", str(abst), "-n", "5",
                             "--out", str(out), "--json", "--no-progress")
     assert code == 0, err

@@ -15,6 +15,7 @@ from math import comb
 import numpy as np
 import pytest
 from cli_run import run
+from test_cfrbr import cli_files
 from test_realgame import bucketed_case, small_holdem
 
 from cfrlab.abstraction.bucketed import BucketedModel
@@ -221,11 +222,7 @@ def test_bad_input_is_refused():
 
 def test_cli_trunk_writes_a_strategy(tmp_path, capsys):
     g, _, model = case()
-    game = tmp_path / "g.game"
-    game.write_text(g.to_text())
-    abst = tmp_path / "b.npz"
-    model.save(abst)
-    out = tmp_path / "s.npz"
+    game, abst, out = cli_files(tmp_path, g, model)
     code, stdout, err = run(capsys, "cfrbr", str(game), "--abstraction", str(abst), "-n", "8",
                             "--trunk", "1", "--seed", "2", "--out", str(out), "--json", "--no-progress")
     assert code == 0, err

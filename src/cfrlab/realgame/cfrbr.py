@@ -259,6 +259,17 @@ def _step(rule: Rule, tables: tuple[np.ndarray, np.ndarray, np.ndarray], rows: n
                float(t) ** rule.gamma)
 
 
+def load_tables(solver, d: dict[str, Any], names) -> None:
+    """Each named (rows, 3) table of a saved state onto ``solver``, refused unless it has the
+    solver's own table's shape and finite values."""
+    for name in names:
+        mine = getattr(solver, name)
+        arr = np.asarray(d.get(name, np.zeros((0, 3))), dtype=np.float64).reshape(-1, 3)
+        if arr.shape != mine.shape or not np.isfinite(arr).all():
+            raise CfrlabError(f"the {name} table does not fit this run")
+        setattr(solver, name, arr.copy())
+
+
 def cfrbr_game(game: GameDef | str | Path, algorithm: str) -> GameDef:
     """The game of a CFR-BR run, checked with the abstract player's rule before any work."""
     if algorithm not in ALGORITHMS:
@@ -528,12 +539,7 @@ class CFRBRSolver:
             setattr(self, name, arr.copy())
         if len(self.pred) != (self.num_rows if self.rule.predictive else 0):
             raise CfrlabError("the pred table does not fit this rule")
-        for name in ("oregret", "oavg", "opred"):  # the real-game opponent's, if any
-            mine = getattr(self, name)
-            arr = np.asarray(d.get(name, np.zeros((0, 3))), dtype=np.float64).reshape(-1, 3)
-            if arr.shape != mine.shape or not np.isfinite(arr).all():
-                raise CfrlabError(f"the {name} table does not fit this run")
-            setattr(self, name, arr.copy())
+        load_tables(self, d, ("oregret", "oavg", "opred"))  # the real-game opponent's, if any
         self.iterations = int(d["iterations"])
         self.history = [(int(i), float(a), float(b)) for i, a, b in d.get("history", [])]
         self.best_iteration = int(d.get("best_iteration", 0)) if len(self.best) else 0

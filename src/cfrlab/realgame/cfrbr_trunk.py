@@ -53,7 +53,7 @@ from cfrlab.realgame import _trunk_kernels as T
 from cfrlab.realgame._lanes import last_round_table
 from cfrlab.realgame.br import StrategyFile, real_best_response
 from cfrlab.realgame.brpolicy import policy_pass
-from cfrlab.realgame.cfrbr import RULES, CFRBRResult, _matched, _step, cfrbr_game
+from cfrlab.realgame.cfrbr import RULES, CFRBRResult, _matched, _step, cfrbr_game, load_tables
 from cfrlab.realgame.hands import first_round_units, next_board_orbits
 from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.realgame.walk import Walker
@@ -359,12 +359,7 @@ class TrunkSolver:
                 "history": [list(h) for h in self.history]}
 
     def load_state_dict(self, d: dict[str, Any]) -> None:
-        for name in ("regret", "avg", "pred", "oregret", "oavg", "opred"):
-            mine = getattr(self, name)
-            arr = np.asarray(d.get(name, np.zeros((0, 3))), dtype=np.float64).reshape(-1, 3)
-            if arr.shape != mine.shape or not np.isfinite(arr).all():
-                raise CfrlabError(f"the {name} table does not fit this run")
-            setattr(self, name, arr.copy())
+        load_tables(self, d, ("regret", "avg", "pred", "oregret", "oavg", "opred"))
         self.iterations = int(d["iterations"])
         self.sampled = [int(i) for i in np.asarray(d.get("sampled", []), dtype=np.int64)]
         self.history = [(int(i), float(a), float(b)) for i, a, b in d.get("history", [])]
