@@ -221,13 +221,14 @@ def _max_back(seg, s, opp, vals, hands, csum, chance_vals, tol, best, live):
 
 
 @njit(cache=NUMBA_CACHE)
-def _mixed_back(seg, s, opp, own, vals, hands, csum, chance_vals, table, states, regret, avg, w, live):
-    """Segment s backward, the actor mixing by ``table`` at its ``states``: its regrets
-    (times ``w``) into ``regret`` and its reach-weighted policy (``own``: its reach) into
-    ``avg``, on the rows of the hands that miss the board (``live``: all of them, for each
+def _mixed_back(seg, s, opp, own, vals, hands, csum, chance_vals, table, states, sums, live):
+    """Segment s backward, the actor mixing by ``table`` at its ``states``; ``sums`` is
+    (regret, avg, w): its regrets (times ``w``) into ``regret`` and its reach-weighted policy
+    (``own``: its reach) into ``avg``, on the rows of the hands that miss the board (``live``: all of them, for each
     seat whose opponent's reach is not 0 here; the other seat's values are 0 and it has no
     regrets, but its average still grows)."""
     policy, row_offset = table
+    regret, avg, w = sums
     base = seg.seg_off[s]
     vidx = hands.vidx
     want = live.n > 0
@@ -336,7 +337,7 @@ def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc, sdbuf):
                 _max_back(seg, s, reach1, vals1, hands, csum, flow1.chance_vals, steps.tol, acc.best, lv1)
             else:
                 _mixed_back(seg, s, reach1, reach2, vals1, hands, csum, flow1.chance_vals, tabO,
-                            hands.statesO, acc.regretO, acc.avgO, acc.weightO, lv1)
+                            hands.statesO, (acc.regretO, acc.avgO, acc.weightO), lv1)
             _to_entry(seg, s, vals1, vf, flow1)
         if not steps.fwd2:
             continue
@@ -347,5 +348,5 @@ def dual_pass(seg, hands, tabA, tabO, flow1, flow2, steps, acc, sdbuf):
         if steps.back2:
             _showdowns(seg, s, reach2, vals2, hands, sdbuf, lv2)
             _mixed_back(seg, s, reach2, reach1, vals2, hands, csum, flow2.chance_vals, tabA,
-                        hands.statesA, acc.regretA, acc.avgA, acc.weightA, lv2)
+                        hands.statesA, (acc.regretA, acc.avgA, acc.weightA), lv2)
             _to_entry(seg, s, vals2, vf, flow2)
