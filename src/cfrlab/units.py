@@ -126,7 +126,7 @@ class UnitStore:
                                          and self._read_meta(mpath) != self.meta)
         if other:
             raise CfrlabError(f"{self.dir} holds the checkpoints of another job "
-                              "(other game, strategy or version); use another directory")
+                              "(other game, strategy, precision or version); use another directory")
         if have and not resume:
             raise CfrlabError(f"{self.dir} holds {len(have)} finished units of this job; resume to "
                               "continue from them (resume=True), or remove the directory to start over")
@@ -270,10 +270,12 @@ class ResultsFile:
             raise CfrlabError(f"{self.path} does not match its checksum (damaged or changed); move "
                               "it away to start over")
         if meta != self.meta:
-            what = next((k for k in ("game", "opponent", "kind", "units") if meta.get(k) != self.meta.get(k)),
+            what = next((k for k in ("game", "opponent", "kind", "units", "precision")
+                         if meta.get(k) != self.meta.get(k)),
                         "format")
             said = {"game": "another game", "opponent": "another strategy (its digest differs)",
-                    "kind": "another kind of job", "units": "another number of units"}.get(
+                    "kind": "another kind of job", "units": "another number of units",
+                    "precision": "a run of another precision (float64 or float32 lanes)"}.get(
                         what, "another job format or cfrlab version")
             raise CfrlabError(f"{self.path} holds the results of {said}; use another file")
         if hi.shape != self.shape or lo.shape != self.shape or units.dtype != np.int64:

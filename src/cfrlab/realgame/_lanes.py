@@ -69,7 +69,8 @@ from numba import njit, uint64
 from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
-W = 32  # segments per group: 2W = 64 float64 lanes (sixteen AVX2 vectors)
+W64 = 32  # segments per group in float64: 2W = 64 lanes (sixteen AVX2 vectors)
+W32 = 64  # in float32: 128 lanes, the same sixteen vectors (5% faster than 32 segments)
 
 RankedHands = namedtuple("RankedHands", "order cards grp_end states reach_of h D")
 SubtreeShape = namedtuple("SubtreeShape", "rep depth parent action")
@@ -304,6 +305,7 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
     policy, col = table
     in_reach, out_vals, scale = flow.in_reach, flow.out_vals, flow.scale
     R, V, T, X, xc, rt, gs = buf
+    W = lanes.shape[0]
     cidx, cstate, cfirst = cls.cidx, cls.cstate, cls.first
     n = order.shape[0]
     U = cfirst.shape[0]
@@ -311,7 +313,7 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
     m = seg_off[rep + 1] - base
     M = uint64(2 * W)
     W2 = uint64(W)
-    pay = np.zeros(2 * W)
+    pay = np.zeros(2 * W, R.dtype)
     mx = np.zeros((2, 2 * W), np.bool_)  # mx[p]: the lanes of p's values (max where p acts)
     mx[0, W:] = True
     mx[1, :W] = True
@@ -504,20 +506,26 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
                     break
             if live[s]:
                 break
-    cls = reach_classes(hands.reach_of, hands.cards, uidx, D)
+    dt = table.policy.dtype  # the lanes' precision: the table's (float64, or float32)
+    W = W32 if table.policy.itemsize == 4 else W64
+    c = reach_classes(hands.reach_of, hands.cards, uidx, D)
+    cls = ReachClasses(c.cidx, c.cstate, c.first, c.count.astype(dt), c.pair_class, c.pair_card,
+                       c.pair_count.astype(dt))
     U = cls.first.shape[0]
-    X = np.zeros(2 * W)
-    xc = np.zeros((D, 2 * W))
-    rt = np.zeros((U, 2 * W))
-    gs = group_sums(cls.cidx, hands.cards, hands.grp_end, D, 2 * W)
+    X = np.zeros(2 * W, dt)
+    xc = np.zeros((D, 2 * W), dt)
+    rt = np.zeros((U, 2 * W), dt)
+    g = group_sums(cls.cidx, hands.cards, hands.grp_end, D, 2 * W)
+    gs = GroupSums(g.start, g.x_off, g.x_cls, g.x_cnt.astype(dt), g.c_off, g.c_card, g.p_off,
+                   g.p_cls, g.p_cnt.astype(dt), g.gx.astype(dt), g.gxc.astype(dt))
     lanes = np.zeros(W, np.int64)
     for cl in range(class_rep.shape[0]):
         rep = class_rep[cl]
         depth, parent, action = _tree_shape(rep, seg_off, l_kind, l_child)
         Dp = depth.max() + 1
-        R = np.zeros((Dp, U, 2 * W))
-        V = np.zeros((Dp, n, 2 * W))
-        T = np.zeros((Dp, ustate.shape[0], 3, W))
+        R = np.zeros((Dp, U, 2 * W), dt)
+        V = np.zeros((Dp, n, 2 * W), dt)
+        T = np.zeros((Dp, ustate.shape[0], 3, W), dt)
         shape = SubtreeShape(rep, depth, parent, action)
         buf = LaneBuffers(R, V, T, X, xc, rt, gs)
         cnt = 0
