@@ -1,5 +1,6 @@
 """The layer order (``cfrlab.LAYERS``, written once) holds: no import runs back up, none hides
-in a function, no private name crosses a package, and docs/ENGINE.md shows the same order."""
+in a function, no private name crosses a package, no kernel takes over 12 parameters, and
+docs/ENGINE.md shows the same order."""
 
 from __future__ import annotations
 
@@ -135,3 +136,25 @@ def test_no_private_name_is_imported_across_packages():
 def test_the_docs_show_the_layer_order():
     text = (SRC.parents[1] / "docs" / "ENGINE.md").read_text()
     assert cfrlab.layer_order() in " ".join(text.split()), cfrlab.layer_order()
+
+
+def _is_kernel(fn: ast.FunctionDef) -> bool:
+    for d in fn.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in ("njit", "jit"):
+            return True
+    return False
+
+
+def test_no_kernel_takes_more_than_12_parameters():
+    """Numba kernels take their arrays in named bundles (namedtuples), at most 12 parameters."""
+    bad = []
+    for _, path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.FunctionDef) and _is_kernel(node):
+                a = node.args
+                count = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs)
+                if count > 12:
+                    bad.append(f"{path.relative_to(SRC.parent)}:{node.lineno} {node.name} ({count})")
+    assert bad == [], "\n".join(bad)

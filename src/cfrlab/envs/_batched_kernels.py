@@ -1,15 +1,29 @@
 """Kernels of the batched environment: many hands walking the public tree at once.
 
-Tables (built once from the tree, ``cfrlab.envs.batched``): ``kind``, ``rnd``, ``next_node``
-and ``decision`` from ``compile_tree``; ``spent`` [N, P] and ``folded`` [N, P]; ``id_col``
-[D, A] the tree column each action id plays at a decision (-1: illegal); ``public`` [N, K]
-the public part of the observation at each node. Per hand: ``node``, ``deals`` (card ids in
-the dealer's order), ``strength`` (each position's showdown rank on the full board), the
-hand's ``deck`` (shuffled in place as cards are drawn) and its random ``rng`` state
-(splitmix64, one stream per hand, so a seed fixes every hand whatever the batch does).
+Arguments travel in named bundles, built once by ``cfrlab.envs.batched``:
+
+- ``EnvTree``: the game's public tree and the tables built from it: ``kind``, ``player``,
+  ``rnd``, ``next_node`` and ``decision`` from ``compile_tree``; ``spent`` [N, P] and
+  ``folded`` [N, P]; ``id_col`` [D, A] the tree column each action id plays at a decision (-1:
+  illegal); ``public`` [N, K] the public part of the observation at each node; ``root`` the
+  node where every hand starts.
+- ``CardLayout``: where a deal's cards sit and where they go in an observation:
+  ``card_index`` (card id -> index in the deck, -1 if absent), ``board_at`` [R + 1] (the
+  deal position of each round's first board card), ``board_block`` [R] (the observation's
+  board block of each round's cards, -1: none), ``num_hole`` cards per position and
+  ``public_offset`` (where the public part starts).
+- ``Hands``: the state of every hand: its ``node``, ``deals`` (card ids in the dealer's
+  order), ``strength`` (each position's showdown rank on the full board), its ``deck``
+  (``decks``, shuffled in place as cards are drawn), its random ``rng`` state (splitmix64,
+  one stream per hand, so a seed fixes every hand whatever the batch does), and a shared
+  ``scratch`` row for ranking one position's cards.
+- ``Views``: what each hand shows: its observation ``obs`` [n, size], legal ``mask``
+  [n, A] and player ``to_act`` [n].
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -18,6 +32,11 @@ from cfrlab.cards.kernels import rank_cards
 from cfrlab.config import NUMBA_CACHE
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+
+EnvTree = namedtuple("EnvTree", "kind player rnd next_node decision spent folded id_col public root")
+CardLayout = namedtuple("CardLayout", "card_index board_at board_block num_hole public_offset")
+Hands = namedtuple("Hands", "node deals strength decks rng scratch")
+Views = namedtuple("Views", "obs mask to_act")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -37,9 +56,11 @@ def below(rng, i, n):
 
 
 @njit(cache=NUMBA_CACHE)
-def deal_hand(i, rng, decks, deals, strength, num_players, num_hole, scratch):
+def deal_hand(i, hands, num_hole):
     """Draw hand i's cards (a partial Fisher-Yates shuffle of its deck) and rank each
     position's hole cards with the whole board."""
+    rng, decks, deals, strength, scratch = hands.rng, hands.decks, hands.deals, hands.strength, hands.scratch
+    num_players = strength.shape[1]
     n = decks.shape[1]
     m = deals.shape[1]
     for k in range(m):
@@ -105,26 +126,33 @@ def payoffs_into(out, i, spent, folded, strength_i):
                     out[i, p] -= size
 
 
-@njit(cache=NUMBA_CACHE)
-def write_view(i, node, deals, player, rnd, id_col, decision, public, card_index, board_at, board_block,
-               num_players, num_hole, deck_size, public_offset, obs, mask, to_act):
+# inlined: called per hand, it reads a dozen bundle fields (a Leduc step at 4,096 hands took 1.3x
+# as long as with positional arrays when it was a call, 0.9x inlined)
+@njit(cache=NUMBA_CACHE, inline="always")
+def write_view(i, node, hands, tree, layout, views):
     """Observation, mask and player to act of hand i at decision ``node``."""
-    p = player[node]
-    to_act[i] = p
+    deals, card_index, num_hole = hands.deals, layout.card_index, layout.num_hole
+    obs, mask = views.obs, views.mask
+    num_players = tree.spent.shape[1]
+    deck_size = hands.decks.shape[1]
+    p = tree.player[node]
+    views.to_act[i] = p
     for k in range(obs.shape[1]):
         obs[i, k] = 0.0
     obs[i, p] = 1.0
     for k in range(num_hole):
         obs[i, num_players + card_index[deals[i, p * num_hole + k]]] = 1.0
-    for r in range(rnd[node] + 1):
-        block = board_block[r]
+    for r in range(tree.rnd[node] + 1):
+        block = layout.board_block[r]
         if block >= 0:
             at = num_players + deck_size * (1 + block)
-            for k in range(board_at[r], board_at[r + 1]):
+            for k in range(layout.board_at[r], layout.board_at[r + 1]):
                 obs[i, at + card_index[deals[i, k]]] = 1.0
+    public = tree.public
     for k in range(public.shape[1]):
-        obs[i, public_offset + k] = public[node, k]
-    d = decision[node]
+        obs[i, layout.public_offset + k] = public[node, k]
+    d = tree.decision[node]
+    id_col = tree.id_col
     for a in range(id_col.shape[1]):
         mask[i, a] = id_col[d, a] >= 0
 
@@ -141,12 +169,10 @@ def first_illegal(actions, node, decision, id_col):
 
 
 @njit(cache=NUMBA_CACHE)
-def step_hands(actions, node, deals, strength, decks, rng, kind, player, rnd, next_node, decision, spent,
-               folded, id_col, public, card_index, board_at, board_block, num_hole, public_offset, root,
-               obs, mask, to_act, rewards, done, scratch):
+def step_hands(actions, hands, tree, layout, views, rewards, done):
     """One action in every hand; a hand that ends pays ``rewards`` (``done``) and is dealt anew."""
-    P = spent.shape[1]
-    deck_size = decks.shape[1]
+    node, kind, next_node, decision, id_col = hands.node, tree.kind, tree.next_node, tree.decision, tree.id_col
+    P = tree.spent.shape[1]
     for i in range(actions.shape[0]):
         n = node[i]
         n = next_node[n, id_col[decision[n], actions[i]]]
@@ -158,23 +184,20 @@ def step_hands(actions, node, deals, strength, decks, rng, kind, player, rnd, ne
                 rewards[i, p] = 0.0
         else:
             done[i] = True
-            payoffs_into(rewards, i, spent[n], folded[n], strength[i])
-            deal_hand(i, rng, decks, deals, strength, P, num_hole, scratch)
-            n = root
+            payoffs_into(rewards, i, tree.spent[n], tree.folded[n], hands.strength[i])
+            deal_hand(i, hands, layout.num_hole)
+            n = tree.root
         node[i] = n
-        write_view(i, n, deals, player, rnd, id_col, decision, public, card_index, board_at, board_block,
-                   P, num_hole, deck_size, public_offset, obs, mask, to_act)
+        write_view(i, n, hands, tree, layout, views)
 
 
 @njit(cache=NUMBA_CACHE)
-def reset_hands(node, deals, strength, decks, rng, player, rnd, id_col, decision, public, card_index,
-                board_at, board_block, num_hole, public_offset, root, obs, mask, to_act, scratch):
-    P = strength.shape[1]
-    for i in range(node.shape[0]):
-        deal_hand(i, rng, decks, deals, strength, P, num_hole, scratch)
-        node[i] = root
-        write_view(i, root, deals, player, rnd, id_col, decision, public, card_index, board_at, board_block,
-                   P, num_hole, decks.shape[1], public_offset, obs, mask, to_act)
+def reset_hands(hands, tree, layout, views):
+    """Deal a new hand everywhere and show its first decision."""
+    for i in range(hands.node.shape[0]):
+        deal_hand(i, hands, layout.num_hole)
+        hands.node[i] = tree.root
+        write_view(i, tree.root, hands, tree, layout, views)
 
 
 @njit(cache=NUMBA_CACHE)

@@ -68,7 +68,10 @@ class BatchedEnv:
         self.rewards = np.zeros((n, P), np.float32)
         self.done = np.zeros(n, np.bool_)
         self._actions = np.zeros(n, np.int64)
+        self._rng = np.zeros(n, np.uint64)
         self._seed(seed)
+        self._hands = K.Hands(self.node, self.deals, self._strength, self._decks, self._rng, self._scratch)
+        self._views = K.Views(self.obs, self.mask, self.player)
 
     def _build_tables(self) -> None:
         """Per node the public observation part, per decision the column of each action id
@@ -99,32 +102,28 @@ class BatchedEnv:
                 enc.advance(p2, s2, text)
                 stack.append((c, s2, p2))
         arrays = compile_tree(t)
-        self._kind, self._next, self._decision = arrays.kind, arrays.next_node, arrays.decision
-        self._player, self._rnd = arrays.player, arrays.rnd
-        self._spent = np.ascontiguousarray(t.spent, np.int64)
-        self._folded = np.ascontiguousarray(t.folded, np.bool_)
+        self._tree = K.EnvTree(arrays.kind, arrays.player, arrays.rnd, arrays.next_node, arrays.decision,
+                               np.ascontiguousarray(t.spent, np.int64), np.ascontiguousarray(t.folded, np.bool_),
+                               self._id_col, self._public, 0)
         g = self.game
-        top = max(enc.deck) + 1
-        self._card_index = np.full(top, -1, np.int64)
+        card_index = np.full(max(enc.deck) + 1, -1, np.int64)
         for c, i in enc.card_index.items():
-            self._card_index[c] = i
+            card_index[c] = i
         first = g.num_players * g.num_hole_cards
-        self._board_at = np.array([first + g.total_board_cards(r - 1) for r in range(g.num_rounds + 1)], np.int64)
-        self._board_block = np.array(enc.board_block, np.int64)
+        board_at = np.array([first + g.total_board_cards(r - 1) for r in range(g.num_rounds + 1)], np.int64)
+        self._layout = K.CardLayout(card_index, board_at, np.array(enc.board_block, np.int64), g.num_hole_cards,
+                                    enc.public_offset)
 
     def _seed(self, seed: int | None) -> None:
         ss = np.random.SeedSequence(seed)
-        self._rng = ss.generate_state(self.num_envs, np.uint64).astype(np.uint64)
+        self._rng[:] = ss.generate_state(self.num_envs, np.uint64)  # in place: the kernels' bundle holds it
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal a new hand everywhere: ``(obs float32[n, size], mask bool[n, actions], player int8[n])``
         (``seed``: reseed first)."""
         if seed is not None:
             self._seed(seed)
-        K.reset_hands(self.node, self.deals, self._strength, self._decks, self._rng, self._player, self._rnd,
-                      self._id_col, self._decision, self._public, self._card_index, self._board_at,
-                      self._board_block, self.game.num_hole_cards, self.encoding.public_offset, 0,
-                      self.obs, self.mask, self.player, self._scratch)
+        K.reset_hands(self._hands, self._tree, self._layout, self._views)
         self.done[:] = False
         self.rewards[:] = 0.0
         return self.obs, self.mask, self.player
@@ -136,16 +135,12 @@ class BatchedEnv:
             raise CfrlabError(f"step takes one integer action id per hand: an array of shape ({self.num_envs},), "
                               f"got {a.dtype} {a.shape}")
         a = a.astype(np.int64, copy=False)
-        bad = K.first_illegal(a, self.node, self._decision, self._id_col)
+        bad = K.first_illegal(a, self.node, self._tree.decision, self._id_col)
         if bad >= 0:
             legal = np.flatnonzero(self.mask[bad]).tolist()
             raise IllegalActionError(f"hand {bad}: action {int(a[bad])} is not legal (legal ids: {legal}; "
                                      f"{self.actions.describe()}); no hand moved")
-        K.step_hands(a, self.node, self.deals, self._strength, self._decks, self._rng, self._kind, self._player,
-                     self._rnd, self._next, self._decision, self._spent, self._folded, self._id_col, self._public,
-                     self._card_index, self._board_at, self._board_block, self.game.num_hole_cards,
-                     self.encoding.public_offset, 0, self.obs, self.mask, self.player, self.rewards, self.done,
-                     self._scratch)
+        K.step_hands(a, self._hands, self._tree, self._layout, self._views, self.rewards, self.done)
         return self.obs, self.mask, self.player, self.rewards, self.done
 
     def random_actions(self) -> np.ndarray:
