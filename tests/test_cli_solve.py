@@ -148,6 +148,18 @@ def test_unfinished_checkpoint_needs_resume_or_force(capsys, tmp_path):
     assert_one_line_error(code, err, "algorithm", "cfr+")
 
 
+def test_force_with_resume_keeps_the_checkpoint_and_continues_from_it(capsys, tmp_path):
+    f, ckpt = tmp_path / "l.npz", tmp_path / "l.ckpt.npz"
+    args = ["solve", "leduc", "-a", "cfr+", "--checkpoint-every", "50", "--out", str(f)]
+    assert run(capsys, *args, "-n", "100")[0] == 0
+    code, out, _ = run(capsys, *args, "-n", "150", "--resume", "--force", "--json")
+    assert code == 0 and "resuming" in out and last_json(out)["resumed_from"] == 100
+    assert np.array_equal(Strategy.load(f).policy, reference_policy("leduc", "cfr+", 150))
+    ckpt.unlink()  # nothing to resume: --force lets it start over, and it says so
+    code, out, _ = run(capsys, *args, "-n", "20", "--resume", "--force")
+    assert code == 0 and "starting at iteration 0" in out and Strategy.load(f).iterations == 20
+
+
 def test_resume_extends_a_finished_run_bit_for_bit(capsys, tmp_path):
     f = tmp_path / "l.npz"
     args = ["solve", "leduc", "-a", "cfr+", "--checkpoint-every", "50", "--out", str(f)]

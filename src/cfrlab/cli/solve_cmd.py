@@ -210,16 +210,18 @@ class LineProgress:
 
 
 def prepare_output(out: Path | None, resume: bool, force: bool, checkpoint_every: int | None) -> Path | None:
-    """Refuse to overwrite without --force; return the checkpoint path (None: no checkpoints)."""
+    """Refuse to overwrite without --force; return the checkpoint path (None: no checkpoints).
+    --force starts over (the checkpoint is deleted) unless --resume is also given: then the run
+    continues from its checkpoint and --force only lets it replace the output file."""
     if out is None:
         if resume or checkpoint_every:
             raise CfrlabError("--resume and --checkpoint-every need --out FILE (the checkpoint sits next to it)")
         return None
     ckpt = checkpoint_path(out)
-    if force:
+    if force and not resume:
         ckpt.unlink(missing_ok=True)
     elif resume:
-        if not ckpt.exists() and out.exists():
+        if not ckpt.exists() and out.exists() and not force:
             raise CfrlabError(f"{out} exists but there is no checkpoint {ckpt} to resume from; "
                               "use --force to solve again and overwrite it")
     else:
@@ -290,6 +292,8 @@ def register(app: typer.Typer) -> None:
         ckpt = prepare_output(out, resume, force, checkpoint_every)
         if ckpt is not None:
             check_output(ckpt, "checkpoint")
+            if resume and not ckpt.exists():
+                console.print(f"no checkpoint {ckpt} yet: starting at iteration 0")
         if many:
             model_for_game(g, abstraction)  # an abstraction is refused in one line
             tree_for(g, bets)  # and a betting abstraction
@@ -407,8 +411,6 @@ def _solve_iterative(g, given, model, alg, params, seed, stop, eval_every, check
               file=sys.stderr)
     if seed is not None and seed < 0:
         raise CfrlabError("--seed must be a non-negative integer")
-    if ckpt is not None and not ckpt.exists() and checkpoint_every is None:
-        console.print(f"no checkpoint {ckpt} yet: starting at iteration 0")
     rule = [f"{stop.iterations:,} iterations" if stop.iterations else None,
             f"{stop.seconds:g} s" if stop.seconds else None,
             f"exploitability <= {format_unit(g, stop.target)}" if stop.target else None]
