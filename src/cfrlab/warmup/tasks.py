@@ -216,13 +216,15 @@ def solvers_bucketed(work: Path) -> None:
 
 def real_game(work: Path) -> None:
     """The real-game best response's kernels: lossless Leduc, a bucketed reduced hold'em
-    (three and four rounds: the walk's middle and last rounds), a bot by both methods."""
+    (three and four rounds: the walk's middle and last rounds; the last round's lanes in both
+    precisions), a bot by both methods."""
     real_best_response(Strategy.uniform("leduc"))
     g = holdem(4, 2, "0 2 1", raises="2 2 2")
     model = _wait_abstraction(work, g)
     if model is None:
         raise RuntimeError("the abstraction of the other process did not come")
-    real_best_response(Strategy.uniform(g, model=model))
+    for precision in ("float64", "float32"):
+        real_best_response(Strategy.uniform(g, model=model), precision=precision)
     real_best_response(AgentSpec("always-call"), g, method="walk")
     real_best_response(AgentSpec("always-call"), g, method="fixed")
     g4 = holdem(3, 3, "0 2 1 1", raises="1 1 1 1")
