@@ -347,3 +347,28 @@ def test_the_products_lift_is_the_tests_lift():
     pol_b = random_policy(tree, row_offsets(tree, bmodel), 2)
     mine = brstrategy.lift(Strategy.from_policy(g, pol_b, tree=tree, model=bmodel))
     np.testing.assert_array_equal(mine.policy, lift(tree, bmodel, LosslessModel(g), pol_b))
+
+
+@pytest.mark.parametrize("recall", ["perfect", "imperfect"])
+def test_last_round_states_from_the_round_before_equal_a_fresh_lookup(recall):
+    """The walk asks for a board's last-round states right after its prefix's: those come
+    from the states already known (one hand index each); they must equal the full lookup."""
+    g = small_holdem(4, 3, "0 2 1 1", "1 1 1 1")
+    spec = BucketSpec.make(4, "2-3-3-3", history=recall == "perfect", recall=recall)
+    model = BucketedModel.build(g, spec, use_cache=False)
+    tree = build_tree_for(g)
+    s = Strategy.from_policy(g, random_policy(tree, row_offsets(tree, model), 1), tree=tree,
+                             model=model)
+    deck = make_deck(g)
+    rng = np.random.default_rng(2)
+    for _ in range(12):
+        board = rng.choice(deck.size, 4, replace=False)
+        walk, fresh = batch_policy_of(s, tree), batch_policy_of(s, tree)
+        walk.states(2, board[:3], deck, deck.valid(board[:3]))  # the turn, then its river
+        got = walk.states(3, board, deck, deck.valid(board))
+        want = fresh.states(3, board, deck, deck.valid(board))  # nothing known before
+        np.testing.assert_array_equal(got, want)
+        other = board.copy()
+        other[0] = next(c for c in range(deck.size) if c not in board)  # another prefix
+        np.testing.assert_array_equal(walk.states(3, other, deck, deck.valid(other)),
+                                      fresh.states(3, other, deck, deck.valid(other)))

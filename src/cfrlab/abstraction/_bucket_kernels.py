@@ -268,8 +268,10 @@ def _player_states(hand, upto, lookup, scratch, out):
     round r at [*_off[r], *_off[r+1])); the last round: last[group, hsnum] on top of the
     round before's state. ``StateLookup`` lookup, ``IndexScratch`` scratch (masks of 8
     groups)."""
-    (R, totals, num_ranks, num_suits, colex, g_all, g_off, k_all, k_off, o_all, o_off, t_all,
-     t_off, m_gsz, m_key, m_off, hs, last, B, history, perfect) = lookup
+    R, totals, num_ranks, num_suits, colex = (lookup.R, lookup.totals, lookup.num_ranks,
+                                              lookup.num_suits, lookup.colex)
+    g_all, g_off, k_all, k_off = lookup.g_all, lookup.g_off, lookup.k_all, lookup.k_off
+    o_all, o_off, t_all, t_off = lookup.o_all, lookup.o_off, lookup.t_all, lookup.t_off
     masks, codes, sidx, order = scratch
     top = min(upto, R - 2)
     for r in range(top + 1):
@@ -278,11 +280,20 @@ def _player_states(hand, upto, lookup, scratch, out):
                          o_all[o_off[r]:o_off[r + 1]], colex, masks, codes, sidx, order)
         out[r] = t_all[t_off[r] + idx]
     if upto == R - 1:
-        prev = np.int64(out[R - 2]) if R > 1 else np.int64(0)
-        idx = _index_one(hand[:2 + totals[R - 1]], num_ranks, num_suits, m_gsz, m_key, m_off,
-                         colex, masks, codes, sidx, order)
-        b = last_bucket(last, history, prev, hs[idx])
-        out[R - 1] = prev * B + b if perfect else b
+        out[R - 1] = _last_state(hand, np.int64(out[R - 2]) if R > 1 else np.int64(0), lookup,
+                                 scratch)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _last_state(hand, prev, lookup, scratch):
+    """The last round's state of a hand (hole then board) whose state on the round before is
+    ``prev`` (``_player_states``' last step, for callers that already know ``prev``)."""
+    lk = lookup
+    masks, codes, sidx, order = scratch
+    idx = _index_one(hand[:2 + lk.totals[lk.R - 1]], lk.num_ranks, lk.num_suits, lk.m_gsz,
+                     lk.m_key, lk.m_off, lk.colex, masks, codes, sidx, order)
+    b = last_bucket(lk.last, lk.history, prev, lk.hs[idx])
+    return prev * lk.B + b if lk.perfect else b
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)

@@ -24,6 +24,7 @@ from numba import njit
 
 from cfrlab.abstraction import BUCKETED, LOSSLESS
 from cfrlab.abstraction.kernels import index_scratch as _index_scratch
+from cfrlab.abstraction.kernels import last_state as _last_state
 from cfrlab.abstraction.kernels import player_states as _player_states
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.errors import CfrlabError
@@ -59,6 +60,24 @@ def _bucket_states(hands, board, valid, upto, lookup, out):
         out[i] = row[upto]
 
 
+@njit(cache=NUMBA_CACHE)
+def _last_states(hands, board, valid, prev, lookup, out):
+    """``_bucket_states`` of the last round from each hand's state on the round before
+    (``prev``, on this board's prefix): one hand index per hand instead of one per round."""
+    nb = board.shape[0]
+    hand = np.empty(2 + nb, np.int64)
+    for q in range(nb):
+        hand[2 + q] = board[q]
+    scratch = _index_scratch(lookup.num_suits, 8)
+    for i in range(hands.shape[0]):
+        if not valid[i]:
+            out[i] = 0
+            continue
+        hand[0] = hands[i, 0]
+        hand[1] = hands[i, 1]
+        out[i] = _last_state(hand, prev[i], lookup, scratch)
+
+
 class StrategyPolicy:
     """A policy table in a chance model's private states (bucketed or lossless)."""
 
@@ -73,6 +92,7 @@ class StrategyPolicy:
         self.row_offset = np.ascontiguousarray(row_offset, dtype=np.int64)
         if model.kind == BUCKETED:
             self._lookup = model._lookup  # the state-lookup tables (``StateLookup``)
+        self._before_last = (None, None)  # (board, states) of the last query of round R - 2
 
     @classmethod
     def from_strategy(cls, strategy: Strategy) -> StrategyPolicy:
@@ -83,7 +103,17 @@ class StrategyPolicy:
         board = np.asarray(board, dtype=np.int64)
         if self.kind == BUCKETED:
             out = np.zeros(H, dtype=np.int64)
+            R = self._lookup.R
+            seen, prev = self._before_last
+            if (R > 1 and round == R - 1 and seen is not None
+                    and np.array_equal(board[:len(seen)], seen)):
+                # the walk asks for every last-round board below the board it asked for
+                # just before: the states so far are known, only the last round is new
+                _last_states(deck.hands, board, valid, prev, self._lookup, out)
+                return out
             _bucket_states(deck.hands, board, valid, round, self._lookup, out)
+            if R > 1 and round == R - 2:
+                self._before_last = (board.copy(), out.copy())
             return out
         # lossless: state = board block * H_r + index of the hole among the cards left
         m = self.model
