@@ -43,7 +43,10 @@ class BatchPolicy(Protocol):
 
 
 @njit(cache=NUMBA_CACHE)
-def _bucket_states(hands, board, valid, upto, lookup, out):
+def _bucket_states(hands, board, valid, upto, lookup, prev, out):
+    """Each valid hand's state of round ``upto`` on ``board``; with ``prev`` (the states on
+    the round before, on this board's prefix; empty: unknown) the last round's from it, one
+    hand index per hand instead of one per round."""
     nb = board.shape[0]
     hand = np.empty(2 + nb, np.int64)
     for q in range(nb):
@@ -56,26 +59,14 @@ def _bucket_states(hands, board, valid, upto, lookup, out):
             continue
         hand[0] = hands[i, 0]
         hand[1] = hands[i, 1]
-        _player_states(hand, upto, lookup, scratch, row)
-        out[i] = row[upto]
+        if prev.shape[0]:
+            out[i] = _last_state(hand, prev[i], lookup, scratch)
+        else:
+            _player_states(hand, upto, lookup, scratch, row)
+            out[i] = row[upto]
 
 
-@njit(cache=NUMBA_CACHE)
-def _last_states(hands, board, valid, prev, lookup, out):
-    """``_bucket_states`` of the last round from each hand's state on the round before
-    (``prev``, on this board's prefix): one hand index per hand instead of one per round."""
-    nb = board.shape[0]
-    hand = np.empty(2 + nb, np.int64)
-    for q in range(nb):
-        hand[2 + q] = board[q]
-    scratch = _index_scratch(lookup.num_suits, 8)
-    for i in range(hands.shape[0]):
-        if not valid[i]:
-            out[i] = 0
-            continue
-        hand[0] = hands[i, 0]
-        hand[1] = hands[i, 1]
-        out[i] = _last_state(hand, prev[i], lookup, scratch)
+_NONE = np.zeros(0, np.int64)
 
 
 class StrategyPolicy:
@@ -109,9 +100,9 @@ class StrategyPolicy:
                     and np.array_equal(board[:len(seen)], seen)):
                 # the walk asks for every last-round board below the board it asked for
                 # just before: the states so far are known, only the last round is new
-                _last_states(deck.hands, board, valid, prev, self._lookup, out)
+                _bucket_states(deck.hands, board, valid, round, self._lookup, prev, out)
                 return out
-            _bucket_states(deck.hands, board, valid, round, self._lookup, out)
+            _bucket_states(deck.hands, board, valid, round, self._lookup, _NONE, out)
             if R > 1 and round == R - 2:
                 self._before_last = (board.copy(), out.copy())
             return out
