@@ -135,7 +135,7 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
     return summary
 
 
-PRECISION_HELP = ("float32: the last round in single precision, 1.5x faster in hold'em, values "
+PRECISION_HELP = ("float32: the last round in single precision, 1.7x faster in hold'em, values "
                   "within about 3e-7 of the largest (measured); float64 (default): exact to rounding")
 BR_OUT_HELP = ("with --real: also save the best response itself, a lossless strategy playing "
                "both positions (games small enough to store it: Kuhn, Leduc, reduced decks)")

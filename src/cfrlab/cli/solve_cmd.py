@@ -358,7 +358,7 @@ def register(app: typer.Typer) -> None:
             "positions (games small enough to store it: Kuhn, Leduc, reduced decks)"))] = None,
         force: Annotated[bool, typer.Option("--force", help="replace an existing --br-out file")] = False,
         precision: Annotated[str, typer.Option("--precision", help=(
-            "with --real: float32 runs the last round in single precision (1.5x faster in "
+            "with --real: float32 runs the last round in single precision (1.7x faster in "
             "hold'em, values within about 3e-7 of the largest); float64 (default)"))] = "float64",
     ) -> None:
         """Exact best response to a strategy: what each seat's best response wins, exploitability
