@@ -41,7 +41,9 @@ from cfrlab.errors import CfrlabError
 Progress = Callable[[str], None]
 METHODS = ("percentile", "uniform", "kmeans")
 RECALLS = ("perfect", "imperfect")
-KMEANS_METRICS = ("emd", "ochs")  # k-means features: HS histograms (EMD), opponent-cluster HS
+# k-means features: HS histograms (EMD), opponent-cluster HS, histograms over the next round's
+# clusters (potential-aware, ``cfrlab.abstraction.potential``)
+KMEANS_METRICS = ("emd", "ochs", "pa")
 
 
 @dataclass(frozen=True)
@@ -86,9 +88,14 @@ class BucketSpec:
         R = len(self.levels)
         for r, lv in enumerate(self.levels):
             if len(lv) != 1 or lv[0][0] not in KMEANS_METRICS or lv[0][1] < 1:
-                raise CfrlabError("k-means rounds take one level: emd or ochs with a count >= 1")
+                raise CfrlabError("k-means rounds take one level: emd, ochs or pa with a count "
+                                  ">= 1")
             if lv[0][0] == "ochs" and r != R - 1:
-                raise CfrlabError("OCHS buckets are for the last round only (earlier rounds: emd)")
+                raise CfrlabError("OCHS buckets are for the last round only (earlier rounds: emd "
+                                  "or pa)")
+            if lv[0][0] == "pa" and r == R - 1:
+                raise CfrlabError("potential-aware buckets look at the next round, so the last "
+                                  "round takes emd or ochs")
         if self.bins < 2 or self.bins > 1000:
             raise CfrlabError(f"histogram bins must be between 2 and 1000, got {self.bins}")
         uses_ochs = self.levels[-1][0][0] == "ochs"
@@ -99,14 +106,18 @@ class BucketSpec:
 
     @classmethod
     def kmeans(cls, num_rounds: int, buckets=8, river: str = "ochs", seed: int = 0,
-               bins: int = 50, opp_clusters: int = 8) -> BucketSpec:
+               bins: int = 50, opp_clusters: int = 8, earlier: str = "emd") -> BucketSpec:
         """Distribution-aware imperfect-recall buckets: k-means with the earth mover's distance
         on hand-strength histograms every round, the last round ``river`` ("ochs": k-means on
-        hand strength against ``opp_clusters`` clusters of opponent preflop hands, or "emd")."""
+        hand strength against ``opp_clusters`` clusters of opponent preflop hands, or "emd").
+        ``earlier="pa"``: the rounds before the last potential-aware instead, on histograms
+        over the next round's clusters (``cfrlab.abstraction.potential``)."""
         counts = parse_counts(buckets, num_rounds)
-        if river not in KMEANS_METRICS:
+        if river not in ("emd", "ochs"):
             raise CfrlabError(f"the last round's k-means feature is emd or ochs, got {river!r}")
-        levels = tuple(((("emd" if r < num_rounds - 1 else river), c),)
+        if earlier not in ("emd", "pa"):
+            raise CfrlabError(f"the earlier rounds' k-means feature is emd or pa, got {earlier!r}")
+        levels = tuple((((earlier if r < num_rounds - 1 else river), c),)
                        for r, c in enumerate(counts))
         return cls(levels, "kmeans", False, "imperfect", int(seed), int(bins),
                    int(opp_clusters) if river == "ochs" else 0)
@@ -171,7 +182,8 @@ class BucketSpec:
         metrics = sorted({m for lv in self.levels for m, _ in lv})
         if self.method == "kmeans":
             ochs = f", OCHS vs {self.opp_clusters} opponent clusters" if self.opp_clusters else ""
-            return (f"k-means {'/'.join(metrics)} {'-'.join(per)}, {self.bins} bins{ochs}, "
+            pa = ", potential-aware (pa) before the last round" if "pa" in metrics else ""
+            return (f"k-means {'/'.join(metrics)} {'-'.join(per)}, {self.bins} bins{ochs}{pa}, "
                     f"seed {self.seed}, imperfect recall")
         return (f"{'/'.join(metrics)} {self.method} {'-'.join(per)}, "
                 f"{'history' if self.history else 'no history'}, {self.recall} recall")

@@ -35,6 +35,7 @@ import numpy as np
 from cfrlab.abstraction import _bucket_kernels as BK
 from cfrlab.abstraction import _kmeans_kernels as KK
 from cfrlab.abstraction import _metrics_kernels as MK
+from cfrlab.abstraction import potential as PA
 from cfrlab.abstraction.buckets import BucketMaps, BucketSpec, seq_indexers
 from cfrlab.abstraction.metrics import (
     board_totals,
@@ -76,18 +77,51 @@ def cumulative(hists: np.ndarray) -> np.ndarray:
 
 
 # -- k-means ----------------------------------------------------------------------------
+class DensePoints:
+    """Rows of a matrix as k-means points: L1 (EMD on cumulative histograms) or squared L2.
+    ``potential.SparsePoints`` has the same methods for histograms over next-round clusters."""
+
+    def __init__(self, X: np.ndarray, l1: bool):
+        self.X, self.l1 = np.ascontiguousarray(X, dtype=np.float64), bool(l1)
+        self.n, self.dim = self.X.shape
+        self.squared = not self.l1  # squared L2 is already the square k-means++ draws by
+
+    def take(self, pick: np.ndarray) -> DensePoints:
+        return DensePoints(self.X[pick], self.l1)
+
+    def row(self, i: int) -> np.ndarray:
+        return self.X[i]
+
+    def distances_to(self, C, j, out) -> None:
+        KK.distances_to(self.X, C, j, self.l1, out)
+
+    def nearest(self, C, labels, dist) -> None:
+        KK.nearest(self.X, C, self.l1, labels, dist)
+
+    def centers(self, w, labels, C, wsum) -> None:
+        KK.weighted_centers(self.X, w, labels, C, wsum)
+
+
 def kmeans(X: np.ndarray, weight: np.ndarray, k: int, seed: int, l1: bool,
            iterations: int = KMEANS_ITERATIONS, what: str = "k-means",
            fit_points: int = FIT_POINTS) -> tuple[np.ndarray, np.ndarray]:
-    """(labels int64[n], centers float64[k, d]) of weighted k-means with k-means++ seeding
-    (``default_rng(seed)``): L1 distance (``l1``; EMD on cumulative histograms) or squared
-    L2. Centers are weighted means. More clusters than points is refused. With more than
-    ``fit_points`` points the centers are fitted on a uniform sample of that many (drawn
-    from ``default_rng([seed, 1])``, weights kept) and every point then takes its nearest
-    center."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    """(labels int64[n], centers float64[k, d]) of weighted k-means on the rows of X with
+    k-means++ seeding (``default_rng(seed)``): L1 distance (``l1``; EMD on cumulative
+    histograms) or squared L2 (``kmeans_points``)."""
+    return kmeans_points(DensePoints(X, l1), weight, k, seed, iterations, what, fit_points)
+
+
+def kmeans_points(pts, weight: np.ndarray, k: int, seed: int,
+                  iterations: int = KMEANS_ITERATIONS, what: str = "k-means",
+                  fit_points: int = FIT_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """(labels int64[n], centers float64[k, dim]) of weighted k-means on ``pts``
+    (``DensePoints`` or ``potential.SparsePoints``) with k-means++ seeding
+    (``default_rng(seed)``). Centers are weighted means. More clusters than points is
+    refused. With more than ``fit_points`` points the centers are fitted on a uniform sample
+    of that many (drawn from ``default_rng([seed, 1])``, weights kept) and every point then
+    takes its nearest center."""
     w = np.ascontiguousarray(weight, dtype=np.float64)
-    n = len(X)
+    n = pts.n
     if k > n:
         raise CfrlabError(f"{what}: {k:,} clusters asked for only {n:,} points (hands); "
                           "ask for at most that many buckets")
@@ -95,38 +129,38 @@ def kmeans(X: np.ndarray, weight: np.ndarray, k: int, seed: int, l1: bool,
         raise CfrlabError(f"{what}: at least one cluster")
     if n > fit_points >= k:
         pick = np.sort(np.random.default_rng([seed, 1]).choice(n, size=fit_points, replace=False))
-        _, C = kmeans(X[pick], w[pick], k, seed, l1, iterations, what, fit_points)
+        _, C = kmeans_points(pts.take(pick), w[pick], k, seed, iterations, what, fit_points)
         labels = np.empty(n, dtype=np.int64)
-        KK.nearest(X, C, l1, labels, np.empty(n))
+        pts.nearest(C, labels, np.empty(n))
         return labels, C
     rng = np.random.default_rng(seed)
-    C = np.empty((k, X.shape[1]))
+    C = np.empty((k, pts.dim))
     first = int(rng.choice(n, p=w / w.sum()))
-    C[0] = X[first]
+    C[0] = pts.row(first)
     best = np.empty(n)
-    KK.distances_to(X, C, 0, l1, best)
+    pts.distances_to(C, 0, best)
     d = np.empty(n)
     for j in range(1, k):
-        # D^2 sampling: the distance (L1, or the L2 norm) squared, times the weight
-        p = w * (best * best if l1 else best)
+        # D^2 sampling: the distance (L1, EMD, or the L2 norm) squared, times the weight
+        p = w * (best if pts.squared else best * best)
         tot = p.sum()
         if not tot > 0:  # every point already is a center: only j distinct points
             raise CfrlabError(f"{what}: {k:,} clusters asked for only {j:,} distinct points; "
                               "ask for at most that many buckets")
         pick = int(rng.choice(n, p=p / tot))
-        C[j] = X[pick]
-        KK.distances_to(X, C, j, l1, d)
+        C[j] = pts.row(pick)
+        pts.distances_to(C, j, d)
         np.minimum(best, d, out=best)
     labels = np.full(n, -1, dtype=np.int64)
     new = np.empty(n, dtype=np.int64)
     dist = np.empty(n)
     wsum = np.empty(k)
     for _ in range(iterations):
-        KK.nearest(X, C, l1, new, dist)
+        pts.nearest(C, new, dist)
         if np.array_equal(new, labels):
             break
         labels[:] = new
-        KK.weighted_centers(X, w, labels, C, wsum)
+        pts.centers(w, labels, C, wsum)
     return labels, C
 
 
@@ -181,6 +215,12 @@ def kmeans_estimate(game, spec: BucketSpec) -> dict:
     phases = {}
     for r in range(R):
         metric, k = spec.levels[r][0]
+        if metric == "pa":  # sparse histograms, the next round's labels, ground distances
+            K = spec.levels[r + 1][0][1]
+            per_class = PA.bytes_per_class(game, r, K) + 8 * 4
+            phases[f"k-means round {r}"] = (river_table + sizes[r] * per_class
+                                            + 4 * sizes[r + 1] + 16 * K * K + 8 * k * K)
+            continue
         d = spec.opp_clusters if metric == "ochs" else spec.bins
         counts = 0 if metric == "ochs" else 4 * spec.bins  # OCHS needs no histograms
         per_class = counts + 8 * d + 8 * 4  # counts, features, weight/labels/distances
@@ -211,43 +251,63 @@ def build_kmeans_buckets(game, spec: BucketSpec, hs: np.ndarray,
             raise CfrlabError(f"k-means round {r}: {lv[0][1]:,} clusters asked for only "
                               f"{spec.bins:,} distinct points (river hand strength in "
                               f"{spec.bins:,} bins); ask for at most that many, or more bins")
-    states, masses = [], []
+    states, masses = [None] * (R - 1), [None] * R
     river = None
     pre_hist = None
-    for r in range(R):
+    # potential-aware rounds need the next round's clusters: then the rounds go backwards,
+    # each leaving its labels and the ground distances between its centers
+    potential = any(lv[0][0] == "pa" for lv in spec.levels)
+    nxt_labels, ground = None, None
+    for r in (range(R - 1, -1, -1) if potential else range(R)):
         t0 = time.perf_counter()
         metric, k = spec.levels[r][0]
         w = class_weights(ixs[r])
-        if metric == "ochs":
-            if pre_hist is None:
-                pre_hist = hs_histograms(game, 0, hs, spec.bins)
-            opp, _ = kmeans(cumulative(pre_hist), class_weights(ixs[0]), spec.opp_clusters,
-                            spec.seed, True, what="OCHS opponent clusters")
-            X, l1 = ochs_values(game, opp), False
-        elif r == R - 1:  # one-point histograms: the cumulative form of the river HS
-            X, l1 = cumulative(_one_hot(hs, denominators(game)[0][-1], spec.bins)), True
+        if metric == "pa":
+            K = spec.levels[r + 1][0][1]
+            pts = PA.SparsePoints(PA.next_round_histograms(game, r, nxt_labels, K), ground)
+            labels, C = kmeans_points(pts, w, k, spec.seed + r, what=f"k-means round {r}")
+            del pts
+            ground = PA.potential_ground(C, ground) if _pa_before(spec, r) else None
+            feature = f"potential-aware over {K:,} next-round clusters"
         else:
-            h = hs_histograms(game, r, hs, spec.bins)
-            if r == 0:
-                pre_hist = h
-            X, l1 = cumulative(h), True
-        labels, _ = kmeans(X, w, k, spec.seed + r, l1, what=f"k-means round {r}")
-        del X
+            if metric == "ochs":
+                if pre_hist is None:
+                    pre_hist = hs_histograms(game, 0, hs, spec.bins)
+                opp, _ = kmeans(cumulative(pre_hist), class_weights(ixs[0]), spec.opp_clusters,
+                                spec.seed, True, what="OCHS opponent clusters")
+                X, l1 = ochs_values(game, opp), False
+            elif r == R - 1:  # one-point histograms: the cumulative form of the river HS
+                X, l1 = cumulative(_one_hot(hs, denominators(game)[0][-1], spec.bins)), True
+            else:
+                h = hs_histograms(game, r, hs, spec.bins)
+                if r == 0:
+                    pre_hist = h
+                X, l1 = cumulative(h), True
+            labels, C = kmeans(X, w, k, spec.seed + r, l1, what=f"k-means round {r}")
+            del X
+            ground = PA.center_ground(C, l1) if _pa_before(spec, r) else None
+            feature = metric
+        nxt_labels = labels.astype(np.int32) if potential else None
         dtype = np.int16 if k < 2**15 else np.int32
         mass = np.bincount(labels, weights=w.astype(np.float64), minlength=k)
-        masses.append(mass / mass.sum())
+        masses[r] = mass / mass.sum()
         if r < R - 1:
-            states.append(_ordered_states(sixs[r], ixs[r], r, labels).astype(dtype))
+            states[r] = _ordered_states(sixs[r], ixs[r], r, labels).astype(dtype)
         else:
             river = labels.astype(np.int32)
         fit = f", centers fitted on {FIT_POINTS:,} sampled" if ixs[r].size > FIT_POINTS else ""
-        say(f"k-means round {r}: {ixs[r].size:,} hands -> {k:,} buckets{fit} "
+        say(f"k-means round {r} ({feature}): {ixs[r].size:,} hands -> {k:,} buckets{fit} "
             f"({time.perf_counter() - t0:.1f} s)")
     last = np.arange(spec.counts[-1], dtype=np.int32)[None, :]  # bucket = the river table's
     params = {"num_ranks": game.num_ranks, "num_suits": game.num_suits, "hole": 2,
               "boards": board_totals(game), "kmeans_iterations": KMEANS_ITERATIONS}
     return BucketMaps(spec, params, states, last, masses, np.zeros((1, 1), dtype=np.int64),
                       river=river)
+
+
+def _pa_before(spec: BucketSpec, r: int) -> bool:
+    """Whether round r - 1 is potential-aware (and so needs round r's ground distances)."""
+    return r > 0 and spec.levels[r - 1][0][0] == "pa"
 
 
 def _one_hot(hs: np.ndarray, den: int, bins: int) -> np.ndarray:

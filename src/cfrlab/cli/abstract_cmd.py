@@ -44,12 +44,14 @@ def register(app: typer.Typer) -> None:
         recall: Annotated[str, typer.Option(metavar="RECALL", help="perfect or imperfect")] = "perfect",
         kind: Annotated[str, typer.Option(metavar="KIND", help=(
             "percentile (the --metric/--method buckets), kmeans (k-means on hand-strength "
-            "histograms, earth mover's distance, every round) or ochs (kmeans, OCHS on the last "
-            "round); kmeans and ochs are imperfect recall"))] = "percentile",
-        seed: Annotated[int, typer.Option(help="kmeans/ochs: seed of the k-means++ draws")] = 0,
-        bins: Annotated[int, typer.Option(help="kmeans/ochs: hand-strength histogram bins")] = 50,
+            "histograms, earth mover's distance, every round), ochs (kmeans, OCHS on the last "
+            "round) or potential (OCHS on the last round, each earlier round on histograms over "
+            "the next round's buckets); all three are imperfect recall"))] = "percentile",
+        seed: Annotated[int, typer.Option(help="kmeans/ochs/potential: seed of the k-means++ draws")] = 0,
+        bins: Annotated[int, typer.Option(
+            help="kmeans/ochs/potential: hand-strength histogram bins")] = 50,
         opp_clusters: Annotated[int, typer.Option(
-            "--opp-clusters", help="ochs: clusters of opponent preflop hands")] = 8,
+            "--opp-clusters", help="ochs/potential: clusters of opponent preflop hands")] = 8,
         force: Annotated[bool, typer.Option(
             help="overwrite an existing file; build even above the memory estimate")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress lines on stderr")] = False,
@@ -63,11 +65,12 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError(f"{out} exists (use --force to overwrite)")
         check_output(out, "abstraction")  # before minutes of building, not after
         g = load_game(game)
-        if kind not in ("percentile", "kmeans", "ochs"):
-            raise CfrlabError(f"--kind is percentile, kmeans or ochs, got {kind!r}")
+        if kind not in ("percentile", "kmeans", "ochs", "potential"):
+            raise CfrlabError(f"--kind is percentile, kmeans, ochs or potential, got {kind!r}")
         if kind != "percentile":
-            spec = BucketSpec.kmeans(g.num_rounds, buckets, "ochs" if kind == "ochs" else "emd",
-                                     seed, bins, opp_clusters)
+            spec = BucketSpec.kmeans(g.num_rounds, buckets, "emd" if kind == "kmeans" else "ochs",
+                                     seed, bins, opp_clusters,
+                                     "pa" if kind == "potential" else "emd")
         else:
             if recall == "imperfect" and history:
                 history = False

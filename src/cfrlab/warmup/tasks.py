@@ -306,7 +306,8 @@ def spots_and_subgames(work: Path) -> None:
 
 
 def learning_and_cfrbr(work: Path) -> None:
-    """CFR-BR (both opponents), the trainer's walk, the batched environment, k-means and OCHS."""
+    """CFR-BR (both opponents), the trainer's walk, the batched environment, k-means, OCHS and
+    potential-aware buckets."""
     kuhn = CardMap("kuhn", lambda h, b, r: min(h[0] // 4, 11))  # the two lower cards merged
     for opponent in ("real", "br"):
         cfrbr("kuhn", kuhn, iterations=2, opponent=opponent)
@@ -316,8 +317,9 @@ def learning_and_cfrbr(work: Path) -> None:
     for _ in range(4):
         env.step(env.random_actions())
     g = holdem(4, 3)
-    BucketedModel.build(g, BucketSpec.kmeans(4, "4-5-5-5", "ochs", seed=2, bins=8, opp_clusters=3),
-                        use_cache=False)
+    for earlier in ("emd", "pa"):  # k-means/OCHS, and potential-aware
+        BucketedModel.build(g, BucketSpec.kmeans(4, "4-5-5-5", "ochs", seed=2, bins=8,
+                                                 opp_clusters=3, earlier=earlier), use_cache=False)
 
 
 ABSTRACTION_FILE = "solve-abs.npz"
