@@ -17,7 +17,9 @@ information sets:
 - ``percentile``: imperfect-recall E[HS^2] percentile, b-b^2-b^3-b^4 buckets (``--recall
   imperfect``);
 - ``kmeans``: k-means with the earth mover's distance on hand-strength histograms, every round;
-- ``ochs``: the same, with opponent-cluster hand strength on the river.
+- ``ochs``: the same, with opponent-cluster hand strength on the river;
+- ``potential``: OCHS on the river, each earlier round potential-aware (Ganzfried and
+  Sandholm, AAAI 2014: k-means on histograms over the next round's clusters).
 
 Imperfect-recall rows are solved by public chance sampling (``cfrlab solve -a pcs --no-real``,
 one checkpointed run resumed to each budget of --seconds or --iterations, the strategy copied
@@ -43,10 +45,11 @@ from pathlib import Path
 
 from real_ladder import cached, cfrlab, game_dir, reduced_holdem, rung
 
-IMPERFECT = ("percentile", "kmeans", "ochs")
+IMPERFECT = ("percentile", "kmeans", "ochs", "potential")
 KINDS = ("pr", *IMPERFECT)
 LABELS = {"pr": "perfect recall, E[HS^2] percentile", "percentile": "imperfect recall, E[HS^2] percentile",
-          "kmeans": "imperfect recall, k-means/EMD", "ochs": "imperfect recall, k-means/EMD + OCHS river"}
+          "kmeans": "imperfect recall, k-means/EMD", "ochs": "imperfect recall, k-means/EMD + OCHS river",
+          "potential": "imperfect recall, potential-aware + OCHS river"}
 
 
 # The ladder's perfect-recall rows as docs/RESULTS.md records them (2026-11-25, CFR+ 1,000
@@ -246,8 +249,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1, help="seed of pcs and of k-means++")
     ap.add_argument("--rule", default="pcs", choices=sorted(RULES),
                     help="imperfect-recall solves: pcs (vanilla CFR) or dcfr (alpha 1.5, beta 0, gamma 2)")
-    ap.add_argument("--bins", type=int, default=50, help="kmeans/ochs: hand-strength histogram bins")
-    ap.add_argument("--opp-clusters", type=int, default=8, help="ochs: opponent preflop clusters")
+    ap.add_argument("--bins", type=int, default=50, help="kmeans/ochs/potential: hand-strength histogram bins")
+    ap.add_argument("--opp-clusters", type=int, default=8, help="ochs/potential: opponent preflop clusters")
     ap.add_argument("--workers", type=int, default=2, help="worker processes for the best response")
     ap.add_argument("--out-dir", default=None, help="default: out/abstraction-ladder-RxS")
     ap.add_argument("--pr-dir", default=None, help="the perfect-recall ladder's files (default: out/ladder-RxS)")

@@ -95,7 +95,7 @@ class DensePoints:
     def distances_to(self, C, j, out) -> None:
         KK.distances_to(self.X, C, j, self.l1, out)
 
-    def nearest(self, C, labels, dist) -> None:
+    def nearest(self, C, labels, dist, hint=None) -> None:
         KK.nearest(self.X, C, self.l1, labels, dist)
 
     def centers(self, w, labels, C, wsum) -> None:
@@ -104,22 +104,26 @@ class DensePoints:
 
 def kmeans(X: np.ndarray, weight: np.ndarray, k: int, seed: int, l1: bool,
            iterations: int = KMEANS_ITERATIONS, what: str = "k-means",
-           fit_points: int = FIT_POINTS) -> tuple[np.ndarray, np.ndarray]:
+           fit_points: int = FIT_POINTS, progress: Progress | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """(labels int64[n], centers float64[k, d]) of weighted k-means on the rows of X with
     k-means++ seeding (``default_rng(seed)``): L1 distance (``l1``; EMD on cumulative
     histograms) or squared L2 (``kmeans_points``)."""
-    return kmeans_points(DensePoints(X, l1), weight, k, seed, iterations, what, fit_points)
+    return kmeans_points(DensePoints(X, l1), weight, k, seed, iterations, what, fit_points,
+                         progress)
 
 
 def kmeans_points(pts, weight: np.ndarray, k: int, seed: int,
                   iterations: int = KMEANS_ITERATIONS, what: str = "k-means",
-                  fit_points: int = FIT_POINTS) -> tuple[np.ndarray, np.ndarray]:
+                  fit_points: int = FIT_POINTS, progress: Progress | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """(labels int64[n], centers float64[k, dim]) of weighted k-means on ``pts``
     (``DensePoints`` or ``potential.SparsePoints``) with k-means++ seeding
     (``default_rng(seed)``). Centers are weighted means. More clusters than points is
     refused. With more than ``fit_points`` points the centers are fitted on a uniform sample
     of that many (drawn from ``default_rng([seed, 1])``, weights kept) and every point then
-    takes its nearest center."""
+    takes its nearest center. ``progress`` hears of each Lloyd pass after the first 10 s
+    (how many points moved)."""
     w = np.ascontiguousarray(weight, dtype=np.float64)
     n = pts.n
     if k > n:
@@ -129,7 +133,8 @@ def kmeans_points(pts, weight: np.ndarray, k: int, seed: int,
         raise CfrlabError(f"{what}: at least one cluster")
     if n > fit_points >= k:
         pick = np.sort(np.random.default_rng([seed, 1]).choice(n, size=fit_points, replace=False))
-        _, C = kmeans_points(pts.take(pick), w[pick], k, seed, iterations, what, fit_points)
+        _, C = kmeans_points(pts.take(pick), w[pick], k, seed, iterations, what, fit_points,
+                             progress)
         labels = np.empty(n, dtype=np.int64)
         pts.nearest(C, labels, np.empty(n))
         return labels, C
@@ -155,10 +160,14 @@ def kmeans_points(pts, weight: np.ndarray, k: int, seed: int,
     new = np.empty(n, dtype=np.int64)
     dist = np.empty(n)
     wsum = np.empty(k)
-    for _ in range(iterations):
-        pts.nearest(C, new, dist)
+    t0 = time.perf_counter()
+    for it in range(iterations):
+        pts.nearest(C, new, dist, labels)  # the last labels: a hint, not a constraint
         if np.array_equal(new, labels):
             break
+        if progress is not None and time.perf_counter() - t0 > 10:
+            progress(f"{what}: pass {it + 1}, {int((new != labels).sum()):,} of {n:,} points "
+                     f"moved ({time.perf_counter() - t0:.0f} s)")
         labels[:] = new
         pts.centers(w, labels, C, wsum)
     return labels, C
@@ -265,7 +274,8 @@ def build_kmeans_buckets(game, spec: BucketSpec, hs: np.ndarray,
         if metric == "pa":
             K = spec.levels[r + 1][0][1]
             pts = PA.SparsePoints(PA.next_round_histograms(game, r, nxt_labels, K), ground)
-            labels, C = kmeans_points(pts, w, k, spec.seed + r, what=f"k-means round {r}")
+            labels, C = kmeans_points(pts, w, k, spec.seed + r, what=f"k-means round {r}",
+                                      progress=say)
             del pts
             ground = PA.potential_ground(C, ground) if _pa_before(spec, r) else None
             feature = f"potential-aware over {K:,} next-round clusters"
@@ -283,7 +293,7 @@ def build_kmeans_buckets(game, spec: BucketSpec, hs: np.ndarray,
                 if r == 0:
                     pre_hist = h
                 X, l1 = cumulative(h), True
-            labels, C = kmeans(X, w, k, spec.seed + r, l1, what=f"k-means round {r}")
+            labels, C = kmeans(X, w, k, spec.seed + r, l1, what=f"k-means round {r}", progress=say)
             del X
             ground = PA.center_ground(C, l1) if _pa_before(spec, r) else None
             feature = metric

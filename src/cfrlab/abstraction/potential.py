@@ -12,9 +12,10 @@ between next-round clusters: the distance between their centers (Euclidean betwe
 centers, L1 between cumulative hand-strength histograms, and for a potential-aware round the
 same transport distance between its centers, one level down).
 
-The transport is the paper's greedy approximation (``_potential_kernels.greedy_emd``): every
-entry of the hand's histogram ships its mass to the center's clusters in order of ground
-distance from its own, rank by rank. Its cost is that of a feasible transport, so it is
+The transport is a greedy approximation in the manner of the paper's
+(``_potential_kernels.greedy_emd``): rank by rank, every entry of the hand's histogram ships
+its mass to the nearest of the center's clusters (by ground distance from its own) that still
+has mass to take. Its cost is that of a feasible transport, so it is
 never below the exact EMD (``exact_emd``, a linear program, checks it in the tests), and it is
 exact when the hand's mass sits on one cluster. Points are sparse (a hand reaches at most
 as many clusters as it has completions); centers are dense weighted means.
@@ -52,12 +53,18 @@ def center_ground(C: np.ndarray, l1: bool) -> Ground:
     return ground_of(d)
 
 
+def supports(C: np.ndarray, ground: Ground, first: int = 0, count: int | None = None):
+    """The supports of centers ``first`` to ``first + count`` of C (``center_supports``)."""
+    count = len(C) - first if count is None else count
+    return PK.center_supports(C, ground.order, first, count)
+
+
 def potential_ground(C: np.ndarray, ground: Ground) -> Ground:
     """Ground distances between the centers of a potential-aware round (histograms over the
     next round's clusters, whose ground is ``ground``): the greedy transport between them."""
     C = np.ascontiguousarray(C, dtype=np.float64)
     out = np.empty((len(C), len(C)))
-    PK.center_distances(C, ground, out)
+    PK.center_distances(C, ground.dist, supports(C, ground), out)
     return ground_of(out)
 
 
@@ -115,10 +122,14 @@ class SparsePoints:
         return out
 
     def distances_to(self, C, j, out) -> None:
-        PK.sparse_distances_to(self.pts, C, j, self.ground, out)
+        PK.sparse_distances_to(self.pts, C, j, self.ground.dist, supports(C, self.ground, j, 1),
+                               out)
 
-    def nearest(self, C, labels, dist) -> None:
-        PK.sparse_nearest(self.pts, C, self.ground, labels, dist)
+    def nearest(self, C, labels, dist, hint=None) -> None:
+        sup = supports(C, self.ground)
+        mind = PK.nearest_support(C, self.ground.dist, sup)
+        hint = np.full(self.n, -1, np.int64) if hint is None else hint
+        PK.sparse_nearest(self.pts, C, self.ground.dist, sup, mind, hint, labels, dist)
 
     def centers(self, w, labels, C, wsum) -> None:
         PK.sparse_centers(self.pts, w, labels, C, wsum)
@@ -133,9 +144,10 @@ def greedy_emd(p, q, dist) -> float:
                           "(K, K) ground distances")
     g = ground_of(dist)
     lab = np.flatnonzero(p).astype(np.int32)
+    C = q[None, :]
     K = len(p)
-    return float(PK.greedy_emd(lab, p[lab], len(lab), q[None, :], 0, g, np.empty(K), np.zeros(K),
-                               np.empty(K, dtype=np.int64)))
+    return float(PK.greedy_emd(lab, p[lab], len(lab), C, 0, 0, g.dist, supports(C, g),
+                               np.empty(K), np.empty(K)))
 
 
 def exact_emd(p, q, dist) -> float:
