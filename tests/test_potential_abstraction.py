@@ -171,3 +171,30 @@ def test_cli_builds_a_potential_abstraction(small, tmp_path):
                               "--out", str(tmp_path / "x.npz")])
     assert res.exit_code != 0  # the entry point prints the error's one line
     assert "percentile, kmeans, ochs or potential" in str(res.exception)
+
+
+def test_pruned_nearest_equals_measuring_every_center_ties_included():
+    rng = np.random.default_rng(6)
+    K, N, k = 9, 400, 12
+    ground = PA.ground_of(_ground(rng, K))
+    dense = rng.random((N, K)) * (rng.random((N, K)) < 0.3)
+    dense[np.arange(N), rng.integers(0, K, N)] += 0.3
+    dense /= dense.sum(axis=1, keepdims=True)
+    m = int((dense > 0).sum(axis=1).max())
+    lab, mass, nnz = np.zeros((N, m), np.int32), np.zeros((N, m)), np.zeros(N, np.int32)
+    for i in range(N):
+        nz = np.flatnonzero(dense[i])
+        lab[i, :len(nz)], mass[i, :len(nz)], nnz[i] = nz, dense[i, nz], len(nz)
+    pts = PA.SparsePoints(PA.Sparse(lab, mass, nnz), ground)
+    C = rng.random((k, K)) * (rng.random((k, K)) < 0.5) + 1e-3 * (rng.random((k, K)) < 0.2)
+    C[:, 0] += 0.01
+    C[7] = C[3]  # a tie: the first of the two wins
+    C /= C.sum(axis=1, keepdims=True)
+    every = np.empty((N, k))
+    for j in range(k):
+        pts.distances_to(C, j, every[:, j])
+    for hint in (None, rng.integers(-1, k, N)):
+        got, dist = np.empty(N, np.int64), np.empty(N)
+        pts.nearest(C, got, dist, hint)
+        assert (got == every.argmin(axis=1)).all() and (dist == every.min(axis=1)).all()
+    assert (every[:, 3] == every[:, 7]).all() and not (got == 7).any()
