@@ -19,13 +19,14 @@ from numba import njit, prange
 
 from cfrlab.abstraction._metrics_kernels import (
     board_key,
+    completion_indices,
+    completion_scratch,
     index_scratch,
     ranks_on_board,
     rest_of,
-    start_completions,
 )
+from cfrlab.cards.kernels import binom
 from cfrlab.cards.kernels import index_one as _index_one
-from cfrlab.cards.kernels import next_combination as _next_combo
 from cfrlab.config import NUMBA_CACHE
 
 
@@ -35,29 +36,15 @@ def hs_histograms(num_classes, nb, knew, D, ux, rx, hs, den, out):
     ``Unindexer`` ux (hole | nb board cards) whose river hsnum falls in bin b of
     ``out.shape[1]`` equal-width bins over [0, den] (the last bin closed); ``rx`` indexes
     hole | final board, ``hs`` its hsnum table."""
-    u_suits, u_gsz = ux[1], ux[2]
-    n_ranks, n_suits, n_gsz, n_key, n_offset, n_colex = rx
     bins = out.shape[1]
     nchunks = 64
+    ncomp = binom(D - 2 - nb, knew)
     for ch in prange(nchunks):
-        hand = np.empty(2 + nb, np.int64)
-        nxt = np.empty(2 + nb + knew, np.int64)
-        used = np.zeros(D, np.bool_)
-        rest = np.empty(D, np.int64)
-        comb = np.empty(max(knew, 1), np.int64)
-        work = np.zeros((3, u_gsz.shape[0]), np.int64)
-        masks, codes, sidx, order = index_scratch(u_suits, n_gsz.shape[0])
+        cs = completion_scratch(ux, rx, nb, knew, D)
+        idx = np.empty(ncomp, np.int64)
         for i in range(ch * num_classes // nchunks, (ch + 1) * num_classes // nchunks):
-            m = start_completions(i, ux, nb, knew, D, hand, nxt, used, rest, comb, sidx, work)
-            more = True
-            while more:
-                for j in range(knew):
-                    nxt[2 + nb + j] = rest[comb[j]]
-                idx = _index_one(nxt, n_ranks, n_suits, n_gsz, n_key, n_offset, n_colex, masks,
-                                 codes, sidx, order)
-                b = min(bins - 1, np.int64(hs[idx]) * bins // den)
-                out[i, b] += 1
-                more = knew > 0 and _next_combo(comb, knew, m)
+            for x in range(completion_indices(i, ux, rx, nb, knew, D, cs, idx)):
+                out[i, min(bins - 1, np.int64(hs[idx[x]]) * bins // den)] += 1
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)

@@ -35,6 +35,7 @@ from cfrlab.cards.kernels import (
     CARD_BIT,
     CARD_KEY,
     KEY_INIT,
+    binom,
     rank_cards,
 )
 from cfrlab.cards.kernels import (
@@ -52,6 +53,7 @@ from cfrlab.config import NUMBA_CACHE
 Indexer = namedtuple("Indexer", "num_ranks num_suits gsz cfg_key cfg_offset colex")
 Unindexer = namedtuple("Unindexer", "num_ranks num_suits gsz cfg_code cfg_offset subsets")
 IndexScratch = namedtuple("IndexScratch", "masks codes sidx order")
+CompletionScratch = namedtuple("CompletionScratch", "hand nxt used rest comb work index")
 FinalDeal = namedtuple("FinalDeal", "nb k D to_global pa pb")
 FinalScratch = namedtuple("FinalScratch", "rest frest_g posmap bg ranks hsnum less_c grp_c pid")
 
@@ -327,23 +329,44 @@ def rollout_sums(boards, ix, fd, out1, out2):
 
 
 @njit(cache=NUMBA_CACHE)
-def start_completions(i, ux, nb, knew, D, hand, nxt, used, rest, comb, sidx, work):
-    """Set up the walk over the completions of class i of the ``Unindexer`` ux (hole | nb
-    board cards): its cards in nxt[:2 + nb], the cards left in rest[:m], the first `knew`-subset
-    of them in comb. Returns m."""
-    u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets = ux
-    _unindex_one(i, u_ranks, u_suits, u_gsz, u_code, u_offset, u_subsets, hand, sidx, work)
-    used[:] = False
+def completion_scratch(ux, nx, nb, knew, D):
+    """Work arrays of ``completion_indices`` (one set per thread)."""
+    return CompletionScratch(np.empty(2 + nb, np.int64), np.empty(2 + nb + knew, np.int64),
+                             np.zeros(D, np.bool_), np.empty(D, np.int64),
+                             np.empty(max(knew, 1), np.int64),
+                             np.zeros((3, ux.gsz.shape[0]), np.int64),
+                             index_scratch(ux.num_suits, nx.gsz.shape[0]))
+
+
+@njit(cache=NUMBA_CACHE)
+def completion_indices(i, ux, nx, nb, knew, D, cs, out):
+    """The ``Indexer`` nx's index of every completion (knew more board cards, lexicographic)
+    of class i of the ``Unindexer`` ux (hole | nb board cards) into out[:count]; returns
+    count. ``cs``: ``completion_scratch``."""
+    masks, codes, sidx, order = cs.index
+    hand, nxt, rest, comb = cs.hand, cs.nxt, cs.rest, cs.comb
+    _unindex_one(i, ux.num_ranks, ux.num_suits, ux.gsz, ux.cfg_code, ux.cfg_offset, ux.subsets,
+                 hand, sidx, cs.work)
+    cs.used[:] = False
     for q in range(2 + nb):
-        used[hand[q]] = True
+        cs.used[hand[q]] = True
         nxt[q] = hand[q]
     m = 0
     for c in range(D):
-        if not used[c]:
+        if not cs.used[c]:
             rest[m] = c
             m += 1
     first_combo(comb, knew)
-    return m
+    count = 0
+    more = True
+    while more:
+        for j in range(knew):
+            nxt[2 + nb + j] = rest[comb[j]]
+        out[count] = _index_one(nxt, nx.num_ranks, nx.num_suits, nx.gsz, nx.cfg_key,
+                                nx.cfg_offset, nx.colex, masks, codes, sidx, order)
+        count += 1
+        more = knew > 0 and _next_combo(comb, knew, m)
+    return count
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
@@ -351,30 +374,18 @@ def earlier_sums(num_classes, nb, knew, divisor, D, ux, nx, next1, next2, out1, 
     """Earlier rounds: for every class (hole | nb board cards) of the ``Unindexer`` ux, sum the
     next round's table over every set of `knew` new cards (indexed by the ``Indexer`` nx), and
     divide by `divisor` = C(final - nb, knew) so the result sums over final boards once."""
-    u_suits, u_gsz = ux[1], ux[2]
-    n_ranks, n_suits, n_gsz, n_key, n_offset, n_colex = nx
     nchunks = 64
+    ncomp = binom(D - 2 - nb, knew)
     for ch in prange(nchunks):
-        hand = np.empty(2 + nb, np.int64)
-        nxt = np.empty(2 + nb + knew, np.int64)
-        used = np.zeros(D, np.bool_)
-        rest = np.empty(D, np.int64)
-        comb = np.empty(knew, np.int64)
-        work = np.zeros((3, u_gsz.shape[0]), np.int64)
-        masks, codes, sidx, order = index_scratch(u_suits, n_gsz.shape[0])
+        cs = completion_scratch(ux, nx, nb, knew, D)
+        idx = np.empty(ncomp, np.int64)
         for i in range(ch * num_classes // nchunks, (ch + 1) * num_classes // nchunks):
-            m = start_completions(i, ux, nb, knew, D, hand, nxt, used, rest, comb, sidx, work)
+            n = completion_indices(i, ux, nx, nb, knew, D, cs, idx)
             t1 = np.int64(0)
             t2 = np.int64(0)
-            more = True
-            while more:
-                for j in range(knew):
-                    nxt[2 + nb + j] = rest[comb[j]]
-                idx = _index_one(nxt, n_ranks, n_suits, n_gsz, n_key, n_offset, n_colex, masks,
-                                 codes, sidx, order)
-                t1 += next1[idx]
-                t2 += next2[idx]
-                more = _next_combo(comb, knew, m)
+            for x in range(n):
+                t1 += next1[idx[x]]
+                t2 += next2[idx[x]]
             out1[i] = t1 // divisor
             out2[i] = t2 // divisor
 

@@ -18,42 +18,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from cfrlab.abstraction._metrics_kernels import index_scratch, start_completions
-from cfrlab.cards.kernels import index_one as _index_one
-from cfrlab.cards.kernels import next_combination as _next_combo
+from cfrlab.abstraction._metrics_kernels import completion_indices, completion_scratch
+from cfrlab.cards.kernels import binom
 from cfrlab.config import NUMBA_CACHE
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def next_histograms(num_classes, nb, knew, ncomp, D, ux, nx, labels, lab, mass, nnz):
+def next_histograms(num_classes, nb, knew, D, ux, nx, labels, lab, mass, nnz):
     """Row i: the next round's clusters (``labels`` of the ``Indexer`` nx's classes) that the
     completions (knew more board cards) of class i of the ``Unindexer`` ux (hole | nb board
-    cards) reach, each with its share of the ``ncomp`` completions; entries by cluster,
-    ascending."""
-    u_suits, u_gsz = ux[1], ux[2]
-    n_ranks, n_suits, n_gsz, n_key, n_offset, n_colex = nx
+    cards) reach, each with its share of the completions; entries by cluster, ascending."""
     nchunks = 64
+    ncomp = binom(D - 2 - nb, knew)
     for ch in prange(nchunks):
-        hand = np.empty(2 + nb, np.int64)
-        nxt = np.empty(2 + nb + knew, np.int64)
-        used = np.zeros(D, np.bool_)
-        rest = np.empty(D, np.int64)
-        comb = np.empty(max(knew, 1), np.int64)
-        work = np.zeros((3, u_gsz.shape[0]), np.int64)
-        masks, codes, sidx, order = index_scratch(u_suits, n_gsz.shape[0])
+        cs = completion_scratch(ux, nx, nb, knew, D)
+        idx = np.empty(ncomp, np.int64)
         seen = np.empty(ncomp, np.int64)
         for i in range(ch * num_classes // nchunks, (ch + 1) * num_classes // nchunks):
-            m = start_completions(i, ux, nb, knew, D, hand, nxt, used, rest, comb, sidx, work)
-            total = 0
-            more = True
-            while more:
-                for j in range(knew):
-                    nxt[2 + nb + j] = rest[comb[j]]
-                idx = _index_one(nxt, n_ranks, n_suits, n_gsz, n_key, n_offset, n_colex, masks,
-                                 codes, sidx, order)
-                seen[total] = labels[idx]
-                total += 1
-                more = knew > 0 and _next_combo(comb, knew, m)
+            total = completion_indices(i, ux, nx, nb, knew, D, cs, idx)
+            for x in range(total):
+                seen[x] = labels[idx[x]]
             seen[:total].sort()
             e = 0
             a = 0

@@ -88,7 +88,7 @@ def next_round_histograms(game, r: int, next_labels: np.ndarray, K: int) -> Spar
     lab = np.zeros((ix.size, m), dtype=np.int32)
     mass = np.zeros((ix.size, m))
     nnz = np.zeros(ix.size, dtype=np.int32)
-    PK.next_histograms(ix.size, totals[r], totals[r + 1] - totals[r], ncomp, game.deck_size,
+    PK.next_histograms(ix.size, totals[r], totals[r + 1] - totals[r], game.deck_size,
                        MK.Unindexer(*ix.unindex_args), MK.Indexer(*nx.index_args),
                        np.ascontiguousarray(next_labels, dtype=np.int64), lab, mass, nnz)
     return Sparse(lab, mass, nnz)

@@ -29,5 +29,5 @@ from cfrlab.cards._eval_kernels import (  # noqa: F401
 from cfrlab.cards._eval_kernels import _lookup as lookup  # noqa: F401
 from cfrlab.cards._iso_kernels import _index_one as index_one  # noqa: F401
 from cfrlab.cards._iso_kernels import _unindex_one as unindex_one  # noqa: F401
-from cfrlab.cards._iso_kernels import multiplicity_into  # noqa: F401
+from cfrlab.cards._iso_kernels import binom, multiplicity_into  # noqa: F401
 from cfrlab.cards._strength_kernels import hand_strength, strength_class, value_bot_states  # noqa: F401
