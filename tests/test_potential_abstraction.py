@@ -198,3 +198,37 @@ def test_pruned_nearest_equals_measuring_every_center_ties_included():
         pts.nearest(C, got, dist, hint)
         assert (got == every.argmin(axis=1)).all() and (dist == every.min(axis=1)).all()
     assert (every[:, 3] == every[:, 7]).all() and not (got == 7).any()
+
+
+class _Cycling:
+    """Points whose assignment alternates between two labelings whatever the centers."""
+
+    def __init__(self, stop_on_cycle):
+        self.n, self.dim, self.squared, self.stop_on_cycle = 4, 1, True, stop_on_cycle
+        self.passes = 0
+
+    def take(self, pick):
+        return self
+
+    def row(self, i):
+        return np.array([float(i)])
+
+    def distances_to(self, C, j, out):
+        out[:] = np.abs(np.arange(4.0) - C[j, 0])
+
+    def nearest(self, C, labels, dist, hint=None):
+        self.passes += 1
+        labels[:] = [0, 0, 1, 1] if self.passes % 2 else [0, 1, 1, 1]
+        dist[:] = 0.0
+
+    def centers(self, w, labels, C, wsum):
+        pass
+
+
+def test_a_greedy_distance_stops_at_a_repeated_labeling_an_exact_one_runs_on():
+    cyc = _Cycling(True)
+    labels, _ = KM.kmeans_points(cyc, np.ones(4), 2, seed=0, iterations=50)
+    assert cyc.passes == 3 and list(labels) == [0, 1, 1, 1]  # pass 3 repeats pass 1
+    plain = _Cycling(False)
+    KM.kmeans_points(plain, np.ones(4), 2, seed=0, iterations=50)
+    assert plain.passes == 50

@@ -24,6 +24,7 @@ hand-strength table (``BucketMaps.river``). Its state is the round's bucket alon
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from itertools import combinations
@@ -85,6 +86,7 @@ class DensePoints:
         self.X, self.l1 = np.ascontiguousarray(X, dtype=np.float64), bool(l1)
         self.n, self.dim = self.X.shape
         self.squared = not self.l1  # squared L2 is already the square k-means++ draws by
+        self.stop_on_cycle = False  # exact Lloyd passes cannot cycle; files stay as they were
 
     def take(self, pick: np.ndarray) -> DensePoints:
         return DensePoints(self.X[pick], self.l1)
@@ -123,7 +125,9 @@ def kmeans_points(pts, weight: np.ndarray, k: int, seed: int,
     refused. With more than ``fit_points`` points the centers are fitted on a uniform sample
     of that many (drawn from ``default_rng([seed, 1])``, weights kept) and every point then
     takes its nearest center. ``progress`` hears of each Lloyd pass after the first 10 s
-    (how many points moved)."""
+    (how many points moved). Points with ``stop_on_cycle`` (a greedy, not exact, distance)
+    also stop when a pass gives labels an earlier pass gave: the passes are deterministic, so
+    they would repeat that cycle until the pass limit."""
     w = np.ascontiguousarray(weight, dtype=np.float64)
     n = pts.n
     if k > n:
@@ -161,10 +165,16 @@ def kmeans_points(pts, weight: np.ndarray, k: int, seed: int,
     dist = np.empty(n)
     wsum = np.empty(k)
     t0 = time.perf_counter()
+    seen = set()
     for it in range(iterations):
         pts.nearest(C, new, dist, labels)  # the last labels: a hint, not a constraint
         if np.array_equal(new, labels):
             break
+        if pts.stop_on_cycle:  # labels seen before: the passes repeat from here on, forever
+            key = hashlib.sha256(new.tobytes()).digest()
+            if key in seen:
+                break
+            seen.add(key)
         if progress is not None and time.perf_counter() - t0 > 10:
             progress(f"{what}: pass {it + 1}, {int((new != labels).sum()):,} of {n:,} points "
                      f"moved ({time.perf_counter() - t0:.0f} s)")

@@ -103,6 +103,7 @@ class SparsePoints:
     """Sparse histograms as k-means points (``kmeans.kmeans_points``), greedy EMD."""
 
     squared = False  # k-means++ draws by the distance squared
+    stop_on_cycle = True  # a greedy transport: Lloyd passes may cycle among a few points
 
     def __init__(self, pts: Sparse, ground: Ground):
         self.pts, self.ground = pts, ground
