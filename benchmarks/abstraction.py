@@ -4,6 +4,7 @@ perfect-recall abstractions with their exact joint tables.
     python benchmarks/abstraction.py                      # metric tables + 5, 8, 10 buckets
     python benchmarks/abstraction.py --buckets 5 --json   # last line: one JSON object
     python benchmarks/abstraction.py --kmeans 5,10 --ranks 6   # k-means / OCHS, 24-card deck
+    python benchmarks/abstraction.py --kmeans 5-25-125-625 --ranks 6 --kinds potential
 
 Prints wall time and peak memory of each part. Metric tables are built once into the cache
 (``CFRLAB_CACHE``, default ~/.cache/cfrlab; ``--rebuild-metrics`` times a fresh build); each
@@ -60,8 +61,8 @@ def build_child(buckets: int, out: Path) -> dict:
 
 
 def kmeans_child(spec_text: str, out: Path) -> dict:
-    """Runs in a fresh process: one k-means (EMD) or OCHS abstraction of a reduced deck, timed.
-    ``spec_text``: "KIND:BUCKETS:RANKS" (kind kmeans or ochs)."""
+    """Runs in a fresh process: one k-means (EMD), OCHS or potential-aware abstraction of a
+    reduced deck, timed. ``spec_text``: "KIND:BUCKETS:RANKS" (kind kmeans, ochs or potential)."""
     from cfrlab.abstraction.bucketed import BucketedModel
     from cfrlab.abstraction.buckets import BucketSpec
     from cfrlab.abstraction.metrics import last_round_table
@@ -69,7 +70,8 @@ def kmeans_child(spec_text: str, out: Path) -> dict:
 
     kind, buckets, ranks = spec_text.split(":")
     g = reduced(int(ranks))
-    spec = BucketSpec.kmeans(4, buckets, "ochs" if kind == "ochs" else "emd", seed=1)
+    spec = BucketSpec.kmeans(4, buckets, "emd" if kind == "kmeans" else "ochs", seed=1,
+                             earlier="pa" if kind == "potential" else "emd")
     est = build_estimate(g, spec)
     last_round_table(g)  # the metric table is cached once: the rows time the clustering
     t0 = time.perf_counter()
@@ -94,14 +96,14 @@ def run_kmeans(args) -> None:
     out_dir = args.out_dir or cache_dir() / "abstractions"
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = {}
-    for kind in ("kmeans", "ochs"):
+    for kind in args.kinds.split(","):
         for b in [x for x in args.kmeans.split(",") if x]:
             key = f"{kind}:{b}:{args.ranks}"
             out = out_dir / f"holdem-{args.ranks}x4-{kind}-{b}.npz"
             proc = subprocess.run([sys.executable, __file__, "--kmeans-child", key, "--child-out",
                                    str(out)], stdout=subprocess.PIPE, text=True, check=True)
             rows[key] = rec = json.loads(proc.stdout.strip().splitlines()[-1])
-            print(f"  {kind:6} {b:>12} buckets, {args.ranks}x4 deck: {rec['seconds']} s, peak "
+            print(f"  {kind:9} {b:>12} buckets, {args.ranks}x4 deck: {rec['seconds']} s, peak "
                   f"{rec['peak_rss_gb']} GB (estimate {rec['estimate_gb']} GB)", flush=True)
     if args.json:
         print(json.dumps({"kmeans_builds": rows}))
@@ -150,6 +152,8 @@ def main() -> None:
                     help="instead: k-means (EMD) and OCHS builds of a reduced deck, bucket counts "
                          "comma-separated (e.g. 5,10 or 10-20-20-20)")
     ap.add_argument("--ranks", type=int, default=6, help="with --kmeans: ranks of the 4-suit deck")
+    ap.add_argument("--kinds", default="kmeans,ochs",
+                    help="with --kmeans: kinds, of kmeans, ochs and potential (comma-separated)")
     ap.add_argument("--kmeans-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
