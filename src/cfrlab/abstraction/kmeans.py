@@ -237,7 +237,8 @@ def kmeans_estimate(game, spec: BucketSpec) -> dict:
         if metric == "pa":  # sparse histograms, the next round's labels, ground distances
             K = spec.levels[r + 1][0][1]
             per_class = PA.bytes_per_class(game, r, K) + 8 * 4
-            phases[f"k-means round {r}"] = (river_table + sizes[r] * per_class
+            sample = FIT_POINTS if sizes[r] > FIT_POINTS else 0  # the fitted sample's copy
+            phases[f"k-means round {r}"] = (river_table + (sizes[r] + sample) * per_class
                                             + 4 * sizes[r + 1] + 16 * K * K + 8 * k * K)
             continue
         d = spec.opp_clusters if metric == "ochs" else spec.bins
