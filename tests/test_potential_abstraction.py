@@ -136,6 +136,10 @@ def test_potential_model_builds_deterministically_with_the_ochs_river(small, tmp
     path = tmp_path / "pa.npz"
     a.save(path)
     assert BucketedModel.load(path, g).spec == spec
+    # a hand-strength river instead: its centres' ground is their EMD (L1 on cumulative rows)
+    hs = BucketedModel.build(g, BucketSpec.kmeans(4, "3-4-4-6", "emd", seed=2, bins=8,
+                                                  earlier="pa"), use_cache=False)
+    assert hs.num_states == (3, 4, 4, 6) and all((m > 0).all() for m in hs.masses)
 
 
 def test_potential_refusals_one_line(small):
