@@ -160,3 +160,16 @@ def test_aivat_of_a_log_reports_in_the_games_unit(tmp_path):
     assert d.unit == money.unit == "mbb/g" and money.mean == pytest.approx(r.overall().mean)
     assert d.estimates("chips/g")["money"].mean == pytest.approx(r.overall("chips/g").mean)
     assert "mbb/g" in repr(d) and len(repr(d)) < 200
+
+
+def test_the_eta_follows_the_last_units_pace():
+    from collections import deque
+
+    from cfrlab.units import ETA_WINDOW, eta_seconds
+
+    assert eta_seconds(deque(), 0.0, 10) == -1.0
+    ends = deque([2.0, 4.0], maxlen=ETA_WINDOW + 1)
+    assert eta_seconds(ends, 0.0, 10) == 20.0  # 2 s a unit since the start
+    for k in range(1, 200):  # slow at first (10 s a unit), then 1 s a unit
+        ends.append(4.0 + (10.0 * k if k <= 100 else 1000.0 + (k - 100)))
+    assert eta_seconds(ends, 0.0, 30) == 30.0  # the last 50 units' pace, not the run's

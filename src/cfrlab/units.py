@@ -61,6 +61,20 @@ MAX_WORKERS_PER_CPU = 4  # local processes: each imports cfrlab and loads the jo
 MAX_RAY_WORKERS = 1024  # actors on a cluster (each takes one of its CPUs)
 
 
+ETA_WINDOW = 50  # units whose pace predicts the rest (a run's load changes over hours)
+
+
+def eta_seconds(ends, t0: float, left: int) -> float:
+    """Seconds left for ``left`` units at the pace of the last ``ETA_WINDOW`` units finished
+    (``ends``: their finishing times, oldest first, at most ETA_WINDOW + 1; ``t0``: the run's
+    start, the window's start while fewer have finished); -1 before the first."""
+    if not ends:
+        return -1.0
+    full = len(ends) > ETA_WINDOW
+    start, k = (ends[0], len(ends) - 1) if full else (t0, len(ends))
+    return (ends[-1] - start) / k * left
+
+
 def max_workers(ray: bool = False) -> int:
     """The most worker processes a job takes: 4 per CPU of this machine (or 1,024 Ray actors)."""
     return MAX_RAY_WORKERS if ray else MAX_WORKERS_PER_CPU * (os.cpu_count() or 1)
@@ -508,6 +522,7 @@ def run_units(n: int, setup: Callable, args: tuple, *, workers: int = 1,
     todo = [i for i in todo_all if i not in have]
     t0 = time.perf_counter()
     total = len(todo_all)
+    ends: deque = deque(maxlen=ETA_WINDOW + 1)  # the last units' finishing times
 
     def finished(i, arr, s):
         seconds[i] = s
@@ -519,11 +534,9 @@ def run_units(n: int, setup: Callable, args: tuple, *, workers: int = 1,
             if store is not None:
                 store.save(i, arr)
         if progress is not None:
-            el = time.perf_counter() - t0
-            k = len(seconds)
-            left = len(todo) - k
-            eta = el / k * left if k else -1.0
-            progress(len(have), total, el, eta)
+            now = time.perf_counter()
+            ends.append(now)
+            progress(len(have), total, now - t0, eta_seconds(ends, t0, len(todo) - len(seconds)))
 
     if progress is not None:
         progress(len(have), total, 0.0, -1.0)
