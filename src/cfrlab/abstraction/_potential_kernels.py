@@ -54,9 +54,9 @@ def next_histograms(num_classes, nb, knew, D, ux, nx, labels, lab, mass, nnz):
 
 @njit(cache=NUMBA_CACHE, parallel=True)
 def center_supports(C, order, first, count):
-    """``Supports`` of centers ``first`` to ``first + count`` of C: each one's clusters of
-    positive mass (its *support*, by index: ``tgt[soff[c]:soff[c + 1]]``) and, for every
-    cluster j, the support's positions sorted by ground distance from j (the order of
+    """(soff, tgt, off, srt): the supports of centers ``first`` to ``first + count`` of C,
+    each one's clusters of positive mass (by index: ``tgt[soff[c]:soff[c + 1]]``) and, for
+    every cluster j, the support's positions sorted by ground distance from j (the order of
     ``order[j]``): ``srt[off[c] + j * S + rank]``, S the support's size. A transport then
     walks only clusters with mass to take: a center of ~40 clusters of 625 costs ~40 ranks,
     not hundreds."""

@@ -300,7 +300,9 @@ def build_kmeans_buckets(game, spec: BucketSpec, hs: np.ndarray,
             elif r == R - 1:  # one-point histograms: the cumulative form of the river HS
                 X, l1 = cumulative(_one_hot(hs, denominators(game)[0][-1], spec.bins)), True
             else:
-                h = hs_histograms(game, r, hs, spec.bins)
+                # going backwards, round 0's histograms exist already for the OCHS clusters
+                reuse = r == 0 and pre_hist is not None
+                h = pre_hist if reuse else hs_histograms(game, r, hs, spec.bins)
                 if r == 0:
                     pre_hist = h
                 X, l1 = cumulative(h), True

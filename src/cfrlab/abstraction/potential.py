@@ -68,35 +68,37 @@ def potential_ground(C: np.ndarray, ground: Ground) -> Ground:
     return ground_of(out)
 
 
-def completions(game, r: int) -> int:
-    """Ways to deal round r + 1's new board cards to a round-r hand."""
+def next_completions(game, r: int) -> int:
+    """Ways to deal round r + 1's new board cards to a round-r hand (``kmeans.completions``
+    counts the final boards instead)."""
     totals = board_totals(game)
     return comb(game.deck_size - 2 - totals[r], totals[r + 1] - totals[r])
 
 
 def next_round_histograms(game, r: int, next_labels: np.ndarray, K: int) -> Sparse:
     """Per canonical (hole | board) class of round r, its histogram over the ``K`` clusters of
-    round r + 1 (``next_labels``: the cluster of each of that round's classes), sparse."""
+    round r + 1 (``next_labels``: the cluster of each of that round's classes; int32, as a
+    build keeps them, is read without a copy), sparse."""
     check_holdem_style(game)
     if not 0 <= r < game.num_rounds - 1:
         raise CfrlabError(f"potential-aware histograms are for rounds before the last, not {r}")
     ixs = metric_indexers(game)
     totals = board_totals(game)
     ix, nx = ixs[r], ixs[r + 1]
-    ncomp = completions(game, r)
+    ncomp = next_completions(game, r)
     m = min(ncomp, K)
     lab = np.zeros((ix.size, m), dtype=np.int32)
     mass = np.zeros((ix.size, m))
     nnz = np.zeros(ix.size, dtype=np.int32)
     PK.next_histograms(ix.size, totals[r], totals[r + 1] - totals[r], game.deck_size,
                        MK.Unindexer(*ix.unindex_args), MK.Indexer(*nx.index_args),
-                       np.ascontiguousarray(next_labels, dtype=np.int64), lab, mass, nnz)
+                       np.ascontiguousarray(next_labels, dtype=np.int32), lab, mass, nnz)
     return Sparse(lab, mass, nnz)
 
 
 def bytes_per_class(game, r: int, K: int) -> int:
     """Memory of one class's sparse histogram at round r over K next-round clusters."""
-    return min(completions(game, r), K) * (4 + 8) + 4
+    return min(next_completions(game, r), K) * (4 + 8) + 4
 
 
 class SparsePoints:
