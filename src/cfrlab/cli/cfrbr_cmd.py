@@ -98,7 +98,7 @@ def register(app: typer.Typer) -> None:
         abstraction: Annotated[Path, typer.Option(
             "--abstraction", metavar="FILE", help="card abstraction file (cfrlab abstract build)")],
         iterations: Annotated[int, typer.Option("--iterations", "-n", metavar="N",
-                                                help="iterations (each: a real-game best response per position)")] = 1000,
+                                                help="iterations (against br: a real-game best response per position each)")] = 1000,
         algorithm: Annotated[str | None, typer.Option("--algorithm", "-a", help=(
             "the abstract player's rule (and a real opponent's): cfr, cfr+ (regret matching+, "
             "linear average), dcfr (discounted, 1.5/0/2) or pcfr+ (predictive); default dcfr, "
@@ -110,7 +110,7 @@ def register(app: typer.Typer) -> None:
             "(ordinary CFR in the abstraction, for comparison); default real, br with --trunk")] = None,
         policy: Annotated[str | None, typer.Option(
             "--policy", metavar="P", help="strategy returned: current (default against br, the "
-            "paper's), average (default otherwise) or best (the best iterate against br)")] = None,
+            "paper's), average (default otherwise) or best (the best iterate against br; not with --trunk)")] = None,
         eval_every: Annotated[int, typer.Option(
             "--eval-every", metavar="N", help="against real or abstract: the strategy's exact "
             "real-game exploitability every N iterations (0: only at the end)")] = 10,
@@ -136,6 +136,6 @@ def register(app: typer.Typer) -> None:
         exploitable strategy the abstraction can represent, by CFR against a real-game opponent
         (a regret minimizer by default, a best response every iteration with --opponent br).
         Prints the strategy's exact real-game exploitability; games whose real game the
-        lossless engine holds (small hold'em decks)."""
+        lossless engine holds (small hold'em decks), and with --trunk four-round games and HULHE."""
         run_cfrbr(game, abstraction, iterations, algorithm, opponent, policy, out, force, resume,
                   checkpoint_every, progress, as_json, eval_every, trunk, seed, workers)
