@@ -173,3 +173,8 @@ def test_the_eta_follows_the_last_units_pace():
     for k in range(1, 200):  # slow at first (10 s a unit), then 1 s a unit
         ends.append(4.0 + (10.0 * k if k <= 100 else 1000.0 + (k - 100)))
     assert eta_seconds(ends, 0.0, 30) == 30.0  # the last 50 units' pace, not the run's
+    paused = deque([float(k) for k in range(1, 41)], maxlen=ETA_WINDOW + 1)
+    paused.extend(3600.0 + 40 + k for k in range(1, 11))  # an hour's pause, then 1 s a unit
+    assert eta_seconds(paused, 0.0, 10) == pytest.approx(10 * (49 + 10) / 50)  # capped at 10 s
+    uneven = deque([3.0 * k if k % 2 else 3.0 * k - 2.5 for k in range(1, 52)], maxlen=51)
+    assert eta_seconds(uneven, 0.0, 10) == pytest.approx(10 * (uneven[-1] - uneven[0]) / 50)

@@ -62,17 +62,22 @@ MAX_RAY_WORKERS = 1024  # actors on a cluster (each takes one of its CPUs)
 
 
 ETA_WINDOW = 50  # units whose pace predicts the rest (a run's load changes over hours)
+ETA_GAP_CAP = 10.0  # a gap between finishes longer than this many median gaps is a pause
 
 
 def eta_seconds(ends, t0: float, left: int) -> float:
     """Seconds left for ``left`` units at the pace of the last ``ETA_WINDOW`` units finished
     (``ends``: their finishing times, oldest first, at most ETA_WINDOW + 1; ``t0``: the run's
-    start, the window's start while fewer have finished); -1 before the first."""
+    start, the window's start while fewer have finished); -1 before the first. A gap between
+    two finishes longer than ``ETA_GAP_CAP`` times the window's median gap counts as that
+    cap: a paused job (SIGSTOP, a laptop's sleep) would otherwise look slow for 50 units."""
     if not ends:
         return -1.0
-    full = len(ends) > ETA_WINDOW
-    start, k = (ends[0], len(ends) - 1) if full else (t0, len(ends))
-    return (ends[-1] - start) / k * left
+    times = list(ends) if len(ends) > ETA_WINDOW else [t0, *ends]
+    gaps = np.diff(np.asarray(times, dtype=np.float64))
+    if len(gaps) >= 5:
+        gaps = np.minimum(gaps, ETA_GAP_CAP * float(np.median(gaps)))
+    return float(gaps.sum()) / len(gaps) * left
 
 
 def max_workers(ray: bool = False) -> int:
