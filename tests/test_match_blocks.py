@@ -1,4 +1,4 @@
-"""Long matches in blocks of deals (``cfrlab.units``): local worker processes play the same
+"""Long matches in blocks of deals (``cfrlab.jobs``): local worker processes play the same
 hands, bit for bit, as one process; what cannot be split is refused in one line."""
 
 from __future__ import annotations

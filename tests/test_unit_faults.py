@@ -24,7 +24,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.realgame import AgentSpec, real_best_response
 from cfrlab.realgame.lbr import local_best_response
 from cfrlab.strategy import Strategy
-from cfrlab.units import max_workers
+from cfrlab.jobs import max_workers
 
 
 def _strategy(seed: int) -> Strategy:

@@ -165,7 +165,7 @@ def test_aivat_of_a_log_reports_in_the_games_unit(tmp_path):
 def test_the_eta_follows_the_last_units_pace():
     from collections import deque
 
-    from cfrlab.units import ETA_WINDOW, eta_seconds
+    from cfrlab.jobs import ETA_WINDOW, eta_seconds
 
     assert eta_seconds(deque(), 0.0, 10) == -1.0
     ends = deque([2.0, 4.0], maxlen=ETA_WINDOW + 1)

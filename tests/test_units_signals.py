@@ -15,7 +15,7 @@ import pytest
 DRIVER = textwrap.dedent("""
     import sys, time
     import numpy as np
-    from cfrlab.units import UnitStore, run_units
+    from cfrlab.jobs import UnitStore, run_units
 
     class Slow:
         def run(self, i):

@@ -20,7 +20,7 @@ from cfrlab.version import __version__
 # the layer order: each entry a layer's rooms; a module imports from its own layer and the ones
 # before it only. The first layer is the modules beside the package root.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "config", "fileio", "numba_cache", "known_values", "version", "units"),
+    ("errors", "config", "fileio", "numba_cache", "known_values", "version", "jobs"),
     ("cards",), ("games",), ("tree",), ("abstraction",), ("engine",), ("solvers",), ("strategy",), ("deep",),
     ("subgame",), ("evaluate",), ("agents",), ("realgame",), ("counter",), ("play", "interop"), ("envs",), ("experiments",),
     ("spot",),

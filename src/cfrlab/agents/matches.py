@@ -22,7 +22,7 @@ from cfrlab.evaluate.match import MatchResult
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
 from cfrlab.strategy import Strategy
-from cfrlab.units import connect_ray, run_units
+from cfrlab.jobs import connect_ray, run_units
 
 
 def _seed(seed: int | None) -> int:
@@ -37,7 +37,7 @@ def play_match(game: GameDef | str, a: Agent | str, b: Agent | str, hands: int, 
     reported: ``overall()`` is its mean per game with a 95% confidence interval.
 
     ``workers`` > 1 or ``ray`` (an existing Ray cluster, "auto" or HOST:PORT): the deals are
-    played in blocks by local worker processes or Ray actors (``cfrlab.units``), each loading
+    played in blocks by local worker processes or Ray actors (``cfrlab.jobs``), each loading
     the agents from their specs; the fast engine only, no log or AIVAT. Every hand's result
     is the same as in one process (cards and random choices depend on the seed and the hand
     number only), whatever the number of workers. Workers are spawned processes: call this
@@ -67,7 +67,7 @@ BLOCK_MIN = 100_000  # deals per unit of a match played in blocks
 
 
 class _MatchBlocks:
-    """What a worker holds (``cfrlab.units``): the game and both agents, built from specs."""
+    """What a worker holds (``cfrlab.jobs``): the game and both agents, built from specs."""
 
     def __init__(self, game_text: str, game_name: str, spec_a: str, spec_b: str, seed: int,
                  duplicate: bool, hands: int, block: int) -> None:

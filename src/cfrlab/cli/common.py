@@ -177,7 +177,7 @@ def seed_or_random(seed: int | None, *, bits: int = 32) -> tuple[int, bool]:
 def check_workers(workers: int, ray: str | None = None) -> int:
     """Refuse ``--workers`` below 1 or above the cap (4 per CPU; 1,024 Ray actors) before any
     work: each worker is a process that imports cfrlab and loads the job."""
-    from cfrlab.units import workers_problem  # the cap lives with the runner
+    from cfrlab.jobs import workers_problem  # the cap lives with the runner
 
     problem = workers_problem(workers, ray is not None)
     if problem is not None:

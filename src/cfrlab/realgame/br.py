@@ -7,7 +7,7 @@ Zinkevich, "Accelerating best response calculation in large extensive games" (IJ
 a walk of the public tree (betting x real boards) carrying vectors over every hand
 (``walk``), O(H) fold and showdown terminals with card removal (``_kernels``), suit
 isomorphism of the first board (one unit per class of flops, weighted), and independent
-units run by ``units.run_units`` (local worker processes, checkpoints, resume). Against a
+units run by ``jobs.run_units`` (local worker processes, checkpoints, resume). Against a
 card-independent opponent (the bots) ``fixed.FixedOpponentBR`` gives the same values in
 minutes instead of hours (``method="auto"`` picks it).
 
@@ -38,7 +38,7 @@ from cfrlab.realgame.hands import first_round_units
 from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.realgame.walk import Walker, lane_dtype
 from cfrlab.strategy import Strategy
-from cfrlab.units import Progress, ResultsFile, UnitStore, check_workers, connect_ray, run_units
+from cfrlab.jobs import Progress, ResultsFile, UnitStore, check_workers, connect_ray, run_units
 from cfrlab.version import __version__ as VERSION
 
 JOB_FORMAT = 2  # 2: later boards by suit orbits (same values, other summation order)

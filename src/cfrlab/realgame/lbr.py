@@ -74,7 +74,7 @@ from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.strategy import Strategy
 from cfrlab.tree import CHANCE, DECISION, FOLD
 from cfrlab.tree.arrays import compile_tree
-from cfrlab.units import Progress, check_workers, stream_units
+from cfrlab.jobs import Progress, check_workers, stream_units
 
 BLOCK = 100  # deals per unit of work
 KEEP_DEALS = 1_000_000  # a run keeps every deal's winnings up to this many deals (16 MB)

@@ -1,4 +1,5 @@
-"""The public betting tree of 2-player limit games as flat arrays (docs/ENGINE.md)."""
+"""The public betting tree of every ACPC game, 2 to N players, limit and no-limit, as flat arrays
+(docs/ENGINE.md)."""
 
 from cfrlab.tree.betting_tree import (  # noqa: F401
     CALL_ACTION,
