@@ -20,12 +20,12 @@ from cfrlab import api
 from cfrlab.abstraction.bucketed import BucketedModel
 from cfrlab.abstraction.buckets import BucketSpec
 from cfrlab.engine import kernels as EK
-from cfrlab.engine.kernels import discounts
+from cfrlab.engine.kernels import discounts, disjoint_sum, showdown_sweep
 from cfrlab.engine.models import build_tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import real_best_response
 from cfrlab.solvers import make_solver
-from cfrlab.solvers._pcs_holes_kernels import BoardTables, HoleTree, _fold_values, _showdown_values
+from cfrlab.solvers._pcs_holes_kernels import BoardTables, HoleTree
 from cfrlab.strategy import Strategy
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
@@ -35,10 +35,11 @@ def serial_iteration(tree, board, scale, regret, avg, sigma, reach, values, trav
     """The one-thread walk (the kernel before the split by player, with the module's terminal
     helpers), kept as the oracle."""
     nodes, child, row_off, legal, node_u = tree
-    smap, c0, c1, D, order, gend = board
+    smap, cards, D, order, gend = board
     N = nodes.shape[0]
     H = smap.shape[2]
-    scratch = np.zeros((3, D))
+    csum = np.zeros(D)
+    every = np.zeros(0, np.int64)
     for n in range(N):
         kind = nodes[n, EK.COL_KIND]
         if kind == DECISION:
@@ -69,12 +70,11 @@ def serial_iteration(tree, board, scale, regret, avg, sigma, reach, values, trav
             for i in range(2):
                 if trav[i]:
                     u = node_u[n] if i == 0 else -node_u[n]
-                    _fold_values(reach[1 - i, n], c0, c1, D, u * scale, values[i, n], scratch[0])
+                    disjoint_sum(reach[1 - i, n], cards, 2, csum, values[i, n], u * scale, every, -1)
         elif kind == SHOWDOWN:
             for i in range(2):
                 if trav[i]:
-                    _showdown_values(reach[1 - i, n], c0, c1, D, order, gend, node_u[n] * scale, values[i, n],
-                                     scratch)
+                    showdown_sweep(reach[1 - i, n], cards, 2, D, order, gend, node_u[n] * scale, values[i, n])
     for n in range(N - 1, -1, -1):
         kind = nodes[n, EK.COL_KIND]
         if kind >= FOLD:
@@ -125,8 +125,8 @@ def serial_run(solver, n: int) -> None:
             solver.regret *= np.where(solver.regret > 0.0, pos_f, neg_f)
         if avg_f != 1.0:
             solver.avg *= avg_f
-        smap, c0, c1, order, gend = hp.board_tables(board)
-        tables = BoardTables(smap, c0, c1, hp.D, order, gend)
+        smap, cards, order, gend = hp.board_tables(board)
+        tables = BoardTables(smap, cards, hp.D, order, gend)
         passes = ((True, False), (False, True)) if rule.alternating else ((True, True),)
         for trav in passes:
             serial_iteration(tree, tables, hp.scale, solver.regret, solver.avg, solver._sigma,

@@ -140,7 +140,7 @@ def test_showdown_and_fold_kernels_equal_a_pair_by_pair_count(p):
     n^2 sums over every pair of hands sharing no card, ties paying nothing, on every river
     board of a turn spot with random reaches (zeros among them)."""
     from cfrlab.cards.evaluator import rank7_batch
-    from cfrlab.spot import _kernels as K
+    from cfrlab.engine import kernels as K
 
     spot = spot_on("Qs Jh 2h 8h", oop_range="AA, KK, QJs, JTs, 87s:0.5, 54s, AQo",
                    ip_range="KK, QQ, T9s, 76s, A2s:0.5, AJo, KQs")

@@ -117,7 +117,7 @@ def test_cli_spot_solve_threads(tmp_path):
 def test_fused_average_combine_equals_average_then_combine(dtype):
     """combine_average (no strategy array) gives what average_strategy into an array of cfv's
     type followed by combine gave, bit for bit; rows of zeros play uniform."""
-    from cfrlab.spot import _kernels as K
+    from cfrlab.engine import kernels as K
 
     rng = np.random.default_rng(3)
     cum = rng.random((4, 3, 50)).astype(np.float32)
@@ -135,7 +135,7 @@ def test_fused_average_combine_equals_average_then_combine(dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_sum_actions_equals_the_action_ordered_float64_sum(dtype):
     """sum_actions, now hand-inner: the float64 sum over actions in order, rounded once."""
-    from cfrlab.spot import _kernels as K
+    from cfrlab.engine import kernels as K
 
     cfv = np.random.default_rng(5).normal(size=(3, 6, 40)).astype(dtype)
     want = ((0.0 + cfv[0].astype(np.float64)) + cfv[1]) + cfv[2]

@@ -16,7 +16,6 @@ from cfrlab.cards._board_kernels import (  # noqa: F401
     rank_hands,
     rank_of_key,
     showdown_sign,
-    showdown_sweep,
 )
 from cfrlab.cards._eval_kernels import (  # noqa: F401
     CARD_BIT,

@@ -6,6 +6,26 @@ import of them: the argument bundles, the walks, the regret and average updates 
 node-table column numbers (docs/ENGINE.md describes every layout).
 """
 
+# the board engine's kernels (``_board_kernels``): terminals with card removal, dealing between
+# streets and the board storage's regret matching and updates
+from cfrlab.engine._board_kernels import (  # noqa: F401
+    average_strategy,
+    card_lists,
+    combine,
+    combine_average,
+    current_strategy,
+    deal_down,
+    deal_up,
+    disjoint_sum,
+    fold_values,
+    opponent_node,
+    player_node,
+    scale_reach,
+    showdown_index,
+    showdown_sweep,
+    showdown_values,
+    sum_actions,
+)
 from cfrlab.engine._kernels import (  # noqa: F401
     COL_ACTION,
     COL_DECISION,

@@ -50,36 +50,15 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.engine.kernels import disjoint_sum
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+EVERY = np.zeros(0, np.int64)  # disjoint_sum's hand list when it covers every hand
 
 Segments = namedtuple("Segments", "seg_off entry kind player child slot dec chance pay")
 OpponentTable = namedtuple("OpponentTable", "policy row_offset")
 BoardHands = namedtuple("BoardHands", "valid cards h D states")
 Flow = namedtuple("Flow", "in_reach out_vals scale chance_reach chance_vals")
-
-
-@njit(cache=NUMBA_CACHE)
-def _disjoint_sum(r, cards, h, csum, out, scale):
-    """out[i] = scale * sum of r[j] over hands j sharing no card with hand i."""
-    H = r.shape[0]
-    csum[:] = 0.0
-    tot = 0.0
-    if h == 2:
-        for i in range(H):
-            x = r[i]
-            tot += x
-            csum[cards[i, 0]] += x
-            csum[cards[i, 1]] += x
-        for i in range(H):
-            out[i] = scale * (tot - csum[cards[i, 0]] - csum[cards[i, 1]] + r[i])
-    else:
-        for i in range(H):
-            x = r[i]
-            tot += x
-            csum[cards[i, 0]] += x
-        for i in range(H):
-            out[i] = scale * (tot - csum[cards[i, 0]])
 
 
 @njit(cache=NUMBA_CACHE)
@@ -132,8 +111,8 @@ def fold_or_chance_values(seg, k, j, reach, vals, cards, h, csum, chance_vals):
     l_kind, l_slot, l_chance, l_pay = seg.kind, seg.slot, seg.chance, seg.pay
     kind = l_kind[k]
     if kind == FOLD:
-        _disjoint_sum(reach[l_slot[k, 1], 1], cards, h, csum, vals[j, 0], l_pay[k, 0])
-        _disjoint_sum(reach[l_slot[k, 0], 0], cards, h, csum, vals[j, 1], l_pay[k, 1])
+        disjoint_sum(reach[l_slot[k, 1], 1], cards, h, csum, vals[j, 0], l_pay[k, 0], EVERY, -1)
+        disjoint_sum(reach[l_slot[k, 0], 0], cards, h, csum, vals[j, 1], l_pay[k, 1], EVERY, -1)
         return True
     if kind == CHANCE:
         ci = l_chance[k]

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.engine.kernels import disjoint_sum
 from cfrlab.realgame._kernels import forward_reach, pass_buffers
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
@@ -63,26 +64,6 @@ def _pure_forward(seg, s, in_reach, vf, best, reach):
 
 
 @njit(cache=NUMBA_CACHE)
-def _disjoint_live(r, cards, h, csum, out, scale, idx, n):
-    """out[i] = scale * the sum of r over the hands sharing no card with hand i, for the
-    hands ``idx[:n]`` (``_kernels``' fold sum, its output cut to those hands)."""
-    csum[:] = 0.0
-    tot = 0.0
-    for i in range(r.shape[0]):
-        x = r[i]
-        if x != 0.0:
-            tot += x
-            for c in range(h):
-                csum[cards[i, c]] += x
-    for t in range(n):
-        i = idx[t]
-        v = tot
-        for c in range(h):
-            v -= csum[cards[i, c]]
-        out[i] = scale * (v + r[i] if h == 2 else v)
-
-
-@njit(cache=NUMBA_CACHE)
 def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, live):
     """Fold, chance or showdown node k (local j): the values of each seat p's hands
     ``live.idx[p, :live.n[p]]`` against ``opp`` (a showdown's already written by
@@ -91,8 +72,8 @@ def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, live):
     if kind == FOLD:
         for p in range(2):
             if live.n[p] > 0:
-                _disjoint_live(opp[seg.slot[k, 1 - p], 1 - p], hands.cards, hands.h, csum,
-                               vals[j, p], seg.pay[k, p], live.idx[p], live.n[p])
+                disjoint_sum(opp[seg.slot[k, 1 - p], 1 - p], hands.cards, hands.h, csum,
+                             vals[j, p], seg.pay[k, p], live.idx[p], live.n[p])
         return True
     if kind == CHANCE:
         ci = seg.chance[k]
@@ -106,7 +87,7 @@ def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, live):
 @njit(cache=NUMBA_CACHE)
 def _showdowns(seg, s, opp, vals, hands, buf, live):
     """Every showdown of segment s against ``opp`` for each seat's ``live`` hands, in one sweep of
-    the hands by rank, a lane per (showdown, seat) (``cards.kernels.showdown_sweep``, lanes
+    the hands by rank, a lane per (showdown, seat) (``engine.kernels.showdown_sweep``, lanes
     side by side; hands no lane's reach holds are not added): the lane's value X - sum over my
     cards c of Xc[c], X = 2W + G - R over the opponent's reach R, W of the hands I beat, G of
     my group (module docstring of ``_kernels``, last round)."""

@@ -33,12 +33,12 @@ from cfrlab.engine import build_tree_for, load_abstraction
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.units import display_factor, unit_of
+from cfrlab.jobs import Progress, ResultsFile, UnitStore, check_workers, connect_ray, run_units
 from cfrlab.realgame.fixed import FixedOpponentBR, card_independent
 from cfrlab.realgame.hands import first_round_units
 from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.realgame.walk import Walker, lane_dtype
 from cfrlab.strategy import Strategy
-from cfrlab.jobs import Progress, ResultsFile, UnitStore, check_workers, connect_ray, run_units
 from cfrlab.version import __version__ as VERSION
 
 JOB_FORMAT = 2  # 2: later boards by suit orbits (same values, other summation order)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cfrlab.cards.kernels import showdown_sweep
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.engine.kernels import showdown_sweep
 from cfrlab.realgame import _kernels as K
 from cfrlab.realgame.hands import first_round_units
 from cfrlab.realgame.opponents import StrategyPolicy

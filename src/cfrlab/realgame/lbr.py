@@ -66,6 +66,7 @@ from cfrlab.engine import build_tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, parse_game
 from cfrlab.games.units import display_factor, unit_of
+from cfrlab.jobs import Progress, check_workers, stream_units
 from cfrlab.realgame import _lbr_kernels as K
 from cfrlab.realgame.br import AgentSpec, StrategyFile, _load, game_to_play
 from cfrlab.realgame.lbr_cards import DEFAULT_MAX_BOARDS, DEFAULT_SAMPLES, LbrCards
@@ -74,7 +75,6 @@ from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.strategy import Strategy
 from cfrlab.tree import CHANCE, DECISION, FOLD
 from cfrlab.tree.arrays import compile_tree
-from cfrlab.jobs import Progress, check_workers, stream_units
 
 BLOCK = 100  # deals per unit of work
 KEEP_DEALS = 1_000_000  # a run keeps every deal's winnings up to this many deals (16 MB)

@@ -27,65 +27,12 @@ from numba import njit, prange
 
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine import kernels as EK
+from cfrlab.engine.kernels import disjoint_sum, showdown_sweep
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 HoleTree = namedtuple("HoleTree", "nodes child row_off legal node_u")
-BoardTables = namedtuple("BoardTables", "smap c0 c1 D order gend")
-
-
-@njit(cache=NUMBA_CACHE)
-def _fold_values(R, c0, c1, D, f, out, by_card):
-    """``by_card`` float64[D] scratch (zeroed here)."""
-    H = R.shape[0]
-    by_card[:] = 0.0
-    tot = 0.0
-    for h in range(H):
-        x = R[h]
-        tot += x
-        by_card[c0[h]] += x
-        by_card[c1[h]] += x
-    for h in range(H):
-        out[h] = f * (tot - by_card[c0[h]] - by_card[c1[h]] + R[h])
-
-
-@njit(cache=NUMBA_CACHE)
-def _showdown_values(R, c0, c1, D, order, gend, f, out, scratch):
-    """``scratch`` float64[3, D] (zeroed here)."""
-    H = R.shape[0]
-    tot = 0.0
-    scratch[:] = 0.0
-    tot_card, below_card, grp_card = scratch[0], scratch[1], scratch[2]
-    for h in range(H):
-        tot += R[h]
-        tot_card[c0[h]] += R[h]
-        tot_card[c1[h]] += R[h]
-    below = 0.0  # reach of the pairs in tie groups below the current one, in all and by card
-    # (below_card), and the current group's by card (grp_card)
-    j = 0
-    while j < H:
-        e = gend[j]
-        upto = below
-        for k in range(j, e):
-            h = order[k]
-            upto += R[h]
-            grp_card[c0[h]] += R[h]
-            grp_card[c1[h]] += R[h]
-        for k in range(j, e):
-            h = order[k]
-            a, b = c0[h], c1[h]
-            win = below - below_card[a] - below_card[b]
-            # stronger pairs holding a: all holding a minus those below or tied
-            lose = ((tot - upto) - (tot_card[a] - below_card[a] - grp_card[a])
-                    - (tot_card[b] - below_card[b] - grp_card[b]))
-            out[h] = f * (win - lose)
-        for k in range(j, e):
-            h = order[k]
-            below += R[h]
-            below_card[c0[h]] += R[h]
-            below_card[c1[h]] += R[h]
-            grp_card[c0[h]] = 0.0
-            grp_card[c1[h]] = 0.0
-        j = e
+BoardTables = namedtuple("BoardTables", "smap cards D order gend")
+EVERY = np.zeros(0, np.int64)  # disjoint_sum's hand list when it covers every hand
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
@@ -143,18 +90,17 @@ def _values_player(tree, board, scale, regret, avg, sigma, reach, values, i):
     """Traverser ``i``'s terminal values against the opponent's reach, then its values
     bottom-up with the regret and average sums at its own decisions' rows."""
     nodes, child, row_off, _legal, node_u = tree
-    smap, c0, c1, D, order, gend = board
+    smap, cards, D, order, gend = board
     N = nodes.shape[0]
     H = smap.shape[2]
-    scratch = np.zeros((3, D))  # per-card sums, one allocation a walk
+    csum = np.zeros(D)  # per-card sums, one allocation a walk
     for n in range(N):
         kind = nodes[n, EK.COL_KIND]
         if kind == FOLD:
             u = node_u[n] if i == 0 else -node_u[n]
-            _fold_values(reach[1 - i, n], c0, c1, D, u * scale, values[i, n], scratch[0])
+            disjoint_sum(reach[1 - i, n], cards, 2, csum, values[i, n], u * scale, EVERY, -1)
         elif kind == SHOWDOWN:
-            _showdown_values(reach[1 - i, n], c0, c1, D, order, gend, node_u[n] * scale, values[i, n],
-                             scratch)
+            showdown_sweep(reach[1 - i, n], cards, 2, D, order, gend, node_u[n] * scale, values[i, n])
     for n in range(N - 1, -1, -1):
         kind = nodes[n, EK.COL_KIND]
         if kind >= FOLD:

@@ -56,7 +56,7 @@ class HolePairPCS:
         self.node_u = np.ascontiguousarray(engine.node_u, dtype=np.float64)
 
     def board_tables(self, board: np.ndarray):
-        """(smap int64[2, R, H], c0, c1, order, gend) for a board of deck positions."""
+        """(smap int64[2, R, H], cards int64[H, 2], order, gend) for a board of deck positions."""
         rest = np.setdiff1d(np.arange(self.D), board)
         c0, c1 = rest[self.pairs[:, 0]], rest[self.pairs[:, 1]]
         H = len(c0)
@@ -75,7 +75,7 @@ class HolePairPCS:
         order = np.argsort(ranks, kind="stable").astype(np.int64)
         sr = ranks[order]
         gend = np.searchsorted(sr, sr, side="right").astype(np.int64)
-        return smap, c0.astype(np.int64), c1.astype(np.int64), order, gend
+        return smap, np.column_stack([c0, c1]).astype(np.int64), order, gend
 
     def iterate(self, solver, board: np.ndarray, t: int) -> None:
         """Iteration t of ``solver``'s update rule on one board."""
@@ -85,9 +85,9 @@ class HolePairPCS:
         reg = solver.regret
         if pos_f != 1.0 or neg_f != 1.0 or avg_f != 1.0:
             discount_tables(reg, solver.avg, pos_f, neg_f, avg_f, False)
-        smap, c0, c1, order, gend = self.board_tables(board)
+        smap, cards, order, gend = self.board_tables(board)
         tree = HoleTree(e.nodes, e.child, e.row_offset, e.legal, self.node_u)
-        tables = BoardTables(smap, c0, c1, self.D, order, gend)
+        tables = BoardTables(smap, cards, self.D, order, gend)
         passes = ((True, False), (False, True)) if rule.alternating else ((True, True),)
         for trav in passes:
             holes_iteration(tree, tables, self.scale, reg, solver.avg, solver._sigma,

@@ -39,10 +39,10 @@ import numpy as np
 
 from cfrlab.cards.cards import RANKS, card_text, parse_card
 from cfrlab.cards.ranges import COMBOS, combo_text
+from cfrlab.engine import kernels as K
 from cfrlab.engine import row_offsets
+from cfrlab.engine.board import View
 from cfrlab.errors import CfrlabError
-from cfrlab.spot import _kernels as K
-from cfrlab.spot.fast import View
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 GRID = 13

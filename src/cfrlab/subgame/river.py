@@ -25,35 +25,14 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
-from numba import njit
 
 from cfrlab.cards.cards import deck as card_deck
 from cfrlab.cards.evaluator import rank_batch
-from cfrlab.cards.kernels import showdown_sweep
-from cfrlab.config import NUMBA_CACHE
+from cfrlab.engine.kernels import disjoint_sum, showdown_sweep
 from cfrlab.errors import CfrlabError
 from cfrlab.subgame.local import Family, RoundBlocks, subtree_family
 from cfrlab.subgame.methods import Ranges, family_values
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
-
-
-@njit(cache=NUMBA_CACHE)
-def _disjoint(r, cards, D, out):
-    """out[i] = sum of r[j] over hands j sharing no card with hand i (1 or 2 cards a hand)."""
-    H, h = cards.shape
-    csum = np.zeros(D)
-    tot = 0.0
-    for i in range(H):
-        tot += r[i]
-        for c in range(h):
-            csum[cards[i, c]] += r[i]
-    for i in range(H):
-        v = tot
-        for c in range(h):
-            v -= csum[cards[i, c]]
-        if h == 2:
-            v += r[i]  # hand i itself, taken away twice
-        out[i] = v
 
 
 class BoardCards:
@@ -65,6 +44,7 @@ class BoardCards:
     def __init__(self, cards: np.ndarray, ranks: np.ndarray, weight: float, D: int) -> None:
         self.cards = np.ascontiguousarray(cards, dtype=np.int64)
         self.weight, self.D = float(weight), int(D)
+        self._all = np.zeros(0, dtype=np.int64)  # disjoint_sum's hand list: every hand
         order = np.argsort(ranks, kind="stable")
         rs = np.asarray(ranks)[order]
         ends = np.append(np.flatnonzero(np.diff(rs)) + 1, len(rs))
@@ -74,7 +54,8 @@ class BoardCards:
     def disjoint(self, r: np.ndarray) -> np.ndarray:
         """The chance-weighted reach of the hands disjoint from each hand (P_r @ r)."""
         out = np.empty(len(r))
-        _disjoint(np.ascontiguousarray(r, dtype=np.float64), self.cards, self.D, out)
+        disjoint_sum(np.ascontiguousarray(r, dtype=np.float64), self.cards, self.cards.shape[1],
+                     np.zeros(self.D), out, 1.0, self._all, -1)
         return self.weight * out
 
     def terminal(self, kind: int, i: int, opp: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -82,10 +63,11 @@ class BoardCards:
         ``local.terminal_value`` (u: player 0's fold winnings or the showdown stake, [G, 1, 1])."""
         flat = opp.reshape(-1, opp.shape[-1])
         out = np.empty_like(flat)
+        csum = np.zeros(self.D)
         for k in range(len(flat)):
             r = np.ascontiguousarray(flat[k])
             if kind == FOLD:
-                _disjoint(r, self.cards, self.D, out[k])
+                disjoint_sum(r, self.cards, self.cards.shape[1], csum, out[k], 1.0, self._all, -1)
             elif kind == SHOWDOWN:
                 showdown_sweep(r, self.cards, self.cards.shape[1], self.D, self.order, self.grp_end, 1.0, out[k])
             else:

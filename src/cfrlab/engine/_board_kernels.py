@@ -1,9 +1,20 @@
-"""Numba kernels of the spot walk (``cfrlab.spot.fast``): every kernel works on all the boards
-of one street at once (arrays ``[B, H]``: board x the player's hands), one board after the other.
+"""The board engine's kernels: the terminals of real cards with card removal, dealing between
+streets, and the regret matching and updates of the board walk's storage (docs/ENGINE.md, "The
+board engine"). Every exact-card walk (spots, the real-game best response, CFR-BR, river
+re-solving, PCS over hole pairs) takes its fold and showdown values from here.
 
-Storage per decision node is ``[B, A, H]`` (board, action, hand): float32 or float64, or the
-16-bit form (``comp``): regrets int16 and cumulative strategy uint16, each board's row with
-its own scale (``value = stored * scale[b]``), re-encoded after every update.
+Two layouts of hands:
+
+- **one list** (``disjoint_sum``, ``showdown_sweep``): both players' vectors over the same
+  hands (every hole-card subset of the deck that misses the board), ``cards`` int64[H, h],
+  h = 1 or 2, deck positions < D; one vector at a time;
+- **two lists over boards** (``fold_values``, ``showdown_index`` / ``showdown_values``,
+  ``deal_down`` / ``deal_up``): each player its own combos (``cfrlab.engine.board``),
+  arrays ``[B, H]`` (board x the player's hands), one board after the other.
+
+The walk's storage per decision node is ``[B, A, H]`` (board, action, hand): float32 or
+float64, or the 16-bit form (``comp``): regrets int16 and cumulative strategy uint16, each
+board's row with its own scale (``value = stored * scale[b]``), re-encoded after every update.
 """
 
 from __future__ import annotations
@@ -11,15 +22,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cfrlab.config import NUMBA_CACHE
+
 # No numba parallel regions: on a machine whose cores are busy a parallel region waits for every
 # thread to be scheduled (about 10 ms a call here), more than a whole street's kernel takes alone.
-# The walk runs parts of the boards in threads of its own instead (``cfrlab.spot.fast``): every
-# kernel releases the GIL (nogil) and treats the boards one after the other, independently.
+# The walk runs parts of the boards in threads of its own instead (``cfrlab.engine.board_walk``):
+# every kernel releases the GIL (nogil) and treats the boards one after the other, independently.
 I16 = 32767.0
 U16 = 65535.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=NUMBA_CACHE, inline="always")
 def _match_row(reg, b, h, A, out):
     """Regret matching of hand h on board b into out[:, b, h] (a stored scale cancels)."""
     tot = 0.0
@@ -36,7 +49,7 @@ def _match_row(reg, b, h, A, out):
             out[a, b, h] = 1.0 / A
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def current_strategy(reg, out):
     """out[A, B, H]: the regret-matching strategy of storage ``reg[B, A, H]``."""
     B, A, H = reg.shape
@@ -45,7 +58,7 @@ def current_strategy(reg, out):
             _match_row(reg, b, h, A, out)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def average_strategy(cum, out):
     """out[A, B, H]: the cumulative strategy normalized (uniform where it is all zero); loops
     over the hands innermost (vectorized)."""
@@ -63,7 +76,7 @@ def average_strategy(cum, out):
                 out[a, b, h] = float(cum[b, a, h]) / t if t > 0 else 1.0 / A
 
 
-@njit(cache=True, inline="always")
+@njit(cache=NUMBA_CACHE, inline="always")
 def _match_board(reg, b, A, H, tot, out):
     """Regret matching of board b, hand-inner loops (vectorized): out[a, b, :] = sigma_a."""
     for h in range(H):
@@ -79,7 +92,7 @@ def _match_board(reg, b, A, H, tot, out):
             out[a, b, h] = (x / t if x > 0 else 0.0) if t > 0 else 1.0 / A
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
     """At the opponent's node: out[a] = reach * sigma_a (the children's reach), and, when
     ``update``, cum = cum * decay + reach * sigma (its average strategy's sums)."""
@@ -111,7 +124,7 @@ def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
                         cum[b, a, h] = cum[b, a, h] * decay + out[a, b, h]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
     """At the traverser's node: out = sum_a sigma_a * cfv[a] (its counterfactual value) and
     the regrets R = R * (pos if R > 0 else neg) + cfv[a] - out (CFR+: then floored at 0).
@@ -160,7 +173,7 @@ def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
                     reg[b, a, h] = np.int16(y + 0.5 if y >= 0 else y - 0.5)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def combine(strat, cfv, out):
     """out = sum_a strat[a] * cfv[a] (an expected value), or, with an empty ``strat``, the
     max over actions (a best response); hand-inner loops."""
@@ -181,7 +194,7 @@ def combine(strat, cfv, out):
             out[b, h] = v[h]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def combine_average(cum, cfv, out):
     """out = sum_a avg[a] * cfv[a] with avg the cumulative strategy ``cum[B, A, H]``
     normalized (``average_strategy`` then ``combine``, fused: no [A, B, H] strategy array;
@@ -207,7 +220,7 @@ def combine_average(cum, cfv, out):
             out[b, h] = v[h]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def scale_reach(strat, reach, out):
     """out[a] = reach * strat[a] (``out`` may be ``strat``: in place)."""
     A, B, H = strat.shape
@@ -217,7 +230,7 @@ def scale_reach(strat, reach, out):
                 out[a, b, h] = reach[b, h] * strat[a, b, h]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def sum_actions(cfv, out):
     """out = sum_a cfv[a] (float64 sums in action order), hand-inner loops (vectorized)."""
     A, B, H = cfv.shape
@@ -232,7 +245,7 @@ def sum_actions(cfv, out):
             out[b, h] = v[h]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def fold_values(reach, ocards, cards, same_at, same_ok, valid, payoff, out):
     """out[b, h] = payoff * the opponent's reach over hands sharing no card with h: the total
     minus each card's sum plus h's own combo (counted twice; ``same_ok`` 1.0 where the
@@ -253,7 +266,7 @@ def fold_values(reach, ocards, cards, same_at, same_ok, valid, payoff, out):
             out[b, h] = payoff * x * valid[b, h]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def card_lists(cards, order, count):
     """Per river board, a player's valid hands listed by card, each list ascending by rank and
     closed by one spare slot: ``cptr[b, c]`` the start of card c's list (``cptr[b, 52]`` the
@@ -285,7 +298,7 @@ def card_lists(cards, order, count):
     return cptr, clist
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def showdown_index(cards, order, count, rank, oorder, ocount, orank, ocptr, oclist):
     """uint16[B, 6, H]: where each hand's sums start and end among the opponent's hands sorted by
     rank on each river board: the opponent's hands strictly weaker (0), at most as strong (1),
@@ -318,7 +331,7 @@ def showdown_index(cards, order, count, rank, oorder, ocount, orank, ocptr, ocli
     return idx
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def showdown_values(reach, cards, valid, idx, oorder, ocount, ocptr, oclist, payoff, out):
     """out[b, h] = payoff * (the opponent's reach over weaker hands - over stronger ones),
     hands sharing a card with h taken out: per board, prefix sums of the opponent's reach in
@@ -353,7 +366,7 @@ def showdown_values(reach, cards, valid, idx, oorder, ocount, ocptr, oclist, pay
             out[b, h] = payoff * x * valid[b, h]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def deal_down(reach, parent, card, cards, out):
     """The reach on each next-street board: the parent board's, hands holding the new card out."""
     B, H = out.shape
@@ -364,7 +377,7 @@ def deal_down(reach, parent, card, cards, out):
             out[b, h] = 0.0 if (cards[h, 0] == c or cards[h, 1] == c) else reach[pb, h]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def deal_up(values, ptr, child, perm, hmap, inv_left, out):
     """out[pb, h] = inv_left * sum over the canonical boards k below pb and the suit
     permutations of each: values[child[k], hmap[perm[k], h]] (a board not solved is its
@@ -380,3 +393,64 @@ def deal_up(values, ptr, child, perm, hmap, inv_left, out):
                 out[pb, h] += values[cb, hmap[g, h]]
         for h in range(H):
             out[pb, h] *= inv_left
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def disjoint_sum(r, cards, h, csum, out, scale, idx, n):
+    """out[i] = scale * the sum of r[j] over the hands j sharing no card with hand i (one list,
+    h cards a hand, ``csum`` float64[D] scratch): the total minus each card's sum, plus hand i
+    itself when h = 2 (taken out twice); O(H + D) (Johanson, Waugh, Bowling and Zinkevich,
+    "Accelerating best response calculation in large extensive games"). For the hands
+    ``idx[:n]`` only, or every hand when n < 0."""
+    csum[:] = 0.0
+    tot = 0.0
+    for i in range(r.shape[0]):
+        x = r[i]
+        if x != 0.0:
+            tot += x
+            for c in range(h):
+                csum[cards[i, c]] += x
+    m = r.shape[0] if n < 0 else n
+    for t in range(m):
+        i = t if n < 0 else idx[t]
+        v = tot
+        for c in range(h):
+            v -= csum[cards[i, c]]
+        out[i] = scale * (v + r[i] if h == 2 else v)
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def showdown_sweep(r, cards, h, D, order, grp_end, stake, out):
+    """out[i] = stake * (reach r of the hands that share no card with hand i and that it beats,
+    minus of those it loses to), for the hands in ``order`` (by rank, weakest first; grp_end[t]:
+    one past the last hand of t's group of equal rank), each holding h cards of D (one list).
+    One sweep: a group counts 0 while inside it, then +, so a hand's own reach cancels, and so
+    do the hands sharing a card with it, through the per-card sums."""
+    X = 0.0
+    Xc = np.zeros(D)
+    n = order.shape[0]
+    for t in range(n):
+        i = order[t]
+        X -= r[i]
+        for c in range(h):
+            Xc[cards[i, c]] -= r[i]
+    q = 0
+    while q < n:
+        e = grp_end[q]
+        for t in range(q, e):
+            i = order[t]
+            X += r[i]
+            for c in range(h):
+                Xc[cards[i, c]] += r[i]
+        for t in range(q, e):
+            i = order[t]
+            v = X
+            for c in range(h):
+                v -= Xc[cards[i, c]]
+            out[i] = stake * v
+        for t in range(q, e):
+            i = order[t]
+            X += r[i]
+            for c in range(h):
+                Xc[cards[i, c]] += r[i]
+        q = e

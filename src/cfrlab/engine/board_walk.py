@@ -1,0 +1,290 @@
+"""The board engine's walk: CFR, a best response or an expected value over every board of the
+streets below a public board (``cfrlab.engine.board.BoardGame``), with O(n) terminals and suit
+isomorphism (what the fast postflop solvers do).
+
+**Storage** per decision node and board: regrets and the cumulative strategy (the current
+strategy is regret matching of the regrets, recomputed), float32 (``"float32"``), float64 for
+oracles (``"float64"``) or 16 bits with a scale per board (``"int16"``: half the memory).
+
+**Threads.** The parts of ``BoardGame.split`` are each walked in a thread of its own with its
+own work arrays; the kernels release the GIL, so any number of threads gives the same tables
+bit for bit. Work arrays are shared by the two players' walks (one flat array per node depth
+and role), and the float64 walks of ``exact_values`` run in smaller parts so that their
+arrays stay below the iterations' float32 ones.
+
+**Updates** alternate: player 0's pass updates its regrets and player 1's average strategy
+(weighted by player 1's reach), then player 1's pass the other way round. The discounts are
+the CFR family's one table (``cfrlab.engine.rules``): before iteration t adds its regrets,
+positive ones are multiplied by (t-1)^alpha / ((t-1)^alpha + 1), negative ones by the same in
+beta, and the average strategy's sums by ((t-1) / t)^gamma; CFR+ floors the regrets at 0.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from cfrlab.cards.ranges import COMBOS
+from cfrlab.engine import _board_kernels as K
+from cfrlab.engine.board import STORAGES, BoardGame, View, default_threads
+from cfrlab.errors import CfrlabError
+from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
+
+EXACT_PARTS = 4  # parts per thread of the float64 walks of exact_values (their work arrays)
+FAST_ALGORITHMS = {"dcfr": (1.5, 0.0, 2.0, False), "dcfr+": (1.5, 0.5, 3.0, False),
+                   "cfr+": (None, None, 1.0, True)}
+
+
+class BoardSolver:
+    """Alternating-update CFR over a ``BoardGame`` (module docstring). ``threads`` (default:
+    every core) walk the boards below the first chance node in parts (``BoardGame.split``),
+    kernels without the GIL; the tables are the same bit for bit for any number of threads."""
+
+    def __init__(self, game: BoardGame, algorithm: str = "dcfr", storage: str = "float32",
+                 threads: int | None = None) -> None:
+        if algorithm not in FAST_ALGORITHMS:
+            raise CfrlabError(f"the board walk runs {', '.join(FAST_ALGORITHMS)}, not {algorithm!r}")
+        if storage not in STORAGES:
+            raise CfrlabError(f"storage is one of {', '.join(STORAGES)}, not {storage!r}")
+        self.game, self.algorithm, self.storage = game, algorithm, storage
+        self.alpha, self.beta, self.gamma, self.floor = FAST_ALGORITHMS[algorithm]
+        rdt, cdt, _ = STORAGES[storage]
+        self.comp = storage == "int16"
+        self.dtype = np.float64 if storage == "float64" else np.float32
+        tree = game.tree
+        self.reg, self.cum, self.rscale, self.cscale = {}, {}, {}, {}
+        for n in tree.decision_node:
+            n = int(n)
+            B = game.levels[int(tree.round[n]) - game.street].B
+            H = len(game.hands[int(tree.player[n])])
+            A = int(tree.num_children[n])
+            self.reg[n] = np.zeros((B, A, H), dtype=rdt)
+            self.cum[n] = np.zeros((B, A, H), dtype=cdt)
+            self.rscale[n] = np.ones(B, dtype=np.float32)
+            self.cscale[n] = np.ones(B, dtype=np.float32)
+        self.iterations = 0
+        self._c = [np.ascontiguousarray(c) for c in game.cards]
+        self._c8 = [c.astype(np.uint8) for c in self._c]  # unsigned: no wraparound in the loops
+        self._buffers: dict = {}
+        self.threads = default_threads() if threads is None else int(threads)
+        if self.threads < 1:
+            raise CfrlabError(f"threads must be at least 1, got {threads}")
+        self._whole = game.split(1)[0]
+        self._parts = game.split(self.threads)
+        self._pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
+        self.locked: dict = {}  # node -> (bool[H] locked hands, float64[A, H] their strategy)
+
+    @classmethod
+    def from_tables(cls, game: BoardGame, algorithm: str, storage: str, cum: dict, cscale: dict,
+                    iterations: int) -> BoardSolver:
+        """A solver holding only saved average-strategy tables (``cum``, ``cscale`` per
+        decision node): it reads and evaluates the strategy ("ev" and "br" walks), no regrets."""
+        self = cls.__new__(cls)
+        self.game, self.algorithm, self.storage = game, algorithm, storage
+        self.alpha, self.beta, self.gamma, self.floor = FAST_ALGORITHMS[algorithm]
+        self.comp = storage == "int16"
+        self.dtype = np.float64 if storage == "float64" else np.float32
+        self.reg, self.rscale, self.cum, self.cscale = {}, {}, cum, cscale
+        self.iterations = int(iterations)
+        self._c = [np.ascontiguousarray(c) for c in game.cards]
+        self._c8 = [c.astype(np.uint8) for c in self._c]
+        self._buffers, self.threads = {}, 1
+        self._whole = game.split(1)[0]
+        self._parts = [self._whole]
+        self._pool = None
+        self.locked = {}
+        return self
+
+    def lock(self, node: int, hands: np.ndarray, strategy: np.ndarray) -> None:
+        """Fix decision ``node``'s strategy (on the walk's first street: one board) for the
+        acting player's ``hands`` (bool[H]) to ``strategy`` (float64[A, H], columns summing to
+        1): the walk plays it, the regret update leaves it and the average strategy is it."""
+        t = self.game.tree
+        if int(t.round[node]) != self.game.street:
+            raise CfrlabError("the board walk locks nodes on its first street only")
+        if self.comp:
+            raise CfrlabError("a locked walk runs with float32 or float64 storage, not int16")
+        hands = np.asarray(hands, dtype=bool)
+        strategy = np.asarray(strategy, dtype=np.float64)
+        self.locked[int(node)] = (hands, strategy)
+        self.cum[node][:, :, hands] = strategy[None][:, :, hands].astype(self.cum[node].dtype)
+
+    def _locked_values(self, n: int, cfv: np.ndarray, out: np.ndarray) -> None:
+        """The locked hands' values at n under their fixed strategy (after the free ones')."""
+        hands, strat = self.locked[n]
+        out[:, hands] = np.einsum("abh,ah->bh", cfv[:, :, hands], strat[:, hands]).astype(out.dtype)
+
+    def _locked_reach(self, n: int, reach: np.ndarray, child_reach: np.ndarray) -> None:
+        """The locked hands' reach under their fixed strategy; their cumulative sums kept at it."""
+        hands, strat = self.locked[n]
+        child_reach[:, :, hands] = (strat[:, None, hands] * reach[None][:, :, hands]).astype(child_reach.dtype)
+        self.cum[n][:, :, hands] = strat[None][:, :, hands].astype(self.cum[n].dtype)
+
+    # -- the walk ---------------------------------------------------------------------------------
+    def _children(self, n: int) -> list[int]:
+        t = self.game.tree
+        f = int(t.first_child[n])
+        return [int(c) for c in t.child[f:f + int(t.num_children[n])]]
+
+    def _buffer(self, key: tuple, shape: tuple) -> np.ndarray:
+        """A reused work array of the given shape: the front of one flat array per key (the
+        role and depth of the node, the thread's part), kept at the largest size asked for
+        (fresh large arrays cost a page fault per page, every node). Both players' walks share
+        it: they never run at once, and a node's buffer is free once its value is returned."""
+        size = int(np.prod(shape))
+        buf = self._buffers.get(key)
+        if buf is None or buf.size < size:
+            buf = self._buffers[key] = np.empty(size, dtype=self.dtype)
+        return buf[:size].reshape(shape)
+
+    def _walk(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray,
+              v: View | None = None, part: int = 0) -> None:
+        """Player p's counterfactual values [B, H_p] at node n into ``out``, given the
+        opponent's reach [B, H_o], over view v's boards (the whole game by default); mode
+        "train" (update), "br" (p best responds) or "ev" (both play their average)."""
+        g, t = self.game, self.game.tree
+        v = self._whole if v is None else v
+        o = 1 - p
+        L = int(t.round[n]) - g.street
+        kind = int(t.kind[n])
+        depth = int(t.depth[n])
+        if kind == FOLD:
+            folder = int(t.player[n])
+            pay = -float(t.spent[n, p]) if folder == p else float(t.spent[n, o])
+            K.fold_values(reach, self._c8[o], self._c8[p], g.same_at[p], g.same_ok[p], v.validf[L][p],
+                          pay, out)
+            return
+        if kind == SHOWDOWN:
+            sdvalid, sdidx = v.river[p][:2]
+            K.showdown_values(reach, self._c8[p], sdvalid, sdidx, *v.river[o][2:], float(t.spent[n, o]), out)
+            return
+        if kind == CHANCE:
+            self._chance(n, p, reach, mode, coef, out, v, part)
+            return
+        kids = self._children(n)
+        A = len(kids)
+        lo, hi = v.lo[L], v.hi[L]
+        cfv = self._buffer(("cfv", depth, part), (A, v.B[L], out.shape[1]))
+        if int(t.player[n]) == p:
+            for a, c in enumerate(kids):
+                self._walk(c, p, reach, mode, coef, cfv[a], v, part)
+            if mode == "train":
+                K.player_node(self.reg[n][lo:hi], self.rscale[n][lo:hi], self.comp, cfv, coef[0], coef[1],
+                              self.floor, out)
+            elif mode == "ev":
+                K.combine_average(self.cum[n][lo:hi], cfv, out)
+            else:
+                K.combine(np.empty((0, 0, 0), dtype=self.dtype), cfv, out)
+            if n in self.locked and mode != "ev":  # the locked hands play their lock
+                self._locked_values(n, cfv, out)
+            return
+        child_reach = self._buffer(("reach", depth, part), (A,) + reach.shape)
+        if mode == "train":
+            K.opponent_node(self.reg[n][lo:hi], self.cum[n][lo:hi], self.cscale[n][lo:hi], self.comp, reach,
+                            coef[2], True, child_reach)
+        else:  # the average strategy, then times the reach in place
+            K.average_strategy(self.cum[n][lo:hi], child_reach)
+            K.scale_reach(child_reach, reach, child_reach)
+        if n in self.locked and mode == "train":
+            self._locked_reach(n, reach, child_reach)
+        for a, c in enumerate(kids):
+            self._walk(c, p, child_reach[a], mode, coef, cfv[a], v, part)
+        K.sum_actions(cfv, out)
+
+    def _chance(self, n: int, p: int, reach: np.ndarray, mode: str, coef, out: np.ndarray,
+                v: View, part: int) -> None:
+        """A chance node: the reach dealt down to the next street's boards, the subtree walked,
+        the values summed back up. At the first street with several parts, each part's boards
+        are walked in a thread of its own (the kernels release the GIL)."""
+        g, t = self.game, self.game.tree
+        o = 1 - p
+        L = int(t.round[n]) - g.street
+        depth = int(t.depth[n])
+        child = self._children(n)[0]
+        down = self._buffer(("down", depth, part), (v.B[L + 1], reach.shape[1]))
+        K.deal_down(reach, *v.down[L + 1], self._c[o], down)
+        below = self._buffer(("below", depth, part), (v.B[L + 1], out.shape[1]))
+        if L == 0 and len(self._parts) > 1 and v is self._whole:
+            # thread i walks parts i, i + threads, ... one after the other with its own buffers
+            def work(i: int) -> None:
+                for w in self._parts[i::self.threads]:
+                    self._walk(child, p, down[w.lo[1]:w.hi[1]], mode, coef, below[w.lo[1]:w.hi[1]], w, i + 1)
+
+            jobs = [self._pool.submit(work, i) for i in range(1, min(self.threads, len(self._parts)))]
+            work(0)
+            for job in jobs:
+                job.result()
+        else:
+            self._walk(child, p, down, mode, coef, below, v, part)
+        K.deal_up(below, *v.up[L + 1], g.hmap[p], g.inv_left[L], out)
+
+    def _root_reach(self, o: int) -> np.ndarray:
+        return (self.game.w[o] * self.game.levels[0].valid[o][0]).astype(self.dtype)[None]
+
+    def root_values(self, p: int, mode: str) -> np.ndarray:
+        """float64[H_p]: p's counterfactual values at the root ("br" or "ev")."""
+        out = np.empty((1, len(self.game.hands[p])), dtype=self.dtype)
+        self._walk(0, p, self._root_reach(1 - p), mode, None, out)
+        return out[0].astype(np.float64)
+
+    def value(self, p: int, mode: str) -> float:
+        """p's expected winnings (chips) best responding ("br") or playing its average ("ev")."""
+        return float(self.game.w[p] @ self.root_values(p, mode)) / self.game.mass
+
+    def iterate(self, n: int = 1) -> None:
+        for _ in range(int(n)):
+            self.iterations += 1
+            t = self.iterations
+            if self.floor:
+                pos = neg = 1.0
+            else:
+                x = float(t - 1)
+                pos = x ** self.alpha / (x ** self.alpha + 1)
+                neg = x ** self.beta / (x ** self.beta + 1) if x > 0 else 0.0
+            decay = ((t - 1) / t) ** self.gamma
+            for p in (0, 1):
+                out = np.empty((1, len(self.game.hands[p])), dtype=self.dtype)
+                self._walk(0, p, self._root_reach(1 - p), "train", (pos, neg, decay), out)
+
+    def exact_values(self, ev: bool = True) -> tuple[float, ...]:
+        """(BR0, BR1[, EV0]) of the average strategy with the walk in float64 (the tables stay
+        as stored): the figures a solve reports."""
+        keep, parts = self.dtype, self._parts
+        # float64 work arrays in more, smaller parts: the peak memory stays the iterations'
+        self.dtype, self._buffers = np.float64, {}
+        self._parts = self.game.split(EXACT_PARTS * self.threads)
+        try:
+            out = (self.value(0, "br"), self.value(1, "br"))
+            return out + (self.value(0, "ev"),) if ev else out
+        finally:
+            self.dtype, self._buffers, self._parts = keep, {}, parts
+
+    def best_responses(self) -> tuple[float, float]:
+        return self.value(0, "br"), self.value(1, "br")
+
+    def exploitability(self) -> float:
+        b0, b1 = self.best_responses()
+        return 0.5 * (b0 + b1)
+
+    # -- reading the average strategy -----------------------------------------------------------
+    def strategy(self, node: int, extras: tuple[int, ...] = ()) -> np.ndarray:
+        """float64[1326, A]: the average strategy at decision ``node`` on the board with the
+        given turn / river cards, per combo (``cfrlab.cards.ranges`` order; rows of combos the
+        acting player cannot hold there are uniform)."""
+        g, t = self.game, self.game.tree
+        if t.kind[node] != DECISION:
+            raise CfrlabError(f"node {node} is not a decision")
+        L = int(t.round[node]) - g.street
+        if len(extras) != L:
+            raise CfrlabError(f"node {node} needs {L} card(s) after the walk's board, got {len(extras)}")
+        b, tau = g.canonical(tuple(extras))
+        p = int(t.player[node])
+        A = int(t.num_children[node])
+        avg = np.empty((A, 1, len(g.hands[p])), dtype=np.float64)
+        K.average_strategy(self.cum[node][b:b + 1].astype(np.float64), avg)
+        out = np.full((len(COMBOS), A), 1.0 / A)
+        m = g.hand_map(p, tau)
+        ok = (m >= 0) & g.levels[L].valid[p][b][np.maximum(m, 0)]
+        out[g.hands[p][ok]] = avg[:, 0, m[ok]].T
+        return out
