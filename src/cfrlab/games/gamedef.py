@@ -2,12 +2,16 @@
 
 Parsing follows the ACPC server's ``readGame``: keywords are case-insensitive prefixes at
 column 0, ``=`` is whitespace, ``#`` lines are comments, a repeated keyword overwrites, and
-parsing stops at ``END GAMEDEF``. Writing follows ``printGame`` (``firstPlayer`` left out when
+parsing stops at ``END GAMEDEF``. Two things readGame lets pass are refused, in one line: a
+line that is no keyword (readGame skips it, so a misspelt ``raiseSzie`` would load another
+game; the message names the nearest keyword), and a number outside the 32-bit range the
+server keeps (it would wrap). Writing follows ``printGame`` (``firstPlayer`` left out when
 every value is 1, ``stack`` / ``maxRaises`` left out when they are the defaults).
 """
 
 from __future__ import annotations
 
+import difflib
 import enum
 import re
 from dataclasses import dataclass, field
@@ -17,6 +21,7 @@ from cfrlab.cards import cards_text, deck
 from cfrlab.errors import CfrlabError, ParseError, one_line, printable
 
 INT32_MAX = 2**31 - 1
+INT32_MIN = -(2**31)
 UNLIMITED_RAISES = 255
 MAX_STANDARD_RANKS = 13
 MAX_EXTENDED_RANKS = 1000  # cfrlab's kuhn-N extension (e.g. the tutorial's 100-card Kuhn)
@@ -111,14 +116,29 @@ class GameDef:
         )
 
 
+def shown_int(v: int) -> str:
+    """An integer for an error message: as it is, or its size when it is too long to print
+    (``str`` refuses more than 4,300 digits, and a message is one short line)."""
+    if -(10**30) < v < 10**30:
+        return str(v)
+    return f"a {'negative ' if v < 0 else ''}number of about {int(abs(v).bit_length() * 0.30103) + 1:,} digits"
+
+
 def validate(g: GameDef) -> None:
     def bad(msg: str) -> None:
         raise ParseError(f"invalid game definition: {msg}")
 
+    for key in ("blind", "raise_size", "first_player", "max_raises", "num_board_cards", "stack"):
+        values = getattr(g, key)
+        # the ACPC server keeps chips in int32 (and counts in uint8: the checks below)
+        if any(not INT32_MIN <= v <= INT32_MAX for v in values):
+            worst = max(values, key=abs)
+            bound = f"at most {INT32_MAX}" if worst > 0 else f"at least {INT32_MIN}"
+            bad(f"{_file_key(key)} values must be {bound}, got {shown_int(worst)}")
     if not 2 <= g.num_players <= 10:
-        bad(f"numPlayers must be 2..10, got {g.num_players}")
+        bad(f"numPlayers must be 2..10, got {shown_int(g.num_players)}")
     if not 1 <= g.num_rounds <= 4:
-        bad(f"numRounds must be 1..4, got {g.num_rounds}")
+        bad(f"numRounds must be 1..4, got {shown_int(g.num_rounds)}")
     if len(g.blind) < g.num_players:
         bad(f"blind needs {g.num_players} values, got {len(g.blind)}")
     if len(g.stack) < g.num_players:
@@ -134,11 +154,11 @@ def validate(g: GameDef) -> None:
     if len(g.num_board_cards) < g.num_rounds:
         bad("numBoardCards needs one value per round")
     if not 1 <= g.num_suits <= 4:
-        bad(f"numSuits must be 1..4, got {g.num_suits}")
+        bad(f"numSuits must be 1..4, got {shown_int(g.num_suits)}")
     if not 1 <= g.num_ranks <= MAX_EXTENDED_RANKS:
-        bad(f"numRanks must be 1..13 (or up to {MAX_EXTENDED_RANKS} in cfrlab's extension), got {g.num_ranks}")
+        bad(f"numRanks must be 1..13 (or up to {MAX_EXTENDED_RANKS} in cfrlab's extension), got {shown_int(g.num_ranks)}")
     if not 1 <= g.num_hole_cards <= 3:
-        bad(f"numHoleCards must be 1..3, got {g.num_hole_cards}")
+        bad(f"numHoleCards must be 1..3, got {shown_int(g.num_hole_cards)}")
     if g.num_hole_cards + sum(g.num_board_cards[: g.num_rounds]) > 7:
         bad("a showdown hand (hole cards plus the whole board) has at most 7 cards in cfrlab, "
             f"this game's has {g.num_hole_cards + sum(g.num_board_cards[: g.num_rounds])}")
@@ -155,29 +175,28 @@ def validate(g: GameDef) -> None:
             bad(f"blind {g.blind[p]} of position {p + 1} must be between 0 and its stack {g.stack[p]}")
     if g.is_limit and any(r <= 0 for r in g.raise_size[: g.num_rounds]):
         bad("raiseSize values must be positive")
-    # the ACPC server keeps chips in int32 and raise caps in uint8
-    for key, values in (("stack", g.stack[: g.num_players]), ("blind", g.blind[: g.num_players]),
-                        ("raiseSize", g.raise_size[: g.num_rounds])):
-        if any(v > INT32_MAX for v in values):
-            bad(f"{key} values must be at most {INT32_MAX}")
     if any(not 0 <= m <= UNLIMITED_RAISES for m in g.max_raises[: g.num_rounds]):
         bad(f"maxRaises values must be 0..{UNLIMITED_RAISES} ({UNLIMITED_RAISES} = no cap)")
 
 
 _KEYWORDS = [
-    # (keyword, attribute); longest first so that e.g. 'numBoardCards' is not read as 'numB..'
-    ("numboardcards", "num_board_cards"),
-    ("numholecards", "num_hole_cards"),
-    ("numplayers", "num_players"),
-    ("numrounds", "num_rounds"),
-    ("numsuits", "num_suits"),
-    ("numranks", "num_ranks"),
-    ("raisesize", "raise_size"),
-    ("firstplayer", "first_player"),
-    ("maxraises", "max_raises"),
+    # (keyword as printGame writes it, attribute); matched case-insensitively as a prefix,
+    # longest first so that e.g. 'numBoardCards' is not read as 'numB..'
+    ("numBoardCards", "num_board_cards"),
+    ("numHoleCards", "num_hole_cards"),
+    ("numPlayers", "num_players"),
+    ("numRounds", "num_rounds"),
+    ("numSuits", "num_suits"),
+    ("numRanks", "num_ranks"),
+    ("raiseSize", "raise_size"),
+    ("firstPlayer", "first_player"),
+    ("maxRaises", "max_raises"),
     ("stack", "stack"),
     ("blind", "blind"),
 ]
+# every line readGame reads besides comments and blank lines (ACPC.md, section 1.2)
+_TAGS = ("GAMEDEF", "END GAMEDEF", "limit", "nolimit")
+VALID_KEYWORDS = _TAGS + tuple(kw for kw, _ in _KEYWORDS)
 _SCALARS = {"num_players", "num_rounds", "num_suits", "num_ranks", "num_hole_cards"}
 
 
@@ -188,7 +207,7 @@ def parse_game(text: str, name: str = "") -> GameDef:
     saw_end = False
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip("\r\n")
-        if not line or line.startswith("#"):
+        if not line.strip() or line.startswith("#"):
             continue
         low = line.lower()
         if low.startswith("end gamedef"):
@@ -203,18 +222,12 @@ def parse_game(text: str, name: str = "") -> GameDef:
             betting = BettingType.LIMIT
             continue
         for kw, attr in _KEYWORDS:
-            if low.startswith(kw):
-                rest = [x for x in _ACPC_BLANKS.split(line[len(kw):]) if x]
-                if not all(_ACPC_INT.fullmatch(x) for x in rest):
-                    raise ParseError(f"line {lineno}: {kw} expects integers (ASCII digits), "
-                                     f"got {shown_input(line.strip())}")
-                nums = tuple(int(x) for x in rest)
-                if not nums:
-                    raise ParseError(f"line {lineno}: {kw} has no values")
-                vals[attr] = nums
+            if low.startswith(kw.lower()):
+                vals[attr] = _values(line, kw, lineno)
                 break
-        # lines matching no keyword are ignored, as readGame does
-    del saw_end  # readGame accepts a file without END GAMEDEF
+        else:
+            raise ParseError(_unknown_line(line, lineno))
+    del saw_end  # readGame accepts a file without END GAMEDEF (and ignores what follows it)
     for attr in ("num_players", "num_rounds", "num_suits", "num_ranks", "num_hole_cards"):
         if attr not in vals:
             raise ParseError(f"game definition lacks {_file_key(attr)}")
@@ -244,6 +257,41 @@ def parse_game(text: str, name: str = "") -> GameDef:
     return _trimmed(g)
 
 
+def _values(line: str, kw: str, lineno: int) -> tuple[int, ...]:
+    """The integers after keyword ``kw`` on ``line``: ASCII digits as ``sscanf("%d")`` reads
+    them, each in the 32-bit range the ACPC server keeps (a longer number is refused before
+    ``int()`` reads it: Python refuses more than 4,300 digits, and the server would wrap it)."""
+    rest = [x for x in _ACPC_BLANKS.split(line[len(kw):]) if x]
+    if not all(_ACPC_INT.fullmatch(x) for x in rest):
+        raise ParseError(f"line {lineno}: {kw} expects integers (ASCII digits), got {shown_input(line.strip())}")
+    if not rest:
+        raise ParseError(f"line {lineno}: {kw} has no values")
+    out = []
+    for x in rest:
+        digits = x.lstrip("+-").lstrip("0") or "0"
+        v = int(digits) * (-1 if x.startswith("-") else 1) if len(digits) <= 10 else None
+        if v is None or not INT32_MIN <= v <= INT32_MAX:
+            bound = f"at least {INT32_MIN}" if x.startswith("-") else f"at most {INT32_MAX}"
+            raise ParseError(f"line {lineno}: {kw} values must be {bound} (32-bit integers), "
+                             f"got {shown_input(x, 20)}")
+        out.append(v)
+    return tuple(out)
+
+
+def _unknown_line(line: str, lineno: int) -> str:
+    """Why a line that is no keyword is refused (readGame skips it silently, so a misspelt
+    keyword would give another game): the nearest keyword, or that keywords start a line."""
+    stripped = line.strip()
+    if line[:1].isspace() and any(stripped.lower().startswith(k.lower()) for k in VALID_KEYWORDS):
+        return (f"line {lineno}: a keyword starts in the first column (the ACPC server skips an indented "
+                f"line): {shown_input(line)}")
+    word = stripped.split("=")[0].split()[0] if stripped.split("=")[0].strip() else stripped
+    spelt = {k.lower(): k for k in VALID_KEYWORDS}
+    near = difflib.get_close_matches(word.lower(), list(spelt), n=1, cutoff=0.6)
+    hint = f"did you mean {spelt[near[0]]}?" if near else f"keywords: {', '.join(VALID_KEYWORDS)}; # starts a comment"
+    return f"line {lineno}: unknown keyword {shown_input(word, 40)} ({hint}): {shown_input(line)}"
+
+
 def game_of_header(path, header: dict, what: str) -> GameDef:
     """The game a file's header records (``game``: its definition's text; ``game_name``); a
     definition that does not parse is refused in one line naming ``path`` and the ``what`` file."""
@@ -270,11 +318,7 @@ def _trimmed(g: GameDef) -> GameDef:
 
 
 def _file_key(attr: str) -> str:
-    for kw, a in _KEYWORDS:
-        if a == attr:
-            return {"numboardcards": "numBoardCards", "numholecards": "numHoleCards", "numplayers": "numPlayers",
-                    "numrounds": "numRounds", "numsuits": "numSuits", "numranks": "numRanks"}.get(kw, kw)
-    return attr
+    return next((kw for kw, a in _KEYWORDS if a == attr), attr)
 
 
 def write_game(g: GameDef) -> str:
