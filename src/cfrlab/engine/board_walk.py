@@ -96,6 +96,48 @@ class BoardSolver:
         self.locked = {}
         return self
 
+    def state_dict(self) -> dict:
+        """The tables and the iteration count (``cfrlab.solvers.driver`` checkpoints): regrets
+        ``reg.N``, cumulative strategy ``cum.N`` and, in 16 bits, their scales per board, for
+        every decision node N; enough to resume bit for bit (the locks are the caller's)."""
+        out = {"algorithm": self.algorithm, "storage": self.storage, "iterations": int(self.iterations)}
+        for n in self.reg:
+            out[f"reg.{n}"], out[f"cum.{n}"] = self.reg[n].copy(), self.cum[n].copy()
+            if self.comp:
+                out[f"rscale.{n}"], out[f"cscale.{n}"] = self.rscale[n].copy(), self.cscale[n].copy()
+        return out
+
+    def load_state_dict(self, d: dict) -> None:
+        """Restore ``state_dict``'s tables; refused in one line (nothing changed) unless every
+        table is there with this game's shape and type, finite, and the cumulative strategy and
+        the scales are not negative (CFR+ regrets neither)."""
+        if d.get("algorithm") != self.algorithm or d.get("storage") != self.storage:
+            raise CfrlabError(f"the checkpoint is of {d.get('algorithm')!r} in {d.get('storage')!r} storage, "
+                              f"this solve runs {self.algorithm!r} in {self.storage!r}")
+        it = d.get("iterations")
+        if isinstance(it, bool) or not isinstance(it, (int, np.integer)) or it < 0:
+            raise CfrlabError(f"the checkpoint's iteration count is {it!r}")
+        names = [("reg", self.reg), ("cum", self.cum)]
+        if self.comp:
+            names += [("rscale", self.rscale), ("cscale", self.cscale)]
+        new = {}
+        for key, mine in names:
+            for n, arr in mine.items():
+                x = d.get(f"{key}.{n}")
+                if not isinstance(x, np.ndarray) or x.shape != arr.shape or x.dtype != arr.dtype:
+                    what = "missing" if x is None else f"{getattr(x, 'dtype', type(x).__name__)}{getattr(x, 'shape', '')}"
+                    raise CfrlabError(f"its table {key}.{n} is {what}, this spot needs {arr.dtype}{arr.shape}")
+                if x.dtype.kind == "f" and not np.isfinite(x).all():
+                    raise CfrlabError(f"its table {key}.{n} holds NaN or infinite values")
+                if key != "reg" and (x < 0).any():
+                    raise CfrlabError(f"its table {key}.{n} holds negative values")
+                if key == "reg" and self.floor and (x < 0).any():
+                    raise CfrlabError(f"its table {key}.{n} holds negative regrets, which {self.algorithm} never keeps")
+                new[(key, n)] = x
+        for (key, n), x in new.items():
+            {"reg": self.reg, "cum": self.cum, "rscale": self.rscale, "cscale": self.cscale}[key][n][...] = x
+        self.iterations = int(it)
+
     def lock(self, node: int, hands: np.ndarray, strategy: np.ndarray) -> None:
         """Fix decision ``node``'s strategy (on the walk's first street: one board) for the
         acting player's ``hands`` (bool[H]) to ``strategy`` (float64[A, H], columns summing to

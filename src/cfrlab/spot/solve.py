@@ -23,6 +23,7 @@ in from the spot's start on, = its zero-sum winnings + pot/2 (the two EVs sum to
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from cfrlab.engine import best_response_values, game_value
 from cfrlab.engine.core import get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import FLOAT32_MIN_STATES, PRESETS
+from cfrlab.solvers.driver import Checkpointer, StopRule, run_solve
 from cfrlab.solvers.registry import make_solver
 from cfrlab.spot.config import Spot
 from cfrlab.spot.fast import (
@@ -201,6 +203,20 @@ class SpotSolution:
         }
 
 
+def checkpoint_identity(tree: PublicTree, model: SpotModel, algorithm: str, storage: str,
+                        isomorphism: bool, locks=()) -> dict:
+    """What a spot solve's checkpoint must match to be resumed: the spot's game, board and
+    range weights (``SpotModel.hash``), its betting tree (the sizes), the algorithm, the
+    storage, the symmetry and the locks."""
+    h = hashlib.sha256(b"cfrlab-spot-tree-v1\n")
+    for a in (tree.kind, tree.player, tree.first_child, tree.num_children, tree.child, tree.raise_to):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return {"game": model.game.to_text(), "game_name": model.spot.summary(), "model_hash": model.hash,
+            "bets": h.hexdigest()[:16], "algorithm": algorithm,
+            "params": {"storage": storage, "isomorphism": bool(isomorphism),
+                       "locks": [lk.as_dict() for lk in locks]}, "seed": None}
+
+
 def solve_memory(spot: Spot, tree: PublicTree | None = None, model: SpotModel | None = None,
                  algorithm: str = "dcfr", storage: str = "float32", isomorphism: bool = True,
                  game: SpotGame | None = None) -> int:
@@ -233,7 +249,8 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
                tree: PublicTree | None = None, model: SpotModel | None = None,
                storage: str = "float32", isomorphism: bool = True,
                game: SpotGame | None = None, max_bytes: int | None = None,
-               locks=(), threads: int | None = None) -> SpotSolution:
+               locks=(), threads: int | None = None, checkpoint=None,
+               checkpoint_every: int | None = None, resume=None) -> SpotSolution:
     """Solve ``spot`` (module docstring): stop at ``target_pct`` percent of the pot (None: no
     target), after ``iterations`` (None: no cap) or once ``seconds`` have passed (checked
     between measurements). ``progress(iterations, seconds, pct)`` is called after each
@@ -243,7 +260,14 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
     ``solve_memory`` is above ``max_bytes`` is refused with its estimate. ``locks``
     (``cfrlab.spot.lock.Lock``) fix nodes' strategies (on the engine's tables: turn and river
     spots); the exploitability is then the locked game's. ``threads`` (default: every core)
-    walk parts of the boards side by side on the spot's walk (the same result bit for bit)."""
+    walk parts of the boards side by side on the spot's walk (the same result bit for bit).
+
+    The iterations run through the one solve loop (``cfrlab.solvers.driver.run_solve``): with
+    ``checkpoint`` (a path) the solver's tables are written there every ``checkpoint_every``
+    iterations, at the end and on Ctrl-C or SIGTERM (then ``driver.Interrupted`` is raised);
+    ``resume`` (a path) continues the run saved there, bit for bit as if it had not stopped,
+    and keeps checkpointing to it unless ``checkpoint`` names another file. A checkpoint of
+    another spot, algorithm or storage, or a damaged one, is refused in one line."""
     name = str(algorithm).lower()
     if name not in ALGORITHMS:
         raise CfrlabError(f"a spot is solved by a full-width CFR variant ({', '.join(ALGORITHMS)}), "
@@ -261,6 +285,11 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
         raise CfrlabError(f"check_every must be at least 1, got {check_every}")
     if storage not in STORAGES:
         raise CfrlabError(f"storage is one of {', '.join(STORAGES)}, not {storage!r}")
+    if checkpoint_every is not None and (isinstance(checkpoint_every, bool) or int(checkpoint_every) != checkpoint_every
+                                         or checkpoint_every < 1):
+        raise CfrlabError(f"checkpoint_every must be a positive whole number, got {checkpoint_every!r}")
+    if checkpoint_every is not None and checkpoint is None and resume is None:
+        raise CfrlabError("checkpoint_every needs a checkpoint file (checkpoint=PATH)")
     if threads is not None and (isinstance(threads, bool) or int(threads) != threads or threads < 1):
         raise CfrlabError(f"threads must be a whole number at least 1, got {threads!r}")
     tree = spot_tree(spot) if tree is None else tree
@@ -292,26 +321,34 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
             raise CfrlabError(f"{name} runs on the engine's dense tables, for turn and river spots; "
                               f"solve a flop spot with {', '.join(FAST_ALGORITHMS)}")
         solver = make_solver(tree, model, name)
-    history = []
+    chips = (lambda: 0.5 * sum(solver.exact_values(ev=False))) if fast and target_pct is not None \
+        and target_pct < FINE_TARGET else solver.exploitability
     start = time.perf_counter()
-    pct = float("inf")
-    while True:
-        step = int(check_every)
-        if iterations is not None:
-            step = min(step, int(iterations) - solver.iterations)
-        solver.iterate(step)
-        elapsed = time.perf_counter() - start
-        if fast and target_pct is not None and target_pct < FINE_TARGET:
-            pct = pot_percent(0.5 * sum(solver.exact_values(ev=False)), spot.pot)
-        else:
-            pct = pot_percent(solver.exploitability(), spot.pot)
-        history.append((solver.iterations, elapsed, pct))
-        if progress is not None:
-            progress(solver.iterations, elapsed, pct)
-        if (target_pct is not None and pct <= target_pct) or \
-                (iterations is not None and solver.iterations >= iterations) or \
-                (seconds is not None and elapsed >= seconds):
-            break
+    run = None
+    ckpt = None
+    if resume is not None or checkpoint is not None:
+        if locks and not fast:
+            raise CfrlabError("a locked turn or river spot is solved on the engine's tables, which do not "
+                              "checkpoint; solve it without checkpoints, or on the walk (dcfr, dcfr+, cfr+)")
+        ckpt = Checkpointer(resume if checkpoint is None else checkpoint, checkpoint_identity(
+            tree, model, name, storage, isomorphism, locks))
+        if resume is None and ckpt.exists():
+            raise CfrlabError(f"{checkpoint} already holds a checkpoint: resume it (resume=PATH, "
+                              f"--resume) or remove it to start over")
+        if resume is not None:
+            run = ckpt.load(solver)
+            if iterations is not None and solver.iterations > iterations:
+                raise CfrlabError(f"{resume} is at iteration {solver.iterations:,}, past the {iterations:,} asked for")
+
+    def on_tick(t) -> None:
+        if progress is not None and t.measured_at == t.iterations and t.exploitability is not None:
+            progress(t.iterations, time.perf_counter() - start, pot_percent(t.exploitability, spot.pot))
+
+    stop = StopRule(iterations=iterations, seconds=seconds,
+                    target=None if target_pct is None else target_pct * spot.pot / 100.0)
+    result = run_solve(solver, stop, chips, eval_every=int(check_every), checkpoint=ckpt,
+                       checkpoint_every=checkpoint_every, run=run, on_tick=on_tick)
+    history = [(it, sec, pot_percent(e, spot.pot)) for it, sec, e in result.state.history]
     if fast:
         b0, b1, v0 = solver.exact_values()
         rows = int(np.asarray(model.num_states)[tree.round[tree.decision_node]].sum())

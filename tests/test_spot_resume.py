@@ -1,0 +1,144 @@
+"""A spot solve runs through the one solve loop (cfrlab.solvers.driver): it checkpoints, a run
+killed with SIGKILL resumes to the uninterrupted run's tables bit for bit, and a checkpoint of
+another spot, another algorithm or a damaged file is refused in one line."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cfrlab.errors import CfrlabError
+from cfrlab.fileio import NpzReader
+from cfrlab.spot import make_spot
+from cfrlab.spot.solve import solve_spot
+
+ROOT = Path(__file__).resolve().parents[1]
+FLOP = {"board": "Qs Jh 2h", "pot": 10, "stack": 30, "oop_range": "AA, 87s, QJs",
+        "ip_range": "KK, T9s, 76s", "bets": {"bet": "p", "raise": "a"}}
+
+CHILD = """
+import sys
+from cfrlab.spot import make_spot
+from cfrlab.spot.solve import solve_spot
+spot = make_spot(**{FLOP!r})
+solve_spot(spot, algorithm=sys.argv[2], storage=sys.argv[3], target_pct=None, iterations=100000,
+           checkpoint=sys.argv[1], checkpoint_every=1, threads=2)
+"""
+
+
+def flop(**kw):
+    return make_spot(**{**FLOP, **kw})
+
+
+def tables(sol):
+    w = sol.walk
+    return {(k, n): t[n] for k, t in (("reg", w.reg), ("cum", w.cum), ("rs", w.rscale), ("cs", w.cscale))
+            for n in t}
+
+
+def saved_iterations(path: Path) -> int:
+    with NpzReader(path, kind="checkpoint") as z:
+        return int(z.header["iterations"])
+
+
+@pytest.mark.parametrize("algorithm, storage", [("dcfr", "float32"), ("cfr+", "int16")])
+def test_a_killed_solve_resumes_bit_for_bit(tmp_path, algorithm, storage):
+    """The child checkpoints every iteration; it is killed (SIGKILL: no clean-up) once its
+    checkpoint has passed iteration 2; resumed for two more iterations, the tables equal those
+    of a run that never stopped, exactly."""
+    ck = tmp_path / "run.ckpt.npz"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OPENBLAS_NUM_THREADS": "1"}
+    child = subprocess.Popen([sys.executable, "-c", CHILD.format(FLOP=FLOP), str(ck), algorithm, storage],
+                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and child.poll() is None:
+            if ck.exists() and saved_iterations(ck) >= 2:
+                break
+            time.sleep(0.05)
+        assert child.poll() is None, child.stderr.read().decode()[-2000:]
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    k = saved_iterations(ck)
+    assert k >= 2
+    resumed = solve_spot(flop(), algorithm, target_pct=None, iterations=k + 2, storage=storage, resume=ck)
+    whole = solve_spot(flop(), algorithm, target_pct=None, iterations=k + 2, storage=storage)
+    assert resumed.iterations == whole.iterations == k + 2
+    a, b = tables(resumed), tables(whole)
+    assert a.keys() == b.keys()
+    for key in a:
+        assert a[key].dtype == b[key].dtype and np.array_equal(a[key], b[key]), key
+    assert resumed.exploitability == whole.exploitability
+    assert resumed.values == whole.values
+    # the checkpoint now holds the finished run
+    assert saved_iterations(ck) == k + 2
+
+
+def test_checkpoints_land_on_multiples_and_the_history_carries_over(tmp_path):
+    """A run to 4 checkpointing every 2, then resumed to 6, measures at the same iterations as
+    one run to 6 (the stop rule and measuring points are absolute iteration counts)."""
+    ck = tmp_path / "c.npz"
+    first = solve_spot(flop(), target_pct=None, iterations=4, check_every=2, checkpoint=ck, checkpoint_every=2)
+    assert [h[0] for h in first.history] == [2, 4]
+    more = solve_spot(flop(), target_pct=None, iterations=6, check_every=2, resume=ck)
+    assert [h[0] for h in more.history] == [2, 4, 6]
+    once = solve_spot(flop(), target_pct=None, iterations=6, check_every=2)
+    assert [h[2] for h in more.history] == [h[2] for h in once.history]
+
+
+def one_line(e) -> str:
+    msg = str(e.value)
+    assert "\n" not in msg and msg
+    return msg
+
+
+def test_other_spot_algorithm_storage_or_damage_is_refused(tmp_path):
+    ck = tmp_path / "c.npz"
+    solve_spot(flop(), target_pct=None, iterations=2, checkpoint=ck, checkpoint_every=1)
+    before = ck.read_bytes()
+    with pytest.raises(CfrlabError) as e:  # another pot: another spot
+        solve_spot(flop(pot=12), target_pct=None, iterations=4, resume=ck)
+    assert "model" in one_line(e) or "spot" in one_line(e)
+    with pytest.raises(CfrlabError) as e:  # another range
+        solve_spot(flop(ip_range="KK, T9s"), target_pct=None, iterations=4, resume=ck)
+    one_line(e)
+    with pytest.raises(CfrlabError) as e:  # other bet sizes: another tree
+        solve_spot(flop(bets={"bet": "p, a", "raise": "a"}), target_pct=None, iterations=4, resume=ck)
+    assert "betting" in one_line(e)
+    with pytest.raises(CfrlabError) as e:
+        solve_spot(flop(), algorithm="cfr+", target_pct=None, iterations=4, resume=ck)
+    assert "algorithm" in one_line(e)
+    with pytest.raises(CfrlabError) as e:
+        solve_spot(flop(), target_pct=None, iterations=4, storage="int16", resume=ck)
+    one_line(e)
+    with pytest.raises(CfrlabError) as e:  # a fresh run never overwrites a checkpoint
+        solve_spot(flop(), target_pct=None, iterations=4, checkpoint=ck, checkpoint_every=1)
+    one_line(e)
+    assert ck.read_bytes() == before
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(before[: len(before) // 2])
+    with pytest.raises(CfrlabError) as e:
+        solve_spot(flop(), target_pct=None, iterations=4, resume=bad)
+    one_line(e)
+    # a table with a NaN, written as a valid file: refused by the solver's own checks
+    from cfrlab.fileio import save_npz
+
+    with NpzReader(ck, kind="checkpoint") as z:
+        header = dict(z.header)
+        arrays = {name: z.read(name) for name in z.names}
+    name = next(n for n in arrays if n.startswith("s.reg."))
+    arrays[name] = arrays[name].copy()
+    arrays[name].flat[0] = np.nan
+    nan = tmp_path / "nan.npz"
+    save_npz(nan, header, arrays)
+    with pytest.raises(CfrlabError) as e:
+        solve_spot(flop(), target_pct=None, iterations=4, resume=nan)
+    assert "NaN" in one_line(e)
