@@ -43,7 +43,7 @@ from cfrlab.cards.cards import card_text, deck
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.errors import CfrlabError, ParseError
 from cfrlab.games.gamedef import GameDef
-from cfrlab.games.matchstate import LogLine, _replay, parse_log_line
+from cfrlab.games.matchstate import MAX_HAND_NUMBER, LogLine, _replay, parse_log_line
 from cfrlab.games.state import _hand_strength, format_value
 
 MAX_LINE = 1 << 20  # bytes in one log line (a no-limit hand is a few hundred)
@@ -351,9 +351,14 @@ def _scan(buf, name, fmt, out):
                     cols[k] = i
                     k += 1
         ok = ok and k == 4 and cols[0] > s + 6
-        if ok:  # the hand number: ASCII digits
+        if ok:  # the hand number: ASCII digits, at most MAX_HAND_NUMBER (else the full parser says so)
+            v = 0
             for i in range(s + 6, cols[0]):
                 if buf[i] < 48 or buf[i] > 57:
+                    ok = False
+                    break
+                v = v * 10 + (np.int64(buf[i]) - 48)
+                if v > MAX_HAND_NUMBER:
                     ok = False
                     break
         p = -1

@@ -20,12 +20,15 @@ from dataclasses import dataclass, field
 
 from cfrlab.cards.cards import card_text, parse_card
 from cfrlab.errors import CfrlabError, ParseError
-from cfrlab.games.gamedef import GameDef
+from cfrlab.games.gamedef import INT32_MAX, GameDef
 from cfrlab.games.state import UNKNOWN, State, _deck_of, deal_length, format_value
 
 _CARD_RE = re.compile(r"(?:[2-9TJQKA]|\[[0-9]+\])[CDHS]", re.IGNORECASE | re.ASCII)
 _UINT_RE = re.compile(r"[0-9]+")  # ACPC numbers are ASCII digits (\d and int() take any script)
 _MAX_SHOWN = 160  # characters of an offending line quoted in an error message
+# the ACPC dealer numbers hands with a uint32 (State.handId); a hand number past it is no
+# dealer's, and one of thousands of digits would make int() raise (past 4,300 digits)
+MAX_HAND_NUMBER = 2**32 - 1
 
 Cards = list[int]
 
@@ -34,10 +37,21 @@ def _quote(line: str) -> str:
     return repr(line if len(line) <= _MAX_SHOWN else line[:_MAX_SHOWN] + "...")
 
 
-def _uint(text: str, what: str, line: str) -> int:
+def _uint(text: str, what: str, line: str, maximum: int) -> int:
+    """``text`` as a number of ASCII digits from 0 to ``maximum`` (refused, naming ``what``,
+    before ``int()`` reads a long run of digits)."""
     if not _UINT_RE.fullmatch(text):
-        raise ParseError(f"bad {what} {text!r} in {_quote(line)}")
-    return int(text)
+        raise ParseError(f"bad {what} {_short(text)} in {_quote(line)}")
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(maximum)) or int(digits) > maximum:
+        shown = text if len(text) <= 24 else _short(text)
+        raise ParseError(f"{what} {shown} is out of range (0..{maximum:,}) in {_quote(line)}")
+    return int(digits)
+
+
+def _short(text: str, limit: int = 24) -> str:
+    """A field quoted for a message, cut to ``limit`` characters (a 5,000-digit number is not echoed)."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 def _cards(text: str, line: str) -> Cards:
@@ -69,6 +83,9 @@ def _replay(game: GameDef, betting: str, hand_number: int, line: str) -> State:
         if ch == "r":
             while j < n and betting[j] in "0123456789":
                 j += 1
+            if j - i - 1 > len(str(INT32_MAX)) or (j > i + 1 and int(betting[i + 1:j]) > INT32_MAX):
+                raise ParseError(f"raise amount {_short(betting[i + 1:j])} is out of range (chips are 32-bit "
+                                 f"integers, at most {INT32_MAX:,}) in {_quote(line)}")
         elif ch not in "fc":
             raise ParseError(f"{ch!r} is not an action (f, c, r) in {_quote(line)}")
         action = betting[i:j]
@@ -235,10 +252,8 @@ def parse_match_state(game: GameDef, line: str) -> MatchState:
     """Parse ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` (a trailing line end is
     ignored). ParseError on anything the ACPC dealer would not send."""
     line, (_, pos_s, hand_s, betting_s, cards_s) = _fields(line, "match-state line", "MATCHSTATE", 5)
-    position = _uint(pos_s, "position", line)
-    if position >= game.num_players:
-        raise ParseError(f"position {position} is not 0..{game.num_players - 1} in {_quote(line)}")
-    hand = _uint(hand_s, "hand number", line)
+    position = _uint(pos_s, "position", line, game.num_players - 1)
+    hand = _uint(hand_s, "hand number", line, MAX_HAND_NUMBER)
     state = _replay(game, betting_s, hand, line)
     hole, board = _split_cards(game, cards_s, state.round, line)
     showdown, folded = state.is_showdown(), state.folded
@@ -285,7 +300,7 @@ class LogLine:
 def parse_log_line(game: GameDef, line: str) -> LogLine:
     """Parse a dealer log line ``STATE:<hand>:<betting>:<cards>:<values>:<names>``."""
     line, (_, hand_s, betting_s, cards_s, values_s, names_s) = _fields(line, "log line", "STATE", 6)
-    hand = _uint(hand_s, "hand number", line)
+    hand = _uint(hand_s, "hand number", line, MAX_HAND_NUMBER)
     state = _replay(game, betting_s, hand, line)
     if not state.is_terminal():
         raise ParseError(f"the hand in a log line must be finished: {_quote(line)}")
@@ -307,7 +322,7 @@ def parse_log_line(game: GameDef, line: str) -> LogLine:
     return LogLine(game, hand, state.round_actions(), [list(h) for h in hole if h], board, values, names, state)
 
 
-__all__ = ["LogLine", "MatchState", "parse_log_line", "parse_match_state"]
+__all__ = ["MAX_HAND_NUMBER", "LogLine", "MatchState", "parse_log_line", "parse_match_state"]
 def seat_view(state: State, position: int) -> MatchState:
     """What ``position`` sees now, as a ``MatchState``: equal to
     ``parse_match_state(game, state.match_state(position))`` but built without the text round

@@ -1,0 +1,178 @@
+"""Issue 43 (fault injection), parsing: numbers too big for their field are refused in one
+line naming the field, never a traceback (Python's int() raises past 4,300 digits) and never
+accepted (the ACPC dealer numbers hands with a uint32 and keeps chips in int32); a client
+does not answer a match state it refuses."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from cli_run import run
+from play_helpers import HOST, WAIT, CallAgent, FakeDealer
+
+from cfrlab.agents import make_agent
+from cfrlab.counter import build_model
+from cfrlab.errors import CfrlabError, ParseError
+from cfrlab.evaluate.aivat import aivat_log
+from cfrlab.evaluate.divat import divat_log
+from cfrlab.evaluate.histories import read_log
+from cfrlab.games import load_game
+from cfrlab.games.matchstate import parse_log_line, parse_match_state
+from cfrlab.play.client import run_client
+
+KUHN = load_game("kuhn")
+HUGE = "1" * 5000  # int() refuses more than 4,300 digits
+LONG = "1" * 4000  # int() reads it: only a bound refuses it
+MAX_HAND_NUMBER = 2**32 - 1  # the ACPC dealer's State.handId is a uint32
+
+GOOD = "STATE:0:rc:Ks|Qs:2|-2:a|b\n"
+
+
+def _one_short_line(msg: str) -> None:
+    assert "\n" not in msg and len(msg) < 400, msg
+
+
+# -- match states and log lines ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line, words", [
+    (f"MATCHSTATE:0:{HUGE}::Ks|", "hand number"),
+    (f"MATCHSTATE:0:{LONG}::Ks|", "hand number"),
+    (f"MATCHSTATE:0:{MAX_HAND_NUMBER + 1}::Ks|", "hand number 4294967296 is out of range"),
+    (f"MATCHSTATE:{HUGE}:0::Ks|", "position"),
+    ("MATCHSTATE:2:0::Ks|", "position 2 is out of range (0..1)"),
+])
+def test_a_match_state_with_a_number_past_its_field_is_refused(line, words):
+    with pytest.raises(ParseError) as e:
+        parse_match_state(KUHN, line)
+    assert words in str(e.value)
+    _one_short_line(str(e.value))
+
+
+def test_the_largest_hand_number_is_read():
+    from cfrlab.games.matchstate import MAX_HAND_NUMBER as bound
+
+    assert bound == MAX_HAND_NUMBER
+    assert parse_match_state(KUHN, f"MATCHSTATE:0:{MAX_HAND_NUMBER}::Ks|").hand_number == 2**32 - 1
+    assert parse_match_state(KUHN, "MATCHSTATE:0:007::Ks|").hand_number == 7
+
+
+@pytest.mark.parametrize("amount", [HUGE, "9" * 30, "2147483648"])
+def test_a_raise_amount_past_int32_is_refused_short(amount):
+    with pytest.raises(ParseError) as e:
+        parse_match_state(load_game("holdem-nolimit"), f"MATCHSTATE:0:0:r{amount}:AsKs|")
+    assert "raise amount" in str(e.value) and "out of range" in str(e.value)
+    _one_short_line(str(e.value))
+
+
+@pytest.mark.parametrize("hand", [HUGE, LONG])
+def test_a_log_line_with_a_huge_hand_number_is_refused(hand):
+    with pytest.raises(ParseError, match="hand number .* out of range") as e:
+        parse_log_line(KUHN, f"STATE:{hand}:rc:Ks|Qs:2|-2:a|b")
+    _one_short_line(str(e.value))
+
+
+# -- every reader of a log, and the CLI commands that read logs ---------------------------------
+
+
+def _consumers(game):
+    yield "log", lambda p: read_log(p, game)
+    yield "model", lambda p: build_model([p], game, "a")
+    yield "divat", lambda p: divat_log([p], "a", game)
+    yield "aivat", lambda p: aivat_log([p], "a", opponent=make_agent("always-call", game), game=game, value="calldown")
+
+
+# a huge hand number on an otherwise good line (the compiled scan reads it), on a line whose
+# values are wrong (the full parser explains it) and on a line with lower-case cards
+BIG_LOGS = {
+    "good line": GOOD + f"STATE:{HUGE}:rc:Ks|Qs:2|-2:a|b\n",
+    "bad values": GOOD + f"STATE:{HUGE}:rc:Ks|Qs:3|-3:a|b\n",
+    "lower-case cards": GOOD + f"STATE:{HUGE}:rc:ks|Qs:2|-2:a|b\n",
+    "4,000 digits": GOOD + f"STATE:{LONG}:rc:Ks|Qs:2|-2:a|b\n",
+    "one past uint32": GOOD + f"STATE:{MAX_HAND_NUMBER + 1}:rc:Ks|Qs:2|-2:a|b\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BIG_LOGS))
+def test_every_log_reader_refuses_a_huge_hand_number_naming_the_line(tmp_path, case):
+    p = tmp_path / "big.log"
+    p.write_text(BIG_LOGS[case])
+    for who, read in _consumers(KUHN):
+        with pytest.raises(CfrlabError) as e:
+            read(p)
+        msg = str(e.value)
+        assert "big.log:2: hand number" in msg and "out of range" in msg, (who, msg)
+        _one_short_line(msg)
+
+
+def test_the_log_readers_still_take_the_largest_hand_number(tmp_path):
+    p = tmp_path / "ok.log"
+    p.write_text(GOOD + f"STATE:{MAX_HAND_NUMBER}:rc:Qs|Ks:-2|2:a|b\n")
+    for who, read in _consumers(KUHN):
+        read(p)
+
+
+def test_cli_log_commands_refuse_a_huge_hand_number_in_one_line(capsys, tmp_path):
+    p = tmp_path / "big.log"
+    p.write_text(BIG_LOGS["bad values"])
+    for argv in (["log", "kuhn", str(p)],
+                 ["counter", "model", "kuhn", str(p), "--player", "a", "--out", str(tmp_path / "m.npz")],
+                 ["divat", str(p), "--player", "a", "--game", "kuhn"],
+                 ["aivat", str(p), "--player", "a", "--opponent", "always-call", "--game", "kuhn"]):
+        code, _, err = run(capsys, *argv)
+        assert code != 0 and "Traceback" not in err, (argv, err)
+        lines = err.strip().splitlines()
+        assert lines[-1].startswith("cfrlab: error:") and "big.log:2: hand number" in lines[-1], (argv, err)
+        assert len(lines[-1]) < 400
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_cli_game_show_refuses_a_5000_digit_number(capsys, tmp_path):
+    from cfrlab.games.builtins import LEDUC
+
+    p = tmp_path / "big.game"
+    p.write_text(LEDUC.replace("raiseSize = 2 4", f"raiseSize = 2 {HUGE}"))
+    code, _, err = run(capsys, "game", "show", str(p))
+    assert code != 0 and "Traceback" not in err
+    assert err.startswith("cfrlab: error: line 6: raiseSize values must be at most 2147483647") and err.count("\n") == 1
+
+
+# -- the client (cfrlab connect) -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hand", [LONG, HUGE])
+def test_the_client_does_not_answer_a_match_state_with_a_huge_hand_number(hand):
+    fake = FakeDealer([
+        ("send", f"MATCHSTATE:0:{hand}::Ks|"),   # its turn, but no dealer sends this hand number
+        ("send", "MATCHSTATE:0:0::Ks|"),         # its turn: this one is answered
+        ("reply",),
+        ("send", "MATCHSTATE:0:0:cc:Ks|Qs"),
+    ])
+    fake.start()
+    err = io.StringIO()
+    res = run_client(HOST, fake.port, KUHN, CallAgent(), err=err, idle_timeout=WAIT)
+    fake.join(WAIT)
+    assert fake.replies == ["MATCHSTATE:0:0::Ks|:c"]
+    pieces = 1 if hand == LONG else 2  # a line past 4,095 characters arrives in pieces (play.protocol)
+    assert res.ignored_lines == pieces and res.actions == 1 and res.hands == 1
+    warning = err.getvalue().splitlines()[0]
+    assert len(warning) < 500
+    if hand == LONG:
+        assert "hand number" in warning and "out of range" in warning
+
+
+def test_connect_cli_refuses_the_line(capsys, tmp_path):
+    fake = FakeDealer([("send", f"MATCHSTATE:0:{LONG}::Ks|"), ("send", "MATCHSTATE:0:0::Ks|"), ("reply",),
+                       ("send", "MATCHSTATE:0:0:cc:Ks|Qs")])
+    fake.start()
+    log = tmp_path / "t.log"
+    code, _, err = run(capsys, "connect", "kuhn", HOST, str(fake.port), "--agent", "always-call", "--seed", "1",
+                       "--log", str(log), "--timeout", str(WAIT))
+    fake.join(WAIT)
+    assert code == 0 and "Traceback" not in err
+    assert fake.replies == ["MATCHSTATE:0:0::Ks|:c"]
+    assert "1 bad lines ignored" in err
+    sent = [x for x in Path(log).read_text().splitlines() if x.startswith("<-C MATCHSTATE")]
+    assert sent == ["<-C MATCHSTATE:0:0::Ks|:c"]
