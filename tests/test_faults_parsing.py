@@ -176,3 +176,28 @@ def test_connect_cli_refuses_the_line(capsys, tmp_path):
     assert "1 bad lines ignored" in err
     sent = [x for x in Path(log).read_text().splitlines() if x.startswith("<-C MATCHSTATE")]
     assert sent == ["<-C MATCHSTATE:0:0::Ks|:c"]
+
+
+# -- the dealer's version handshake (play.protocol) -----------------------------------------------
+
+
+def test_a_version_number_past_uint32_is_no_version_string():
+    from cfrlab.play.protocol import parse_version
+
+    assert parse_version("VERSION:2.0.0") == (2, 0, 0)
+    assert parse_version(f"VERSION:2.0.{2**32 - 1}") == (2, 0, 2**32 - 1)
+    for bad in (f"VERSION:{HUGE}.0.0", f"VERSION:2.{LONG}.0", f"VERSION:2.0.{2**32}"):
+        assert parse_version(bad) is None  # the dealer then says "invalid version string"
+
+
+def test_the_dealer_refuses_a_huge_version_in_one_line():
+    from play_helpers import DealerThread, ScriptedSeat
+
+    d = DealerThread(KUHN, 2, 1, t_response_ms=5000)
+    seats = [ScriptedSeat(d.ports[0], KUHN, version=f"VERSION:{LONG}.0.0"), ScriptedSeat(d.ports[1], KUHN)]
+    for s in seats:
+        s.start()
+    res = d.join()
+    for s in seats:
+        s.join(WAIT)
+    assert not res.completed and "invalid version string" in res.error and len(res.error) < 200

@@ -17,6 +17,7 @@ VERSION = "2.0.0"
 VERSION_LINE = f"VERSION:{VERSION}"
 MAX_LINE = 4095
 _VERSION_RE = re.compile(r"VERSION:([0-9]+)\.([0-9]+)\.([0-9]+)")
+UINT32_MAX = 2**32 - 1  # the ACPC server reads each version number with sscanf("%u")
 
 
 class ConnectionClosed(Exception):
@@ -32,8 +33,14 @@ def is_comment(line: str) -> bool:
 
 
 def parse_version(line: str) -> tuple[int, int, int] | None:
+    """``VERSION:<major>.<minor>.<revision>`` as three numbers, or None when the line is no
+    version string or a number is past a uint32 (checked before ``int()`` reads it: past
+    4,300 digits it raises)."""
     m = _VERSION_RE.match(line.strip())
-    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+    if not m or any(len(g.lstrip("0")) > 10 for g in m.groups()):
+        return None
+    parts = tuple(int(g) for g in m.groups())
+    return parts if all(p <= UINT32_MAX for p in parts) else None  # type: ignore[return-value]
 
 
 def split_response(line: str) -> tuple[str, str | None]:
