@@ -239,9 +239,9 @@ _NOT_REGULAR = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socke
                 (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
 
-def _not_regular(path: Path) -> str | None:
+def not_regular(path: str | os.PathLike) -> str | None:
     """What ``path`` is when it is neither a directory nor a regular file (reading a FIFO
-    would block), else None."""
+    would block), else None: every reader of a user's file asks this before opening it."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -264,7 +264,7 @@ class NpzReader:
         self.kind = kind
         if not path.exists():
             raise CfrlabError(f"{path}: no such file")
-        foreign = None if path.is_dir() else _not_regular(path)
+        foreign = None if path.is_dir() else not_regular(path)
         foreign = foreign or _not_npz(path)
         if foreign is not None:  # say what the file is not, before numpy guesses it is a pickle
             what = f"a cfrlab {kind} file is" if kind else "cfrlab files are"

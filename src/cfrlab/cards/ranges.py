@@ -37,6 +37,8 @@ _INDEX[COMBOS[:, 1], COMBOS[:, 0]] = np.arange(NUM_COMBOS)
 _HAND = re.compile(r"^([2-9TJQKA])([2-9TJQKA])([so]?)$", re.IGNORECASE)
 _COMBO = re.compile(r"^([2-9TJQKA][cdhs])([2-9TJQKA][cdhs])$", re.IGNORECASE)
 _FORMS = "e.g. AA, QQ+, 22-55, AKs, AKo, AK, ATs+, A5s-A2s, T9s-65s, AhKh"
+# a weight: ASCII digits only (float() also takes other scripts' digits, and "inf", "1_0")
+_NUMBER = re.compile(r"^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
 
 
 def combo_index(a: int, b: int) -> int:
@@ -115,10 +117,7 @@ def _dash_combos(token: str, entry: str) -> list[int]:
 
 
 def _weight(text: str, entry: str) -> float:
-    try:
-        w = float(text)
-    except ValueError:
-        w = float("nan")
+    w = float(text) if _NUMBER.match(text) else float("nan")
     if not 0.0 < w <= 1.0:
         raise CfrlabError(f"range entry {entry!r}: the weight after ':' must be above 0 and at most 1")
     return w

@@ -29,6 +29,7 @@ the spot's own unit (no blinds: the smallest bet is one chip).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -45,6 +46,7 @@ from cfrlab.cards.ranges import (
     with_board,
 )
 from cfrlab.errors import CfrlabError
+from cfrlab.fileio import not_regular
 from cfrlab.games import load_game
 from cfrlab.games.gamedef import INT32_MAX, GameDef
 from cfrlab.tree.bets import BetSpec, parse_bets
@@ -55,6 +57,7 @@ KINDS = ("bet", "raise", "donk")
 DEFAULT_SIZES = "p, a"
 GAMES = ("holdem-nolimit", "holdem-limit")
 _FIELDS = ("game", "board", "pot", "stack", "oop_position", "ranges", "bets")
+_REQUIRED = ("board", "pot", "stack", "ranges")
 _BET_OPTIONS = ("cap", "allin")
 
 
@@ -111,6 +114,9 @@ class Spot:
 def load_spot(path) -> Spot:
     """The spot of a TOML file (module docstring)."""
     p = Path(path)
+    foreign = not_regular(p)
+    if foreign is not None:  # a FIFO would block the read forever
+        raise CfrlabError(f"{p}: cannot read the spot file ({foreign})")
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -122,7 +128,11 @@ def load_spot(path) -> Spot:
     except tomllib.TOMLDecodeError as e:
         raise CfrlabError(f"{p}: not a TOML file ({' '.join(str(e).split())})") from None
     try:
-        return make_spot(**_known(data, _FIELDS, "a spot"))
+        missing = [k for k in _REQUIRED if k not in _known(data, _FIELDS, "a spot")]
+        if missing:
+            raise CfrlabError(f"the spot has no {', '.join(missing)} (a spot file gives "
+                              f"{', '.join(_REQUIRED)}: docs/spots.md)")
+        return make_spot(**data)
     except CfrlabError as e:
         raise CfrlabError(f"{p}: {e}") from None
 
@@ -163,7 +173,9 @@ def _known(data: dict, keys: tuple[str, ...], what: str) -> dict:
 
 
 def _game(name) -> GameDef:
-    g = name if isinstance(name, GameDef) else load_game(str(name))
+    if not isinstance(name, (str, GameDef)):
+        raise CfrlabError(f"the game is a name such as 'holdem-nolimit' ({', '.join(GAMES)}), got {name!r}")
+    g = name if isinstance(name, GameDef) else load_game(name)
     ok = (g.num_players == 2 and g.num_rounds == 4 and g.num_hole_cards == 2 and g.num_ranks == 13
           and g.num_suits == 4 and tuple(g.num_board_cards[:4]) == (0, 3, 1, 1))
     if not ok:
@@ -173,7 +185,13 @@ def _game(name) -> GameDef:
 
 
 def _board(text, g: GameDef) -> list[int]:
-    cards = parse_cards(text) if isinstance(text, str) else [int(c) for c in text]
+    """The board's card ids from text (``"Qs Jh 2h"``) or a list of cards (texts or ids)."""
+    if isinstance(text, str):
+        cards = parse_cards(text)
+    elif isinstance(text, (list, tuple)) and all(_is_card(c) for c in text):
+        cards = [_card(c) for c in text]
+    else:
+        raise CfrlabError(f"the board is text such as 'Qs Jh 2h' (or a list of cards), got {text!r}")
     if not 3 <= len(cards) <= 5:
         raise CfrlabError(f"a board has 3 to 5 cards (flop, turn or river), got {len(cards)}")
     if len(set(cards)) != len(cards):
@@ -182,8 +200,25 @@ def _board(text, g: GameDef) -> list[int]:
     return cards
 
 
+def _is_card(c) -> bool:
+    """A card as a list item: its text or its id (0 to 51)."""
+    if isinstance(c, str):
+        return True
+    return isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < 52
+
+
+def _card(c) -> int:
+    if not isinstance(c, str):
+        return int(c)
+    one = parse_cards(c)
+    if len(one) != 1:
+        raise CfrlabError(f"a board given as a list holds one card per item, got {c!r}")
+    return one[0]
+
+
 def _chips(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or value != int(value)):
         raise CfrlabError(f"the {name} is a whole number of chips, got {value!r}")
     if value <= 0:
         raise CfrlabError(f"the {name} must be positive, got {value!r}")
@@ -195,8 +230,10 @@ def _range_texts(ranges, oop_range, ip_range) -> list[str]:
         _known(ranges, PLAYERS, "[ranges]")
         oop_range, ip_range = ranges.get("oop", oop_range), ranges.get("ip", ip_range)
     for name, text in (("OOP", oop_range), ("IP", ip_range)):
-        if not isinstance(text, str):
+        if text is None:
             raise CfrlabError(f"the {name} range is missing (range text such as 'AA, KK:0.5, AQs+')")
+        if not isinstance(text, str):
+            raise CfrlabError(f"the {name} range is range text such as 'AA, KK:0.5, AQs+', got {text!r}")
     return [oop_range, ip_range]
 
 

@@ -33,6 +33,7 @@ from cfrlab.cards.ranges import parse_range
 from cfrlab.engine import kernels as K
 from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
+from cfrlab.fileio import not_regular
 from cfrlab.solvers.cfr import PRESETS, CFRSolver
 from cfrlab.spot.report import SpotReader, action_token, parse_path, path_text
 from cfrlab.tree.betting_tree import CHANCE, FOLD, SHOWDOWN
@@ -86,6 +87,9 @@ def load_locks(path) -> tuple[Lock, ...]:
     import tomllib
 
     p = Path(path)
+    foreign = not_regular(p)
+    if foreign is not None:  # a FIFO would block the read forever
+        raise CfrlabError(f"{p}: cannot read the lock file ({foreign})")
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -208,7 +212,7 @@ class LockedSolver(CFRSolver):
         self._reader = None  # a SpotReader for the locked best responses, built once
 
 
-    def _match(self) -> None:
+    def _set_sigma(self) -> None:
         """sigma = regret matching (on regret + predicted regret when predictive), locks in."""
         e = self.engine
         base = self.regret + self._pred if self.params.predictive else self.regret
@@ -221,7 +225,7 @@ class LockedSolver(CFRSolver):
         for _ in range(int(n)):
             t = self.iterations + 1
             for trav in passes:
-                self._match()
+                self._set_sigma()
                 K.forward(self._walk, self._view, tables, self._reach, -1)
                 for i in (0, 1):
                     if trav[i]:

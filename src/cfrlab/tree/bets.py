@@ -48,8 +48,12 @@ PRESETS = {
     # solver tables at 8 buckets, against fcpa's 1,360 and 0.35 GB)
     "default": "2.5bb,p,a/p,a/0.5p,p,a;cap=2;allin=0.1",
 }
-_NUMBER = r"(\d+(?:\.\d*)?|\.\d+)"
+_NUMBER = r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)"  # ASCII digits only (int() and float() take others)
 _SIZE = re.compile(rf"^(?:{_NUMBER}(p|x|bb|%)|(p)|(a))$")
+_INT = re.compile(r"^[0-9]+$")
+_FRACTION = re.compile(rf"^{_NUMBER}(?:e[-+]?[0-9]+)?$")  # allin=1e-05 (a spot file's float)
+MAX_SIZE = 1e6  # a size's number at most this (a pot-fraction, multiple or big blinds beyond
+# it is past any stack a game holds: 'a' says all-in); keeps every raise-to total finite
 
 
 @dataclass(frozen=True)
@@ -206,7 +210,7 @@ def _parse_round(part: str, text: str) -> tuple[BetSize, ...]:
         tok = tok.strip()
         m = _SIZE.match(tok)
         if m is None:
-            raise CfrlabError(f"bet spec {text!r}: {tok!r} is not a size (pot fraction '0.5p', "
+            raise CfrlabError(f"bet spec {_short(text)!r}: {_short(tok)!r} is not a size (pot fraction '0.5p', "
                               "percent '50%', multiple '3x', big blinds '2.5bb', all-in 'a')")
         number, unit, pot, allin = m.groups()
         if allin:
@@ -218,27 +222,29 @@ def _parse_round(part: str, text: str) -> tuple[BetSize, ...]:
             if unit == "%":
                 unit, v = POT, v / 100.0
             if not v > 0 or (unit == MULTIPLE and v <= 1.0):
-                raise CfrlabError(f"bet spec {text!r}: size {tok!r} must be positive "
+                raise CfrlabError(f"bet spec {_short(text)!r}: size {_short(tok)!r} must be positive "
                                   "(and a multiple above 1)")
+            if not v <= MAX_SIZE:
+                raise CfrlabError(f"bet spec {_short(text)!r}: size {_short(tok)!r} is too large (at most "
+                                  f"{MAX_SIZE:g}{unit}; 'a' is the all-in)")
             sizes.append(BetSize(unit, v))
     return tuple(dict.fromkeys(sizes))
 
 
 def _parse_int(value: str, text: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        v = -1
-    if v < 0:
-        raise CfrlabError(f"bet spec {text!r}: cap {value!r} is not a whole number >= 0")
-    return v
+    if not _INT.match(value) or len(value) > 9:
+        raise CfrlabError(f"bet spec {_short(text)!r}: cap {_short(value)!r} is not a whole number "
+                          f">= 0 (at most 9 digits)")
+    return int(value)
 
 
 def _parse_fraction(value: str, text: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        v = math.nan
+    v = float(value) if _FRACTION.match(value) else math.nan
     if not 0.0 <= v < 1.0:
-        raise CfrlabError(f"bet spec {text!r}: allin {value!r} is not a fraction in [0, 1)")
+        raise CfrlabError(f"bet spec {_short(text)!r}: allin {_short(value)!r} is not a fraction in [0, 1)")
     return v
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """Text quoted in a message, cut (a 400-digit size need not be printed whole)."""
+    return text if len(text) <= limit else text[:limit] + "..."
