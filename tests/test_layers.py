@@ -5,6 +5,7 @@ docs/ENGINE.md shows the same order."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,140 @@ def test_no_kernel_takes_more_than_12_parameters():
                 if count > 12:
                     bad.append(f"{path.relative_to(SRC.parent)}:{node.lineno} {node.name} ({count})")
     assert bad == [], "\n".join(bad)
+
+
+# -- one idea, one place (docs/ENGINE.md): each rule is a function of a module's text, so a
+# planted copy can be shown to fail it ---------------------------------------------------------
+
+BOARD_KERNELS = {"engine/_board_kernels.py", "engine/_board_lanes_kernels.py"}
+MATCH_KERNELS = {"engine/_match_kernels.py"}
+# a per-card sum indexed by a hand's card taken away: the card-removal terminal's core
+_TERMINAL = re.compile(r"-=?\s*\w+\[\s*(\w*card\w*|c[01])\s*\[")
+# regret matching written out: a value divided by a total when the value itself is positive
+_MATCHING = re.compile(r"(\w+(?:\[[^\]\n]*\])?)\s*/\s*(?:tot\w*|total|sum\w*|t|s)(?:\[[^\]\n]*\])?\s+if\s+\1\s*>\s*0")
+
+
+def _functions(src: str):
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node, ast.get_source_segment(src, node) or ""
+
+
+def njit_outside_kernel_modules(rel: str, src: str) -> list[str]:
+    """Numba-compiled functions in a module not named ``_*kernels.py``."""
+    if re.fullmatch(r"_\w*kernels\.py", Path(rel).name):
+        return []
+    out = []
+    for node, _ in _functions(src):
+        for d in node.decorator_list:
+            f = d.func if isinstance(d, ast.Call) else d
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name in ("njit", "jit", "vectorize", "guvectorize"):
+                out.append(f"{rel}:{node.lineno} {node.name}")
+    return out
+
+
+def terminal_copies(rel: str, src: str) -> list[str]:
+    """Card-removal fold or showdown sums written outside the board engine's kernel modules."""
+    if rel in BOARD_KERNELS:
+        return []
+    return [f"{rel}:{node.lineno} {node.name}" for node, text in _functions(src) if _TERMINAL.search(text)]
+
+
+def matching_copies(rel: str, src: str) -> list[str]:
+    """Regret matching written outside its one module: a function named for matching that
+    reads regrets, or the positive-share division written out."""
+    if rel in MATCH_KERNELS:
+        return []
+    return [f"{rel}:{node.lineno} {node.name}" for node, text in _functions(src)
+            if ("match" in node.name.lower() and "regret" in text.lower()) or _MATCHING.search(text)]
+
+
+def _sources():
+    for _, path in _modules():
+        yield str(path.relative_to(SRC).as_posix()), path.read_text()
+
+
+def test_numba_kernels_live_in_kernel_modules():
+    bad = [v for rel, src in _sources() for v in njit_outside_kernel_modules(rel, src)]
+    assert bad == [], "\n".join(bad)
+
+
+def test_card_removal_terminals_live_in_the_board_engine():
+    bad = [v for rel, src in _sources() for v in terminal_copies(rel, src)]
+    assert bad == [], "\n".join(bad)
+
+
+def test_regret_matching_lives_in_one_module():
+    bad = [v for rel, src in _sources() for v in matching_copies(rel, src)]
+    assert bad == [], "\n".join(bad)
+
+
+def private_attribute_reads(files: dict[str, str]) -> list[str]:
+    """``obj._name`` read in one package where ``_name`` is an attribute or method that only
+    other packages define (``self._name = ...``, ``def _name``): reaching into another
+    package's object instead of a public name."""
+    def room(rel: str) -> str:
+        return rel.split("/")[0] if "/" in rel else rel.removesuffix(".py")
+
+    defined: dict[str, set[str]] = {}
+    reads = []
+    for rel, src in files.items():
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("_") \
+                    and not node.name.startswith("__"):
+                defined.setdefault(node.name, set()).add(room(rel))
+            if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") or node.attr.startswith("__"):
+                continue
+            own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            if own and isinstance(node.ctx, ast.Store):
+                defined.setdefault(node.attr, set()).add(room(rel))
+            elif not own:
+                reads.append((room(rel), node.attr, f"{rel}:{node.lineno} .{node.attr}"))
+    return [where for r, name, where in reads if name in defined and r not in defined[name]]
+
+
+def test_no_private_attribute_is_read_across_packages():
+    bad = private_attribute_reads(dict(_sources()))
+    assert bad == [], "\n".join(bad)
+
+
+PLANTED_FOLD = '''
+def fold(r, cards, csum, out):
+    tot = r.sum()
+    for i in range(len(r)):
+        out[i] = tot - csum[cards[i, 0]] - csum[cards[i, 1]] + r[i]
+'''
+PLANTED_MATCH = '''
+def strategy(reg, tot, A, out):
+    for a in range(A):
+        x = reg[a]
+        out[a] = (x / tot if x > 0 else 0.0) if tot > 0 else 1.0 / A
+'''
+PLANTED_NAMED = '''
+def _matched(regret, legal):
+    return regret.clip(0) / regret.clip(0).sum()
+'''
+PLANTED_NJIT = '''
+from numba import njit
+
+@njit(cache=True)
+def kernel(x):
+    return x
+'''
+
+
+def test_the_rules_fail_on_planted_copies():
+    """Each rule finds a copy planted in another package (and none in the module that owns
+    the idea), so a second definition cannot come back unnoticed."""
+    assert terminal_copies("realgame/walk.py", PLANTED_FOLD) == ["realgame/walk.py:2 fold"]
+    assert terminal_copies("engine/_board_kernels.py", PLANTED_FOLD) == []
+    assert matching_copies("spot/fast.py", PLANTED_MATCH) == ["spot/fast.py:2 strategy"]
+    assert matching_copies("realgame/cfrbr.py", PLANTED_NAMED) == ["realgame/cfrbr.py:2 _matched"]
+    assert matching_copies("engine/_match_kernels.py", PLANTED_MATCH) == []
+    assert njit_outside_kernel_modules("realgame/cfrbr.py", PLANTED_NJIT) == ["realgame/cfrbr.py:5 kernel"]
+    assert njit_outside_kernel_modules("realgame/_cfrbr_kernels.py", PLANTED_NJIT) == []
+    files = {"engine/board_walk.py": "class S:\n    def __init__(self):\n        self._c8 = 1\n",
+             "spot/report.py": "def f(w):\n    return w._c8\n",
+             "engine/other.py": "def g(w):\n    return w._c8\n"}
+    assert private_attribute_reads(files) == ["spot/report.py:2 ._c8"]

@@ -1,6 +1,6 @@
-"""The river kernel's pieces (cfrlab.realgame._lanes) against direct computations.
+"""The river kernel's pieces (cfrlab.realgame._lanes_kernels, cfrlab.engine's lane kernels) against direct computations.
 
-* ``_showdown``: a showdown's values by the sweep (each group of hands of equal rank added by
+* ``showdown_lanes``: a showdown's values by the sweep (each group of hands of equal rank added by
   its classes' sums, ``group_sums``) equal the definition, wins minus losses over the
   opponent's hands disjoint from each hand, on decks with many ties; run three times on the
   same buffers (nothing of one sweep may leak into the next); ``group_sums`` against a
@@ -24,7 +24,8 @@ import pytest
 from test_realgame import bucketed_case, random_policy
 
 from cfrlab.engine import row_offsets
-from cfrlab.realgame._lanes import _showdown, group_sums, last_round_table, reach_classes
+from cfrlab.engine.kernels import group_sums, reach_classes, showdown_lanes
+from cfrlab.realgame._lanes_kernels import last_round_table
 from cfrlab.realgame.hands import hand_permutation, make_deck, permute_cards, suit_permutations
 from cfrlab.realgame.opponents import batch_policy_of
 from cfrlab.strategy import Strategy
@@ -66,7 +67,7 @@ def test_showdown_sweep_equals_wins_minus_losses(n_ranks):
         r = rng.random((len(cls.first), M))
         pay = rng.random(M) + 0.5
         V = np.zeros((n, M))
-        _showdown(r, cls, cards, 2, n, gs, X, xc, pay, V, True, mx)
+        showdown_lanes(r, cls, cards, 2, n, gs, X, xc, pay, V, True, mx)
         want = _direct(r, cls.cidx, cards, rank, pay)
         assert np.abs(V - want).max() <= 1e-12 * np.abs(want).max()
     if n_ranks == 4:  # groups of many hands, as on real boards
@@ -84,7 +85,7 @@ def test_showdown_merges_into_its_parent_by_max_and_sum():
     parent = rng.normal(size=(n, M))
     mx = np.arange(M) % 2 == 0  # even lanes: the parent's actor takes the max
     V = parent.copy()
-    _showdown(r, cls, cards, 2, n, gs, np.zeros(M), np.zeros((D, M)), pay, V, False, mx)
+    showdown_lanes(r, cls, cards, 2, n, gs, np.zeros(M), np.zeros((D, M)), pay, V, False, mx)
     x = _direct(r, cls.cidx, cards, rank, pay)
     want = np.where(mx, np.maximum(parent, x), parent + x)
     assert np.abs(V - want).max() <= 1e-12 * np.abs(want).max()

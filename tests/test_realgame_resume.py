@@ -22,7 +22,7 @@ from cfrlab.abstraction.lossless import LosslessModel
 from cfrlab.engine import best_response_values, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import real_best_response
-from cfrlab.realgame._lanes import column_classes
+from cfrlab.realgame._lanes_kernels import column_classes
 from cfrlab.realgame.hands import make_deck
 from cfrlab.strategy import Strategy
 

@@ -232,7 +232,7 @@ class LosslessModel:
             raise CfrlabError(f"{card_text(c) if c >= 0 else c} is not in this game's deck")
         return pos
 
-    def _states(self, hole_pos: np.ndarray, board_pos: np.ndarray, round: int) -> np.ndarray:
+    def hole_states(self, hole_pos: np.ndarray, board_pos: np.ndarray, round: int) -> np.ndarray:
         """States at `round` for hole positions (n, h) and ACPC-ordered board positions (n, >= nb)."""
         g = self.game
         n = len(hole_pos)
@@ -297,7 +297,7 @@ class LosslessModel:
         out = np.empty((len(pos), 2, g.num_rounds), dtype=np.int32)
         for r in range(g.num_rounds):
             for p in range(2):
-                out[:, p, r] = self._states(pos[:, p * h:(p + 1) * h], board, r)
+                out[:, p, r] = self.hole_states(pos[:, p * h:(p + 1) * h], board, r)
         return out
 
     def deal_states(self, deal) -> np.ndarray:

@@ -83,7 +83,7 @@ class PerturbedSolver:
         self.tree, self.model, self.algorithm = tree, model, algorithm
         e = self.solver.engine
         aux = Engine(tree, _PositiveShowdown(model))
-        lay, alay = self.solver._layout, aux.layout()
+        lay, alay = self.solver.layout, aux.layout()
         if not np.array_equal(lay.node_off, alay.node_off):  # the same tree and sizes: the same places
             raise CfrlabError("internal: the bonus operators are laid out differently")
         # positive part of the fold winnings for player 0; player 1 keeps its losses only
@@ -96,21 +96,21 @@ class PerturbedSolver:
         aterm[1, fold] = np.minimum(aterm[1, fold], 0.0)
         self._aux = aux
         aux_ops = K.TerminalOps(alay.groups, np.ascontiguousarray(aterm), aux.optab, aux.opbuf,
-                                aux.opbuf32() if self.solver._opbuf32.size else self.solver._opbuf32,
+                                aux.opbuf32() if self.solver.opbuf32.size else self.solver.opbuf32,
                                 aux.opint, aux.opc)
         term_end = int(sum(int(T) * int(cap) for _p, T, _r, _a, _b, _s, cap in lay.groups))
-        self._bonus = CK.WinnerBonus(aux_ops, np.zeros_like(self.solver._values), term_end, self._b)
+        self._bonus = CK.WinnerBonus(aux_ops, np.zeros_like(self.solver.arenas[1]), term_end, self._b)
 
     @property
     def iterations(self) -> int:
         return self.solver.iterations
 
     def iterate(self, n: int = 1) -> None:
-        s, e, lay = self.solver, self.solver.engine, self.solver._layout
+        s, e, lay = self.solver, self.solver.engine, self.solver.layout
         CK.perturbed_iterations(
             K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off),
-            K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, s._opbuf32, e.opint, e.opc),
-            self._bonus, K.SolverTables(s.regret, s._pred, s.avg, s._sigma), s._reach, s._values,
+            K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, s.opbuf32, e.opint, e.opc),
+            self._bonus, s.tables, *s.arenas,
             s.rule, s.iterations, int(n), e.num_states)
         s.iterations += int(n)
 
@@ -120,10 +120,10 @@ class PerturbedSolver:
     def perturbed_value(self, policy: np.ndarray, player: int) -> float:
         """``player``'s expected chips in the perturbed game when both positions play
         ``policy`` (float64[rows, 3]): winnings times 1 + bonus, losses times 1 + penalty."""
-        e, lay = self.solver.engine, self.solver._layout
+        e, lay = self.solver.engine, self.solver.layout
         reach, values = lay.arenas()
         bonus = self._bonus._replace(values=np.zeros_like(values))
-        ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, self.solver._opbuf32, e.opint, e.opc)
+        ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, self.solver.opbuf32, e.opint, e.opc)
         return float(CK.perturbed_value(
             K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off), ops,
             bonus, e.num_states, np.ascontiguousarray(policy, dtype=np.float64), int(player), reach,

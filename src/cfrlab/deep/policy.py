@@ -6,9 +6,12 @@ Layouts are ENGINE.md's: a table is float64[rows, A] with row ``row_offset[d] + 
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from cfrlab.engine import row_offsets
+from cfrlab.engine.kernels import regret_match
 from cfrlab.tree import CHANCE, DECISION
 
 
@@ -27,16 +30,10 @@ def mlp_forward(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> n
     return h
 
 
-def regret_matching(advantage: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    """Rows of predicted advantages -> strategies: positive parts normalized over the legal
-    columns; where none is positive, the legal column of highest advantage with probability 1
-    (Brown et al. 2019, section 4)."""
-    pos = np.where(legal, np.maximum(advantage, 0.0), 0.0)
-    total = pos.sum(axis=1, keepdims=True)
-    best = np.argmax(np.where(legal, advantage, -np.inf), axis=1)
-    greedy = np.zeros_like(pos)
-    greedy[np.arange(len(best)), best] = 1.0
-    return np.where(total > 0, pos / np.where(total > 0, total, 1.0), greedy)
+# rows of predicted advantages -> strategies: positive parts normalized over the legal columns;
+# where none is positive, the legal column of highest advantage with probability 1 (Brown et
+# al. 2019, section 4): the engine's one regret matching in its greedy form
+regret_matching = partial(regret_match, greedy=True)
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:

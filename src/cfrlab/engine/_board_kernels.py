@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.engine._match_kernels import match_board, match_board_row, share
 
 # No numba parallel regions: on a machine whose cores are busy a parallel region waits for every
 # thread to be scheduled (about 10 ms a call here), more than a whole street's kernel takes alone.
@@ -32,30 +33,13 @@ I16 = 32767.0
 U16 = 65535.0
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
-def _match_row(reg, b, h, A, out):
-    """Regret matching of hand h on board b into out[:, b, h] (a stored scale cancels)."""
-    tot = 0.0
-    for a in range(A):
-        x = float(reg[b, a, h])
-        if x > 0:
-            tot += x
-    if tot > 0:
-        for a in range(A):
-            x = float(reg[b, a, h])
-            out[a, b, h] = x / tot if x > 0 else 0.0
-    else:
-        for a in range(A):
-            out[a, b, h] = 1.0 / A
-
-
 @njit(cache=NUMBA_CACHE, nogil=True)
 def current_strategy(reg, out):
     """out[A, B, H]: the regret-matching strategy of storage ``reg[B, A, H]``."""
     B, A, H = reg.shape
     for b in range(B):
         for h in range(H):
-            _match_row(reg, b, h, A, out)
+            match_board_row(reg, b, h, A, out)
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
@@ -76,22 +60,6 @@ def average_strategy(cum, out):
                 out[a, b, h] = float(cum[b, a, h]) / t if t > 0 else 1.0 / A
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
-def _match_board(reg, b, A, H, tot, out):
-    """Regret matching of board b, hand-inner loops (vectorized): out[a, b, :] = sigma_a."""
-    for h in range(H):
-        tot[h] = 0.0
-    for a in range(A):
-        for h in range(H):
-            x = float(reg[b, a, h])
-            tot[h] += x if x > 0 else 0.0
-    for a in range(A):
-        for h in range(H):
-            x = float(reg[b, a, h])
-            t = tot[h]
-            out[a, b, h] = (x / t if x > 0 else 0.0) if t > 0 else 1.0 / A
-
-
 @njit(cache=NUMBA_CACHE, nogil=True)
 def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
     """At the opponent's node: out[a] = reach * sigma_a (the children's reach), and, when
@@ -100,7 +68,7 @@ def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
     row = np.empty((A, H), dtype=np.float32)
     tot = np.empty(H)
     for b in range(B):
-        _match_board(reg, b, A, H, tot, out)
+        match_board(reg, b, A, H, tot, out)
         for a in range(A):
             for h in range(H):
                 out[a, b, h] *= reach[b, h]
@@ -144,10 +112,7 @@ def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
                 tot[h] += x if x > 0 else 0.0
         for a in range(A):
             for h in range(H):
-                x = float(reg[b, a, h])
-                t = tot[h]
-                sig = (x / t if x > 0 else 0.0) if t > 0 else 1.0 / A
-                v[h] += sig * cfv[a, b, h]
+                v[h] += share(float(reg[b, a, h]), tot[h], A) * cfv[a, b, h]
         for h in range(H):
             out[b, h] = v[h]
         if not comp:

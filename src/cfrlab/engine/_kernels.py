@@ -62,6 +62,11 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.engine._match_kernels import limit_match_rows as _limit_match_rows
+from cfrlab.engine._match_kernels import match_rows as _regret_match_rows  # noqa: F401
+from cfrlab.engine._match_kernels import match_wide as _match_wide
+from cfrlab.engine._match_kernels import normalize_row_range
+from cfrlab.engine._match_kernels import predictive_match_rows as _predictive_match_rows
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD
 
 COL_KIND, COL_PLAYER, COL_ROUND, COL_PARENT, COL_ACTION, COL_DECISION, COL_FCHILD, COL_NCHILD = range(8)
@@ -82,78 +87,6 @@ PcsBlocks = namedtuple("PcsBlocks", "cdf bpar bpar_off bsize bmass")
 WalkView = namedtuple("WalkView", "sbase ns_eff scale")
 
 FIXED_POLICY = UpdateRule(False, False, False, False, 0.0, 0.0, 0.0)  # walks that update nothing
-
-
-@njit(cache=NUMBA_CACHE, inline="always")
-def _set_matched(sigma, x, r0, r1, r2, l0, l1, l2):
-    """sigma[x] proportional to the positive parts of (r0, r1, r2); uniform over the legal
-    actions when none is positive."""
-    r0 = max(0.0, r0) if l0 else 0.0
-    r1 = max(0.0, r1) if l1 else 0.0
-    r2 = max(0.0, r2) if l2 else 0.0
-    tot = r0 + r1 + r2
-    if tot > 0.0:
-        inv = 1.0 / tot
-        sigma[x, 0] = r0 * inv
-        sigma[x, 1] = r1 * inv
-        sigma[x, 2] = r2 * inv
-    else:
-        uni = 1.0 / (int(l0) + int(l1) + int(l2))
-        sigma[x, 0] = uni if l0 else 0.0
-        sigma[x, 1] = uni if l1 else 0.0
-        sigma[x, 2] = uni if l2 else 0.0
-
-
-@njit(cache=NUMBA_CACHE)
-def _match_wide(regret, pred, legal, d, row, L, sigma):
-    """Regret matching for tables wider than three columns (no-limit trees), with the
-    predicted regrets added when ``pred`` has rows."""
-    A = legal.shape[1]
-    predict = pred.shape[0] > 0
-    for x in range(row, row + L):
-        tot = 0.0
-        nl = 0
-        for a in range(A):
-            if legal[d, a]:
-                nl += 1
-                r = regret[x, a] + (pred[x, a] if predict else 0.0)
-                if r > 0.0:
-                    tot += r
-        for a in range(A):
-            r = regret[x, a] + (pred[x, a] if predict else 0.0)
-            if not legal[d, a]:
-                sigma[x, a] = 0.0
-            elif tot > 0.0:
-                sigma[x, a] = r / tot if r > 0.0 else 0.0
-            else:
-                sigma[x, a] = 1.0 / nl
-
-
-@njit(cache=NUMBA_CACHE)
-def _regret_match_rows(regret, legal, d, row, L, sigma):
-    """sigma = regret matching of rows row .. row+L-1 (decision d), tables of any width."""
-    if legal.shape[1] != 3:
-        _match_wide(regret, regret[:0], legal, d, row, L, sigma)
-    else:
-        _limit_match_rows(regret, legal, d, row, L, sigma)
-
-
-@njit(cache=NUMBA_CACHE)
-def _limit_match_rows(regret, legal, d, row, L, sigma):
-    """Regret matching of three-column (limit) rows."""
-    l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
-    for x in range(row, row + L):
-        _set_matched(sigma, x, regret[x, 0], regret[x, 1], regret[x, 2], l0, l1, l2)
-
-
-@njit(cache=NUMBA_CACHE)
-def _predictive_match_rows(regret, pred, legal, d, row, L, sigma):
-    """Regret matching of three-column rows on accumulated plus predicted regrets (predictive
-    CFR+)."""
-    l0, l1, l2 = legal[d, 0], legal[d, 1], legal[d, 2]
-    for x in range(row, row + L):
-        _set_matched(sigma, x, regret[x, 0] + pred[x, 0], regret[x, 1] + pred[x, 1],
-                     regret[x, 2] + pred[x, 2], l0, l1, l2)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -658,38 +591,6 @@ def root_value(walk, num_states, player, values):
     for s in range(num_states[0]):
         tot += values[player, o + s]
     return tot
-
-
-@njit(cache=NUMBA_CACHE)
-def normalize_row_range(table, legal, dec_of_row, out, lo, hi):
-    """Rows lo..hi-1 of ``table`` (rows, A): out[row] = its positive parts on the legal actions,
-    normalized; uniform on the legal actions where none is positive. Regret matching, and for a
-    nonnegative table (an average) its rows as distributions. Three-column (limit) tables get
-    their own copy of the loop, the column count a constant."""
-    if table.shape[1] == 3:
-        _normalize_rows(table, legal, dec_of_row, out, lo, hi, 3)
-    else:
-        _normalize_rows(table, legal, dec_of_row, out, lo, hi, table.shape[1])
-
-
-@njit(cache=NUMBA_CACHE, inline="always")
-def _normalize_rows(table, legal, dec_of_row, out, lo, hi, A):
-    for row in range(lo, hi):
-        d = dec_of_row[row]
-        tot = 0.0
-        nl = 0
-        for a in range(A):
-            if legal[d, a]:
-                nl += 1
-                if table[row, a] > 0.0:
-                    tot += table[row, a]
-        for a in range(A):
-            if not legal[d, a]:
-                out[row, a] = 0.0
-            elif tot > 0.0:
-                out[row, a] = table[row, a] / tot if table[row, a] > 0.0 else 0.0
-            else:
-                out[row, a] = 1.0 / nl
 
 
 @njit(cache=NUMBA_CACHE)

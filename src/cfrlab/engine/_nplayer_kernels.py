@@ -29,13 +29,12 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine._kernels import _add_regret, _discounts, normalize_row_range
+from cfrlab.engine._kernels import UpdateRule, _add_regret, _discounts, normalize_row_range  # noqa: F401
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 MODE_EV, MODE_CFR, MODE_BR = 0, 1, 2
 
 TreeArrays = namedtuple("TreeArrays", "kind player round parent depth action decision spent folded legal events off")
-UpdateRule = namedtuple("UpdateRule", "alternating regret_floor discount_pos discount_neg alpha beta gamma")
 Buffers = namedtuple("Buffers", "reach val inst rowreach best root")
 
 

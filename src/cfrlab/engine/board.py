@@ -137,6 +137,7 @@ class BoardGame:
             self.index.append(idx)
         if min(len(h) for h in self.hands) == 0:
             raise CfrlabError("a range has no combo left once the board's cards are removed")
+        self.cards8 = [c.astype(np.uint8) for c in self.cards]  # unsigned: no wraparound in the loops
         self.same = [self.index[1 - p][self.hands[p]].astype(np.int64) for p in (0, 1)]
         # the fold kernel's branch-free form: the same combo's index (0 if none) and 1.0 or 0.0
         self.same_at = [np.maximum(s, 0).astype(np.uint16) for s in self.same]

@@ -28,12 +28,12 @@ import numpy as np
 from cfrlab.cards.ranges import COMBOS
 from cfrlab.engine import _board_kernels as K
 from cfrlab.engine.board import STORAGES, BoardGame, View, default_threads
+from cfrlab.engine.rules import RULES, discounts
 from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 EXACT_PARTS = 4  # parts per thread of the float64 walks of exact_values (their work arrays)
-FAST_ALGORITHMS = {"dcfr": (1.5, 0.0, 2.0, False), "dcfr+": (1.5, 0.5, 3.0, False),
-                   "cfr+": (None, None, 1.0, True)}
+FAST_ALGORITHMS = ("dcfr", "dcfr+", "cfr+")  # the rules of ``engine.rules.RULES`` the walk runs
 
 
 class BoardSolver:
@@ -48,7 +48,8 @@ class BoardSolver:
         if storage not in STORAGES:
             raise CfrlabError(f"storage is one of {', '.join(STORAGES)}, not {storage!r}")
         self.game, self.algorithm, self.storage = game, algorithm, storage
-        self.alpha, self.beta, self.gamma, self.floor = FAST_ALGORITHMS[algorithm]
+        self.params = RULES[algorithm]
+        self.floor = self.params.regret_floor
         rdt, cdt, _ = STORAGES[storage]
         self.comp = storage == "int16"
         self.dtype = np.float64 if storage == "float64" else np.float32
@@ -64,8 +65,6 @@ class BoardSolver:
             self.rscale[n] = np.ones(B, dtype=np.float32)
             self.cscale[n] = np.ones(B, dtype=np.float32)
         self.iterations = 0
-        self._c = [np.ascontiguousarray(c) for c in game.cards]
-        self._c8 = [c.astype(np.uint8) for c in self._c]  # unsigned: no wraparound in the loops
         self._buffers: dict = {}
         self.threads = default_threads() if threads is None else int(threads)
         if self.threads < 1:
@@ -82,13 +81,12 @@ class BoardSolver:
         decision node): it reads and evaluates the strategy ("ev" and "br" walks), no regrets."""
         self = cls.__new__(cls)
         self.game, self.algorithm, self.storage = game, algorithm, storage
-        self.alpha, self.beta, self.gamma, self.floor = FAST_ALGORITHMS[algorithm]
+        self.params = RULES[algorithm]
+        self.floor = self.params.regret_floor
         self.comp = storage == "int16"
         self.dtype = np.float64 if storage == "float64" else np.float32
         self.reg, self.rscale, self.cum, self.cscale = {}, {}, cum, cscale
         self.iterations = int(iterations)
-        self._c = [np.ascontiguousarray(c) for c in game.cards]
-        self._c8 = [c.astype(np.uint8) for c in self._c]
         self._buffers, self.threads = {}, 1
         self._whole = game.split(1)[0]
         self._parts = [self._whole]
@@ -194,12 +192,12 @@ class BoardSolver:
         if kind == FOLD:
             folder = int(t.player[n])
             pay = -float(t.spent[n, p]) if folder == p else float(t.spent[n, o])
-            K.fold_values(reach, self._c8[o], self._c8[p], g.same_at[p], g.same_ok[p], v.validf[L][p],
+            K.fold_values(reach, self.game.cards8[o], self.game.cards8[p], g.same_at[p], g.same_ok[p], v.validf[L][p],
                           pay, out)
             return
         if kind == SHOWDOWN:
             sdvalid, sdidx = v.river[p][:2]
-            K.showdown_values(reach, self._c8[p], sdvalid, sdidx, *v.river[o][2:], float(t.spent[n, o]), out)
+            K.showdown_values(reach, self.game.cards8[p], sdvalid, sdidx, *v.river[o][2:], float(t.spent[n, o]), out)
             return
         if kind == CHANCE:
             self._chance(n, p, reach, mode, coef, out, v, part)
@@ -245,7 +243,7 @@ class BoardSolver:
         depth = int(t.depth[n])
         child = self._children(n)[0]
         down = self._buffer(("down", depth, part), (v.B[L + 1], reach.shape[1]))
-        K.deal_down(reach, *v.down[L + 1], self._c[o], down)
+        K.deal_down(reach, *v.down[L + 1], self.game.cards[o], down)
         below = self._buffer(("below", depth, part), (v.B[L + 1], out.shape[1]))
         if L == 0 and len(self._parts) > 1 and v is self._whole:
             # thread i walks parts i, i + threads, ... one after the other with its own buffers
@@ -264,6 +262,20 @@ class BoardSolver:
     def _root_reach(self, o: int) -> np.ndarray:
         return (self.game.w[o] * self.game.levels[0].valid[o][0]).astype(self.dtype)[None]
 
+    def values_at(self, node: int, p: int, reach: np.ndarray, view: View, mode: str = "ev") -> np.ndarray:
+        """float64[boards, H_p]: p's counterfactual values at ``node`` over ``view``'s boards of
+        the node's street, given the opponent's reach there (``mode`` "ev" or "br"), walked in
+        float64 with buffers of its own (the tables as stored)."""
+        L = int(self.game.tree.round[node]) - self.game.street
+        keep, keep_buf = self.dtype, self._buffers
+        self.dtype, self._buffers = np.float64, {}
+        try:
+            out = np.empty((view.B[L], len(self.game.hands[p])))
+            self._walk(int(node), p, reach, mode, None, out, view)
+        finally:
+            self.dtype, self._buffers = keep, keep_buf
+        return out
+
     def root_values(self, p: int, mode: str) -> np.ndarray:
         """float64[H_p]: p's counterfactual values at the root ("br" or "ev")."""
         out = np.empty((1, len(self.game.hands[p])), dtype=self.dtype)
@@ -277,14 +289,7 @@ class BoardSolver:
     def iterate(self, n: int = 1) -> None:
         for _ in range(int(n)):
             self.iterations += 1
-            t = self.iterations
-            if self.floor:
-                pos = neg = 1.0
-            else:
-                x = float(t - 1)
-                pos = x ** self.alpha / (x ** self.alpha + 1)
-                neg = x ** self.beta / (x ** self.beta + 1) if x > 0 else 0.0
-            decay = ((t - 1) / t) ** self.gamma
+            pos, neg, decay = discounts(self.params, self.iterations)
             for p in (0, 1):
                 out = np.empty((1, len(self.game.hands[p])), dtype=self.dtype)
                 self._walk(0, p, self._root_reach(1 - p), "train", (pos, neg, decay), out)

@@ -26,6 +26,16 @@ from cfrlab.engine._board_kernels import (  # noqa: F401
     showdown_values,
     sum_actions,
 )
+from cfrlab.engine._board_lanes_kernels import (  # noqa: F401
+    GroupSums,
+    ReachClasses,
+    card_totals,
+    fold_lanes,
+    group_sums,
+    reach_classes,
+    showdown_lanes,
+    showdown_sweep_lanes,
+)
 from cfrlab.engine._kernels import (  # noqa: F401
     COL_ACTION,
     COL_DECISION,
@@ -65,8 +75,13 @@ from cfrlab.engine._kernels import (  # noqa: F401
 from cfrlab.engine._kernels import _add_average as add_average  # noqa: F401
 from cfrlab.engine._kernels import _add_regret as add_regret  # noqa: F401
 from cfrlab.engine._kernels import _discounts as discounts  # noqa: F401
-from cfrlab.engine._kernels import _limit_match_rows as limit_match_rows  # noqa: F401
-from cfrlab.engine._kernels import _regret_match_rows as regret_match_rows  # noqa: F401
+from cfrlab.engine._match_kernels import (  # noqa: F401
+    limit_match_rows,
+    match_row_into,
+    regret_match,
+    share,
+)
+from cfrlab.engine._match_kernels import match_rows as regret_match_rows  # noqa: F401
 from cfrlab.engine._nplayer_kernels import UpdateRule as NUpdateRule  # noqa: F401
 from cfrlab.engine._nplayer_kernels import iterate as nplayer_iterate  # noqa: F401
 from cfrlab.engine._nplayer_kernels import terminal_payoffs as nplayer_terminal_payoffs  # noqa: F401

@@ -28,7 +28,7 @@ The kernels take these in named bundles (namedtuples, built once by ``walk``):
   chance nodes ``chance_reach`` (C, 2, H) (written) and ``chance_vals`` (read).
 
 ``round_pass`` walks every segment of a round on one board (the last round only for its
-reach: its values are ``_lanes.last_round_lanes``'): reach forward (entry reach from
+reach: its values are ``_lanes_kernels.last_round_lanes``'): reach forward (entry reach from
 ``in_reach[entry]``, cut to hands that miss the board), the policy's action probabilities
 gathered by each hand's private state; in FULL mode, terminal values (folds: every showdown
 is in the last round), chance values (given), then values backward: the max over actions for
@@ -49,11 +49,14 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from cfrlab.abstraction.kernels import index_scratch, last_state, player_states
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine.kernels import disjoint_sum
+from cfrlab.engine.kernels import disjoint_sum, showdown_sweep
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 EVERY = np.zeros(0, np.int64)  # disjoint_sum's hand list when it covers every hand
+NO_RANKS = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # round_pass before the last round
+NO_BEST = np.zeros((0, 0), np.int8)  # round_pass recording no best response
 
 Segments = namedtuple("Segments", "seg_off entry kind player child slot dec chance pay")
 OpponentTable = namedtuple("OpponentTable", "policy row_offset")
@@ -124,11 +127,16 @@ def fold_or_chance_values(seg, k, j, reach, vals, cards, h, csum, chance_vals):
 
 
 @njit(cache=NUMBA_CACHE)
-def round_pass(full, seg, hands, table, flow):
+def round_pass(full, seg, hands, table, flow, ranked, tol, best):
     """One round on one board (module docstring). ``full`` False: only the reach at the
-    round's chance nodes is written (``chance_reach``); True (a round before the last):
-    values too."""
-    seg_off, entry, l_kind, l_player, l_child, l_slot, _, l_chance, _ = seg
+    round's chance nodes is written (``chance_reach``); True: values too. Showdowns are
+    swept over ``ranked`` (``order``, ``grp_end``: the valid hands by rank; empty before the
+    last round, whose showdowns ``_lanes_kernels`` walks). With a non-empty ``best``
+    (int8[round's nodes, H]) the pass also records at each decision k the action of the
+    maximum for each hand, ties (within ``tol``) to the lowest: the best response's policy."""
+    seg_off, entry, l_kind, l_player, l_child, l_slot, _, l_chance, l_pay = seg
+    order, grp_end = ranked
+    record = best.shape[0] > 0
     valid, cards, h, D, states = hands
     in_reach, out_vals, scale, chance_reach, chance_vals = flow
     H = valid.shape[0]
@@ -153,7 +161,10 @@ def round_pass(full, seg, hands, table, flow):
             k = base + j
             if fold_or_chance_values(seg, k, j, reach, vals, cards, h, csum, chance_vals):
                 continue
-            if l_kind[k] == DECISION:
+            if l_kind[k] == SHOWDOWN:
+                showdown_sweep(reach[l_slot[k, 1], 1], cards, h, D, order, grp_end, l_pay[k, 0], vals[j, 0])
+                showdown_sweep(reach[l_slot[k, 0], 0], cards, h, D, order, grp_end, l_pay[k, 1], vals[j, 1])
+            elif l_kind[k] == DECISION:
                 q = l_player[k]
                 o = 1 - q
                 first = True
@@ -165,7 +176,17 @@ def round_pass(full, seg, hands, table, flow):
                         for i in range(H):
                             vals[j, q, i] = vals[c, q, i]
                             vals[j, o, i] = vals[c, o, i]
+                        if record:
+                            for i in range(H):
+                                best[k, i] = a
                         first = False
+                    elif record:
+                        for i in range(H):
+                            x = vals[c, q, i]
+                            if x > vals[j, q, i] + tol:
+                                vals[j, q, i] = x
+                                best[k, i] = a
+                            vals[j, o, i] += vals[c, o, i]
                     else:
                         for i in range(H):
                             x = vals[c, q, i]
@@ -197,4 +218,28 @@ def permute_add(src, perm, weight, dst):
 #       = stake * ((2W + G - R) - sum over q's cards c of (2Wc[c] + Gc[c] - Rc[c]))
 # kept as one running X = 2W + G - R and Xc[c]: start at -R, -Rc; add a group's reach once
 # (it is G), read its values, add it again (it is now W).
-# The kernel: ``_lanes.last_round_lanes`` (several betting subtrees of one shape at once).
+# The kernel: ``_lanes_kernels.last_round_lanes`` (several betting subtrees of one shape at once).
+
+
+@njit(cache=NUMBA_CACHE)
+def bucket_states(hands, board, valid, upto, lookup, prev, out):
+    """Each valid hand's state of round ``upto`` on ``board``; with ``prev`` (the states on
+    the round before, on this board's prefix; empty: unknown) the last round's from it, one
+    hand index per hand instead of one per round."""
+    nb = board.shape[0]
+    hand = np.empty(2 + nb, np.int64)
+    for q in range(nb):
+        hand[2 + q] = board[q]
+    scratch = index_scratch(lookup.num_suits, 8)
+    row = np.zeros(lookup.R, np.int64)
+    for i in range(hands.shape[0]):
+        if not valid[i]:
+            out[i] = 0
+            continue
+        hand[0] = hands[i, 0]
+        hand[1] = hands[i, 1]
+        if prev.shape[0]:
+            out[i] = last_state(hand, prev[i], lookup, scratch)
+        else:
+            player_states(hand, upto, lookup, scratch, row)
+            out[i] = row[upto]

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine.kernels import disjoint_sum
+from cfrlab.engine.kernels import disjoint_sum, showdown_sweep_lanes
 from cfrlab.realgame._kernels import forward_reach, pass_buffers
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
@@ -84,21 +84,22 @@ def _terminal(seg, k, j, opp, vals, hands, csum, chance_vals, live):
     return kind == SHOWDOWN
 
 
+
 @njit(cache=NUMBA_CACHE)
 def _showdowns(seg, s, opp, vals, hands, buf, live):
-    """Every showdown of segment s against ``opp`` for each seat's ``live`` hands, in one sweep of
-    the hands by rank, a lane per (showdown, seat) (``engine.kernels.showdown_sweep``, lanes
-    side by side; hands no lane's reach holds are not added): the lane's value X - sum over my
-    cards c of Xc[c], X = 2W + G - R over the opponent's reach R, W of the hands I beat, G of
-    my group (module docstring of ``_kernels``, last round)."""
+    """Every showdown of segment s against ``opp`` for each seat's ``live`` hands: a lane per
+    (showdown, seat), swept together by the engine (``showdown_sweep_lanes``): the lane's
+    value X - sum over my cards c of Xc[c], X = 2W + G - R over the opponent's reach R, W of
+    the hands I beat, G of my group (module docstring of ``_kernels``, last round)."""
     R, X, Xc = buf
     base = seg.seg_off[s]
     n = seg.seg_off[s + 1] - base
-    order, grp_end, cards, h = hands.order, hands.grp_end, hands.cards, hands.h
+    order = hands.order
     nh = order.shape[0]
     m = 0
     lane_j = np.empty(2 * n, np.int64)  # each lane's showdown (local index) and seat
     lane_p = np.empty(2 * n, np.int64)
+    pay = np.empty(2 * n)
     for j in range(n):
         k = base + j
         if seg.kind[k] == SHOWDOWN:
@@ -110,53 +111,12 @@ def _showdowns(seg, s, opp, vals, hands, buf, live):
                     R[order[t], m] = src[order[t]]
                 lane_j[m] = j
                 lane_p[m] = p
+                pay[m] = seg.pay[k, p]
                 m += 1
     if m == 0:
         return
-    held = np.zeros(nh, np.bool_)  # by rank position: some lane's reach holds the hand
-    for t in range(nh):
-        i = order[t]
-        for q in range(m):
-            if R[i, q] != 0.0:
-                held[t] = True
-                break
-    X[:m] = 0.0
-    Xc[:, :m] = 0.0
-    for t in range(nh):
-        if not held[t]:
-            continue
-        i = order[t]
-        for c in range(h):
-            for q in range(m):
-                Xc[cards[i, c], q] -= R[i, q]
-        for q in range(m):
-            X[q] -= R[i, q]
-    t0 = 0
-    while t0 < nh:
-        e = grp_end[t0]
-        for twice in range(2):
-            for t in range(t0, e):
-                if not held[t]:
-                    continue
-                i = order[t]
-                for q in range(m):
-                    X[q] += R[i, q]
-                for c in range(h):
-                    for q in range(m):
-                        Xc[cards[i, c], q] += R[i, q]
-            if twice == 0:  # the group counted once: its values
-                for t in range(t0, e):
-                    i = order[t]
-                    for q in range(m):
-                        p = lane_p[q]
-                        if not live.mask[p, i]:
-                            continue
-                        v = X[q]
-                        for c in range(h):
-                            v -= Xc[cards[i, c], q]
-                        j = lane_j[q]
-                        vals[j, p, i] = seg.pay[base + j, p] * v
-        t0 = e
+    showdown_sweep_lanes(R, m, (order, hands.grp_end), hands.cards, hands.h, (X, Xc), (lane_j, lane_p, pay),
+                         live.mask, vals)
 
 
 def showdown_buffers(seg, H, D):

@@ -19,66 +19,13 @@ with the engine's path exactly wherever no two actions tie (tests/test_cfrbr.py)
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine.kernels import showdown_sweep
 from cfrlab.realgame import _kernels as K
 from cfrlab.realgame.hands import first_round_units
 from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.realgame.walk import Walker
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
-
-
-@njit(cache=NUMBA_CACHE)
-def policy_pass(seg, hands, table, flow, order, grp_end, tol, best):
-    """``_kernels.round_pass`` in FULL mode, showdowns included (``order``/``grp_end``: the
-    valid hands by rank, for a last round), that also writes ``best[k, i]``: the action of
-    the maximum at decision k (local index over the round) for hand i, ties to the lowest."""
-    seg_off, entry, l_kind, l_player, l_child, l_slot, _, _, l_pay = seg
-    valid, cards, h, D, states = hands
-    in_reach, out_vals, scale, _, chance_vals = flow  # chance reach: the reach pass's
-    H = valid.shape[0]
-    nseg = seg_off.shape[0] - 1
-    reach, vals, csum, vf = K.pass_buffers(seg_off, valid, D)
-    for s in range(nseg):
-        base = seg_off[s]
-        n = seg_off[s + 1] - base
-        e = entry[s]
-        K.forward_reach(seg, s, in_reach, vf, states, table, reach)
-        for j in range(n - 1, -1, -1):  # terminals and values, backward
-            k = base + j
-            kind = l_kind[k]
-            if K.fold_or_chance_values(seg, k, j, reach, vals, cards, h, csum, chance_vals):
-                continue
-            if kind == SHOWDOWN:
-                showdown_sweep(reach[l_slot[k, 1], 1], cards, h, D, order, grp_end, l_pay[k, 0], vals[j, 0])
-                showdown_sweep(reach[l_slot[k, 0], 0], cards, h, D, order, grp_end, l_pay[k, 1], vals[j, 1])
-            elif kind == DECISION:
-                q = l_player[k]
-                o = 1 - q
-                first = True
-                for a in range(3):
-                    c = l_child[k, a]
-                    if c < 0:
-                        continue
-                    if first:
-                        for i in range(H):
-                            vals[j, q, i] = vals[c, q, i]
-                            vals[j, o, i] = vals[c, o, i]
-                            best[k, i] = a
-                        first = False
-                    else:
-                        for i in range(H):
-                            x = vals[c, q, i]
-                            if x > vals[j, q, i] + tol:
-                                vals[j, q, i] = x
-                                best[k, i] = a
-                            vals[j, o, i] += vals[c, o, i]
-        for p in range(2):
-            for i in range(H):
-                out_vals[e, p, i] += scale * vf[i] * vals[0, p, i]
 
 
 class PolicyWalker(Walker):
@@ -121,9 +68,9 @@ class PolicyWalker(Walker):
         seg = self.rounds[r]
         best = np.zeros((len(seg.kind), self.H), dtype=np.int8)
         flow = K.Flow(in_reach, out_vals, float(scale), chance_reach, chance_vals)
-        policy_pass(self.segments[r], K.BoardHands(valid, self.cards, self.deck.num_hole,
-                                                   self.deck.size, states),
-                    self.table, flow, order, grp_end, self.tol, best)
+        K.round_pass(True, self.segments[r], K.BoardHands(valid, self.cards, self.deck.num_hole,
+                                                          self.deck.size, states),
+                     self.table, flow, (order, grp_end), self.tol, best)
         dn = self._dec_nodes[r]
         idx = np.flatnonzero(valid)
         rows = self.row_offset[seg.dec[dn]][:, None] + states[idx][None, :]

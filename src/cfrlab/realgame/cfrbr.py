@@ -54,41 +54,25 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from cfrlab.abstraction.lossless import LosslessModel
-from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine import best_response, build_tree_for, get_engine, load_abstraction, row_offsets
 from cfrlab.engine import kernels as K
+from cfrlab.engine.rules import RULES as ENGINE_RULES
+from cfrlab.engine.rules import CFRParams, discounts
 from cfrlab.engine.values import expected_value
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.games.units import to_unit, unit_of
+from cfrlab.realgame import _cfrbr_kernels as CK
 from cfrlab.realgame.brpolicy import PolicyWalker
 from cfrlab.realgame.brstrategy import MAX_ROWS, lossless_rows, real_states
 from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.solvers.driver import Checkpointer, RunState
 from cfrlab.strategy import Strategy
 
-
-@dataclass(frozen=True)
-class Rule:
-    """The abstract player's update: ``floor`` clips accumulated regrets at 0 (regret
-    matching+); ``alpha``/``beta`` (DCFR) multiply positive/negative accumulated regrets by
-    (t-1)^x / ((t-1)^x + 1) before iteration t adds its own; the average weighs iteration t by
-    t^``gamma``; ``predictive`` plays regret matching on the regrets plus the last iteration's
-    (PCFR+)."""
-
-    floor: bool = False
-    alpha: float | None = None
-    beta: float | None = None
-    gamma: float = 0.0
-    predictive: bool = False
-
-
-RULES = {"cfr": Rule(), "cfr+": Rule(floor=True, gamma=1.0),
-         "dcfr": Rule(alpha=1.5, beta=0.0, gamma=2.0),
-         "pcfr+": Rule(floor=True, gamma=2.0, predictive=True)}
+# the abstract player's rules: these of the one table (``cfrlab.engine.rules``)
+RULES = {name: ENGINE_RULES[name] for name in ("cfr", "cfr+", "dcfr", "pcfr+")}
 ALGORITHMS = tuple(RULES)
 DEFAULT_RULE = {"br": "cfr+", "real": "dcfr", "abstract": "dcfr"}  # measured, docs/RESULTS.md
 POLICIES = ("current", "average", "best")
@@ -143,119 +127,13 @@ def abstraction_maps(game: GameDef, abstraction, tree, lm: LosslessModel) -> lis
     return real_states(bp, game, lm)
 
 
-@njit(cache=NUMBA_CACHE)
-def _lift_rows(policy, row_map, player_of_row, action, br_player, out):
-    """out[i] = policy[row_map[i]] (an abstract policy on real rows), except the rows of
-    ``br_player`` (-1: none), which play ``action[i]`` with probability 1."""
-    for i in range(out.shape[0]):
-        if player_of_row[i] == br_player:
-            for a in range(3):
-                out[i, a] = 0.0
-            out[i, action[i]] = 1.0
-        else:
-            r = row_map[i]
-            for a in range(3):
-                out[i, a] = policy[r, a]
-
-
-@njit(cache=NUMBA_CACHE)
-def _sum_rows(t, rows, target, out):
-    """out[target[k]] += t[rows[k]] in the order of k (np.bincount's)."""
-    for k in range(rows.shape[0]):
-        i = rows[k]
-        j = target[k]
-        for a in range(3):
-            out[j, a] += t[i, a]
-
-
-@njit(cache=NUMBA_CACHE)
-def _regret_walk(walk, ops, num_states, tables, trav, reach, values):
-    """One full-width walk under the fixed ``tables.sigma``: the instantaneous regrets of the
-    players with ``trav`` land in ``tables.regret`` (zeroed by the caller) and their
-    reach-weighted policy in ``tables.avg``."""
-    view = K.full_view(num_states)
-    K.forward(walk, view, tables, reach, -1)
-    exact = K.exact_ops(ops)
-    for i in range(2):
-        if trav[i]:
-            K.terminals(exact, view, i, reach, values)
-    K.backward(walk, view, tables, reach, values, trav, 1, K.FIXED_POLICY, 1, np.zeros(1, np.int8))
-
-
-def _matched(regret: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    """Regret matching over the legal actions (uniform where no regret is positive)."""
-    pos = np.where(legal, np.maximum(regret, 0.0), 0.0)
-    tot = pos.sum(axis=1, keepdims=True)
-    uni = legal / legal.sum(axis=1, keepdims=True)
-    return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), uni)
-
-
-@njit(cache=NUMBA_CACHE)
-def _step_rows(regret, avg, pred, rows, inst, reach_sigma, pos_f, neg_f, floor, w):
-    """Rows ``rows`` of one update: regrets discounted (``pos_f``/``neg_f``), plus the
-    instantaneous ones, floored at 0 with ``floor``; the prediction (if ``pred`` has rows)
-    the instantaneous regrets; the average plus ``w`` times the reach-weighted policy."""
-    predictive = pred.shape[0] > 0
-    for k in range(rows.shape[0]):
-        i = rows[k]
-        for a in range(3):
-            r = regret[i, a]
-            if r > 0.0:
-                r *= pos_f
-            elif r < 0.0:
-                r *= neg_f
-            r += inst[i, a]
-            if floor and r < 0.0:
-                r = 0.0
-            regret[i, a] = r
-            if predictive:
-                pred[i, a] = inst[i, a]
-            avg[i, a] += w * reach_sigma[i, a]
-
-
-@njit(cache=NUMBA_CACHE)
-def _profile_rows(policy, row_map, player_of_row, opp_seat, oregret, opred, dec_of_row, legal, out):
-    """The profile of a game against a real-game opponent: each real row of the abstract
-    player plays its abstract row of ``policy``; each row of ``opp_seat`` plays regret
-    matching on the opponent's real regrets (plus predictions, if ``opred`` has rows)."""
-    predictive = opred.shape[0] > 0
-    for i in range(out.shape[0]):
-        if player_of_row[i] != opp_seat:
-            r = row_map[i]
-            for a in range(3):
-                out[i, a] = policy[r, a]
-            continue
-        d = dec_of_row[i]
-        tot = 0.0
-        n = 0
-        for a in range(3):
-            x = 0.0
-            if legal[d, a]:
-                n += 1
-                x = oregret[i, a] + (opred[i, a] if predictive else 0.0)
-                x = max(x, 0.0)
-            out[i, a] = x
-            tot += x
-        for a in range(3):
-            if tot > 0.0:
-                out[i, a] /= tot
-            else:
-                out[i, a] = 1.0 / n if legal[d, a] else 0.0
-
-
-def _step(rule: Rule, tables: tuple[np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray,
+def _step(rule: CFRParams, tables: tuple[np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray,
           inst: np.ndarray, reach_sigma: np.ndarray, t: int) -> None:
     """Iteration t's update of ``rows`` (indices) of (regret, average, prediction) tables by
     ``rule`` from the iteration's instantaneous regrets and reach-weighted policy."""
-    pos_f = neg_f = 1.0
-    if rule.alpha is not None:  # DCFR: forget old regrets (positive ones slowly)
-        x = float(t - 1) ** rule.alpha
-        pos_f = x / (x + 1.0)
-    if rule.beta is not None:
-        x = float(t - 1) ** rule.beta
-        neg_f = x / (x + 1.0)
+    pos_f, neg_f, _ = discounts(rule, t)  # the average here is a sum weighted by t^gamma
     regret, avg, pred = tables
-    _step_rows(regret, avg, pred, rows, inst, reach_sigma, pos_f, neg_f, rule.floor,
+    CK.step_rows(regret, avg, pred, rows, inst, reach_sigma, pos_f, neg_f, rule.regret_floor,
                float(t) ** rule.gamma)
 
 
@@ -345,7 +223,7 @@ class CFRBRSolver:
     def current_policy(self) -> np.ndarray:
         """Regret matching over the legal actions (uniform where no regret is positive), on
         the regrets plus the last iteration's for a predictive rule."""
-        return _matched(self.regret + self.pred if self.rule.predictive else self.regret, self.legal)
+        return K.regret_match(self.regret + self.pred if self.rule.predictive else self.regret, self.legal)
 
     def average_policy(self) -> np.ndarray:
         tot = self.avg.sum(axis=1, keepdims=True)
@@ -370,7 +248,7 @@ class CFRBRSolver:
         out = np.empty((len(self.row_map), 3))
         if action is None:
             action = np.zeros(0, dtype=np.int8)
-        _lift_rows(np.ascontiguousarray(policy, dtype=np.float64), self.row_map,
+        CK.lift_rows(np.ascontiguousarray(policy, dtype=np.float64), self.row_map,
                    self.engine.player_of_row, action, br_player, out)
         return out
 
@@ -442,7 +320,7 @@ class CFRBRSolver:
         avg.fill(0.0)
         walk = K.WalkTree(e.nodes, e.child, e.row_offset, e.legal, lay.node_off, e.pmap, e.pmap_off)
         ops = K.TerminalOps(lay.groups, lay.term_util, e.optab, e.opbuf, _NO_F32, e.opint, e.opc)
-        _regret_walk(walk, ops, e.num_states, K.SolverTables(regret, np.zeros((0, 3)), avg, sigma),
+        CK.regret_walk(walk, ops, e.num_states, K.SolverTables(regret, np.zeros((0, 3)), avg, sigma),
                      trav, reach, values)
         return regret, avg
 
@@ -451,8 +329,8 @@ class CFRBRSolver:
         rows = self._real_rows[seat]
         target = self._targets[seat]
         out = np.zeros((2, self.num_rows, 3))
-        _sum_rows(regret, rows, target, out[0])
-        _sum_rows(avg, rows, target, out[1])
+        CK.sum_rows(regret, rows, target, out[0])
+        CK.sum_rows(avg, rows, target, out[1])
         return out[0], out[1]
 
     def _walked_best_responses(self, real: np.ndarray) -> tuple[float, float, np.ndarray]:
@@ -477,7 +355,7 @@ class CFRBRSolver:
         real = np.empty((len(self.row_map), 3))
         for seat in (0, 1):  # the opponent's rows of this game change only at its own update
             for who in (seat, 1 - seat):
-                _profile_rows(self.current_policy(), self.row_map, e.player_of_row, 1 - seat,
+                CK.profile_rows(self.current_policy(), self.row_map, e.player_of_row, 1 - seat,
                               self.oregret, self.opred, e.decision_of_row, e.legal, real)
                 if who == seat:
                     inst, reach_sigma = self._walk(real, seat)

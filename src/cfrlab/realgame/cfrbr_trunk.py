@@ -45,15 +45,15 @@ import numpy as np
 
 from cfrlab.abstraction import BUCKETED
 from cfrlab.engine import build_tree_for, load_abstraction, row_offsets
+from cfrlab.engine.kernels import regret_match
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
 from cfrlab.games.units import to_unit, unit_of
 from cfrlab.realgame import _kernels as K
 from cfrlab.realgame import _trunk_kernels as T
-from cfrlab.realgame._lanes import last_round_table
+from cfrlab.realgame._lanes_kernels import last_round_table
 from cfrlab.realgame.br import StrategyFile, real_best_response
-from cfrlab.realgame.brpolicy import policy_pass
-from cfrlab.realgame.cfrbr import RULES, CFRBRResult, _matched, _step, cfrbr_game, load_tables
+from cfrlab.realgame.cfrbr import RULES, CFRBRResult, _step, cfrbr_game, load_tables
 from cfrlab.realgame.hands import first_round_units, next_board_orbits
 from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.realgame.walk import Walker
@@ -71,7 +71,7 @@ class _Pass1(Walker):
     def __init__(self, game, tree, opponent) -> None:
         super().__init__(game, tree, opponent)
         self.best: dict[tuple, np.ndarray] = {}
-        self.tol = 1e-12 * float(np.abs(tree.spent).max()) * self.H  # policy_pass's tie
+        self.tol = 1e-12 * float(np.abs(tree.spent).max()) * self.H  # round_pass's tie
 
     def set_policy(self, policy: np.ndarray) -> None:
         self.opp.policy = self.policy = np.ascontiguousarray(policy, dtype=np.float64)
@@ -89,9 +89,9 @@ class _Pass1(Walker):
         states = np.ascontiguousarray(self.opp.states(r, board, self.deck, valid), dtype=np.int64)
         best = np.zeros((len(self.rounds[r].kind), self.H), dtype=np.int8)
         flow = K.Flow(in_reach, out_vals, float(scale), chance_reach, chance_vals)
-        policy_pass(self.segments[r], K.BoardHands(valid, self.cards, self.deck.num_hole,
-                                                   self.deck.size, states),
-                    self.table, flow, _NO_I, _NO_I, self.tol, best)
+        K.round_pass(True, self.segments[r], K.BoardHands(valid, self.cards, self.deck.num_hole,
+                                                          self.deck.size, states),
+                     self.table, flow, (_NO_I, _NO_I), self.tol, best)
         self.best[tuple(board.tolist())] = best
 
 
@@ -183,7 +183,7 @@ class TrunkSolver:
 
     # -- policies ------------------------------------------------------------------------------
     def current_policy(self) -> np.ndarray:
-        return _matched(self.regret + self.pred if self.rule.predictive else self.regret, self.legal)
+        return regret_match(self.regret + self.pred if self.rule.predictive else self.regret, self.legal)
 
     def average_policy(self) -> np.ndarray:
         tot = self.avg.sum(axis=1, keepdims=True)
@@ -196,7 +196,7 @@ class TrunkSolver:
         return self.current_policy() if which == "current" else self.average_policy()
 
     def _opponent_trunk(self) -> np.ndarray:
-        o = _matched(self.oregret + self.opred if self.rule.predictive else self.oregret, self.olegal)
+        o = regret_match(self.oregret + self.opred if self.rule.predictive else self.oregret, self.olegal)
         return np.ascontiguousarray(o) if len(o) else np.zeros((1, 3))
 
     # -- one round on one board ---------------------------------------------------------------

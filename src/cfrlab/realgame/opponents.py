@@ -20,15 +20,11 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from numba import njit
 
 from cfrlab.abstraction import BUCKETED, LOSSLESS
-from cfrlab.abstraction.kernels import index_scratch as _index_scratch
-from cfrlab.abstraction.kernels import last_state as _last_state
-from cfrlab.abstraction.kernels import player_states as _player_states
-from cfrlab.config import NUMBA_CACHE
 from cfrlab.errors import CfrlabError
 from cfrlab.games.agent import Agent, has_table
+from cfrlab.realgame import _kernels as K
 from cfrlab.strategy import Strategy
 
 
@@ -42,28 +38,6 @@ class BatchPolicy(Protocol):
     def states(self, round: int, board, deck, valid) -> np.ndarray: ...
 
 
-@njit(cache=NUMBA_CACHE)
-def _bucket_states(hands, board, valid, upto, lookup, prev, out):
-    """Each valid hand's state of round ``upto`` on ``board``; with ``prev`` (the states on
-    the round before, on this board's prefix; empty: unknown) the last round's from it, one
-    hand index per hand instead of one per round."""
-    nb = board.shape[0]
-    hand = np.empty(2 + nb, np.int64)
-    for q in range(nb):
-        hand[2 + q] = board[q]
-    scratch = _index_scratch(lookup.num_suits, 8)
-    row = np.zeros(lookup.R, np.int64)
-    for i in range(hands.shape[0]):
-        if not valid[i]:
-            out[i] = 0
-            continue
-        hand[0] = hands[i, 0]
-        hand[1] = hands[i, 1]
-        if prev.shape[0]:
-            out[i] = _last_state(hand, prev[i], lookup, scratch)
-        else:
-            _player_states(hand, upto, lookup, scratch, row)
-            out[i] = row[upto]
 
 
 _NONE = np.zeros(0, np.int64)
@@ -100,9 +74,9 @@ class StrategyPolicy:
                     and np.array_equal(board[:len(seen)], seen)):
                 # the walk asks for every last-round board below the board it asked for
                 # just before: the states so far are known, only the last round is new
-                _bucket_states(deck.hands, board, valid, round, self._lookup, prev, out)
+                K.bucket_states(deck.hands, board, valid, round, self._lookup, prev, out)
                 return out
-            _bucket_states(deck.hands, board, valid, round, self._lookup, _NONE, out)
+            K.bucket_states(deck.hands, board, valid, round, self._lookup, _NONE, out)
             if R > 1 and round == R - 2:
                 self._before_last = (board.copy(), out.copy())
             return out
@@ -112,7 +86,7 @@ class StrategyPolicy:
         out = np.zeros(H, dtype=np.int64)
         if len(hands):
             bpos = np.broadcast_to(board, (len(hands), len(board)))
-            out[valid] = m._states(hands, bpos, round)  # deck positions = local ids
+            out[valid] = m.hole_states(hands, bpos, round)  # deck positions = local ids
         return out
 
 

@@ -11,7 +11,7 @@ value vectors over all hands:
 * ``finish(sum of unit values)``: the first round's values and each seat's best-response
   value in chips.
 
-``precision="float32"`` runs the last round's lanes (``_lanes``: nearly all of the work in
+``precision="float32"`` runs the last round's lanes (``_lanes_kernels``: nearly all of the work in
 hold'em) in single precision: 1.7x faster on HULHE units, values within about 3e-7 of the
 largest (measured; the bound is in ``PRECISIONS``' comment). Everything else, and every sum
 over boards, stays float64.
@@ -34,7 +34,7 @@ from cfrlab.cards.evaluator import rank_batch
 from cfrlab.deep.play import NETWORK
 from cfrlab.errors import CfrlabError
 from cfrlab.realgame import _kernels as K
-from cfrlab.realgame._lanes import (
+from cfrlab.realgame._lanes_kernels import (
     RankedHands,
     column_classes,
     last_round_lanes,
@@ -230,7 +230,7 @@ class Walker:
                              flow)
             return
         K.round_pass(full, self.segments[r], K.BoardHands(valid, self.cards, h, D, states),
-                     self.table, flow)
+                     self.table, flow, K.NO_RANKS, 0.0, K.NO_BEST)
 
     def _reach_columns(self, in_reach: np.ndarray) -> np.ndarray:
         """int64[H]: each hand's class of identical columns ``in_reach[:, :, i]`` (hands of

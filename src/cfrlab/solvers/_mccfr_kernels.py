@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.engine.kernels import match_row_into as _regret_matching
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -37,27 +38,6 @@ def uniform(rng):
     z = (z ^ (z >> _U27)) * _MIX2
     z = z ^ (z >> _U31)
     return float(z >> _U11) * _INV53
-
-
-@njit(cache=NUMBA_CACHE)
-def _regret_matching(regret, row, legal_d, out, A):
-    """out[:A] = regret matching of regret[row] over the legal columns (A: a literal 3 in the
-    limit kernels, so the loops unroll once inlined)."""
-    total = 0.0
-    n_legal = 0
-    for a in range(A):
-        out[a] = 0.0
-        if legal_d[a]:
-            n_legal += 1
-            if regret[row, a] > 0.0:
-                out[a] = regret[row, a]
-                total += out[a]
-    if total > 0.0:
-        for a in range(A):
-            out[a] /= total
-    else:
-        for a in range(A):
-            out[a] = 1.0 / n_legal if legal_d[a] else 0.0
 
 
 @njit(cache=NUMBA_CACHE)

@@ -41,6 +41,7 @@ from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine import kernels as EK
+from cfrlab.engine.kernels import match_row_into
 from cfrlab.solvers._mccfr_kernels import sample_action as _sample
 from cfrlab.solvers._mccfr_kernels import uniform as _uniform
 
@@ -65,25 +66,6 @@ def skip_table(events, n_nodes):
         if e < 0:
             skip[-e - 1] = pos + 1
     return skip
-
-
-@njit(cache=NUMBA_CACHE)
-def _match(regret, row, legal_d, out):
-    """out = regret matching of ``regret[row]`` (uniform over the legal actions when no positive regret)."""
-    tot = 0.0
-    nl = 0
-    for a in range(3):
-        if legal_d[a]:
-            nl += 1
-            if regret[row, a] > 0.0:
-                tot += regret[row, a]
-    for a in range(3):
-        if not legal_d[a]:
-            out[a] = 0.0
-        elif tot > 0.0:
-            out[a] = regret[row, a] / tot if regret[row, a] > 0.0 else 0.0
-        else:
-            out[a] = 1.0 / nl
 
 
 @njit(cache=NUMBA_CACHE)
@@ -149,7 +131,7 @@ def cs_walk(T, D, skip, xl, regret_in, regret_out, avg, S):
             if kind[n] == DECISION:
                 d = decision[n]
                 i = player[n]
-                _match(regret_in, off[d] + st[i, rnd[n]], legal[d], sig[k])
+                match_row_into(regret_in, off[d] + st[i, rnd[n]], legal[d], sig[k], 3)
             continue
         n = -e - 1
         k = depth[n]
@@ -208,7 +190,7 @@ def es_traverse(T, D, skip, xl, i, regret_in, regret_out, avg, rng, S):
                 d = decision[n]
                 j = player[n]
                 row = off[d] + st[j, rnd[n]]
-                _match(regret_in, row, legal[d], sig[k])
+                match_row_into(regret_in, row, legal[d], sig[k], 3)
                 if j != i:
                     pick[k] = _sample(sig[k], _uniform(rng), 3)  # limit trees: three columns
                     w = 1.0

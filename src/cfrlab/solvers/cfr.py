@@ -1,6 +1,7 @@
 """The CFR family on the vector engine: one configurable solver, named presets.
 
-Every variant is an update rule on the same walk (``cfrlab.engine._kernels``):
+Every variant is an update rule on the same walk (``cfrlab.engine._kernels``), named in the
+one table of rules (``cfrlab.engine.rules.RULES``, which also documents ``CFRParams``):
 
 - ``alternating``: update player 0, then player 1 against 0's new strategy (else both at once);
 - ``regret_floor``: clip accumulated regrets at 0 after each update (CFR+);
@@ -23,9 +24,8 @@ run is reproducible and ``iterate(a); iterate(b)`` equals ``iterate(a + b)``.
 from __future__ import annotations
 
 import json
-import math
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from cfrlab.abstraction import BUCKETED
 from cfrlab.engine import exploitability
 from cfrlab.engine import kernels as K
 from cfrlab.engine.core import Engine, get_engine
+from cfrlab.engine.rules import RULES, CFRParams
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import _cs_kernels as CS
 from cfrlab.solvers.pcs_holes import HolePairPCS
@@ -47,46 +48,9 @@ MAX_UNIFORMS = 1 << 20
 FLOAT32_MIN_STATES = 256  # uniforms drawn per kernel call at most (memory bound for long runs)
 
 
-@dataclass(frozen=True)
-class CFRParams:
-    """Update rule of one CFR variant (see the module docstring)."""
-
-    sampling: str = "full"
-    alternating: bool = False
-    regret_floor: bool = False
-    alpha: float | None = None
-    beta: float | None = None
-    gamma: float = 0.0
-    predictive: bool = False  # the next strategy also counts the last instantaneous regrets
-    float32: bool | None = None  # single-precision terminal GEMMs; None = auto (FLOAT32_MIN_STATES)
-
-    def __post_init__(self) -> None:
-        """Refuse wrong types and values (``alpha="2"``) with one line, not a kernel error."""
-        if self.sampling not in SAMPLING:
-            raise CfrlabError(f"sampling is one of {', '.join(SAMPLING)}, got {self.sampling!r}")
-        for name in ("alternating", "regret_floor", "predictive"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise CfrlabError(f"{name} is true or false, got {getattr(self, name)!r}")
-        if self.float32 is not None and not isinstance(self.float32, (bool, np.bool_)):
-            raise CfrlabError(f"float32 is true, false or None, got {self.float32!r}")
-        for name, optional in (("alpha", True), ("beta", True), ("gamma", False)):
-            v = getattr(self, name)
-            if v is None and optional:
-                continue
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                    or not math.isfinite(v):
-                raise CfrlabError(f"{name} is a finite number{' or None' if optional else ''}, got {v!r}")
-            object.__setattr__(self, name, float(v))
-        if self.gamma < 0:
-            raise CfrlabError(f"gamma (the averaging exponent) is at least 0, got {self.gamma}")
-
-
+# the full-width rules of the one table (``cfrlab.engine.rules``), and the sampled forms
 PRESETS: dict[str, CFRParams] = {
-    "cfr": CFRParams(),
-    "cfr+": CFRParams(alternating=True, regret_floor=True, gamma=1.0),
-    "lcfr": CFRParams(alternating=True, alpha=1.0, beta=1.0, gamma=1.0),
-    "dcfr": CFRParams(alternating=True, alpha=1.5, beta=0.0, gamma=2.0),
-    "pcfr+": CFRParams(alternating=True, regret_floor=True, gamma=2.0, predictive=True),
+    **{name: RULES[name] for name in ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")},
     "cs": CFRParams(sampling="cs"),
     "pcs": CFRParams(sampling="pcs"),
 }
@@ -136,9 +100,7 @@ class CFRSolver:
         if use32 is None:
             use32 = params.sampling == "full" and int(self.engine.num_states[-1]) >= FLOAT32_MIN_STATES
         self._opbuf32 = self.engine.opbuf32() if use32 else np.zeros(0, dtype=np.float32)
-        self.rule = K.UpdateRule(bool(params.alternating), bool(params.regret_floor),
-                                 params.alpha is not None, params.beta is not None,
-                                 float(params.alpha or 0.0), float(params.beta or 0.0), float(params.gamma))
+        self.rule = params.rule()
 
     # -- sampling tables ----------------------------------------------------------------
     def _setup_sampling(self) -> None:
@@ -255,6 +217,28 @@ class CFRSolver:
         return exploitability(self.tree, self.model, pol)
 
     # -- checkpoints ----------------------------------------------------------------------
+    # -- what walks built on this solver's arrays read (``cfrlab.counter.perturbed``) -------------
+    @property
+    def layout(self):
+        """The engine's terminal layout of this solver's arenas (None for the scalar walk)."""
+        return self._layout
+
+    @property
+    def opbuf32(self) -> np.ndarray:
+        """The float32 operator buffer (empty when the terminals run in float64)."""
+        return self._opbuf32
+
+    @property
+    def tables(self):
+        """``engine.kernels.SolverTables`` of this solver: regrets, predictions, averages and
+        the current strategy, the arrays themselves (updated in place by walks)."""
+        return K.SolverTables(self.regret, self._pred, self.avg, self._sigma)
+
+    @property
+    def arenas(self) -> tuple[np.ndarray, np.ndarray]:
+        """The reach and value arenas the walk writes."""
+        return self._reach, self._values
+
     def state_dict(self) -> dict:
         """Arrays (``regret``, ``avg``) and JSON-able scalars; enough to resume bit for bit."""
         return {

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
+from cfrlab.engine.kernels import regret_match
 from cfrlab.errors import CfrlabError
 
 # Rock, paper, scissors; win +1, tie 0, loss -1 (row player's payoffs).
@@ -47,11 +48,7 @@ TREE_NORMAL_FORM = np.array(
 )
 
 
-def regret_matching(regrets: np.ndarray) -> np.ndarray:
-    """Play in proportion to positive regrets; uniform when none is positive."""
-    pos = np.maximum(regrets, 0.0)
-    s = pos.sum()
-    return pos / s if s > 0 else np.full(len(regrets), 1.0 / len(regrets))
+regret_matching = regret_match  # play in proportion to positive regrets (the engine's one)
 
 
 def best_response(A: np.ndarray, column_strategy: np.ndarray) -> tuple[int, float]:

@@ -3,58 +3,25 @@ update rules (``NParams``, presets by name) and the full-width solver ``NSolver`
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import replace
 
 import numpy as np
 
-from cfrlab.engine.kernels import NUpdateRule, normalize_rows, nplayer_iterate
+from cfrlab.engine.kernels import normalize_rows, nplayer_iterate
 from cfrlab.engine.nplayer import NEngine, get_engine
+from cfrlab.engine.rules import RULES, CFRParams
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
 from cfrlab.solvers.protocol import CFR_KIND, check_resumed_tables
 
 # -- the CFR family ------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class NParams:
-    """Update rule (as ``cfrlab.solvers.cfr.CFRParams``): alternating updates (player 0, then
-    1, ... each against the others' newest strategies), regret floor (CFR+), DCFR discounts
-    alpha / beta of positive / negative regrets, averaging weight t^gamma."""
-
-    alternating: bool = False
-    regret_floor: bool = False
-    alpha: float | None = None
-    beta: float | None = None
-    gamma: float = 0.0
-
-    def __post_init__(self) -> None:
-        for name in ("alternating", "regret_floor"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise CfrlabError(f"{name} is true or false, got {getattr(self, name)!r}")
-        for name in ("alpha", "beta", "gamma"):
-            v = getattr(self, name)
-            if v is None and name != "gamma":
-                continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise CfrlabError(f"{name} is a finite number, got {v!r}")
-        if self.gamma < 0:
-            raise CfrlabError(f"gamma is at least 0, got {self.gamma}")
-
-    def rule(self) -> NUpdateRule:
-        return NUpdateRule(bool(self.alternating), bool(self.regret_floor), self.alpha is not None,
-                            self.beta is not None, float(self.alpha or 0.0), float(self.beta or 0.0),
-                            float(self.gamma))
-
-
-PRESETS: dict[str, NParams] = {
-    "cfr": NParams(),
-    "cfr-alt": NParams(alternating=True),  # vanilla CFR with alternating updates, as OpenSpiel's CFRSolver
-    "cfr+": NParams(alternating=True, regret_floor=True, gamma=1.0),
-    "lcfr": NParams(alternating=True, alpha=1.0, beta=1.0, gamma=1.0),
-    "dcfr": NParams(alternating=True, alpha=1.5, beta=0.0, gamma=2.0),
-}
+# the N-player walk runs the one table's rules (``cfrlab.engine.rules``) that it can: alternating
+# or simultaneous updates, regret floor, DCFR discounts and the averaging weight
+NParams = CFRParams
+N_FIELDS = ("alternating", "regret_floor", "alpha", "beta", "gamma")
+PRESETS: dict[str, CFRParams] = {name: RULES[name] for name in ("cfr", "cfr-alt", "cfr+", "lcfr", "dcfr")}
 SAMPLED = ("cs", "es")  # Monte Carlo CFR: cfrlab.solvers.nmccfr
 TWO_PLAYER_ONLY = ("lp", "pcfr+", "pcs", "os")
 ALGORITHMS = (*PRESETS, *SAMPLED)
@@ -72,11 +39,11 @@ def params_for(algorithm: str, **overrides) -> NParams:
     if name not in PRESETS:
         raise CfrlabError(f"unknown N-player algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
     p = PRESETS[name]
-    known = {f.name for f in fields(NParams)}
+    known = set(N_FIELDS)
     bad = sorted(set(overrides) - known)
     if bad:
         raise CfrlabError(f"unknown parameter {bad[0]!r} for {name}; known: {', '.join(sorted(known))}")
-    return NParams(**{**asdict(p), **overrides}) if overrides else p
+    return replace(p, **overrides) if overrides else p
 
 
 class EngineSolver:

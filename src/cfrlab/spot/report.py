@@ -504,10 +504,10 @@ class WalkReader:
         out = np.empty((v.B[L], len(g.hands[q])))
         if L == len(g.levels) - 1:
             sdvalid, sdidx = v.river[q][:2]
-            K.showdown_values(reach, s._c8[q], sdvalid, sdidx, *v.river[o][2:], 1.0, out)
+            K.showdown_values(reach, g.cards8[q], sdvalid, sdidx, *v.river[o][2:], 1.0, out)
             return out
         down = np.empty((v.B[L + 1], reach.shape[1]))
-        K.deal_down(reach, *v.down[L + 1], s._c[o], down)
+        K.deal_down(reach, *v.down[L + 1], g.cards[o], down)
         below = self._share(L + 1, v, q, down)
         K.deal_up(below, *v.up[L + 1], g.hmap[q], g.inv_left[L], out)
         return out
@@ -531,20 +531,14 @@ class WalkReader:
             x[m[ok]] = own[p][g.hands[p][ok]]
             canon.append(x * g.levels[L].valid[p][b])
         v = self._view(L, b)
-        keep_dtype, keep_buf = s.dtype, s._buffers
-        s.dtype, s._buffers = np.float64, {}
-        try:
-            val = np.empty((1, len(g.hands[q])))
-            s._walk(n, q, canon[o][None], "ev", None, val, v)
-        finally:
-            s.dtype, s._buffers = keep_dtype, keep_buf
+        val = s.values_at(n, q, canon[o][None], v)
         denom = np.empty((1, len(g.hands[q])))
-        K.fold_values(canon[o][None], s._c8[o], s._c8[q], g.same_at[q], g.same_ok[q],
+        K.fold_values(canon[o][None], g.cards8[o], g.cards8[q], g.same_at[q], g.same_ok[q],
                       v.validf[L][q], 1.0, denom)
         chance = np.zeros(len(g.hands[o]))  # the other range's weights on this board
         chance[:] = g.w[o] * g.levels[L].valid[o][b]
         marg = np.empty((1, len(g.hands[q])))
-        K.fold_values(chance[None], s._c8[o], s._c8[q], g.same_at[q], g.same_ok[q], v.validf[L][q], 1.0, marg)
+        K.fold_values(chance[None], g.cards8[o], g.cards8[q], g.same_at[q], g.same_ok[q], v.validf[L][q], 1.0, marg)
         share = self._share(L, v, q, canon[o][None])
         m = maps[q]
         hands = np.flatnonzero(m >= 0)

@@ -147,16 +147,6 @@ def _round_blocks(bp, rnd: int, blocks: tuple[int, int]) -> dict:
 
 
 # -- the walk ------------------------------------------------------------------------------
-def regret_match(regret: np.ndarray) -> np.ndarray:
-    """float64[C, ...]: the positive regrets normalized over the first axis (one slab per
-    child, so that sums add whole arrays; uniform where none is positive)."""
-    pos = np.maximum(regret, 0.0)
-    tot = pos.sum(axis=0)
-    out = np.full(pos.shape, 1.0 / pos.shape[0])
-    np.divide(pos, tot[None], out=out, where=(tot > 0)[None])
-    return out
-
-
 def forward(fam: Family, sigma: dict, root_reach: tuple) -> list:
     """Each node's reach pair [reach0, reach1], float64[G, nb, H] each, from the roots' pair;
     ``sigma[m]`` float64[children, G, nb, H] at each decision m (its children's order)."""

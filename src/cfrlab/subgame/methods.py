@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cfrlab.subgame.local import Family, backward, forward, regret_match
+from cfrlab.engine.kernels import regret_match
+from cfrlab.subgame.local import Family, backward, forward
 from cfrlab.tree.betting_tree import DECISION
 
 METHODS = ("unsafe", "resolve", "maxmargin", "reach")
@@ -58,18 +59,15 @@ class Gadget:
         if self.method == "unsafe":
             return self.r.reach[self.o]
         if self.method == "resolve":
-            return regret_match(self.regret)[0]
-        q = np.where(self.live, np.maximum(self.regret, 0.0), 0.0)
-        tot = q.sum(axis=-1, keepdims=True)
-        n_live = self.live.sum(axis=-1, keepdims=True)
-        q = np.where(tot > 0, q / np.where(tot > 0, tot, 1.0), self.live / np.maximum(n_live, 1))
+            return regret_match(self.regret, axis=0)[0]
+        q = regret_match(self.regret, self.live)
         return np.divide(q, self.r.weight, out=np.zeros_like(q), where=self.live)
 
     def update(self, v: np.ndarray) -> None:
         """CFR+ on the opponent's root choice given its root values ``v``."""
         alt = self.r.alt
         if self.method == "resolve":
-            f = regret_match(self.regret)
+            f = regret_match(self.regret, axis=0)
             g = f[0] * v + f[1] * alt
             self.regret[0] = np.maximum(self.regret[0] + v - g, 0.0)
             self.regret[1] = np.maximum(self.regret[1] + alt - g, 0.0)
@@ -97,7 +95,7 @@ def solve_family(fam: Family, method: str, player: int, ranges: Ranges, iteratio
     regret = {m: np.zeros((len(fam.children[m]), *_shape_at(fam, m, base))) for m in dec}
     keep = (0, 1) if method == "unsafe" else (player,)
     avg = {m: np.zeros_like(regret[m]) for m in dec if fam.player[m] in (keep if average is None else average)}
-    sigma = {m: regret_match(regret[m]) for m in dec}
+    sigma = {m: regret_match(regret[m], axis=0) for m in dec}
     for t in range(1, iterations + 1):
         for i in movers:
             root = [ranges.reach[0], ranges.reach[1]]
@@ -115,7 +113,7 @@ def solve_family(fam: Family, method: str, player: int, ranges: Ranges, iteratio
             vals = backward(fam, sigma, reach, i, "cfr", update)
             for m in dec:  # the traverser's new strategy for the next walk
                 if fam.player[m] == i:
-                    sigma[m] = regret_match(regret[m])
+                    sigma[m] = regret_match(regret[m], axis=0)
             if i == opp:
                 gadget.update(vals[0])
         if info is not None:
