@@ -201,3 +201,40 @@ def test_the_dealer_refuses_a_huge_version_in_one_line():
     for s in seats:
         s.join(WAIT)
     assert not res.completed and "invalid version string" in res.error and len(res.error) < 200
+
+
+# -- the CLI's number options in the commands that read files -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kuhn_model(tmp_path_factory):
+    d = tmp_path_factory.mktemp("model")
+    log = d / "k.log"
+    log.write_text(GOOD + "STATE:1:cc:Ks|Qs:1|-1:b|a\n")
+    path = d / "m.npz"
+    build_model([log], KUHN, "a").save(path)
+    return path
+
+
+@pytest.mark.parametrize("n", ["-3", "0", str(2**31), "9" * 30])
+def test_perturbed_iterations_out_of_range_are_refused(capsys, n):
+    # -3 ran "after -3 iterations"; past int64 numba raised a typing traceback
+    code, out, err = run(capsys, "counter", "perturbed", "kuhn", "-n", n)
+    assert code != 0 and "Traceback" not in err and out == ""
+    assert err.startswith("cfrlab: error: --iterations must be 1 to 2,147,483,647, got ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["rnr", "--p", "0.5"], ["dbr", "--p-max", "0.5"], ["sweep", "--p", "0.5"]])
+def test_counter_iterations_past_the_bound_are_refused_before_any_work(capsys, kuhn_model, argv):
+    code, _, err = run(capsys, "counter", argv[0], str(kuhn_model), *argv[1:], "-n", "9" * 40)
+    assert code != 0 and "--iterations must be 1 to 2,147,483,647, got a number of more than 30 digits" in err
+
+
+@pytest.mark.parametrize("rows", ["0", "-5"])
+def test_strategy_show_refuses_rows_below_one(capsys, tmp_path, rows):
+    from cfrlab.strategy import Strategy
+
+    p = tmp_path / "k.npz"
+    Strategy.uniform("kuhn").save(p)
+    code, out, err = run(capsys, "strategy", "show", str(p), "--rows", rows)
+    assert code != 0 and out == "" and f"--rows takes the number of private states to list, at least 1, got {rows}" in err

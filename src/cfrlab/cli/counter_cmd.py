@@ -38,7 +38,9 @@ AbstractionOpt = Annotated[Path | None, typer.Option("--abstraction", metavar="F
 OutOpt = Annotated[Path | None, typer.Option("--out", "-o", metavar="FILE", help="file to write (.npz)")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="overwrite --out")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")]
-IterOpt = Annotated[int, typer.Option("--iterations", "-n", metavar="N", help="CFR iterations")]
+MAX_ITERATIONS = 2**31 - 1  # -n: a count the solvers' kernels hold (past int64 numba raised a traceback)
+IterOpt = Annotated[int, typer.Option("--iterations", "-n", metavar="N",
+                                      help=f"CFR iterations (1 to {MAX_ITERATIONS:,})")]
 AlgOpt = Annotated[str, typer.Option("--algorithm", "-a", metavar="ALG", help="cfr, cfr+, lcfr or dcfr")]
 TargetOpt = Annotated[float | None, typer.Option("--target", "-t", metavar="GAP", help=(
     "stop once the gap to the restricted game's equilibrium is at most GAP (mbb/g, chips/g in "
@@ -77,6 +79,14 @@ def _row(c: Counter) -> dict:
             "exploitation": c.exploitation, "exploitability": c.exploitability,
             "exploitation_chips": c.exploitation_chips, "exploitability_chips": c.exploitability_chips,
             "gap": c.gap}
+
+
+def _check_iterations(iterations: int) -> int:
+    """Refuse an ``-n`` outside 1..MAX_ITERATIONS in one line, before any work."""
+    if not 1 <= iterations <= MAX_ITERATIONS:
+        shown = f"{iterations:,}" if abs(iterations) < 10**30 else "a number of more than 30 digits"
+        raise CfrlabError(f"--iterations must be 1 to {MAX_ITERATIONS:,}, got {shown}")
+    return iterations
 
 
 def _gap(opponent, target: float | None) -> float | None:
@@ -159,6 +169,7 @@ def register(app: typer.Typer) -> None:
         out: OutOpt = None, force: ForceOpt = False, abstraction: AbstractionOpt = None, as_json: JsonOpt = False,
     ) -> None:
         """Restricted Nash response: exploit the model with probability p, stay safe otherwise."""
+        _check_iterations(iterations)
         check_new_output(out, force, "counter-strategy")
         _check_probability("--p", p)
         opponent = _load_opponent(model, abstraction)
@@ -174,6 +185,7 @@ def register(app: typer.Typer) -> None:
         out: OutOpt = None, force: ForceOpt = False, abstraction: AbstractionOpt = None, as_json: JsonOpt = False,
     ) -> None:
         """Data-biased response: trust the model where it was observed often."""
+        _check_iterations(iterations)
         check_new_output(out, force, "counter-strategy")
         _check_probability("--p-max", p_max)
         kind, full = _confidence(conf)
@@ -194,6 +206,7 @@ def register(app: typer.Typer) -> None:
         """A perturbed equilibrium: CFR on the game with a winner's bonus (a more aggressive style)
         or a loser's penalty (a tighter one); its exploitability is measured in the real
         (unperturbed) game."""
+        _check_iterations(iterations)
         check_new_output(out, force, "strategy")
         g = load_game(game)
         tree, model = build_tree_for(g), model_for_game(g, abstraction)
@@ -230,6 +243,7 @@ def register(app: typer.Typer) -> None:
         abstraction: AbstractionOpt = None, as_json: JsonOpt = False,
     ) -> None:
         """Counter-strategies over p: exploitation of the model against own exploitability."""
+        _check_iterations(iterations)
         values = _values(p)
         if method not in ("rnr", "dbr"):
             raise CfrlabError(f"--method is rnr or dbr, got {method!r}")

@@ -147,6 +147,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print a strategy's header and its action probabilities in readable situations
         (the exploitability shown is the one recorded at save; cfrlab exploit measures it)."""
+        if rows < 1:
+            raise CfrlabError(f"--rows takes the number of private states to list, at least 1, got {rows}")
         s = Strategy.load(file, model=abstraction)
         console = Console(highlight=False, soft_wrap=True)
         head = header_line(s)
