@@ -1,0 +1,140 @@
+"""Faults of cfrlab deep (issue 43): weights files holding numbers no training writes (NaN,
+infinities, 1e300, negative network weights, widths beyond bounds) are refused in one line by
+``deep tabulate`` and the ``deep:`` agent instead of becoming a strategy. The weights tests
+build their networks with numpy: they run without the JAX extra. Kuhn, tiny networks: seconds."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+from tests.cli_run import run
+
+import cfrlab
+from cfrlab.deep import DeepNets, load_nets
+from cfrlab.deep.features import info_features
+from cfrlab.deep.network import MAX_PARAM
+from cfrlab.engine import model_for_game, tree_for
+from cfrlab.errors import CfrlabError
+from cfrlab.fileio import load_npz, save_npz
+from cfrlab.games import load_game
+from cfrlab.strategy import Strategy
+
+
+def _kuhn_sdcfr(path, hidden=8, seed=0) -> DeepNets:
+    """Two iterations of SD-CFR-shaped networks for Kuhn, random but sane (numpy only)."""
+    g = load_game("kuhn")
+    tree, model = tree_for(g), model_for_game(g)
+    layers = (info_features(tree, model).shape[1], hidden, tree.num_actions)
+    rng = np.random.default_rng(seed)
+
+    def net():
+        return [(rng.normal(size=(a, b)).astype(np.float32), rng.normal(size=b).astype(np.float32) * 0.1)
+                for a, b in itertools.pairwise(layers)]
+
+    nets = DeepNets(g, "sdcfr", layers, {"adv0": [net(), net()], "adv1": [net(), net()]},
+                    {"adv0": [1.0, 2.0], "adv1": [1.0, 2.0]}, {"iterations": 2, "traversals": 10, "seed": seed})
+    nets.save(path)
+    return nets
+
+
+@pytest.fixture
+def weights(tmp_path):
+    path = tmp_path / "w.npz"
+    _kuhn_sdcfr(path)
+    return path
+
+
+def _damage(path, array: str | None = None, value=None, header: dict | None = None):
+    h, a = load_npz(path)
+    if array is not None:
+        x = a[array].copy()
+        x.flat[0] = value
+        a[array] = x
+    save_npz(path, {**h, **(header or {})}, a)
+
+
+BAD_ARRAYS = [
+    ("adv0_w0", np.nan, "adv0 layer 0 weights hold NaN or infinite"),
+    ("adv1_w1", np.inf, "adv1 layer 1 weights hold NaN or infinite"),
+    ("adv0_b1", -np.inf, "adv0 layer 1 biases hold NaN or infinite"),
+    ("adv0_w1", 1e30, "adv0 layer 1 weights reach 1e\\+30"),  # finite in float32, beyond any training
+    ("adv0_weight", np.nan, "adv0 network weights must be finite numbers from 0"),
+    ("adv0_weight", np.inf, "adv0 network weights must be finite numbers from 0"),
+    ("adv1_weight", 1e300, "adv1 network weights must be finite numbers from 0 .* got 1e\\+300"),
+    ("adv0_weight", -1.0, "adv0 network weights must be finite numbers from 0 .* got -1"),
+]
+
+
+@pytest.mark.parametrize(("array", "value", "message"), BAD_ARRAYS)
+def test_weights_holding_numbers_no_training_writes_are_refused_in_one_line(weights, capsys, array, value, message):
+    _damage(weights, array, value)
+    with pytest.raises(CfrlabError, match=message):
+        load_nets(weights)
+    with pytest.raises(CfrlabError, match=message):
+        cfrlab.make_agent(f"deep:{weights}", "kuhn")
+    out_file = weights.with_name("s.npz")
+    code, out, err = run(capsys, "deep", "tabulate", str(weights), "-o", str(out_file))
+    lines = [x for x in (out + err).splitlines() if x.strip()]
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("cfrlab: error: ") and "corrupt deep weights" in lines[0]
+    assert not out_file.exists()  # no strategy written from them
+
+
+def test_network_weights_all_zero_are_refused(weights):
+    h, a = load_npz(weights)
+    a["adv0_weight"] = np.zeros(2)
+    save_npz(weights, h, a)
+    with pytest.raises(CfrlabError, match="adv0 network weights are all 0"):
+        load_nets(weights)
+
+
+@pytest.mark.parametrize(("header", "message"), [
+    ({"iterations": "many"}, "iterations is many, expected a whole number"),
+    ({"iterations": -3}, "iterations is -3"),
+    ({"seconds": float("nan")}, "seconds is nan"),
+    ({"traversals": 0}, "traversals is 0"),
+    ({"layers": [27, 0, 3]}, "corrupt deep weights header"),
+    ({"layers": [27, 10**9, 3]}, "a width is a whole number from 1 to 1,048,576"),
+    ({"layers": [27, *[8] * 100, 3]}, "give 1 to 64 hidden layers"),
+])
+def test_a_header_no_training_writes_is_refused(weights, capsys, header, message):
+    _damage(weights, header=header)
+    with pytest.raises(CfrlabError, match=message):
+        load_nets(weights)
+    code, out, err = run(capsys, "deep", "tabulate", str(weights))
+    assert code == 2 and len((out + err).strip().splitlines()) == 1, out + err
+
+
+def test_widths_of_another_game_are_refused_without_naming_the_game(weights):
+    """The layers are checked against the file's own game even when no game is asked for."""
+    h, a = load_npz(weights)
+    a = {k: (v[:, :5] if k.endswith("_w0") else v) for k, v in a.items()}
+    save_npz(weights, {**h, "layers": [5, *h["layers"][1:]]}, a)
+    with pytest.raises(CfrlabError, match=r"take 5 features .* this game has \d+ features"):
+        load_nets(weights)
+
+
+def test_sane_weights_still_tabulate_to_their_exact_exploitability(weights, tmp_path, capsys):
+    """The bounds leave real networks alone: the tabulated policy is the file's, and the
+    exploitability printed is the one measured on the strategy written."""
+    out_file = tmp_path / "s.npz"
+    code, out, err = run(capsys, "deep", "tabulate", str(weights), "-o", str(out_file), "--json")
+    assert code == 0, err
+    printed = json.loads(out.strip().splitlines()[-1])["exploitability"]
+    assert printed == pytest.approx(cfrlab.exploit(Strategy.load(out_file, "kuhn")).exploitability, abs=1e-12)
+
+
+def test_outputs_that_overflow_are_refused_not_tabulated(tmp_path):
+    """Parameters within bounds whose product overflows float64 (a deep stack of 1e6 weights)
+    cannot give probabilities: one line, no NaN table."""
+    g = load_game("kuhn")
+    tree, model = tree_for(g), model_for_game(g)
+    F, A, H = info_features(tree, model).shape[1], tree.num_actions, 4
+    layers = (F, *[H] * 60, A)
+    net = [(np.full((a, b), MAX_PARAM, np.float32), np.zeros(b, np.float32)) for a, b in itertools.pairwise(layers)]
+    path = tmp_path / "w.npz"
+    DeepNets(g, "deepcfr", layers, {"avg": [net]}, {"avg": [1.0]}).save(path)
+    with pytest.raises(CfrlabError, match="outputs overflow"):
+        load_nets(path).table()
