@@ -43,20 +43,14 @@ rows of the last round, state-major), and
   holds hand order[q]), ``cards`` int64[n, h] their cards, ``grp_end`` int64[n] (the end of
   q's group of equal rank), ``states`` int64[n] the opponent's private state, ``reach_of``
   int64[n] the class of q's column of entry reach (``column_classes``), ``h``, ``D``;
-- ``ReachClasses`` (``reach_classes``): each hand's class ``cidx``, each class's state index
-  ``cstate``, ``first`` hand and hand ``count``, and its (class, card, count) pairs;
 - ``SubtreeShape``: a shape class's representative segment ``rep`` and the ``depth``,
   ``parent`` and ``action`` (from the parent) of each local node (``_tree_shape``);
 - ``LaneBuffers``: per depth d the reach ``R[d]`` (classes, 2W) and values ``V[d]`` (n, 2W)
   and the open decision's action probabilities ``T[d]`` (private states present, 3, W); the
   totals ``X`` (2W), per card ``xc`` (D, 2W), a terminal's reach ``rt`` (classes, 2W), and
   ``gs``;
-- ``GroupSums`` (``group_sums``, once per board): the groups of equal rank, hands
-  ``start[g]`` to ``start[g + 1]``; group g's classes ``x_cls[x_off[g]:x_off[g + 1]]`` with
-  their counts of hands ``x_cnt``; its cards ``c_card[c_off[g]:c_off[g + 1]]``, and for its
-  i-th card entry the classes of the group's hands holding it, ``p_cls[p_off[i]:p_off[i +
-  1]]`` with counts ``p_cnt``; scratch rows ``gx`` (2W) and ``gxc`` (D, 2W) for a group's
-  reach in total and on each of its cards.
+- ``ReachClasses`` and ``GroupSums``: the board engine's lane bundles (``cfrlab.engine.kernels``,
+  documented there), built once per board by ``reach_classes`` and ``group_sums``.
 """
 
 from __future__ import annotations
