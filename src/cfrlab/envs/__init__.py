@@ -7,7 +7,9 @@
 Observations are ``cfrlab.envs.encoding`` tensors (OpenSpiel's information-state tensors for
 Kuhn and Leduc), actions ``cfrlab.envs.actions`` ids. PettingZoo and Gymnasium are the
 optional ``env`` extra (``pip install cfrlab[env]``); the batched environment needs neither.
-Names load their module on first use.
+Misuse raises one ``CfrlabError`` line (``cfrlab.envs.checks``: ``ResetNeededError``,
+``UnknownAgentError``, ``NotAnActionError``, ``HandIndexError``). Names load their module on
+first use.
 """
 
 import importlib
@@ -20,6 +22,10 @@ _LAZY = {
     "ActionSet": "cfrlab.envs.actions",
     "DEFAULT_BETS": "cfrlab.envs.actions",
     "Encoding": "cfrlab.envs.encoding",
+    "ResetNeededError": "cfrlab.envs.checks",
+    "UnknownAgentError": "cfrlab.envs.checks",
+    "NotAnActionError": "cfrlab.envs.checks",
+    "HandIndexError": "cfrlab.envs.checks",
 }
 __all__ = list(_LAZY)
 

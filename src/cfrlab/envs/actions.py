@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cfrlab.envs.checks import check_bets
 from cfrlab.errors import CfrlabError
 from cfrlab.games.gamedef import GameDef
 from cfrlab.games.state import State
@@ -33,6 +34,7 @@ class ActionSet:
     gives, per id, the ACPC action it plays at ``state`` or None where it is illegal."""
 
     def __init__(self, game: GameDef, bets: str | None = None) -> None:
+        check_bets(bets)
         self.game = game
         self.spec: BetSpec | None = None
         self.fullgame = False

@@ -9,7 +9,16 @@ deals; ``reset()`` deals the next hand of the same stream.
 
 An illegal action id raises ``IllegalActionError`` and leaves the hand as it was
 (``illegal="raise"``, the default), or plays a check/call instead, as the ACPC dealer does
-(``illegal="call"``; the agent's info then holds ``"illegal_action"``).
+(``illegal="call"``; the agent's info then holds ``"illegal_action"``). A value that is not an
+action id at all (not an integer: a string, None, a float, a bool; or an integer outside the
+action space) raises ``NotAnActionError`` under either rule and leaves the hand as it was.
+
+Misuse is one ``CfrlabError`` line (``cfrlab.envs.checks``): ``step``, ``observe`` or ``last``
+before ``reset()``, or ``step``/``last`` once every agent has stepped out of the finished hand,
+raise ``ResetNeededError``; a terminated agent stepping with anything but None raises
+``IllegalActionError`` (a ``ValueError``, as PettingZoo's dead step does); an unknown agent
+raises ``UnknownAgentError`` (a ``KeyError``, as PettingZoo's per-agent dicts do); a bad seed
+is refused.
 """
 
 from __future__ import annotations
@@ -18,8 +27,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from cfrlab.envs.checks import ResetNeededError, UnknownAgentError, as_int, check_seed, short_repr
 from cfrlab.envs.deps import require
 from cfrlab.envs.table import Table
+from cfrlab.errors import IllegalActionError
 from cfrlab.games.gamedef import GameDef
 
 try:  # the env extra; PokerEnv() says how to install it when missing
@@ -55,13 +66,23 @@ class PokerEnv(AECEnv):
         self._rng = np.random.default_rng()
 
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._agent(agent)]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self.action_spaces[self._agent(agent)]
+
+    def _agent(self, agent) -> str:
+        """``agent`` when it is one of ``possible_agents``, else ``UnknownAgentError``."""
+        if not isinstance(agent, str) or agent not in self._index:
+            raise UnknownAgentError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}")
+        return agent
+
+    def _started(self) -> None:
+        if self.table.state is None:
+            raise ResetNeededError("no hand has been dealt: call reset() first")
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
+        if check_seed(seed) is not None:
             self._rng = np.random.default_rng(seed)
         state = self.table.new_hand(self._rng)
         self.agents = self.possible_agents[:]
@@ -77,19 +98,32 @@ class PokerEnv(AECEnv):
             self.agent_selection = self.agents[state.current_player()]
 
     def observe(self, agent: str) -> dict:
-        p = self._index[agent]
+        p = self._index[self._agent(agent)]
+        self._started()
         return {"observation": self.table.observation(p), "action_mask": self.table.mask(p)}
 
+    def last(self, observe: bool = True):
+        self._started()
+        if not self.agents:
+            raise ResetNeededError("the hand is over and every agent has stepped out: call reset() for the next")
+        return super().last(observe)
+
     def step(self, action) -> None:
+        self._started()
+        if not self.agents:
+            raise ResetNeededError("the hand is over and every agent has stepped out: call reset() for the next")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(f"the hand is over for {agent}: a terminated agent steps with None "
+                                         f"(PettingZoo's convention), got {short_repr(action)}")
             self._was_dead_step(action)
             return
         text, illegal = self.table.action_text(action)
         self.table.play(text)
         self.infos = {a: {} for a in self.agents}
         if illegal:
-            self.infos[agent]["illegal_action"] = action
+            self.infos[agent]["illegal_action"] = as_int(action)
         self._cumulative_rewards[agent] = 0.0
         if self.table.state.is_terminal():
             self._finish()

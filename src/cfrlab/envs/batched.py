@@ -14,7 +14,8 @@ same (``cfrlab.envs.actions``)::
 ``rewards[i]`` holds the chips of every position of hand i where ``done[i]`` (the hand that
 ended there; zeros elsewhere); after it, row i already shows the first decision of the next
 hand. The returned arrays are the environment's own buffers, overwritten by the next call:
-copy what you keep. An illegal action id raises ``IllegalActionError`` before any hand moves.
+copy what you keep. An illegal action id raises ``IllegalActionError`` before any hand moves;
+``step``, ``random_actions`` and ``state`` before the first ``reset`` raise ``ResetNeededError``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from cfrlab.envs import _batched_kernels as K
 from cfrlab.envs.actions import ActionSet
+from cfrlab.envs.checks import ResetNeededError, as_int, check_seed, hand_index
 from cfrlab.envs.encoding import Encoding
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.games import load_game
@@ -40,8 +42,10 @@ class BatchedEnv:
 
     def __init__(self, game: GameDef | str = "leduc", num_envs: int = 1024, *, bets: str | None = None,
                  encoding: str = "auto", seed: int | None = None) -> None:
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        n = as_int(num_envs) if isinstance(num_envs, (int, np.integer)) else None
+        if n is None or n < 1:
             raise CfrlabError(f"num_envs must be a positive integer, got {num_envs!r}")
+        check_seed(seed)
         self.game = load_game(game)
         self.actions = ActionSet(self.game, bets)
         self.encoding = Encoding(self.game, encoding)
@@ -52,7 +56,7 @@ class BatchedEnv:
         if self.tree.kind[0] != DECISION:
             raise CfrlabError(f"{self.game.name or 'this game'} has no decision at the start of a hand")
         self._build_tables()
-        self.num_envs = int(num_envs)
+        self.num_envs = n
         self.num_players = self.game.num_players
         self.num_actions = self.actions.size
         self.observation_size = self.encoding.size
@@ -72,6 +76,7 @@ class BatchedEnv:
         self._seed(seed)
         self._hands = K.Hands(self.node, self.deals, self._strength, self._decks, self._rng, self._scratch)
         self._views = K.Views(self.obs, self.mask, self.player)
+        self._dealt = False
 
     def _build_tables(self) -> None:
         """Per node the public observation part, per decision the column of each action id
@@ -115,42 +120,51 @@ class BatchedEnv:
                                     enc.public_offset)
 
     def _seed(self, seed: int | None) -> None:
-        ss = np.random.SeedSequence(seed)
+        ss = np.random.SeedSequence(check_seed(seed))
         self._rng[:] = ss.generate_state(self.num_envs, np.uint64)  # in place: the kernels' bundle holds it
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal a new hand everywhere: ``(obs float32[n, size], mask bool[n, actions], player int8[n])``
         (``seed``: reseed first)."""
-        if seed is not None:
+        if check_seed(seed) is not None:
             self._seed(seed)
         K.reset_hands(self._hands, self._tree, self._layout, self._views)
         self.done[:] = False
         self.rewards[:] = 0.0
+        self._dealt = True
         return self.obs, self.mask, self.player
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One action id per hand: ``(obs, mask, player, rewards float32[n, players], done bool[n])``."""
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+        self._started()
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,) or not np.issubdtype(given.dtype, np.integer):
             raise CfrlabError(f"step takes one integer action id per hand: an array of shape ({self.num_envs},), "
-                              f"got {a.dtype} {a.shape}")
-        a = a.astype(np.int64, copy=False)
+                              f"got {given.dtype} {given.shape}")
+        a = given.astype(np.int64, copy=False)  # a uint64 past int64 wraps to a negative id: illegal too
         bad = K.first_illegal(a, self.node, self._tree.decision, self._id_col)
         if bad >= 0:
             legal = np.flatnonzero(self.mask[bad]).tolist()
-            raise IllegalActionError(f"hand {bad}: action {int(a[bad])} is not legal (legal ids: {legal}; "
+            raise IllegalActionError(f"hand {bad}: action {int(given[bad])} is not legal (legal ids: {legal}; "
                                      f"{self.actions.describe()}); no hand moved")
         K.step_hands(a, self._hands, self._tree, self._layout, self._views, self.rewards, self.done)
         return self.obs, self.mask, self.player, self.rewards, self.done
 
+    def _started(self) -> None:
+        if not self._dealt:
+            raise ResetNeededError("no hand has been dealt: call reset() first")
+
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal id for every hand (drawn from the hands' own streams; the
         array is reused by the next call)."""
+        self._started()
         K.random_legal(self.mask, self._rng, self._actions)
         return self._actions
 
     def state(self, i: int) -> State:
         """Hand i as a rules-engine ``State`` (its deal and betting so far)."""
+        i = hand_index(i, self.num_envs)
+        self._started()
         betting = self.tree.betting[int(self.node[i])]
         state = State(self.game, [int(c) for c in self.deals[i]])
         for rnd in betting.split("/"):

@@ -12,6 +12,11 @@ h mod players).
 ``reset(seed=s)`` reseeds the deals and restarts the opponents (``Agent.begin_match`` with
 seeds drawn from s), so a seeded episode replays exactly; ``reset()`` goes on with the same
 streams.
+
+Misuse is one ``CfrlabError`` line (``cfrlab.envs.checks``): ``step`` before ``reset()`` or
+after the hand ended raises ``ResetNeededError``; a value that is not an action id raises
+``NotAnActionError`` under either illegal-action rule; a bad seed is Gymnasium's own error
+(``gymnasium.error.Error``, raised by ``gymnasium.Env.reset``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from cfrlab.agents import make_agent
+from cfrlab.envs.checks import ResetNeededError, as_int
 from cfrlab.envs.deps import require
 from cfrlab.envs.table import Table
 from cfrlab.errors import CfrlabError, IllegalActionError
@@ -51,9 +57,10 @@ class PokerGymEnv(_GymBase):
         self.table = Table(game, bets, encoding, illegal)
         self.game = self.table.game
         n = self.game.num_players
-        if seat != "alternate" and (not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
+        position = None if isinstance(seat, str) else as_int(seat)
+        if seat != "alternate" and (position is None or not 0 <= position < n):
             raise CfrlabError(f"seat must be a position 0..{n - 1} or 'alternate', got {seat!r}")
-        self.seat_rule = seat
+        self.seat_rule = "alternate" if position is None else position
         specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent] * (n - 1)
         if len(specs) != n - 1:
             raise CfrlabError(f"{self.game.name or 'this game'} needs {n - 1} opponents, got {len(specs)}")
@@ -64,7 +71,7 @@ class PokerGymEnv(_GymBase):
             "action_mask": spaces.Box(0, 1, (self.table.actions.size,), np.int8)})
         self.action_space = spaces.Discrete(self.table.actions.size)
         self.hands = 0
-        self.seat = 0 if seat == "alternate" else int(seat)
+        self.seat = 0 if position is None else position
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -83,14 +90,16 @@ class PokerGymEnv(_GymBase):
 
     def step(self, action):
         state = self.table.state
-        if state is None or state.is_terminal():
-            raise CfrlabError("the hand is over: call reset() before step()")
+        if state is None:
+            raise ResetNeededError("no hand has been dealt: call reset() first")
+        if state.is_terminal():
+            raise ResetNeededError("the hand is over: call reset() for the next")
         text, illegal = self.table.action_text(action)
         self.table.play(text)
         self._opponents_act()
         info: dict = {"seat": self.seat}
         if illegal:
-            info["illegal_action"] = action
+            info["illegal_action"] = as_int(action)
         reward = 0.0
         terminated = state.is_terminal()
         if terminated:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from cfrlab.envs.actions import CALL, ActionSet
+from cfrlab.envs.checks import action_id
 from cfrlab.envs.encoding import Encoding
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.games import load_game
@@ -58,20 +59,18 @@ class Table:
 
     def action_text(self, action) -> tuple[str, bool]:
         """The ACPC action of id ``action`` for the player to act, and whether it was illegal
-        (then mapped to a check/call under the ``call`` rule; the ``raise`` rule raises)."""
-        try:
-            a = int(action)
-            ok = a == action and 0 <= a < self.actions.size
-        except (TypeError, ValueError):
-            ok = False
-        text = self.legal()[a] if ok else None
+        (then mapped to a check/call under the ``call`` rule; the ``raise`` rule raises). A value
+        that is not an action id at all (not an integer, or outside the action space) raises
+        ``NotAnActionError`` under either rule."""
+        a = action_id(action, self.actions.size, self.actions.describe())
+        text = self.legal()[a]
         if text is not None:
             return text, False
         if self.illegal == "call":
             return self.legal()[CALL], True
         legal = [i for i, t in enumerate(self.legal()) if t is not None]
         raise IllegalActionError(
-            f"action {action!r} is not legal for position {self.state.current_player()} at betting "
+            f"action {a} is not legal for position {self.state.current_player()} at betting "
             f"'{self.state.betting_string()}'; legal ids: {legal} ({self.actions.describe()})")
 
     def play(self, text: str) -> None:
