@@ -11,7 +11,13 @@ from typing import Annotated
 
 import typer
 
-from cfrlab.cli.common import check_new_output, check_output, human_seconds
+from cfrlab.cli.common import (
+    check_new_output,
+    check_output,
+    check_seconds,
+    check_workers,
+    human_seconds,
+)
 from cfrlab.errors import CfrlabError
 
 
@@ -23,19 +29,19 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | No
     """Run CFR-BR and print the result (a JSON line with ``as_json``); returns the summary.
     ``trunk``: CFR-BR with a sampled trunk (cfrlab.realgame.cfrbr_trunk), for games whose
     real information sets do not fit."""
-    from cfrlab.games import load_game
-    from cfrlab.realgame.cfrbr import cfrbr
-    from cfrlab.realgame.cfrbr_trunk import cfrbr_trunk
-
     if iterations < 1:
         raise CfrlabError(f"--iterations must be at least 1, got {iterations}")
     if eval_every < 0:
         raise CfrlabError(f"--eval-every must be at least 0, got {eval_every}")
-    if checkpoint_every <= 0:
-        raise CfrlabError(f"--checkpoint-every must be positive, got {checkpoint_every}")
+    check_seconds(checkpoint_every, "--checkpoint-every")
+    check_workers(workers)  # 0 and 100,000 were taken (the cap: cfrlab.jobs.workers_problem)
     if trunk is not None and opponent not in (None, "br"):
         raise CfrlabError("--trunk plays against a best response below the trunk (--opponent br)")
     opponent = opponent or ("br" if trunk is not None else "real")
+    from cfrlab.games import load_game  # after the checks: the real-game modules load kernels
+    from cfrlab.realgame.cfrbr import cfrbr
+    from cfrlab.realgame.cfrbr_trunk import cfrbr_trunk
+
     g = load_game(game)
     ckpt = None
     if out is not None:

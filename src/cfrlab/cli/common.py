@@ -5,6 +5,7 @@ The conventions they implement are listed in docs/cli.md."""
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import sys
@@ -183,6 +184,28 @@ def check_workers(workers: int, ray: str | None = None) -> int:
     if problem is not None:
         raise CfrlabError(f"--workers {problem}")
     return workers
+
+
+# -- times -----------------------------------------------------------------------------------
+
+MAX_SECONDS = 365 * 86400  # an option that is a time: a year at most
+
+
+def check_seconds(seconds: float | None, flag: str, unset: str | None = None) -> float | None:
+    """Refuse a time option (``flag``) that is not a finite number of seconds from above 0 up
+    to ``MAX_SECONDS``, in one line (1e308 is finite, but rate * 1e308 overflows a count);
+    ``unset`` says what leaving the option out means ("no time limit")."""
+    if seconds is None:
+        return None
+    hint = f"; leave it out for {unset}" if unset else ""
+    if not math.isfinite(seconds):
+        raise CfrlabError(f"{flag} must be a finite number of seconds, got {seconds}{hint}")
+    if not seconds > 0:
+        raise CfrlabError(f"{flag} must be above 0 seconds, got {seconds:g}")
+    if seconds > MAX_SECONDS:
+        raise CfrlabError(f"{flag} must be at most {MAX_SECONDS:,} seconds (a year), got "
+                          f"{seconds:g}{hint}")
+    return seconds
 
 
 # -- a strategy file or a bot ---------------------------------------------------------------

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cfrlab import api, known_values
-from cfrlab.cli.common import available_memory, check_output, writing
+from cfrlab.cli.common import available_memory, check_output, check_seconds, writing
 from cfrlab.engine import build_tree_for, model_for_game, tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
@@ -241,7 +241,7 @@ def register(app: typer.Typer) -> None:
         iterations: Annotated[int | None, typer.Option("--iterations", "-n", metavar="N",
                                                        help="stop after N iterations in all")] = None,
         seconds: Annotated[float | None, typer.Option("--seconds", metavar="S",
-                                                      help="stop after S seconds of solving")] = None,
+                                                      help="stop after S seconds of solving (at most a year)")] = None,
         target: Annotated[float | None, typer.Option("--target", "-t", metavar="T",
                                      help="stop once exploitability <= T (chips for ante games, mbb/g for blinds)")] = None,
         seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED",
@@ -258,7 +258,7 @@ def register(app: typer.Typer) -> None:
         force: Annotated[bool, typer.Option("--force", help="overwrite --out and discard its checkpoint")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
         show: Annotated[int, typer.Option("--show", metavar="N",
-                                          help="print the opening moves for the first N private states")] = 0,
+                                          help="print the opening moves for the first N private states (0: none)")] = 0,
         progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show the progress bar")] = True,
         abstraction: Annotated[Path | None, typer.Option(
             "--abstraction", metavar="FILE", help="card abstraction file (cfrlab abstract build) to solve in")] = None,
@@ -270,8 +270,10 @@ def register(app: typer.Typer) -> None:
             "one process; --no-real skips it: cfrlab exploit FILE --real --workers N measures it later)"))] = True,
     ) -> None:
         """Solve a game; print exploitability and (with --out) save the strategy."""
-        if seconds is not None and not math.isfinite(seconds):  # no time limit is --seconds left out
-            raise CfrlabError(f"--seconds must be a finite number of seconds, got {seconds}; leave it out for no time limit")
+        check_seconds(seconds, "--seconds", "no time limit")  # 1e308 overflowed the chunk size
+        if show < 0:
+            raise CfrlabError(f"--show takes a number of private states, 0 (none, the default) or "
+                              f"more, got {show}")
         g = load_game(game)
         many = g.num_players > 2  # the N-player engine: same options, same files
         alg = algorithm.lower()

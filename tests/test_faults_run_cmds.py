@@ -1,0 +1,111 @@
+"""Issue 43, fault injection: options of solve, lbr and cfrbr that were accepted (or gave a
+traceback) when they should be refused in one line naming what is allowed."""
+
+from __future__ import annotations
+
+import pytest
+from cli_run import run
+
+
+def one_line_error(code: int, err: str, *words: str) -> str:
+    assert code != 0, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cfrlab: error: "), err
+    assert "Traceback" not in err
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+# -- solve ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["1e308", "1e12", "31536001"])
+def test_solve_seconds_is_bounded(capsys, value):
+    # 1e308 is finite: rate * 1e308 overflowed to inf in the solver's chunk size (a traceback)
+    code, out, err = run(capsys, "solve", "kuhn", "-a", "cfr", "--seconds", value, "--no-progress")
+    one_line_error(code, err, "--seconds must be at most 31,536,000", "leave it out for no time limit")
+    assert out == ""
+
+
+def test_solve_seconds_up_to_the_bound_is_taken(capsys):
+    code, out, err = run(capsys, "solve", "kuhn", "-a", "cfr", "-n", "20", "--seconds", "31536000",
+                         "--no-progress")
+    assert code == 0, err
+    assert "20 iterations" in out
+
+
+@pytest.mark.parametrize("value", ["-1", "-100"])
+def test_solve_show_must_not_be_negative(capsys, value):
+    # was accepted: "0 of 3 private states shown" after the solve
+    code, out, err = run(capsys, "solve", "kuhn", "-a", "cfr", "-n", "5", "--show", value,
+                         "--no-progress")
+    one_line_error(code, err, "--show", value, "0")
+    assert out == ""
+
+
+# -- cfrbr --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers, words", [
+    ("0", ["--workers must be at least 1, got 0"]),
+    ("-3", ["--workers must be at least 1, got -3"]),
+    ("100000", ["--workers must be at most", "per CPU", "got 100,000"]),
+])
+def test_cfrbr_workers_in_the_allowed_range(capsys, tmp_path, workers, words):
+    # both were accepted (the abstraction file was checked first, or the run started)
+    code, _, err = run(capsys, "cfrbr", "leduc", "--abstraction", str(tmp_path / "none.npz"),
+                       "--trunk", "1", "--workers", workers, "--no-progress")
+    one_line_error(code, err, *words)
+
+
+@pytest.mark.parametrize("value, words", [
+    ("nan", ["--checkpoint-every must be a finite number of seconds"]),
+    ("inf", ["--checkpoint-every must be a finite number of seconds"]),
+    ("1e308", ["--checkpoint-every must be at most 31,536,000 seconds"]),
+    ("0", ["--checkpoint-every must be above 0"]),
+])
+def test_cfrbr_checkpoint_every_is_a_bounded_time(capsys, tmp_path, value, words):
+    code, _, err = run(capsys, "cfrbr", "leduc", "--abstraction", str(tmp_path / "none.npz"),
+                       "--checkpoint-every", value, "--no-progress")
+    one_line_error(code, err, *words)
+
+
+# -- lbr ----------------------------------------------------------------------------------------
+
+
+def test_lbr_refuses_a_run_its_pace_says_takes_too_long(capsys):
+    # --hands 10**12 started (its own estimate: 596,870 h); now refused a second or so in
+    code, out, err = run(capsys, "lbr", "always-call", "--game", "kuhn", "--hands", str(2**62))
+    line = one_line_error(code, err, "--hands 4,611,686,018,427,387,904 would take about",
+                          "more than the 24 h allowed without --force", "--force to run anyway")
+    assert " h at the pace measured" in line
+    assert out == ""
+
+
+def test_lbr_pace_check_refuses_past_the_bound_unless_forced():
+    from cfrlab.cli.lbr_cmd import MAX_HOURS, PaceCheck
+    from cfrlab.errors import CfrlabError
+
+    def feed(check, seconds_per_unit, total):
+        for done in range(30):
+            check(done, total, 5.0 + done * seconds_per_unit)  # 5 s before the first unit: compiles
+
+    units = int(MAX_HOURS * 3600 / 0.1)  # 0.1 s a unit: exactly MAX_HOURS for this many units
+    feed(PaceCheck(200 * units, 100, 1, False), 0.1, units)  # at the bound: taken
+    with pytest.raises(CfrlabError, match="more than the 24 h allowed"):
+        feed(PaceCheck(200 * units, 100, 1, False), 0.1, 2 * units)
+    feed(PaceCheck(200 * units, 100, 1, True), 0.1, 2 * units)  # --force
+    slow_start = PaceCheck(200 * units, 100, 1, False)  # the first unit's compile is not the pace
+    slow_start(0, units, 0.0)
+    slow_start(1, units, 3600.0)
+    for done in range(2, 30):
+        slow_start(done, units, 3600.0 + (done - 1) * 0.05)
+    assert slow_start.settled
+
+
+def test_lbr_runs_past_the_bound_with_force_and_says_what_it_counts(capsys):
+    code, out, err = run(capsys, "lbr", "always-call", "--game", "kuhn", "--hands", "300", "--force",
+                         "--json")
+    assert code == 0, err
+    assert "300 hands (150 duplicate deals" in out
