@@ -175,3 +175,16 @@ def test_batched_step_names_the_value_it_was_given():
 def test_batched_num_envs_must_be_a_positive_integer(num_envs):
     with pytest.raises(CfrlabError, match="num_envs must be a positive integer"):
         BatchedEnv("leduc", num_envs)
+
+
+def test_batched_num_envs_past_the_memory_is_refused_naming_it():
+    with pytest.raises(CfrlabError) as err:
+        BatchedEnv("leduc", 10**12)
+    msg = str(err.value)
+    per_hand = 30 * 4 + 3 + 6 * 8  # at least: the observation, the mask and the deck of every hand
+    assert "num_envs=1,000,000,000,000" in msg and "bytes per hand" in msg and "\n" not in msg
+    need = float(msg.split("about ")[1].split(" TB")[0].replace(",", ""))
+    assert need * 2**40 >= 10**12 * per_hand
+    most = int(msg.split("give num_envs ")[1].split(" ")[0].replace(",", ""))
+    env = BatchedEnv("leduc", min(most, 64))  # the bound it names is a size that is made
+    assert env.num_envs == min(most, 64)

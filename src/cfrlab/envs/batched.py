@@ -15,10 +15,14 @@ same (``cfrlab.envs.actions``)::
 ended there; zeros elsewhere); after it, row i already shows the first decision of the next
 hand. The returned arrays are the environment's own buffers, overwritten by the next call:
 copy what you keep. An illegal action id raises ``IllegalActionError`` before any hand moves;
-``step``, ``random_actions`` and ``state`` before the first ``reset`` raise ``ResetNeededError``.
+``step``, ``random_actions`` and ``state`` before the first ``reset`` raise ``ResetNeededError``,
+and ``num_envs`` whose arrays would pass ``MAX_MEMORY_SHARE`` of the machine's memory is refused
+with the memory it would take.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -34,6 +38,8 @@ from cfrlab.tree import CHANCE, DECISION, build_tree
 from cfrlab.tree.arrays import compile_tree
 
 MAX_PUBLIC_BYTES = 512 * 2**20  # the per-node public table
+MAX_MEMORY_SHARE = 0.8  # the per-hand arrays may take at most this share of the machine's memory
+UNKNOWN_MEMORY = 16 * 2**30  # the machine's memory where the system does not say
 
 
 class BatchedEnv:
@@ -49,6 +55,7 @@ class BatchedEnv:
         self.game = load_game(game)
         self.actions = ActionSet(self.game, bets)
         self.encoding = Encoding(self.game, encoding)
+        self._check_memory(n)
         if self.game.is_limit:
             self.tree = build_tree(self.game)
         else:
@@ -77,6 +84,24 @@ class BatchedEnv:
         self._hands = K.Hands(self.node, self.deals, self._strength, self._decks, self._rng, self._scratch)
         self._views = K.Views(self.obs, self.mask, self.player)
         self._dealt = False
+
+    def bytes_per_hand(self) -> int:
+        """Bytes of the arrays kept for every hand (the observation, the mask, the deal, the
+        deck, the rewards and the rest)."""
+        g = self.game
+        P, cards = g.num_players, len(self.encoding.deck)
+        return (4 * self.encoding.size + self.actions.size + 8 * (deal_length(g) + cards) + 8 * P + 4 * P
+                + 4 + 1 + 1 + 8 + 8)  # node, player, done, action, random stream
+
+    def _check_memory(self, n: int) -> None:
+        """Refuse ``n`` hands whose arrays would pass ``MAX_MEMORY_SHARE`` of the machine's memory."""
+        per = self.bytes_per_hand()
+        total = _machine_memory()
+        if n * per > MAX_MEMORY_SHARE * total:
+            most = int(MAX_MEMORY_SHARE * total) // per
+            raise CfrlabError(f"num_envs={n:,} would take about {_human(n * per)} for {self.game.name or 'this game'} "
+                              f"({per:,} bytes per hand), more than {MAX_MEMORY_SHARE:.0%} of this machine's "
+                              f"{_human(total)}: give num_envs {most:,} or fewer")
 
     def _build_tables(self) -> None:
         """Per node the public observation part, per decision the column of each action id
@@ -171,6 +196,21 @@ class BatchedEnv:
             for action in _actions_of(rnd):
                 state.apply(action)
         return state
+
+
+def _machine_memory() -> int:
+    """Bytes of physical memory (``UNKNOWN_MEMORY`` where the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return UNKNOWN_MEMORY
+
+
+def _human(n: float) -> str:
+    for unit, size in (("TB", 2**40), ("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n:.0f} bytes"
 
 
 def _actions_of(betting: str) -> list[str]:
