@@ -52,13 +52,14 @@ LABELS = {"pr": "perfect recall, E[HS^2] percentile", "percentile": "imperfect r
           "potential": "imperfect recall, potential-aware + OCHS river"}
 
 
-# The ladder's perfect-recall rows as docs/RESULTS.md records them (2026-11-25, CFR+ 1,000
-# iterations): --recorded-pr uses these instead of re-running real_ladder (about 15 min a row).
+# The ladder's perfect-recall rows as docs/results/realgame.md records them (2026-11-25, CFR+
+# 1,000 iterations): --recorded-pr uses these instead of re-running real_ladder (about 15 min
+# a row).
 RECORDED_PR = {2: (96056, 1.037, 519.17, (433.0, 605.3), 505), 3: (476934, 1.038, 427.41, (278.1, 576.8), 545),
                4: (1492992, 1.048, 452.61, (339.0, 566.3), 578), 5: (3624290, 0.984, 408.34, (303.8, 512.9), 647)}
 
-# The first imperfect-recall rows (docs/RESULTS.md, 2026-11-26: vanilla pcs, the one-thread
-# walk): --recorded-ir plots them beside the new ones. (kind, iterations, solve s, real, by position, BR s)
+# The first imperfect-recall rows (docs/results/abstraction.md, 2026-11-26: vanilla pcs, the
+# one-thread walk): --recorded-ir plots them beside the new ones. (kind, iterations, solve s, real, by position, BR s)
 RECORDED_IR = [("percentile", 1080, 481, 639.52, (473.4, 805.6), 833),
                ("percentile", 3400, 1003, 550.66, (392.3, 709.02), 760),
                ("ochs", 3400, 482, 625.01, (459.99, 790.04), 820)]
@@ -255,9 +256,9 @@ def main() -> None:
     ap.add_argument("--out-dir", default=None, help="default: out/abstraction-ladder-RxS")
     ap.add_argument("--pr-dir", default=None, help="the perfect-recall ladder's files (default: out/ladder-RxS)")
     ap.add_argument("--recorded-pr", action="store_true",
-                    help="pr rows as docs/RESULTS.md records them (sizes 2-5), not re-run")
+                    help="pr rows as docs/results/realgame.md records them (sizes 2-5), not re-run")
     ap.add_argument("--recorded-ir", action="store_true",
-                    help="with --plot: also the first imperfect-recall rows (vanilla pcs) as RESULTS records them")
+                    help="with --plot: also the first imperfect-recall rows (vanilla pcs) as docs/results/abstraction.md records them")
     ap.add_argument("--plot", default=None, help="PNG of exploitability against information sets (+ .csv)")
     ap.add_argument("--also", action="append", default=[],
                     help="with --plot: also the rows of another run's --json output (repeatable)")

@@ -1,4 +1,4 @@
-"""Nested re-solving of off-tree bets against action translation in no-limit Leduc (docs/RESULTS.md).
+"""Nested re-solving of off-tree bets against action translation in no-limit Leduc (docs/results/subgame.md).
 
     python benchmarks/nested.py                 # fcpa blueprint, stack 7
     python benchmarks/nested.py --json          # last line: one JSON object

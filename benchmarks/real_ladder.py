@@ -4,9 +4,9 @@
     python benchmarks/real_ladder.py --ranks 5 --buckets 2,3 --json
 
 The exact best response of a bucketed strategy in full HULHE takes about a day of two cores
-(docs/RESULTS.md). With HULHE's betting on a 24-card deck it takes minutes, so the question
-the real-game ladder asks (is a strategy solved in a finer abstraction less exploitable in
-the real game, as it is in its own abstraction?) has an exact answer there. For each bucket
+(docs/results/realgame.md). With HULHE's betting on a 24-card deck it takes minutes, so the
+question the real-game ladder asks (is a strategy solved in a finer abstraction less exploitable
+in the real game, as it is in its own abstraction?) has an exact answer there. For each bucket
 count, with the same commands a user runs: the E[HS^2] abstraction (`cfrlab abstract
 build`), CFR+ for a fixed number of iterations (`cfrlab solve`, which reports the
 exploitability in the abstraction), the exact real-game best response (`cfrlab exploit

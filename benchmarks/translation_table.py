@@ -1,4 +1,4 @@
-"""Real-game exploitability of translated abstract strategies in no-limit Leduc (docs/RESULTS.md).
+"""Real-game exploitability of translated abstract strategies in no-limit Leduc (docs/results/nolimit.md).
 
     python benchmarks/translation_table.py                    # stacks 10 and 15
     python benchmarks/translation_table.py --stacks 10 --json # last line: one JSON object

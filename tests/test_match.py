@@ -105,7 +105,7 @@ def test_a_solved_cfr_strategy_beats_the_bots_significantly():
     bet-for-value bot by a significant margin. In a blind game with hold'em betting (a 12-card,
     2-round reduced hold'em, solved losslessly): exact values and a sampled duplicate match.
     (In Kuhn and Leduc the value bot's fixed thresholds are themselves close to an equilibrium
-    rule there: an equilibrium strategy only ties it, docs/RESULTS.md.)"""
+    rule there: an equilibrium strategy only ties it, docs/results/matches.md.)"""
     from cfrlab.solvers import make_solver
 
     s = Strategy.uniform(FLOP_HOLDEM)

@@ -363,7 +363,7 @@ _MODES = ("log", "terminal", "off")
 _ENV = "CFRLAB_COMPILE_NOTICE"
 _NOTICE: dict = {"to": os.environ.get(_ENV) if os.environ.get(_ENV) in _MODES else "log",
                  "said": False, "listening": False}
-EXPECTED = "about 1-3 min"  # a first solve, match or AIVAT on two busy cores (docs/RESULTS.md)
+EXPECTED = "about 1-3 min"  # a first solve, match or AIVAT on two busy cores (docs/results/suite.md)
 _log = logging.getLogger("cfrlab")
 
 
