@@ -7,16 +7,19 @@ replaying exactly."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 from cfrlab.envs import BatchedEnv
 from cfrlab.errors import CfrlabError, IllegalActionError
-from cfrlab.games import BUILTIN_NAMES
+from cfrlab.games import BUILTIN_NAMES, load_game
 
 pytest.importorskip("pettingzoo")
 gymnasium = pytest.importorskip("gymnasium")
+
+from gymnasium.utils.env_checker import check_env
 
 from cfrlab.envs import PokerEnv, PokerGymEnv
 
@@ -144,6 +147,41 @@ def test_gymnasium_step_before_reset_and_after_the_hand():
     assert terminated
     with pytest.raises(CfrlabError, match=r"hand is over: call reset\(\)"):
         env.step(1)
+
+
+def _episodes(env, seed: int, hands: int) -> list:
+    """(seat, observations, rewards) of ``hands`` hands from ``reset(seed=seed)``, playing the
+    lowest legal id."""
+    out = []
+    obs, info = env.reset(seed=seed)
+    for _ in range(hands):
+        seen, rewards, terminated = [obs["observation"].tolist()], [], False
+        while not terminated:
+            obs, reward, terminated, _, _ = env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+            seen.append(obs["observation"].tolist())
+            rewards.append(reward)
+        out.append((info["seat"], seen, rewards))
+        obs, info = env.reset()
+    return out
+
+
+@pytest.mark.parametrize("game", ["kuhn", "leduc-3p"])
+def test_gymnasium_alternate_seat_seeded_resets_replay_exactly(game):
+    env = PokerGymEnv(game, "random", seat="alternate")
+    first = _episodes(env, 5, 6)
+    again = _episodes(env, 5, 6)  # same environment, hands already played: the counter restarts
+    assert first == again
+    assert [s for s, _, _ in first] == [h % load_game(game).num_players for h in range(6)]
+    assert _episodes(PokerGymEnv(game, "random", seat="alternate"), 5, 6) == first
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_gymnasium_check_env_passes_for_every_seat_mode(game):
+    seats = [*range(load_game(game).num_players), "alternate"]
+    for seat in seats:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the checker's note about render modes
+            check_env(PokerGymEnv(game, "random", seat=seat, illegal="call"))
 
 
 # -- the batched environment -----------------------------------------------------------------

@@ -9,9 +9,11 @@ Observations, action ids and the illegal-action rule are the PettingZoo environm
 (``cfrlab.envs.aec``); ``seat`` is a position or ``"alternate"`` (hand h sits at position
 h mod players).
 
-``reset(seed=s)`` reseeds the deals and restarts the opponents (``Agent.begin_match`` with
-seeds drawn from s), so a seeded episode replays exactly; ``reset()`` goes on with the same
-streams.
+``reset(seed=s)`` reseeds the deals, restarts the opponents (``Agent.begin_match`` with
+seeds drawn from s) and restarts the hand count (with ``seat="alternate"`` the seeded hand sits
+at position 0), so a seeded episode and the ones after it replay exactly; ``reset()`` goes on
+with the same streams. The environment passes ``gymnasium.utils.env_checker.check_env`` (with
+``illegal="call"``: the checker steps random ids) in every seat mode.
 
 Misuse is one ``CfrlabError`` line (``cfrlab.envs.checks``): ``step`` before ``reset()`` or
 after the hand ended raises ``ResetNeededError``; a value that is not an action id raises
@@ -76,6 +78,7 @@ class PokerGymEnv(_GymBase):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if seed is not None:
+            self.hands = 0  # a seeded episode replays: the same seat too
             for agent in self.opponents:
                 agent.begin_match(self.game, int(self.np_random.integers(2**63)))
         for _ in range(MAX_SKIPPED_HANDS):  # a hand the seat never acts in (all-in blinds) is skipped
