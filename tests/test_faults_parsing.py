@@ -238,3 +238,70 @@ def test_strategy_show_refuses_rows_below_one(capsys, tmp_path, rows):
     Strategy.uniform("kuhn").save(p)
     code, out, err = run(capsys, "strategy", "show", str(p), "--rows", rows)
     assert code != 0 and out == "" and f"--rows takes the number of private states to list, at least 1, got {rows}" in err
+
+
+# -- agent specs (issue 43, item 11) ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def strategy_files(tmp_path_factory):
+    from cfrlab.strategy import Strategy
+
+    d = tmp_path_factory.mktemp("specs")
+    Strategy.uniform("kuhn").save(d / "k.npz")
+    Strategy.uniform("kuhn-nolimit").save(d / "knl.npz")
+    return d
+
+
+@pytest.mark.parametrize("suffix, game, problem", [
+    (":", "kuhn", "an empty option after the colon"),
+    (":,", "kuhn", "an empty option"),
+    (":greedy,,greedy", "kuhn", "an empty option"),
+    (":translation", "kuhn-nolimit", "translation needs a value (translation=RULE)"),  # played pseudo-harmonic
+    (":translation=", "kuhn-nolimit", "translation needs a value (translation=RULE)"),
+    (":translation", "kuhn", "translation needs a value (translation=RULE)"),
+    (":abstraction", "kuhn", "abstraction needs a value (abstraction=FILE)"),  # was ignored
+    (":greedy=no", "kuhn", "greedy takes no value"),  # played greedy
+    (":greedy,greedy", "kuhn", "greedy given twice"),
+])
+def test_a_malformed_strategy_option_is_refused_with_the_syntax(strategy_files, suffix, game, problem):
+    name = "knl.npz" if "nolimit" in game else "k.npz"
+    spec = f"{strategy_files / name}{suffix}"
+    with pytest.raises(CfrlabError) as e:
+        make_agent(spec, game)
+    msg = str(e.value)
+    assert problem in msg and "options: greedy, abstraction=FILE, translation=RULE" in msg and "e.g. s.npz:" in msg
+    _one_short_line(msg)
+
+
+def test_well_formed_strategy_options_still_work(strategy_files):
+    assert make_agent(f"{strategy_files / 'k.npz'}:greedy", "kuhn").greedy
+    assert make_agent(f"{strategy_files / 'k.npz'}: greedy ", "kuhn").greedy
+    a = make_agent(f"{strategy_files / 'knl.npz'}:translation=nearest,greedy", "kuhn-nolimit")
+    assert a.rule == "nearest" and a.greedy
+
+
+def test_cli_match_refuses_an_empty_option(capsys, strategy_files):
+    code, _, err = run(capsys, "match", "kuhn", f"{strategy_files / 'k.npz'}:", "always-call", "-n", "10")
+    assert code != 0 and "Traceback" not in err and "an empty option after the colon" in err
+
+
+@pytest.mark.parametrize("spec", ["x" * 300, "dir/" + "x" * 300 + ".npz"])
+def test_an_agent_name_too_long_for_a_file_is_one_line(spec):
+    # Path.exists() raises OSError (ENAMETOOLONG) rather than answering False
+    with pytest.raises(CfrlabError) as e:
+        make_agent(spec, "kuhn")
+    assert "agent" in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("subgame:{k}:" + HUGE + ":resolve", "ROUND is river, turn, flop or a round number"),
+    ("subgame:{k}:1:resolve:iterations=" + HUGE, "iterations is a whole number"),
+    ("nested:{knl}:resolve:" + HUGE, "iterations must be a whole number"),
+])
+def test_huge_numbers_in_re_solving_specs_are_one_short_line(strategy_files, spec, words):
+    spec = spec.format(k=strategy_files / "k.npz", knl=strategy_files / "knl.npz")
+    with pytest.raises(CfrlabError) as e:
+        make_agent(spec, "kuhn-nolimit" if spec.startswith("nested") else "kuhn")
+    assert words in str(e.value)
+    _one_short_line(str(e.value))

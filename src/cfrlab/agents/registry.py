@@ -9,6 +9,7 @@ Specs:
   after a colon: ``PATH:greedy`` plays each row's most likely action instead of sampling;
   ``PATH:abstraction=FILE`` names the abstraction a bucketed strategy was solved in (when
   the strategy file does not say); options combine with commas (``PATH:greedy,abstraction=F``);
+  an empty option, an option without its value or a flag with one is refused;
 * a no-limit strategy solved in a betting abstraction (``cfrlab solve GAME --bets fcpa``) plays
   the real game through action translation (``cfrlab.agents.translation``), by the
   pseudo-harmonic rule unless ``PATH:translation=RULE`` names another (``pseudo-harmonic``,
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +65,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, printable
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent, has_table
+from cfrlab.games.gamedef import shown_input
 from cfrlab.strategy import STRATEGY_KIND, Strategy
 from cfrlab.subgame.agent import DEFAULT_SECONDS, SubgameAgent
 from cfrlab.subgame.nested import NestedSolver
@@ -74,6 +77,15 @@ def bot_names() -> str:
     return ", ".join(BOT_NAMES)
 
 
+def _is(test) -> bool:
+    """``Path.exists`` / ``is_file`` / ``is_dir``, False where the name cannot be a file (too
+    long for the file system: ENAMETOOLONG is an OSError, not a False)."""
+    try:
+        return bool(test())
+    except (OSError, ValueError):
+        return False
+
+
 def _value_bot(arg: str) -> Agent:
     try:
         raise_at, call_at = (float(x) for x in arg.split(","))
@@ -82,18 +94,35 @@ def _value_bot(arg: str) -> Agent:
     return ValueBot(raise_at, call_at)
 
 
+STRATEGY_OPTIONS = "greedy, abstraction=FILE, translation=RULE"
+OPTION_SYNTAX = (f"options: {STRATEGY_OPTIONS}, after a colon and separated by commas, "
+                 "e.g. s.npz:greedy,translation=geometric")
+
+
 def _split_options(spec: str) -> tuple[str, dict[str, str]]:
-    """'PATH:opt,k=v' -> ('PATH', {...}) unless PATH itself (with its colon) is a file."""
-    if Path(spec).exists() or ":" not in spec:
+    """'PATH:opt,k=v' -> ('PATH', {...}) unless PATH itself (with its colon) is a file. An
+    empty option (``s.npz:``, ``a,,b``), a flag given a value (``greedy=no``), an option
+    without its value (``translation``) or one given twice is refused in one line."""
+    if _is(Path(spec).exists) or ":" not in spec:
         return spec, {}
     path, _, opts = spec.rpartition(":")
     out: dict[str, str] = {}
-    for item in filter(None, (o.strip() for o in opts.split(","))):
-        key, _, val = item.partition("=")
-        if key not in ("greedy", "abstraction", "translation"):
-            raise CfrlabError(f"unknown strategy option {key!r} in {spec!r} "
-                              "(options: greedy, abstraction=FILE, translation=RULE)")
-        out[key] = val
+    for item in (o.strip() for o in opts.split(",")):
+        key, eq, val = (x.strip() for x in item.partition("="))
+        if not item:
+            problem = "an empty option" + (" after the colon" if not opts.strip() else "")
+        elif key not in ("greedy", "abstraction", "translation"):
+            problem = f"unknown strategy option {shown_input(key, 40)}"
+        elif key == "greedy" and eq:
+            problem = "greedy takes no value"
+        elif key != "greedy" and not val:
+            problem = f"{key} needs a value ({key}={'FILE' if key == 'abstraction' else 'RULE'})"
+        elif key in out:
+            problem = f"{key} given twice"
+        else:
+            out[key] = val
+            continue
+        raise CfrlabError(f"agent {shown_input(spec)}: {problem} ({OPTION_SYNTAX})")
     return path, out
 
 
@@ -173,7 +202,7 @@ def load_strategy_agent(path: str, game: GameDef, greedy: bool = False, abstract
         return nplayer_agent(strategy, game, greedy, name=Path(path).stem + (":greedy" if greedy else ""))
     model = None
     if abstraction:
-        if not Path(abstraction).is_file():
+        if not _is(Path(abstraction).is_file):
             raise CfrlabError(f"{path}: no such abstraction file {abstraction}")
         model = load_abstraction(abstraction, game)
     strategy = Strategy.load(path, game=game, model=model)
@@ -257,12 +286,12 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
     else:
         path, opts = _split_options(text)
         p = Path(path)
-        if p.is_dir():
-            raise CfrlabError(f"agent {text!r}: {path} is a directory, not a strategy file")
-        if not p.is_file():
+        if _is(p.is_dir):
+            raise CfrlabError(f"agent {shown_input(text)}: {path} is a directory, not a strategy file")
+        if not _is(p.is_file):
             if p.suffix or "/" in path or "\\" in path:  # meant as a file
-                raise CfrlabError(f"agent {text!r}: no such strategy file {path}")
-            raise CfrlabError(f"unknown agent {text!r}: not a bot ({bot_names()}), a strategy file "
+                raise CfrlabError(f"agent {shown_input(text)}: no such strategy file {path}")
+            raise CfrlabError(f"unknown agent {shown_input(text)}: not a bot ({bot_names()}), a strategy file "
                               "or a py:FILE.py:Class agent")
         agent = load_strategy_agent(path, game, greedy="greedy" in opts, abstraction=opts.get("abstraction"),
                                     translation=opts.get("translation"))
@@ -286,42 +315,45 @@ def subgame_agent(text: str, game: GameDef) -> Agent:
     else:
         parts = rest.rsplit(":", 2)
     if len(parts) != 3 or not all(x.strip() for x in parts):
-        raise CfrlabError(f"agent {text!r}: {usage}")
+        raise CfrlabError(f"agent {shown_input(text)}: {usage}")
     path, rnd, method = (x.strip() for x in parts)
     opts: dict[str, str] = {}
     for item in filter(None, (o.strip() for o in opts_text.split(","))):
         key, eq, val = item.partition("=")
         if key not in SUBGAME_OPTIONS or not eq:
-            raise CfrlabError(f"agent {text!r}: unknown option {item!r} (options: iterations=N, time=SECONDS, "
+            raise CfrlabError(f"agent {shown_input(text)}: unknown option {item!r} (options: iterations=N, time=SECONDS, "
                               "abstraction=FILE)")
         opts[key] = val
     if game.num_players != 2:
-        raise CfrlabError(f"agent {text!r}: subgame re-solving plays 2-player games; "
+        raise CfrlabError(f"agent {shown_input(text)}: subgame re-solving plays 2-player games; "
                           f"{game.name or 'this game'} has {game.num_players} players")
     try:
         iterations = int(opts.get("iterations", "300"))
         seconds = float(opts.get("time", str(DEFAULT_SECONDS)))
     except ValueError:
-        raise CfrlabError(f"agent {text!r}: iterations is a whole number and time a number of seconds") from None
-    if not Path(path).is_file():
-        raise CfrlabError(f"agent {text!r}: no such strategy file {path}")
+        raise CfrlabError(f"agent {shown_input(text)}: iterations is a whole number and time a number of seconds") from None
+    if not _is(Path(path).is_file):
+        raise CfrlabError(f"agent {shown_input(text)}: no such strategy file {path}")
     bp = load_strategy_agent(path, game, abstraction=opts.get("abstraction"))
     if not isinstance(bp, StrategyAgent):
-        raise CfrlabError(f"agent {text!r}: the blueprint must be a limit strategy of its game")
-    rnd_arg: int | str = int(rnd) if rnd.isdigit() else rnd
+        raise CfrlabError(f"agent {shown_input(text)}: the blueprint must be a limit strategy of its game")
+    if re.fullmatch(r"[0-9]+", rnd) and len(rnd.lstrip("0")) > 1:  # a game has at most 4 rounds
+        raise CfrlabError(f"agent {shown_input(text)}: ROUND is river, turn, flop or a round number (1 to 3), "
+                          f"got {shown_input(rnd, 20)}")
+    rnd_arg: int | str = int(rnd) if re.fullmatch(r"[0-9]+", rnd) else rnd
     try:
         return SubgameAgent(bp.strategy, rnd_arg, method, iterations=iterations, seconds=seconds,
                             name=f"{Path(path).stem}+{method.lower()}")
     except CfrlabError as e:
-        raise CfrlabError(f"agent {text!r}: {e}") from None
+        raise CfrlabError(f"agent {shown_input(text)}: {e}") from None
 
 
 def _deep(text: str, game: GameDef) -> Agent:
     """``deep:FILE``: a weights file's policy as a strategy agent, tabulated where the game's
     information sets can be enumerated, else queried per decision (``cfrlab.deep.play``)."""
     path = text[len("deep:"):]
-    if not Path(path).is_file():
-        raise CfrlabError(f"agent {text!r}: no such weights file {path}")
+    if not _is(Path(path).is_file):
+        raise CfrlabError(f"agent {shown_input(text)}: no such weights file {path}")
     if fits_table(game):
         return strategy_agent(load_deep_strategy(path, game), game, name=Path(path).stem)
     return NetAgent(load_nets(path, game), name=Path(path).stem)  # too large to tabulate: per decision
@@ -355,15 +387,15 @@ def _nested(text: str, game: GameDef) -> Agent:
     maxmargin; unsafe) with ITERATIONS of CFR+ (300) instead of translating them."""
     parts = text[len("nested:"):].split(":")
     if not parts[0] or len(parts) > 3:
-        raise CfrlabError(f"agent {text!r}: nested re-solving is nested:FILE[:METHOD[:ITERATIONS]]")
+        raise CfrlabError(f"agent {shown_input(text)}: nested re-solving is nested:FILE[:METHOD[:ITERATIONS]]")
     path = parts[0]
-    if not Path(path).is_file():
-        raise CfrlabError(f"agent {text!r}: no such strategy file {path}")
+    if not _is(Path(path).is_file):
+        raise CfrlabError(f"agent {shown_input(text)}: no such strategy file {path}")
     method = parts[1] if len(parts) > 1 and parts[1] else "resolve"
     try:
         iterations = int(parts[2]) if len(parts) > 2 else 300
     except ValueError:
-        raise CfrlabError(f"agent {text!r}: iterations must be a whole number, got {parts[2]!r}") from None
+        raise CfrlabError(f"agent {shown_input(text)}: iterations must be a whole number, got {shown_input(parts[2], 20)}") from None
     blueprint = Strategy.load(path, game=game)
     check_players("the blueprint", blueprint.game, game)
     solver = NestedSolver(blueprint, method, iterations)
@@ -376,16 +408,16 @@ def _team(text: str, game: GameDef, seed: int | None) -> Agent:
     head, sep, members = text.partition("=")
     parts = head.split(":")
     if not sep or len(parts) not in (2, 3) or not members.strip():
-        raise CfrlabError(f"agent {text!r}: a team is team:COACH=AGENT,AGENT,... (e.g. team:ucb1=a.npz,b.npz)")
+        raise CfrlabError(f"agent {shown_input(text)}: a team is team:COACH=AGENT,AGENT,... (e.g. team:ucb1=a.npz,b.npz)")
     coach = parts[1].lower()
     if coach not in COACHES:
-        raise CfrlabError(f"agent {text!r}: unknown coach {parts[1]!r}; choose from {', '.join(COACHES)}")
+        raise CfrlabError(f"agent {shown_input(text)}: unknown coach {parts[1]!r}; choose from {', '.join(COACHES)}")
     reward = parts[2].lower() if len(parts) == 3 else "money"
     if reward not in REWARDS:
-        raise CfrlabError(f"agent {text!r}: unknown team reward {parts[2]!r}; choose from {', '.join(REWARDS)}")
+        raise CfrlabError(f"agent {shown_input(text)}: unknown team reward {parts[2]!r}; choose from {', '.join(REWARDS)}")
     specs = [m.strip() for m in members.split(",")]
     if not all(specs):  # "a,,b" or a trailing comma: a member left out by mistake, not skipped
-        raise CfrlabError(f"agent {text!r}: a team member is empty; give AGENT,AGENT,... with no empty entry")
+        raise CfrlabError(f"agent {shown_input(text)}: a team member is empty; give AGENT,AGENT,... with no empty entry")
     built = [make_agent(m, game, None if seed is None else seed + i) for i, m in enumerate(specs)]
     return TeamAgent(built, coach, name=f"team-{coach}" + ("" if reward == "money" else f"-{reward}"),
                      reward=reward)
