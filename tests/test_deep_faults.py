@@ -11,11 +11,13 @@ import json
 import numpy as np
 import pytest
 from tests.cli_run import run
+from tests.game_texts import limit_text
 
 import cfrlab
 from cfrlab.deep import DeepNets, load_nets
 from cfrlab.deep.features import info_features
 from cfrlab.deep.network import MAX_PARAM
+from cfrlab.deep.play import fits_table
 from cfrlab.engine import model_for_game, tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import load_npz, save_npz
@@ -138,3 +140,104 @@ def test_outputs_that_overflow_are_refused_not_tabulated(tmp_path):
     DeepNets(g, "deepcfr", layers, {"avg": [net]}, {"avg": [1.0]}).save(path)
     with pytest.raises(CfrlabError, match="outputs overflow"):
         load_nets(path).table()
+
+
+# -- checkpoints of runs too large to tabulate (JAX needed: the trainer is built) -------------
+
+CKPT_ARGS = ["--method", "sdcfr", "-k", "10", "--hidden", "8,8", "--adv-steps", "5", "--avg-steps", "5",
+             "--batch", "32", "--buffer", "500", "-s", "4"]
+
+
+# a full deck and a 5-card board (too large to tabulate) on a 37-node tree: built at once
+BIG_DECK = limit_text(ranks=13, suits=4, hole=2, boards="0 5", max_raises="1 1")
+
+
+@pytest.fixture(scope="module")
+def big_deck(tmp_path_factory):
+    pytest.importorskip("jax")
+    pytest.importorskip("optax")
+    path = tmp_path_factory.mktemp("game") / "big.game"
+    path.write_text(BIG_DECK)
+    assert not fits_table(load_game(path))
+    return path
+
+
+def _ckpt_trainer(game):
+    """An SD-CFR trainer with the parameters CKPT_ARGS give on the CLI."""
+    from cfrlab.deep import DeepParams, SampledTrainer
+
+    params = DeepParams(hidden=(8, 8), adv_steps=5, adv_batch=32, avg_steps=5, avg_batch=1024, buffer=500)
+    return SampledTrainer(game, "sdcfr", 10, seed=4, params=params)
+
+
+@pytest.fixture(scope="module")
+def checkpoint(big_deck):
+    """A checkpoint after one iteration, its buffers and networks filled as a run fills them
+    (decision nodes of the tree, dealt cards, targets, weight 1), without training (seconds)."""
+    tr = _ckpt_trainer(big_deck)
+    rng = np.random.default_rng(0)
+    for buf in tr.adv:
+        n = 40
+        buf.dec[:n] = rng.integers(0, len(tr.heads), n)
+        cards, _ = tr.deals(n)
+        buf.cards[:n] = cards[:, :tr.h + tr.B]
+        buf.target[:n] = rng.normal(size=(n, buf.target.shape[1]))
+        buf.weight[:n] = 1.0
+        buf.seen[0] = n
+    nets = [[(rng.normal(size=(a, b)).astype(np.float32), np.zeros(b, np.float32))
+             for a, b in itertools.pairwise(tr.layers)] for _ in range(2)]
+    tr.latest = nets
+    tr.history = {"adv0": [nets[0]], "adv1": [nets[1]]}
+    tr.iterations, tr.seconds, tr.cpu_seconds = 1, 1.0, 1.0
+    path = big_deck.with_name("run.ckpt.npz")
+    tr.save_checkpoint(path)
+    return path
+
+
+def test_a_sane_checkpoint_resumes(checkpoint, big_deck):
+    tr = _ckpt_trainer(big_deck)
+    tr.load_checkpoint(checkpoint)
+    assert tr.iterations == 1 and len(tr.adv[0]) == 40 and len(tr.history["adv1"]) == 1
+
+
+@pytest.mark.parametrize(("array", "value", "message"), [
+    ("adv0_target", np.nan, "adv0 buffer: targets hold NaN or infinite"),
+    ("adv1_target", np.inf, "adv1 buffer: targets hold NaN or infinite"),
+    ("adv0_weight", -1.0, "adv0 buffer: sample weights outside 1 to 1"),
+    ("adv0_weight", np.inf, "adv0 buffer: sample weights outside"),
+    ("adv1_weight", 7.0, "adv1 buffer: sample weights outside 1 to 1 \\(the iterations done\\)"),
+    ("adv0_seen", -5, "adv0 buffer has seen -5 samples"),
+    ("adv0_dec", -1, "adv0 buffer: decision nodes outside"),
+    ("adv0_dec", 10**6, "adv0 buffer: decision nodes outside"),
+    ("adv1_cards", 60, "adv1 buffer: cards that are not in the deck"),
+    ("adv0_0_w1", np.nan, "adv0 network 1 layer 1 weights hold NaN"),
+    ("latest1_0_b0", 1e30, "latest1 network 1 layer 0 biases reach"),
+])
+def test_a_checkpoint_holding_what_no_run_writes_is_refused(checkpoint, big_deck, tmp_path, capsys, array, value,
+                                                           message):
+    path = tmp_path / "run.ckpt.npz"
+    path.write_bytes(checkpoint.read_bytes())
+    _damage(path, array, value)
+    with pytest.raises(CfrlabError, match=message):
+        _ckpt_trainer(big_deck).load_checkpoint(path)
+    out = tmp_path / "w.npz"
+    code, text, err = run(capsys, "deep", "train", str(big_deck), "-n", "2", *CKPT_ARGS,
+                          "--checkpoint", str(path), "-o", str(out))
+    lines = [x for x in err.splitlines() if x.startswith("cfrlab: error")]
+    assert code == 2 and len(lines) == 1 and "corrupt checkpoint" in lines[0], text + err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("header", "message"), [
+    ({"iterations": -1}, "iterations is -1"),
+    ({"iterations": 3}, "nets .* after 3 iterations of sdcfr"),
+    ({"seconds": float("inf")}, "seconds is inf"),
+    ({"cpu_seconds": -2.0}, "cpu_seconds is -2.0"),
+    ({"deal_rng": {"bit_generator": "PCG64", "state": "x"}}, "deal_rng"),
+])
+def test_a_checkpoint_header_no_run_writes_is_refused(checkpoint, big_deck, tmp_path, header, message):
+    path = tmp_path / "run.ckpt.npz"
+    path.write_bytes(checkpoint.read_bytes())
+    _damage(path, header=header)
+    with pytest.raises(CfrlabError, match=message):
+        _ckpt_trainer(big_deck).load_checkpoint(path)

@@ -19,6 +19,8 @@ resumes where it stopped.
 
 from __future__ import annotations
 
+import itertools
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +31,7 @@ from cfrlab.cards.evaluator import rank_batch
 from cfrlab.deep import _sampled_kernels as KS
 from cfrlab.deep._traverse_kernels import subtree_end
 from cfrlab.deep.features import card_layout, node_heads
-from cfrlab.deep.network import DeepNets
+from cfrlab.deep.network import DeepNets, check_params_array
 from cfrlab.deep.play import fits_table
 from cfrlab.deep.training import (
     DeepParams,
@@ -41,7 +43,7 @@ from cfrlab.deep.training import (
 )
 from cfrlab.deep.training import train as train_table
 from cfrlab.engine import tree_for
-from cfrlab.errors import CfrlabError
+from cfrlab.errors import CfrlabError, printable
 from cfrlab.fileio import NpzReader, save_npz
 from cfrlab.games import load_game
 from cfrlab.solvers.protocol import resolve_seed
@@ -254,7 +256,9 @@ class SampledTrainer:
         return out
 
     def load_checkpoint(self, path: str | Path) -> None:
-        """Resume from a checkpoint of the same game, method, traversals, seed and parameters."""
+        """Resume from a checkpoint of the same game, method, traversals, seed and parameters;
+        refuse (one line) one holding what no run writes (``_check_checkpoint_header``,
+        ``_check_buffer``, ``check_params_array``): the run would go on from garbage."""
         with NpzReader(path, kind=CHECKPOINT_KIND) as z:
             h = z.header
             same = (h.get("game") == self.game.to_text() and h.get("method") == self.method
@@ -263,27 +267,92 @@ class SampledTrainer:
             if not same:
                 raise CfrlabError(f"{path} is a checkpoint of another run (game, method, traversals, seed "
                                   "or parameters differ)")
+            iterations, counts = _check_checkpoint_header(path, h, self.method)
             self.rng[:] = z.read("rng", shape=(1,), dtype=np.uint64)
             for name, buf in [("adv0", self.adv[0]), ("adv1", self.adv[1]), ("strat", self.strat)]:
                 seen = z.read(f"{name}_seen", shape=(1,), dtype=np.int64)
+                if seen[0] < 0:
+                    raise CfrlabError(f"{path}: corrupt checkpoint ({name} buffer has seen {int(seen[0])} samples)")
                 n = int(min(seen[0], len(buf.dec)))
                 buf.dec[:n] = z.read(f"{name}_dec", shape=(n,), dtype=np.int32)
                 buf.cards[:n] = z.read(f"{name}_cards", shape=(n, buf.cards.shape[1]), dtype=np.int8)
                 buf.target[:n] = z.read(f"{name}_target", shape=(n, buf.target.shape[1]), dtype=np.float32)
                 buf.weight[:n] = z.read(f"{name}_weight", shape=(n,), dtype=np.float32)
                 buf.seen[:] = seen
-            shapes = list(zip(self.layers[:-1], self.layers[1:]))
-            counts = h.get("nets", {})
+                self._check_buffer(path, name, buf, iterations)
+            shapes = list(itertools.pairwise(self.layers))
 
             def net(group, k):
-                return [(z.read(f"{group}_{k}_w{i}", shape=(a, b), dtype=np.float32),
-                         z.read(f"{group}_{k}_b{i}", shape=(b,), dtype=np.float32)) for i, (a, b) in enumerate(shapes)]
+                out = [(z.read(f"{group}_{k}_w{i}", shape=(a, b), dtype=np.float32),
+                        z.read(f"{group}_{k}_b{i}", shape=(b,), dtype=np.float32)) for i, (a, b) in enumerate(shapes)]
+                for i, (w, b) in enumerate(out):
+                    check_params_array(w, f"{path}: corrupt checkpoint: {group} network {k + 1} layer {i} weights")
+                    check_params_array(b, f"{path}: corrupt checkpoint: {group} network {k + 1} layer {i} biases")
+                return out
 
-            self.latest = [net(f"latest{q}", 0) if counts.get(f"latest{q}") else None for q in (0, 1)]
-            self.history = {g: [net(g, k) for k in range(int(counts.get(g, 0)))] for g in ("adv0", "adv1")}
-        self.deal_rng.bit_generator.state = h["deal_rng"]
-        self.iterations = int(h["iterations"])
+            latest = [net(f"latest{q}", 0) if counts.get(f"latest{q}") else None for q in (0, 1)]
+            history = {g: [net(g, k) for k in range(counts.get(g, 0))] for g in ("adv0", "adv1")}
+        try:
+            self.deal_rng.bit_generator.state = h["deal_rng"]
+        except (TypeError, ValueError, KeyError) as e:
+            raise CfrlabError(f"{path}: corrupt checkpoint header (deal_rng: {printable(e, 60)})") from None
+        self.latest, self.history = latest, history
+        self.iterations = iterations
         self.seconds, self.cpu_seconds = float(h["seconds"]), float(h["cpu_seconds"])
+
+    def _check_buffer(self, path, name: str, buf: SampledBuffer, iterations: int) -> None:
+        """A resumed reservoir holds what the traversals store: decision nodes of the tree,
+        cards of the deck (-1 for those not dealt yet), finite targets (strategies: probabilities
+        from 0 to 1), weights from 1 to the iterations done."""
+        n = len(buf)
+
+        def bad(what: str) -> CfrlabError:
+            return CfrlabError(f"{path}: corrupt checkpoint ({name} buffer: {what})")
+
+        if n == 0:
+            return
+        dec, cards, target, weight = buf.dec[:n], buf.cards[:n], buf.target[:n], buf.weight[:n]
+        if dec.min() < 0 or dec.max() >= len(self.heads):
+            raise bad(f"decision nodes outside 0 to {len(self.heads) - 1}")
+        c = cards.astype(np.int64)
+        in_deck = np.zeros(len(self.lay.pos) + 1, bool)
+        in_deck[:-1] = self.lay.pos >= 0
+        if ((c < -1) | (c >= len(self.lay.pos))).any() or not in_deck[c[c >= 0]].all():
+            raise bad("cards that are not in the deck")
+        if not np.isfinite(target).all():
+            raise bad("targets hold NaN or infinite values")
+        if name == "strat" and ((target < 0) | (target > 1 + 1e-5)).any():
+            raise bad("strategy targets outside 0 to 1")
+        if not (np.isfinite(weight).all() and weight.min() >= 1 and weight.max() <= max(iterations, 1)):
+            raise bad(f"sample weights outside 1 to {max(iterations, 1)} (the iterations done)")
+
+
+def _check_checkpoint_header(path, h: dict, method: str) -> tuple[int, dict[str, int]]:
+    """(iterations, network counts) of a checkpoint header, refused in one line when they are
+    not what a run writes: whole numbers, finite seconds >= 0, SD-CFR's networks one per
+    iteration and player, each player's latest network once an iteration is done."""
+    def bad(what: str) -> CfrlabError:
+        return CfrlabError(f"{path}: corrupt checkpoint header ({what})")
+
+    def is_int(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    it = h.get("iterations")
+    if not (is_int(it) and it >= 0):
+        raise bad(f"iterations is {printable(it, 40)}, expected a whole number >= 0")
+    for key in ("seconds", "cpu_seconds"):
+        v = h.get(key)
+        if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0):
+            raise bad(f"{key} is {printable(v, 40)}, expected a number of seconds >= 0")
+    counts = h.get("nets")
+    if not isinstance(counts, dict) or not all(is_int(v) and v >= 0 for v in counts.values()):
+        raise bad(f"nets is {printable(counts, 60)}")
+    want = {f"latest{q}": 1 for q in (0, 1)} if it else {}
+    if method == "sdcfr" and it:
+        want.update(adv0=it, adv1=it)
+    if {k: v for k, v in counts.items() if v} != want:
+        raise bad(f"nets {printable(counts, 60)} after {it} iterations of {method}")
+    return it, counts
 
 
 def train_sampled(game, method: str = "deepcfr", iterations: int = 100, traversals: int = 1000,
