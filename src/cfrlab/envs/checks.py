@@ -11,6 +11,7 @@ call the environment's state does not allow yet or any more.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 
 import numpy as np
 
@@ -49,11 +50,12 @@ def as_int(value) -> int | None:
         return None
 
 
-def action_id(value, size: int, describe: str) -> int:
-    """``value`` as an action id 0 .. size - 1, or ``NotAnActionError``."""
+def action_id(value, size: int, describe: Callable[[], str]) -> int:
+    """``value`` as an action id 0 .. size - 1, or ``NotAnActionError`` (its message ends with
+    ``describe()``, the ids' names)."""
     a = as_int(value)
     if a is None or not 0 <= a < size:
-        raise NotAnActionError(f"{short_repr(value)} is not an action id: give an integer 0..{size - 1} ({describe})")
+        raise NotAnActionError(f"{short_repr(value)} is not an action id: give an integer 0..{size - 1} ({describe()})")
     return a
 
 

@@ -62,7 +62,7 @@ class Table:
         (then mapped to a check/call under the ``call`` rule; the ``raise`` rule raises). A value
         that is not an action id at all (not an integer, or outside the action space) raises
         ``NotAnActionError`` under either rule."""
-        a = action_id(action, self.actions.size, self.actions.describe())
+        a = action_id(action, self.actions.size, self.actions.describe)
         text = self.legal()[a]
         if text is not None:
             return text, False
