@@ -18,13 +18,20 @@ over the process's CPU time (the figure that does not depend on how busy the mac
   (the opponent's play is in the time);
 * ``batched-cfrlab``: ``BatchedEnv("leduc", N)``, ``random_actions`` then ``step``.
 
-With --json the last line is one JSON object: ``cases`` (name -> figures), and the two
-targets: ``batched_over_1e6`` and ``pettingzoo_at_least_pettingzoo_leduc``.
+Every case but the batched one is optional: a case whose package is missing (``rlcard``, which
+PettingZoo's Leduc also needs; ``pettingzoo`` / ``gymnasium``, the ``env`` extra) is reported as
+"not installed" and the others run. No extra installs ``rlcard``: ``pip install rlcard`` for
+those two peers.
+
+With --json the last line is one JSON object: ``cases`` (name -> figures, or ``{"skipped":
+why}``), and the two targets: ``batched_over_1e6`` and ``pettingzoo_at_least_pettingzoo_leduc``
+(None when a case it compares was skipped).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -34,6 +41,17 @@ import types
 import numpy as np
 
 from cfrlab.envs import BatchedEnv, PokerEnv, PokerGymEnv
+from cfrlab.envs.deps import INSTALL_HINT
+
+
+def _missing(*modules: str) -> str | None:
+    """Why a case cannot run ("rlcard not installed"), or None when every module imports."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return f"{name} not installed"
+    return None
 
 
 def _timed(run, seconds: float) -> dict:
@@ -78,7 +96,17 @@ def _stub_pygame() -> bool:
         return True
 
 
+def pettingzoo_cfrlab(seconds: float, rng) -> dict:
+    why = _missing("pettingzoo", "gymnasium")
+    if why:
+        return {"skipped": f"{why} ({INSTALL_HINT})"}
+    return _timed(_aec_loop(_seeded(PokerEnv("leduc")), rng), seconds)
+
+
 def pettingzoo_leduc(seconds: float, rng) -> dict:
+    why = _missing("pettingzoo", "rlcard")  # PettingZoo's Leduc runs on RLCard
+    if why:
+        return {"skipped": why}
     stubbed = _stub_pygame()
     from pettingzoo.classic import leduc_holdem_v4
 
@@ -90,6 +118,9 @@ def pettingzoo_leduc(seconds: float, rng) -> dict:
 
 
 def rlcard_leduc(seconds: float, rng) -> dict:
+    why = _missing("rlcard")
+    if why:
+        return {"skipped": why}
     import rlcard
 
     env = rlcard.make("leduc-holdem", {"seed": 0})
@@ -107,6 +138,9 @@ def rlcard_leduc(seconds: float, rng) -> dict:
 
 
 def gym_cfrlab(seconds: float, rng) -> dict:
+    why = _missing("gymnasium")
+    if why:
+        return {"skipped": f"{why} ({INSTALL_HINT})"}
     env = PokerGymEnv("leduc", "random")
     env.reset(seed=0)
 
@@ -145,19 +179,23 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     cases = {
-        "pettingzoo-cfrlab": _timed(_aec_loop(_seeded(PokerEnv("leduc")), rng), args.seconds),
+        "pettingzoo-cfrlab": pettingzoo_cfrlab(args.seconds, rng),
         "pettingzoo-leduc_holdem_v4": pettingzoo_leduc(args.seconds, rng),
         "rlcard-leduc-holdem": rlcard_leduc(args.seconds, rng),
         "gymnasium-cfrlab": gym_cfrlab(args.seconds, rng),
         "batched-cfrlab": batched_cfrlab(args.seconds, args.num_envs),
     }
     for name, c in cases.items():
-        print(f"{name:28s} {c['steps_per_second']:>12,} steps/s   {c['steps_per_cpu_second']:>12,} steps/CPU-s")
+        if "skipped" in c:
+            print(f"{name:28s} {c['skipped']}")
+        else:
+            print(f"{name:28s} {c['steps_per_second']:>12,} steps/s   {c['steps_per_cpu_second']:>12,} steps/CPU-s")
     ours, theirs = cases["pettingzoo-cfrlab"], cases["pettingzoo-leduc_holdem_v4"]
     out = {
         "cases": cases,
         "batched_over_1e6": cases["batched-cfrlab"]["steps_per_second"] >= 1e6,
-        "pettingzoo_at_least_pettingzoo_leduc": ours["steps_per_second"] >= theirs["steps_per_second"],
+        "pettingzoo_at_least_pettingzoo_leduc": (None if "skipped" in ours or "skipped" in theirs
+                                                 else ours["steps_per_second"] >= theirs["steps_per_second"]),
         "load_average": os.getloadavg()[0],
         "cpus": os.cpu_count(),
     }
