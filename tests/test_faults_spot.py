@@ -202,3 +202,159 @@ def test_cli_refuses_a_fifo_spot_and_lock_in_one_line(tmp_path):
         out = cli(*args, timeout=120)  # a read of the FIFO would block: TimeoutExpired
         assert out.returncode != 0 and "named pipe" in out.stderr
         assert out.stderr.strip().count("\n") == 0, out.stderr
+
+
+# -- item 1: a saved spot is checked as a strategy file; its figures are the solve's record ----------
+@pytest.fixture(scope="module")
+def saved_river(tmp_path_factory):
+    """(a solved river spot, its file)."""
+    from cfrlab.spot import solve_spot
+    from cfrlab.spot.store import save_solution
+
+    sol = solve_spot(small_river(), target_pct=None, iterations=20, threads=1)
+    path = tmp_path_factory.mktemp("saved") / "river.npz"
+    save_solution(sol, path)
+    return sol, path
+
+
+def _forge(src, dst, header=None, **arrays):
+    """A copy of the saved spot ``src`` with header fields and arrays replaced."""
+    from cfrlab.fileio import load_npz, save_npz
+
+    h, a = load_npz(src)
+    save_npz(dst, {**h, **(header or {})}, {**a, **arrays})
+    return dst
+
+
+def _policy_changed(policy, how):
+    p = policy.copy()
+    if how == "zero rows":
+        p[:5] = 0.0
+    elif how == "scaled by 1e300":
+        p *= 1e300
+    elif how == "rows summing to 0.5":
+        p[3] *= 0.5
+    elif how == "a NaN":
+        p[2, 1] = np.nan
+    elif how == "a negative entry":
+        p[1] = [0.0, -0.5, 1.5] + [0.0] * (p.shape[1] - 3)
+    elif how == "mass on an illegal action":
+        p[0] = 0.0
+        p[0, 0] = 1.0  # the root: nothing to call, folding is not an action
+    return p
+
+
+@pytest.mark.parametrize("how", ["zero rows", "scaled by 1e300", "rows summing to 0.5", "a NaN",
+                                 "a negative entry", "mass on an illegal action"])
+def test_a_saved_strategy_off_the_simplex_is_refused(saved_river, tmp_path, how):
+    from cfrlab.spot.store import load_solution
+
+    sol, path = saved_river
+    bad = _forge(path, tmp_path / "bad.npz", policy=_policy_changed(sol.policy, how))
+    with pytest.raises(CfrlabError, match="bad.npz: its strategy: row ") as e:
+        load_solution(bad)
+    _one_line(e)
+
+
+@pytest.mark.parametrize("header, why", [
+    ({"exploitability": -0.1, "best_responses": [-0.1, -0.1]}, "below 0"),
+    ({"exploitability": 1e31 / 100 * 10, "best_responses": [1e30, 1e30]}, "chips at stake"),
+    ({"exploitability": float("nan")}, "not finite"),
+    ({"exploitability": float("inf")}, "not finite"),
+    ({"exploitability": 0.5}, "do not agree"),
+    ({"values": [1.0, 1.0]}, "do not agree"),
+    ({"values": ["a", 1.0]}, "not numbers"),
+])
+def test_recorded_figures_that_cannot_be_measurements_are_ignored(saved_river, tmp_path, header, why):
+    from cfrlab.spot.store import load_solution
+
+    sol, path = saved_river
+    back = load_solution(_forge(path, tmp_path / "forged.npz", header))
+    assert why in back.ignored
+    assert math.isnan(back.exploitability) and math.isnan(back.ev("oop"))
+    assert np.array_equal(back.policy, sol.policy)  # the strategy still reads
+
+
+def test_recorded_figures_are_kept_and_labelled(saved_river):
+    from cfrlab.spot.store import SavedSolution, load_solution
+
+    sol, path = saved_river
+    back = load_solution(path)
+    assert isinstance(back, SavedSolution) and back.ignored == ""
+    assert back.exploitability == sol.exploitability and back.values == sol.values
+
+
+@pytest.mark.parametrize("header, words", [
+    ({"iterations": "20"}, "'iterations' is '20'"), ({"iterations": -1}, "'iterations' is -1"),
+    ({"seconds": float("nan")}, "'seconds' is nan"), ({"algorithm": 5}, "'algorithm' is 5"),
+    ({"history": [[1, 2]]}, "'history'"), ({"locks": [5]}, "locks"),
+])
+def test_a_corrupt_header_is_one_line(saved_river, tmp_path, header, words):
+    from cfrlab.spot.store import load_solution
+
+    _, path = saved_river
+    with pytest.raises(CfrlabError, match=words) as e:
+        load_solution(_forge(path, tmp_path / "h.npz", header))
+    _one_line(e)
+
+
+@pytest.mark.parametrize("pot", [float("nan"), float("inf"), "ten", [10]])
+def test_a_header_pot_that_is_not_chips_is_one_line(saved_river, tmp_path, pot):
+    from cfrlab.fileio import load_npz
+    from cfrlab.spot.store import load_solution
+
+    _, path = saved_river
+    h, _ = load_npz(path)
+    with pytest.raises(CfrlabError, match="its spot does not load") as e:
+        load_solution(_forge(path, tmp_path / "pot.npz", {"spot": {**h["spot"], "pot": pot}}))
+    _one_line(e)
+
+
+def test_cli_show_labels_the_recorded_figures_and_drops_forged_ones(saved_river, tmp_path):
+    sol, path = saved_river
+    out = cli("spot", "show", str(path), "--no-grid", "--no-combos")
+    assert out.returncode == 0, out.stderr
+    assert f"exploitability recorded at solve time: {sol.exploitability_pct:.4f}% of the pot" in out.stdout
+    ev = sol.ev("oop")
+    assert f"OOP {ev:.4f}" in out.stdout  # the EV measured on the file's strategy
+    forged = _forge(path, tmp_path / "forged.npz", {"exploitability": -0.1, "best_responses": [-0.1, -0.1]})
+    out = cli("spot", "show", str(forged), "--no-grid", "--no-combos")
+    assert out.returncode == 0, out.stderr
+    assert "-10.0000%" not in out.stdout and "% of the pot" not in out.stdout.splitlines()[1]
+    assert "ignored" in out.stdout and "below 0" in out.stdout and f"OOP {ev:.4f}" in out.stdout
+    scaled = _forge(path, tmp_path / "scaled.npz", policy=sol.policy * 1e300)
+    out = cli("spot", "show", str(scaled))
+    assert out.returncode != 0 and out.stdout == "" and out.stderr.count("\n") == 1
+    assert "its strategy: row 0" in out.stderr
+
+
+def test_serve_labels_the_recorded_figures(saved_river, tmp_path):
+    from cfrlab.spot.store import load_solution
+    from cfrlab.spot.web import SpotView
+
+    sol, path = saved_river
+    s = SpotView(load_solution(path)).summary()
+    assert s["recorded"] and s["exploitability_pct"] == pytest.approx(sol.exploitability_pct)
+    assert s["ev_oop"] == pytest.approx(sol.ev("oop")) and s["ignored"] == ""
+    forged = _forge(path, tmp_path / "forged.npz", {"exploitability": float("nan")})
+    s = SpotView(load_solution(forged)).summary()
+    assert s["exploitability_pct"] is None and "not finite" in s["ignored"]
+    assert s["ev_oop"] == pytest.approx(sol.ev("oop"))  # measured on the strategy
+    assert SpotView(sol).summary()["recorded"] is False  # solved here: measured
+
+
+def test_a_saved_flop_spots_measured_evs_are_the_solves(tmp_path):
+    """The EVs show prints of a file are measured on its strategy: on a flop spot's walk tables
+    they are the solve's exact values."""
+    from cfrlab.spot import solve_spot
+    from cfrlab.spot.report import reader_of
+    from cfrlab.spot.show import root_evs
+    from cfrlab.spot.store import load_solution, save_solution
+
+    sol = solve_spot(small_river(board="Qs Jh 2h", bets={"bet": "p", "raise": "a"}), target_pct=None,
+                     iterations=10, threads=1)
+    save_solution(sol, tmp_path / "flop.npz")
+    back = load_solution(tmp_path / "flop.npz")
+    assert back.walk is not None and back.ignored == ""
+    oop, ip = root_evs(reader_of(back).node(""))
+    assert oop == pytest.approx(sol.ev("oop"), abs=1e-4) and ip == pytest.approx(sol.ev("ip"), abs=1e-4)

@@ -181,7 +181,7 @@ def register(app: typer.Typer) -> None:
         reader = reader_of(sol)
         report = reader.node(node)
         print(sol.spot.summary())
-        _print_figures(sol)
+        _print_figures(sol, report if report.path == "" else reader.node(""))
         if sol.locks:
             print("locked nodes: " + "; ".join(lk.node or "the root" for lk in sol.locks))
         from rich.console import Console
@@ -237,10 +237,26 @@ def _tables(report, combos: bool, grid: bool) -> list:
     return node_tables(report, combos=combos, grid=grid)
 
 
-def _print_figures(sol) -> None:
+def _print_figures(sol, root=None) -> None:
+    """The exploitability, the EVs and the root's frequencies. With ``root`` (the root's
+    report of a spot read from a file) the exploitability is the file's record of the solve,
+    said so (or dropped when it cannot be a measurement), and the EVs are measured on the
+    strategy read."""
     spot = sol.spot
-    print(f"exploitability: {sol.exploitability_pct:.4f}% of the pot ({sol.exploitability:.5f} chips)")
-    print(f"EV: OOP {sol.ev('oop'):.4f}, IP {sol.ev('ip'):.4f} (pot {spot.pot})")
+    if root is None:
+        print(f"exploitability: {sol.exploitability_pct:.4f}% of the pot ({sol.exploitability:.5f} chips)")
+        print(f"EV: OOP {sol.ev('oop'):.4f}, IP {sol.ev('ip'):.4f} (pot {spot.pot})")
+    else:
+        from cfrlab.spot.show import root_evs
+
+        if sol.ignored:
+            print(f"exploitability: the file's record is ignored ({sol.ignored}: not a measurement); "
+                  f"`cfrlab spot solve` measures it")
+        else:
+            print(f"exploitability recorded at solve time: {sol.exploitability_pct:.4f}% of the pot "
+                  f"({sol.exploitability:.5f} chips)")
+        ev_oop, ev_ip = root_evs(root)
+        print(f"EV: OOP {ev_oop:.4f}, IP {ev_ip:.4f} (pot {spot.pot}; of the strategy read)")
     freqs = ", ".join(f"{_action_name(sol, a)} {f:.1%}" for a, f in sol.frequencies(0))
     print(f"root (OOP): {freqs}")
 

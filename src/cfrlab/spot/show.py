@@ -35,6 +35,17 @@ def action_colors(actions: list[str], bets=BET_COLORS, fold=FOLD_COLOR, check=CH
     return out
 
 
+def root_evs(report: NodeReport) -> tuple[float, float]:
+    """(OOP's EV, IP's EV) measured on the strategy from the root's report: the acting
+    player's combos' EVs weighted by their weights, the other's the pot less it (the two sum
+    to the pot: ``SpotSolution.ev``); NaN when no combo has an EV there."""
+    ok = np.isfinite(report.ev) & (report.weight > 0)
+    w = report.weight[ok]
+    mine = float(w @ report.ev[ok] / w.sum()) if ok.any() else float("nan")
+    other = report.pot - mine
+    return (mine, other) if report.player == "oop" else (other, mine)
+
+
 # -- terminal -----------------------------------------------------------------------------------
 def node_tables(report: NodeReport, combos: bool = True, grid: bool = True) -> list:
     """rich renderables: the node's header and frequencies, the class grid (each cell coloured

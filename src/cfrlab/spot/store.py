@@ -4,14 +4,20 @@ holding the average strategy, with a JSON header naming the spot.
 The header's ``spot`` is the spot's full config (``spot_config``: what ``make_spot`` takes, so
 the file rebuilds its tree and chance model without the TOML it came from), ``spot_key`` a
 hash of it, and the solve's figures. ``load_solution(path, spot)`` refuses, in one line, a file
-whose spot is not ``spot`` (another board, pot, range or size), and any file whose policy does
-not fit the tree and model its own spot rebuilds.
+whose spot is not ``spot`` (another board, pot, range or size), and any file whose strategy is
+not one of the tree and model its own spot rebuilds, checked as a strategy file is
+(``cfrlab.strategy.check_policy``: finite, every row on the simplex, nothing on an illegal
+action; the walk's tables finite sums of probabilities). It returns a ``SavedSolution``: the
+figures the header records (exploitability, best responses, values) are the solve's record,
+not measured on the strategy read, and are dropped when they cannot be a measurement.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,9 +32,22 @@ from cfrlab.spot.lock import Lock
 from cfrlab.spot.model import SpotModel
 from cfrlab.spot.solve import SpotSolution
 from cfrlab.spot.tree import spot_tree
+from cfrlab.strategy import check_policy
 
 KIND = "spot-solution"
 VERSION = 1
+FIGURE_TOLERANCE = 1e-6  # recorded figures agree with each other to this fraction of the stakes
+
+
+@dataclass(eq=False)
+class SavedSolution(SpotSolution):
+    """A ``SpotSolution`` read from a file (``load_solution``). Its strategy is checked; its
+    ``exploitability``, ``best_responses`` and ``values`` (hence ``ev``) are the figures the
+    file records of its solve, not measured on the strategy read: NaN, with ``ignored`` saying
+    why, when they cannot be a measurement (not finite, below 0 or above the chips at stake,
+    or not agreeing with each other)."""
+
+    ignored: str = ""
 
 
 def spot_config(spot) -> dict:
@@ -118,9 +137,12 @@ def _load_walk(p: Path, z, h: dict, saved, tree):
         B = game.levels[int(tree.round[n]) - game.street].B
         shape = (B, int(tree.num_children[n]), len(game.hands[int(tree.player[n])]))
         cum[n] = z.read(f"cum_{n}", shape=shape, dtype=dtype)
-        if dtype != np.uint16 and (not np.isfinite(cum[n]).all() or (cum[n] < 0).any()):
+        total = cum[n].sum(axis=1, dtype=np.float64)  # a row's sum: finite (1e308 rows overflow it)
+        if (dtype != np.uint16 and (cum[n] < 0).any()) or not np.isfinite(total).all():
             raise CfrlabError(f"{p}: its strategy tables are not sums of probabilities")
         cscale[n] = z.read(f"cscale_{n}", shape=(B,)) if storage == "int16" else np.ones(B, dtype=np.float32)
+        if not (np.isfinite(cscale[n]).all() and (cscale[n] > 0).all()):
+            raise CfrlabError(f"{p}: its strategy tables' scales are not positive numbers")
     return FastSolver.from_tables(game, str(h["algorithm"]), storage, cum, cscale, int(h.get("iterations", 0)))
 
 
@@ -146,21 +168,84 @@ def load_solution(path, spot=None):
             raise CfrlabError(f"{p}: its spot does not load ({e})") from None
         if spot_key(saved) != h.get("spot_key"):
             raise CfrlabError(f"{p}: its spot does not match its key (the file was changed)")
+        fields = _header_fields(p, h)
         tree, model = spot_tree(saved), SpotModel(saved)
         walk = policy = None
         if h.get("format") == "walk":
             walk = _load_walk(p, z, h, saved, tree)
         else:
-            rows = int(row_offsets(tree, model)[-1])
-            policy = z.read("policy", shape=(rows, tree.num_actions))
-    if walk is None and (policy.dtype != np.float64 or not np.isfinite(policy).all() or (policy < 0).any()):
-        raise CfrlabError(f"{p}: its policy is not a table of probabilities")
+            offsets = row_offsets(tree, model)
+            policy = z.read("policy", shape=(int(offsets[-1]), tree.num_actions), dtype=np.float64)
+            check_policy(policy, tree, model, offsets, where=f"{p}: its strategy")
+    figures, ignored = _recorded_figures(h, saved)
+    return SavedSolution(saved, tree, model, fields["algorithm"], policy, fields["iterations"],
+                         fields["seconds"], *figures, fields["history"], walk, locks=fields["locks"],
+                         ignored=ignored)
+
+
+def _header_fields(p: Path, h: dict) -> dict:
+    """The header's solve fields, checked: a refusal names the field."""
+
+    def bad(key: str, what: str) -> CfrlabError:
+        return CfrlabError(f"{p}: its header is corrupt ({key!r} is {_short(h.get(key))}, not {what})")
+
+    for key in ("algorithm", "iterations", "seconds", "exploitability", "best_responses", "values"):
+        if key not in h:
+            raise CfrlabError(f"{p}: its header is incomplete (no {key!r})")
+    if not isinstance(h["algorithm"], str) or not h["algorithm"]:
+        raise bad("algorithm", "an algorithm's name")
+    it = h["iterations"]
+    if not isinstance(it, int) or isinstance(it, bool) or it < 0:
+        raise bad("iterations", "a whole number >= 0")
+    if not _number(h["seconds"]) or h["seconds"] < 0:
+        raise bad("seconds", "a number of seconds >= 0")
+    history = h.get("history", [])
+    if not isinstance(history, list) or not all(
+            isinstance(x, list) and len(x) == 3 and all(_number(v) for v in x) for x in history):
+        raise bad("history", "a list of (iterations, seconds, exploitability %)")
     try:
         locks = tuple(Lock.from_dict(d) for d in h.get("locks", []))
-        sol = SpotSolution(saved, tree, model, str(h["algorithm"]), policy, int(h["iterations"]),
-                           float(h["seconds"]), float(h["exploitability"]),
-                           tuple(float(b) for b in h["best_responses"]), tuple(float(v) for v in h["values"]),
-                           [tuple(x) for x in h.get("history", [])], walk, locks=locks)
-    except (KeyError, TypeError, ValueError) as e:
-        raise CfrlabError(f"{p}: its header is incomplete ({e.__class__.__name__}: {e})") from None
-    return sol
+    except (CfrlabError, TypeError) as e:
+        raise CfrlabError(f"{p}: its header is corrupt (locks: {e})") from None
+    return {"algorithm": h["algorithm"], "iterations": it, "seconds": float(h["seconds"]),
+            "history": [tuple(x) for x in history], "locks": locks}
+
+
+def _recorded_figures(h: dict, spot) -> tuple[tuple, str]:
+    """((exploitability, best responses, values), "") as the header records them, or NaNs and
+    why they cannot be a measurement. A player's winnings in the spot lie within the chips at
+    stake (half the pot plus the stack) either way; the exploitability is >= 0 and the mean
+    of the two best responses; the values are zero-sum."""
+    nan = math.nan
+    dropped = (nan, (nan, nan), (nan, nan))
+    e, br, v = h["exploitability"], h["best_responses"], h["values"]
+    if not (_real(e) and _pair(br) and _pair(v)):
+        return dropped, "the recorded exploitability, best responses or values are not numbers"
+    stake = spot.pot / 2 + spot.stack
+    tol = FIGURE_TOLERANCE * stake
+    if not all(math.isfinite(x) for x in (e, *br, *v)):
+        return dropped, "a recorded figure is not finite"
+    if e < -tol:
+        return dropped, f"the recorded exploitability {e:.6g} chips is below 0"
+    if max(abs(x) for x in (e, *br, *v)) > stake + tol:
+        return dropped, f"a recorded figure is more than the {stake:g} chips at stake"
+    if abs(e - 0.5 * (br[0] + br[1])) > tol or abs(v[0] + v[1]) > tol:
+        return dropped, "the recorded exploitability, best responses and values do not agree"
+    return (float(e), (float(br[0]), float(br[1])), (float(v[0]), float(v[1]))), ""
+
+
+def _real(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _number(x) -> bool:
+    return _real(x) and math.isfinite(x)
+
+
+def _pair(x) -> bool:
+    return isinstance(x, list) and len(x) == 2 and all(_real(v) for v in x)
+
+
+def _short(x) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:40] + "..."

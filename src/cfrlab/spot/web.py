@@ -38,7 +38,8 @@ from cfrlab.spot.report import (
     path_text,
     reader_of,
 )
-from cfrlab.spot.show import _class_sizes, action_colors
+from cfrlab.spot.show import _class_sizes, action_colors, root_evs
+from cfrlab.spot.store import SavedSolution
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD
 
 try:
@@ -153,12 +154,17 @@ class SpotView:
 
     # -- views -----------------------------------------------------------------------------------
     def summary(self) -> dict:
-        """The spot and its solve's figures."""
+        """The spot and its solve's figures: ``recorded`` when they are a file's record of its
+        solve (``cfrlab.spot.store.SavedSolution``: its exploitability, None when ``ignored``
+        says it cannot be a measurement), the EVs measured on the strategy (the root's report)."""
         sol = self.sol
+        recorded = isinstance(sol, SavedSolution)
+        ev_oop, ev_ip = root_evs(self.report("")) if recorded else (sol.ev("oop"), sol.ev("ip"))
         return {"spot": sol.spot.summary(), "board": [card_text(int(c)) for c in sol.spot.board],
                 "pot": int(sol.spot.pot), "stack": int(sol.spot.stack),
-                "exploitability_pct": _num(sol.exploitability_pct), "ev_oop": _num(sol.ev("oop")),
-                "ev_ip": _num(sol.ev("ip")), "iterations": int(sol.iterations),
+                "exploitability_pct": _num(sol.exploitability_pct), "recorded": recorded,
+                "ignored": sol.ignored if recorded else "", "ev_oop": _num(ev_oop),
+                "ev_ip": _num(ev_ip), "iterations": int(sol.iterations),
                 "locked": [lk.node for lk in sol.locks], "river_cards": self.river_cards()}
 
     def node(self, path: str = "") -> dict:

@@ -183,8 +183,11 @@ async function start() {
   try {
     const s = await getJSON("/api/spot");
     $("summary").textContent = s.spot;
-    $("figures").textContent = `exploitability ${num(s.exploitability_pct, 3)}% of the pot · EV OOP ` +
-      `${num(s.ev_oop, 3)}, IP ${num(s.ev_ip, 3)}` + (s.locked.length ? " · locked nodes" : "");
+    const expl = s.exploitability_pct === null
+      ? `exploitability not shown (the file's record is ignored: ${s.ignored})`
+      : `exploitability ${s.recorded ? "recorded at solve time " : ""}${num(s.exploitability_pct, 3)}% of the pot`;
+    $("figures").textContent = `${expl} · EV OOP ${num(s.ev_oop, 3)}, IP ${num(s.ev_ip, 3)}` +
+      (s.locked.length ? " · locked nodes" : "");
   } catch (e) {
     $("error").textContent = e.message;
   }
