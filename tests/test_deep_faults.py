@@ -241,3 +241,32 @@ def test_a_checkpoint_header_no_run_writes_is_refused(checkpoint, big_deck, tmp_
     _damage(path, header=header)
     with pytest.raises(CfrlabError, match=message):
         _ckpt_trainer(big_deck).load_checkpoint(path)
+
+
+# -- learning rates ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lr", ["inf", "nan", "-1", "0", "-inf"])
+def test_a_learning_rate_that_is_not_a_finite_positive_number_is_refused(lr, tmp_path, capsys):
+    pytest.importorskip("jax")
+    out = tmp_path / "w.npz"
+    code, _, err = run(capsys, "deep", "train", "kuhn", "-n", "1", "-k", "5", "--hidden", "4",
+                          "--adv-steps", "2", f"--lr={lr}", "-o", str(out))
+    assert code == 2 and err.strip().splitlines() == [f"cfrlab: error: --lr must be a finite number above 0, got {float(lr)}"]
+    assert not out.exists()
+    from cfrlab.deep import DeepParams, train
+
+    with pytest.raises(CfrlabError, match="learning rate must be a finite number above 0"):
+        train("kuhn", "sdcfr", 1, 5, seed=0, params=DeepParams(hidden=(4,), adv_steps=2, learning_rate=float(lr)))
+
+
+def test_a_run_whose_networks_diverge_stops_in_one_line_and_writes_nothing(tmp_path, capsys):
+    """A finite but absurd learning rate throws the parameters far past anything a converging
+    run reaches: refused after the first network, not saved as a strategy."""
+    pytest.importorskip("jax")
+    out, strategy = tmp_path / "w.npz", tmp_path / "s.npz"
+    code, text, err = run(capsys, "deep", "train", "kuhn", "-n", "2", "-k", "20", "--hidden", "8", "--adv-steps", "20",
+                          "--buffer", "5000", "--lr", "1e9", "-s", "1", "-o", str(out), "--strategy-out", str(strategy))
+    lines = [x for x in err.splitlines() if x.startswith("cfrlab: error")]
+    assert code == 2 and len(lines) == 1, text + err
+    assert "training diverged: player 0's advantage network at iteration 1" in lines[0]
+    assert not out.exists() and not strategy.exists()

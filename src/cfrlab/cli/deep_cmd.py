@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -12,6 +13,7 @@ from rich.console import Console
 
 from cfrlab.cli.common import check_new_output, check_output, command_group, writing
 from cfrlab.deep import METHODS, DeepParams, fits_table, load_nets, require_jax, train
+from cfrlab.deep.network import check_layers
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
 from cfrlab.games.units import format_unit
@@ -24,8 +26,7 @@ def _hidden(text: str) -> tuple[int, ...]:
         widths = tuple(int(x) for x in text.split(","))
     except ValueError:
         raise CfrlabError(f"--hidden takes widths separated by commas (e.g. 64,64), got {text!r}") from None
-    if not widths or min(widths) < 1:
-        raise CfrlabError(f"--hidden widths must be positive, got {text!r}")
+    check_layers(widths, "--hidden")
     return widths
 
 
@@ -78,8 +79,8 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError(f"unknown method {method!r}; choose --method {' or '.join(METHODS)}")
         _positive(iterations=iterations, traversals=traversals, adv_steps=adv_steps, batch=batch,
                   avg_steps=avg_steps, buffer=buffer, eval_every=eval_every)
-        if not lr > 0:
-            raise CfrlabError(f"--lr must be positive, got {lr}")
+        if not (math.isfinite(lr) and lr > 0):
+            raise CfrlabError(f"--lr must be a finite number above 0, got {lr}")
         params = DeepParams(hidden=_hidden(hidden), adv_steps=adv_steps, adv_batch=batch, avg_steps=avg_steps,
                             avg_batch=max(batch, DEFAULTS.avg_batch), learning_rate=lr, buffer=buffer,
                             warm_start=warm_start)

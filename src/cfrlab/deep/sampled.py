@@ -40,6 +40,7 @@ from cfrlab.deep.training import (
     _json_params,
     _loss,
     check_setup,
+    checked_net,
 )
 from cfrlab.deep.training import train as train_table
 from cfrlab.engine import tree_for
@@ -192,8 +193,8 @@ class SampledTrainer:
                 k_init, k_fit = jax.random.split(key)
                 start = self.latest[p] if self.params.warm_start and self.latest[p] is not None else None
                 params = _init(k_init, self.layers) if start is None else [(jnp.asarray(w), jnp.asarray(b)) for w, b in start]
-                net = self._fit(params, k_fit, self.adv[p], self.params.adv_steps, self.params.adv_batch,
-                                "advantage", 1.0 / t)
+                net = checked_net(self._fit(params, k_fit, self.adv[p], self.params.adv_steps, self.params.adv_batch,
+                                            "advantage", 1.0 / t), f"player {p}'s advantage network at iteration {t}")
                 self.latest[p] = net
                 if self.method == "sdcfr":
                     self.history[f"adv{p}"].append(net)
@@ -215,8 +216,9 @@ class SampledTrainer:
     def average_net(self):
         t0, c0 = time.perf_counter(), time.process_time()
         k_init, k_fit = jax.random.split(jax.random.fold_in(self.key, 0))
-        net = self._fit(_init(k_init, self.layers), k_fit, self.strat, self.params.avg_steps,
-                        self.params.avg_batch, "strategy", 1.0 / max(self.iterations, 1))
+        net = checked_net(self._fit(_init(k_init, self.layers), k_fit, self.strat, self.params.avg_steps,
+                                    self.params.avg_batch, "strategy", 1.0 / max(self.iterations, 1)),
+                          "the average-strategy network")
         self.avg_time = (time.perf_counter() - t0, time.process_time() - c0)
         return net
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from cfrlab.deep import _traverse_kernels as K
 from cfrlab.deep.features import info_features
-from cfrlab.deep.network import METHODS, DeepNets
+from cfrlab.deep.network import METHODS, DeepNets, check_layers, check_params_array
 from cfrlab.deep.policy import (
     finish_average,
     legal_rows,
@@ -275,7 +275,9 @@ class Trainer:
             rows = self._rows_of[kind if kind != "advantage" else player]  # only rows the buffer can hold
             out = _fit_rows_jit(params, self._jfeats[rows], self._jlegal[rows], jnp.asarray(weight[rows], jnp.float32),
                                 jnp.asarray(target[rows], jnp.float32), steps=int(steps), lr=lr, kind=kind)
-        return [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in out]
+        what = f"player {player}'s advantage network at iteration {self.iterations + 1}" if kind == "advantage" \
+            else "the average-strategy network"
+        return checked_net([(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in out], what)
 
     # -- results -------------------------------------------------------------------------
     def average_net(self):
@@ -326,13 +328,25 @@ def check_setup(method: str, traversals: int, params: DeepParams | None) -> Deep
 
 
 def _check_params(p: DeepParams) -> None:
-    if not p.hidden or any(int(h) < 1 for h in p.hidden):
-        raise CfrlabError("hidden layer widths must be positive")
+    check_layers(p.hidden)
     for name in ("adv_steps", "adv_batch", "avg_steps", "avg_batch", "buffer"):
         if int(getattr(p, name)) < 1:
             raise CfrlabError(f"{name.replace('_', ' ')} must be at least 1")
-    if not p.learning_rate > 0:
-        raise CfrlabError("the learning rate must be positive")
+    lr = p.learning_rate
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not (math.isfinite(lr) and lr > 0):
+        raise CfrlabError(f"the learning rate must be a finite number above 0, got {lr!r}")
+
+
+def checked_net(net, what: str):
+    """``net`` (a list of numpy (W, b)) after training, refused in one line when it diverged
+    (NaN, infinite or huge parameters: ``network.check_params_array``), before it plays or is saved."""
+    try:
+        for i, (w, b) in enumerate(net):
+            check_params_array(w, f"layer {i} weights")
+            check_params_array(b, f"layer {i} biases")
+    except CfrlabError as e:
+        raise CfrlabError(f"training diverged: {what}: {e}; lower the learning rate (--lr)") from None
+    return net
 
 
 def _json_params(p: DeepParams) -> dict:
