@@ -109,3 +109,33 @@ def test_lbr_runs_past_the_bound_with_force_and_says_what_it_counts(capsys):
                          "--json")
     assert code == 0, err
     assert "300 hands (150 duplicate deals" in out
+
+
+def test_lbr_hands_and_match_n_duplicate_say_what_they_count(capsys):
+    # lbr --hands N played N hands (N/2 deals), match -n N --duplicate N deals (2N games), and
+    # neither said so: their help and output now name both counts, and they agree
+    import json
+
+    code, out, err = run(capsys, "lbr", "always-call", "--game", "kuhn", "--hands", "300", "--json")
+    assert code == 0, err
+    lbr = json.loads(out.strip().splitlines()[-1])
+    code, out, err = run(capsys, "match", "kuhn", "always-call", "random", "-n", "150", "-d", "-s", "1",
+                         "--json")
+    assert code == 0, err
+    match = json.loads(out.strip().splitlines()[-1])
+    assert (lbr["hands"], lbr["deals"]) == (300, 150)
+    assert (match["games"], match["hands"]) == (300, 150)  # match's "hands" are its deals
+    assert "150 duplicate deals, 300 games" in " ".join(err.split())  # the table: stderr with --json
+    _, lbr_help, _ = run(capsys, "lbr", "--help")
+    _, match_help, _ = run(capsys, "match", "--help")
+    flat = " ".join(lbr_help.replace("│", " ").split())
+    assert "N/2 deals (rounded up), each played once in each seat" in flat, flat
+    assert "match -n counts deals" in flat
+    flat = " ".join(match_help.replace("│", " ").split())
+    assert "number of deals: N games, or 2N with --duplicate" in flat, flat
+    assert "lbr --hands N counts games" in flat
+
+
+def test_match_memory_refusal_counts_deals_not_hands(capsys):
+    code, _, err = run(capsys, "match", "holdem-limit", "probe", "probe", "-n", "10000000000", "--duplicate")
+    one_line_error(code, err, "a match of 10,000,000,000 deals (20,000,000,000 games)")

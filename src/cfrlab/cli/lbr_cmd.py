@@ -20,14 +20,52 @@ from cfrlab.cli.common import (
 )
 from cfrlab.errors import CfrlabError
 
+MAX_HOURS = 24.0  # a run the pace so far says would take longer is refused without --force
+PACE_SECONDS = 1.0  # the pace is measured over this long after the first units (compiles, workers)
+PACE_UNITS = 10  # ... or over this many units, whichever comes first (at least 0.2 s)
+
+
+class PaceCheck:
+    """Refuse, a second or so into the run, one whose measured pace says it would take more
+    than ``MAX_HOURS`` (``cfrlab lbr --hands 10**12`` was 596,870 h), unless ``force``. The pace
+    is measured from the moment every worker has finished a unit (numba compiles, workers
+    start) over ``PACE_SECONDS`` or ``PACE_UNITS`` units; ``settled`` says when it was checked."""
+
+    def __init__(self, hands: int, block: int, workers: int, force: bool) -> None:
+        self.hands, self.block, self.workers, self.force = hands, block, workers, force
+        self.start: tuple[int, float] | None = None
+        self.settled = force
+
+    def __call__(self, done: int, total: int, elapsed: float) -> None:
+        if self.settled or done >= total:
+            self.settled = True
+            return
+        if self.start is None:
+            if done >= self.workers:
+                self.start = (done, elapsed)
+            return
+        units, seconds = done - self.start[0], elapsed - self.start[1]
+        if seconds < PACE_SECONDS and (units < PACE_UNITS or seconds < 0.2) or units < 1:
+            return
+        self.settled = True
+        left = (total - done) * seconds / units
+        if left > MAX_HOURS * 3600:
+            rate = units * 2 * self.block / seconds
+            took = f"{left / 3600:,.0f} h" if left >= 360000 else human_seconds(left)
+            raise CfrlabError(
+                f"--hands {self.hands:,} would take about {took} at the pace "
+                f"measured ({rate:,.0f} hands/s), more than the {MAX_HOURS:g} h allowed without "
+                f"--force; give fewer --hands, or --force to run anyway")
+
 
 def run_lbr(target: str, game: str | None = None, abstraction: str | None = None,
             hands: int = 10000, seed: int = 0, call_rounds: int | None = None, workers: int = 1,
             exact: bool = False, as_json: bool = False, quiet: bool = False,
-            actions: str | None = None) -> dict:
+            actions: str | None = None, force: bool = False) -> dict:
     """Local best response to a strategy file or a bot; prints the result (and a JSON line with
     ``as_json``) and returns the summary dict. ``call_rounds`` None: the default of the game's
-    betting (0 in limit games, 2 in no-limit); ``actions``: the no-limit responder's raise sizes."""
+    betting (0 in limit games, 2 in no-limit); ``actions``: the no-limit responder's raise sizes;
+    ``force``: run even when the pace says it takes more than ``MAX_HOURS`` (``PaceCheck``)."""
     from cfrlab.realgame.lbr import MAX_HANDS, local_best_response
 
     if not exact and hands <= 0:
@@ -48,16 +86,20 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
             raise CfrlabError(f"--actions: {e}") from None
     last = [0.0]
     block = 100
+    pace = PaceCheck(hands, block, workers, force)
 
     def progress(done, total, elapsed, eta):
-        if quiet or exact:
+        if exact:
+            return
+        pace(done, total, elapsed)
+        if quiet or not pace.settled:  # no progress line before the pace is known
             return
         now = time.perf_counter()
         if done < total and now - last[0] < 2.0:
             return
         last[0] = now
         played = min(done * block * 2, 2 * ((hands + 1) // 2))
-        print(f"\rhands {played:,}/{2 * ((hands + 1) // 2):,}  elapsed {human_seconds(elapsed)}  "
+        print(f"\rhands played {played:,}/{2 * ((hands + 1) // 2):,}  elapsed {human_seconds(elapsed)}  "
               f"left {human_seconds(eta)}   ", end="" if done < total else "\n", file=sys.stderr,
               flush=True)
 
@@ -91,7 +133,9 @@ def register(app: typer.Typer) -> None:
     @app.command("lbr")
     def lbr(
         target: TargetArg, game: BotGameOpt = None, abstraction: SolvedInOpt = None,
-        hands: Annotated[int, typer.Option("--hands", help="hands to play (in duplicate pairs)")] = 10000,
+        hands: Annotated[int, typer.Option("--hands", metavar="N", help=(
+            "hands (games) to play: N/2 deals (rounded up), each played once in each seat "
+            "(cfrlab match -n counts deals: -n N --duplicate plays 2N games)"))] = 10000,
         seed: Annotated[int, typer.Option("--seed", help="seed of the deals")] = 0,
         call_rounds: Annotated[int | None, typer.Option(
             "--call-rounds", help="check/call through the first K betting rounds "
@@ -104,6 +148,9 @@ def register(app: typer.Typer) -> None:
         exact: Annotated[bool, typer.Option(
             "--exact", help="the exact expectation over every deal (small games only)")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
+        force: Annotated[bool, typer.Option("--force", help=(
+            f"run even when the pace of the first units says the run takes more than "
+            f"{MAX_HOURS:g} h (otherwise refused a second or so in)"))] = False,
     ) -> None:
         """Local best response (Lisý and Bowling, "Equilibrium approximation quality of current
         no-limit poker bots"), for limit and no-limit games: plays duplicate hands against the
@@ -111,4 +158,4 @@ def register(app: typer.Typer) -> None:
         if both players check/call to the end. Its winnings, with a 95% confidence interval,
         are a lower bound on the real-game exploitability."""
         run_lbr(target, game, abstraction, hands, seed, call_rounds, workers, exact, as_json,
-                actions=actions)
+                actions=actions, force=force)

@@ -41,7 +41,7 @@ def check_match_memory(hands: int, duplicate: bool, what: str = "a match") -> No
     free = available_memory()
     if free is not None and need > 0.8 * free:
         most = int(0.8 * free / BYTES_PER_GAME) // (2 if duplicate else 1)
-        raise CfrlabError(f"{what} of {hands:,} hands ({games:,} games) would need about {human_bytes(need)} "
+        raise CfrlabError(f"{what} of {hands:,} deals ({games:,} games) would need about {human_bytes(need)} "
                           f"of memory ({BYTES_PER_GAME} bytes per game) and {human_bytes(free)} is available: "
                           f"give --hands {most:,} or fewer here")
 
@@ -179,7 +179,9 @@ def register(app: typer.Typer) -> None:
             f"kuhn-3p / leduc-3p): {AGENT_HELP}"))] = None,
         game_opt: Annotated[str | None, typer.Option("--game", "-g", hidden=True, help=GAME_HELP)] = None,
         hands: Annotated[int, typer.Option("--hands", "-n", metavar="N",
-                                           help="number of deals (each played twice with --duplicate)")] = 10_000,
+                                           help=("number of deals: N games, or 2N with --duplicate (each "
+                                                 "deal played again with the seats swapped; cfrlab lbr "
+                                                 "--hands N counts games: N/2 deals)"))] = 10_000,
         duplicate: Annotated[bool, typer.Option("--duplicate", "-d", help="play every deal again with the seats swapped")] = False,
         seed: Annotated[int | None, typer.Option("--seed", "-s", metavar="SEED",
                                                  help="deal seed (default: drawn and printed)")] = None,
