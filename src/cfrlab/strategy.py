@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from cfrlab.abstraction import LOSSLESS, NPLAYER, ChanceModel
+from cfrlab.abstraction import LOSSLESS, NPLAYER, ChanceModel, hash_matches
 from cfrlab.engine import (
     best_response_values,
     describe_state,
@@ -273,7 +273,7 @@ class Strategy:
             lossless = header.get("model_kind", LOSSLESS) in (LOSSLESS, NPLAYER)
             if model is None and not lossless:
                 model = _abstraction_beside(Path(path), header, file_game)
-            if model is not None and str(model.hash) != str(header.get("model_hash")):
+            if model is not None and not hash_matches(model, header.get("model_hash"), path):
                 used = header.get("abstraction_file") or header.get("model_kind", "?")
                 given = getattr(model, "source_file", None) or model_kind(model)
                 raise FileMismatchError(
@@ -613,7 +613,7 @@ def _abstraction_beside(path: Path, header: dict, game: GameDef):
     for where in (path.parent / name, Path(name)):
         if where.is_file():
             model = load_abstraction(where, game)
-            if str(model.hash) == str(header.get("model_hash")):
+            if hash_matches(model, header.get("model_hash"), path):
                 return model
     return None
 

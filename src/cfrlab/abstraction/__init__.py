@@ -13,7 +13,9 @@ from cfrlab.abstraction.model import (  # noqa: F401
     NPLAYER,
     SYNTHETIC,
     ChanceModel,
+    cards_hash,
     has_blocks,
+    hash_matches,
     maps_deals,
     perfect_recall,
 )

@@ -49,7 +49,7 @@ from cfrlab.abstraction.metrics import (
     metric_indexers,
     metric_tables,
 )
-from cfrlab.abstraction.model import BUCKETED, keep_engine_views
+from cfrlab.abstraction.model import BUCKETED, keep_engine_views, say_old_hash
 from cfrlab.cards.isomorphism import DeckMap
 from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.fileio import NpzReader, one_line, save_npz
@@ -57,6 +57,10 @@ from cfrlab.games.gamedef import GameDef, game_of_header
 
 Progress = Callable[[str], None]
 FORMAT_VERSION = 1
+# What a file's "hash" covers ("hash_kind" in its header): "full" = ``BucketedModel.hash``, every
+# table a solve reads. Files written before it have no "hash_kind": their hash is of the old
+# kind, ``maps_hash`` (the bucket maps alone); they load, with one line saying so.
+HASH_KIND = "full"
 TILE = 100  # states per tile side: a task's accumulator is TILE^2 * 3 * 8 bytes = 240 kB
 SMALL_STATES = 160  # below this, one S x S accumulator per thread instead of tiles
 GEMM_MAX = 4096  # rounds before the last: inclusion-exclusion + GEMM up to this many states
@@ -73,6 +77,18 @@ TURN_BATCH_BYTES = 320 << 20  # river buckets and ranks of one batch of boards
 
 def _num_threads() -> int:
     return numba.get_num_threads()
+
+
+def _table_digest(a) -> str:
+    """SHA-256 of a table's shape and values as float64 (-0.0 taken as 0.0, so that the
+    engine's shared view of -W hashes as W does), read in blocks of rows of about 64 MB."""
+    a = np.asarray(a)
+    h = hashlib.sha256(f"<f8{a.shape}".encode())
+    rows = a.reshape(len(a), -1) if a.ndim else a.reshape(1, 1)
+    step = max(1, (64 << 20) // (8 * max(1, rows.shape[1])))
+    for i in range(0, len(rows), step):
+        h.update(np.ascontiguousarray(rows[i:i + step], dtype=np.float64) + 0.0)
+    return h.hexdigest()
 
 
 def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = None,
@@ -396,10 +412,13 @@ def _check_abstraction_header(path, header: dict) -> None:
                           f"(expected {FORMAT_VERSION})")
     for key, types, nullable in (("game", str, False), ("game_name", str, True), ("spec", dict, False),
                                  ("params", dict, False), ("num_states", list, False),
-                                 ("hash", str, False), ("hs_digest", str, True)):
+                                 ("hash", str, False), ("hs_digest", str, True),
+                                 ("hash_kind", str, True)):
         v = header.get(key)
         if not (isinstance(v, types) or (v is None and nullable)):
             raise bad(f"{key!r} is {one_line(repr(v))[:40]}, expected {types.__name__}")
+    if header.get("hash_kind") not in (None, HASH_KIND):
+        raise bad(f"'hash_kind' is {one_line(repr(header['hash_kind']))[:40]}, expected {HASH_KIND!r}")
     if not all(is_int(x) and x > 0 for x in header["num_states"]):
         raise bad(f"'num_states' is {one_line(header['num_states'])[:40]}")
     spec = header["spec"]
@@ -412,6 +431,13 @@ def _check_abstraction_header(path, header: dict) -> None:
     if not (isinstance(spec.get("method"), str) and isinstance(spec.get("history"), bool)
             and isinstance(spec.get("recall"), str)):
         raise bad("'spec' needs text 'method', boolean 'history' and text 'recall'")
+
+
+def old_hash_line(path) -> str:
+    """The one line said when an abstraction file's hash is of the old kind."""
+    return (f"cfrlab: note: {path}: its hash is of the old kind (the bucket maps only, not the "
+            f"joint tables a solve reads); it loads as before, and a build with this cfrlab "
+            f"(cfrlab abstract build) writes the full hash")
 
 
 def same_cards(a, b) -> bool:
@@ -446,6 +472,8 @@ class BucketedModel:
         self._fold = fold
         self._showdown = showdown
         self._hs_table = hs_table
+        self._hs_digest: str | None = None  # of the hand-strength table (_hs_table_digest)
+        self.hash_kind = HASH_KIND  # "old" when loaded from a file with the old kind of hash
         self.masses = maps.masses
 
     # -- building ---------------------------------------------------------------------------
@@ -544,7 +572,12 @@ class BucketedModel:
             self._showdown = None
 
     @cached_property
-    def hash(self) -> str:
+    def maps_hash(self) -> str:
+        """The hash of what maps real cards to states: the game, the bucket spec, the state
+        maps, the last-round bucket table (and a k-means abstraction's river buckets). It is
+        all that an abstraction file's hash covered before ``hash`` covered the joint tables
+        (files without ``"hash_kind": "full"`` carry it: the *old kind*), and all that a
+        strategy's play on real cards depends on (a real-game best response reads no more)."""
         h = hashlib.sha256(f"cfrlab-bucketed-v{FORMAT_VERSION}\n".encode())
         h.update(self.game.to_text().encode())
         h.update(json.dumps(self.spec.to_dict(), sort_keys=True).encode())
@@ -553,6 +586,29 @@ class BucketedModel:
         if self.maps.river is not None:
             h.update(cache.array_digest(np.asarray(self.maps.river)).encode())
         return h.hexdigest()
+
+    @cached_property
+    def hash(self) -> str:
+        """The hash of everything a solve or an evaluation reads: ``maps_hash``, every
+        round's joint table P_r, the showdown table W, the state masses and the digest of the
+        last round's hand-strength table (what ``state_of`` reads). Two abstractions with the
+        same hash solve alike (kind ``HASH_KIND`` in the file's header)."""
+        h = hashlib.sha256(f"cfrlab-bucketed-v{FORMAT_VERSION}-{HASH_KIND}\n".encode())
+        h.update(self.maps_hash.encode())
+        tables = [*self._fold, *([self.showdown_matrix()] if self._fold else []), *self.masses]
+        for a in tables:
+            h.update(_table_digest(a).encode())
+        h.update(str(self._hs_table_digest() or "").encode())
+        return h.hexdigest()
+
+    def _hs_table_digest(self) -> str | None:
+        """The digest of the hand-strength table the last round's lookups read (None for a
+        k-means abstraction, whose river buckets ``maps_hash`` covers)."""
+        if self.maps.river is not None:
+            return None
+        if self._hs_digest is None:
+            self._hs_digest = cache.array_digest(self.hs_table)
+        return self._hs_digest
 
     @cached_property
     def _lookup(self) -> BK.StateLookup:
@@ -664,7 +720,8 @@ class BucketedModel:
             "params": self.maps.params,
             "num_states": list(self.num_states),
             "hash": self.hash,
-            "hs_digest": cache.array_digest(self.hs_table) if self.maps.river is None else None,
+            "hash_kind": HASH_KIND,
+            "hs_digest": self._hs_table_digest(),
         }
         arrays = {f"state{r}": s for r, s in enumerate(self.maps.state)}
         arrays.update({f"fold{r}": f for r, f in enumerate(self._fold)})
@@ -728,15 +785,19 @@ class BucketedModel:
             if a.dtype.kind not in "iu":
                 raise CfrlabError(f"{path}: corrupt abstraction file ({name} is {a.dtype}, not integers)")
         maps = BucketMaps(spec, header["params"], states, last, masses, hist, river=river)
+        old = header.get("hash_kind") is None  # a file written before hashes covered the tables
         try:
             model = cls(g, maps, fold, showdown)
-            digest = model.hash
+            model._hs_digest = header.get("hs_digest")
+            digest = model.maps_hash if old else model.hash
         except (ValueError, TypeError) as e:
             raise CfrlabError(one_line(f"{path}: corrupt abstraction file ({e})")) from None
         if digest != header.get("hash"):
             raise CfrlabError(f"{path}: abstraction contents do not match its hash (corrupt?)")
-        model._hs_digest = header.get("hs_digest")
         model.source_file = Path(path).name
+        if old:
+            model.hash_kind = "old"
+            say_old_hash(old_hash_line(path))
         if game is not None:  # the same cards in another betting (limit -> no-limit): the
             model.game = game  # file's hash stays the model's, the tree is the game's
         return model

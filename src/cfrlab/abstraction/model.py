@@ -17,6 +17,7 @@ on which attributes happen to exist:
 
 from __future__ import annotations
 
+import logging
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -93,3 +94,37 @@ def keep_engine_views(fold: list, showdown, fold_ops: list, showdown_op: tuple):
     if B == 1 and blocks.shape[0] == 1 and showdown is not None and np.array_equal(blocks[0], -showdown):
         return blocks[0]
     return None
+
+
+_log = logging.getLogger("cfrlab")
+_OLD_HASH_SAID: set[str] = set()
+
+
+def say_old_hash(text: str) -> None:
+    """Say ``text`` (a line about a file whose abstraction hash is of the old kind) once per
+    process: a warning on the ``cfrlab`` logger, which Python prints on stderr unless logging
+    is set up otherwise."""
+    if text not in _OLD_HASH_SAID:
+        _OLD_HASH_SAID.add(text)
+        _log.warning(text)
+
+
+def hash_matches(model: ChanceModel, recorded, where) -> bool:
+    """Whether the model hash a file recorded (a strategy's ``model_hash``; ``where``: that
+    file, for the note) names ``model``: its ``hash``, or, for a bucketed abstraction, the old
+    kind of hash (``maps_hash``: the bucket maps alone, what abstraction files carried before
+    their hash covered the joint tables), accepted with one line saying so."""
+    if str(recorded) == str(model.hash):
+        return True
+    if model.kind == BUCKETED and str(recorded) == str(model.maps_hash):
+        say_old_hash(f"cfrlab: note: {where}: its abstraction hash is of the old kind (the bucket "
+                     f"maps only, not the joint tables); accepted: the abstraction has those maps")
+        return True
+    return False
+
+
+def cards_hash(model: ChanceModel) -> str:
+    """The hash of what maps real cards to ``model``'s states: a bucketed abstraction's
+    ``maps_hash`` (its joint tables play no part in how a strategy acts on real cards, so a
+    real-game best response's files keep this), any other model's ``hash``."""
+    return str(model.maps_hash) if model.kind == BUCKETED else str(model.hash)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cfrlab.abstraction import cards_hash
 from cfrlab.agents.registry import make_agent
 from cfrlab.engine import build_tree_for, load_abstraction
 from cfrlab.errors import CfrlabError
@@ -179,7 +180,7 @@ def opponent_digest(bp) -> str:
     h = hashlib.sha256(f"{bp.kind}|{int(bp.suit_symmetric)}|".encode())
     model = getattr(bp, "model", None)
     if model is not None:
-        h.update(str(model.hash).encode())
+        h.update(cards_hash(model).encode())  # not the joint tables: a BR does not read them
     for a in (bp.policy, bp.row_offset):
         arr = np.ascontiguousarray(a)
         h.update(str(arr.shape).encode())
