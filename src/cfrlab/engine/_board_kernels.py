@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine._match_kernels import match_board, match_board_row, share
+from cfrlab.engine._match_kernels import board_positive_totals, match_board, match_board_row, share
 
 # No numba parallel regions: on a machine whose cores are busy a parallel region waits for every
 # thread to be scheduled (about 10 ms a call here), more than a whole street's kernel takes alone.
@@ -42,6 +42,16 @@ def current_strategy(reg, out):
             match_board_row(reg, b, h, A, out)
 
 
+@njit(cache=NUMBA_CACHE, inline="always")
+def _cum_totals(cum, b, A, H, tot):
+    """tot[h] = hand h's cumulative strategy summed over the actions on board b."""
+    for h in range(H):
+        tot[h] = 0.0
+    for a in range(A):
+        for h in range(H):
+            tot[h] += float(cum[b, a, h])
+
+
 @njit(cache=NUMBA_CACHE, nogil=True)
 def average_strategy(cum, out):
     """out[A, B, H]: the cumulative strategy normalized (uniform where it is all zero); loops
@@ -49,11 +59,7 @@ def average_strategy(cum, out):
     B, A, H = cum.shape
     tot = np.empty(H)
     for b in range(B):
-        for h in range(H):
-            tot[h] = 0.0
-        for a in range(A):
-            for h in range(H):
-                tot[h] += float(cum[b, a, h])
+        _cum_totals(cum, b, A, H, tot)
         for a in range(A):
             for h in range(H):
                 t = tot[h]
@@ -104,12 +110,8 @@ def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
     for b in range(B):
         s = rscale[b] if comp else 1.0
         for h in range(H):
-            tot[h] = 0.0
             v[h] = 0.0
-        for a in range(A):
-            for h in range(H):
-                x = float(reg[b, a, h])
-                tot[h] += x if x > 0 else 0.0
+        board_positive_totals(reg, b, A, H, tot)
         for a in range(A):
             for h in range(H):
                 v[h] += share(float(reg[b, a, h]), tot[h], A) * cfv[a, b, h]
@@ -170,11 +172,8 @@ def combine_average(cum, cfv, out):
     v = np.empty(H)
     for b in range(B):
         for h in range(H):
-            tot[h] = 0.0
             v[h] = 0.0
-        for a in range(A):
-            for h in range(H):
-                tot[h] += float(cum[b, a, h])
+        _cum_totals(cum, b, A, H, tot)
         for a in range(A):
             for h in range(H):
                 t = tot[h]

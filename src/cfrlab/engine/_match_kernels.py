@@ -127,14 +127,20 @@ def match_board_row(reg, b, h, A, out):
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
-def match_board(reg, b, A, H, tot, out):
-    """Regret matching of board b, hand-inner loops (vectorized): out[a, b, :] = sigma_a."""
+def board_positive_totals(reg, b, A, H, tot):
+    """tot[h] = the sum of hand h's positive regrets on board b (a stored scale cancels)."""
     for h in range(H):
         tot[h] = 0.0
     for a in range(A):
         for h in range(H):
             x = float(reg[b, a, h])
             tot[h] += x if x > 0 else 0.0
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def match_board(reg, b, A, H, tot, out):
+    """Regret matching of board b, hand-inner loops (vectorized): out[a, b, :] = sigma_a."""
+    board_positive_totals(reg, b, A, H, tot)
     for a in range(A):
         for h in range(H):
             out[a, b, h] = share(float(reg[b, a, h]), tot[h], A)

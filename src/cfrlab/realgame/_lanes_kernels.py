@@ -61,15 +61,7 @@ import numpy as np
 from numba import njit, uint64
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine.kernels import (
-    GroupSums,
-    ReachClasses,
-    card_totals,
-    fold_lanes,
-    group_sums,
-    reach_classes,
-    showdown_lanes,
-)
+from cfrlab.engine import kernels as EK
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 W64 = 32  # segments per group in float64: 2W = 64 lanes (sixteen AVX2 vectors)
@@ -212,10 +204,10 @@ def _walk_group(lanes, cnt, seg, shape, hands, ustate, cls, table, flow, buf):
             up = max(d - 1, 0)  # a segment that is one terminal: its own values
             pq = l_player[base + parent[j]] if d > 0 else 0
             if kind == SHOWDOWN:
-                showdown_lanes(rd, cls, scards, h, n, gs, X, xc, pay, V[up], first[up], mx[pq])
+                EK.showdown_lanes(rd, cls, scards, h, n, gs, X, xc, pay, V[up], first[up], mx[pq])
             else:
-                card_totals(rd, cls, X, xc)
-                fold_lanes(rd, cidx, scards, h, n, X, xc, pay, V[up], first[up], mx[pq])
+                EK.card_totals(rd, cls, X, xc)
+                EK.fold_lanes(rd, cidx, scards, h, n, X, xc, pay, V[up], first[up], mx[pq])
             first[up] = False
     for w in range(cnt):
         e = entry[lanes[w]]
@@ -294,15 +286,15 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
                 break
     dt = table.policy.dtype  # the lanes' precision: the table's (float64, or float32)
     W = W32 if table.policy.itemsize == 4 else W64
-    c = reach_classes(hands.reach_of, hands.cards, uidx, D)
-    cls = ReachClasses(c.cidx, c.cstate, c.first, c.count.astype(dt), c.pair_class, c.pair_card,
+    c = EK.reach_classes(hands.reach_of, hands.cards, uidx, D)
+    cls = EK.ReachClasses(c.cidx, c.cstate, c.first, c.count.astype(dt), c.pair_class, c.pair_card,
                        c.pair_count.astype(dt))
     U = cls.first.shape[0]
     X = np.zeros(2 * W, dt)
     xc = np.zeros((D, 2 * W), dt)
     rt = np.zeros((U, 2 * W), dt)
-    g = group_sums(cls.cidx, hands.cards, hands.grp_end, D, 2 * W)
-    gs = GroupSums(g.start, g.x_off, g.x_cls, g.x_cnt.astype(dt), g.c_off, g.c_card, g.p_off,
+    g = EK.group_sums(cls.cidx, hands.cards, hands.grp_end, D, 2 * W)
+    gs = EK.GroupSums(g.start, g.x_off, g.x_cls, g.x_cnt.astype(dt), g.c_off, g.c_card, g.p_off,
                    g.p_cls, g.p_cnt.astype(dt), g.gx.astype(dt), g.gxc.astype(dt))
     lanes = np.zeros(W, np.int64)
     for cl in range(class_rep.shape[0]):

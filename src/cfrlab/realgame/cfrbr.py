@@ -74,7 +74,7 @@ from cfrlab.strategy import Strategy
 # the abstract player's rules: these of the one table (``cfrlab.engine.rules``)
 RULES = {name: ENGINE_RULES[name] for name in ("cfr", "cfr+", "dcfr", "pcfr+")}
 ALGORITHMS = tuple(RULES)
-DEFAULT_RULE = {"br": "cfr+", "real": "dcfr", "abstract": "dcfr"}  # measured, docs/RESULTS.md
+DEFAULT_RULE = {"br": "cfr+", "real": "dcfr", "abstract": "dcfr"}  # measured, docs/results/cfrbr.md
 POLICIES = ("current", "average", "best")
 OPPONENTS = ("br", "abstract", "real")
 BR_METHODS = ("walk", "engine")
