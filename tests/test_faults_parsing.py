@@ -305,3 +305,71 @@ def test_huge_numbers_in_re_solving_specs_are_one_short_line(strategy_files, spe
         make_agent(spec, "kuhn-nolimit" if spec.startswith("nested") else "kuhn")
     assert words in str(e.value)
     _one_short_line(str(e.value))
+
+
+# -- a header that lies about its game; what a target that is no strategy file lacks -------------
+
+
+@pytest.fixture(scope="module")
+def lying_files(tmp_path_factory):
+    from cfrlab.fileio import save_npz
+    from cfrlab.strategy import Strategy
+
+    d = tmp_path_factory.mktemp("lies")
+    s = Strategy.uniform("leduc")
+    s.header["game_name"] = "kuhn"  # Leduc's definition and arrays, labelled kuhn
+    s.save(d / "named.npz")
+    k = Strategy.uniform("kuhn")
+    save_npz(d / "arrays.npz", dict(k.header), {"policy": s.policy})  # Kuhn's header, Leduc's arrays
+    return d
+
+
+@pytest.mark.parametrize("argv", [["exploit", "{f}"], ["exploit", "{f}", "--real"], ["strategy", "show", "{f}"],
+                                  ["match", "leduc", "{f}", "always-call", "-n", "10"]])
+def test_a_header_naming_another_game_is_refused_not_used_as_a_label(capsys, lying_files, argv):
+    f = lying_files / "named.npz"
+    code, out, err = run(capsys, *[a.format(f=f) for a in argv])
+    assert code != 0 and "kuhn:" not in out and "Traceback" not in err
+    assert err.strip().endswith("corrupt strategy header (it names its game kuhn, but its game definition is leduc's)")
+    assert not (lying_files / "named.npz.realbr").exists()
+
+
+def test_a_header_whose_arrays_are_another_games_is_refused(capsys, lying_files):
+    code, out, err = run(capsys, "exploit", str(lying_files / "arrays.npz"))
+    assert code != 0 and out == "" and "corrupt strategy file (936 rows, the game has 12)" in err
+
+
+def test_a_game_file_named_like_a_builtin_keeps_an_honest_name(tmp_path):
+    from cfrlab.games.builtins import kuhn_text
+    from cfrlab.strategy import Strategy
+
+    p = tmp_path / "kuhn.game"
+    p.write_text(kuhn_text(4))  # not cfrlab's kuhn (3 ranks)
+    g = load_game(str(p))
+    assert g.name == "kuhn.game" and g.num_ranks == 4
+    Strategy.uniform(g).save(tmp_path / "k4.npz")
+    assert Strategy.load(tmp_path / "k4.npz").game.name == "kuhn.game"
+    p.write_text(kuhn_text(3))  # the same game as the built-in: its name
+    assert load_game(str(p)).name == "kuhn"
+
+
+def test_a_huge_kuhn_n_is_an_unknown_game_in_one_line():
+    with pytest.raises(CfrlabError, match="unknown game") as e:
+        load_game("kuhn-" + HUGE)
+    _one_short_line(str(e.value))
+
+
+@pytest.mark.parametrize("target, words", [
+    ("{k}:greedy", "{k}:greedy: a strategy file with options after ':' plays as an agent, which needs --game; the file alone"),
+    ("{d}/none.npz:greedy", "no such strategy file {d}/none.npz"),
+    ("{d}/none", "no such strategy file {d}/none"),
+    ("{d}/none.NPZ", "no such strategy file {d}/none.NPZ"),
+    ("nosuchbot", "nosuchbot: no such strategy file, and not a bot name (always-fold"),
+    ("always-call", "always-call: a bot needs --game"),
+])
+def test_exploit_real_says_what_a_target_lacks(capsys, strategy_files, target, words):
+    fmt = {"k": strategy_files / "k.npz", "d": strategy_files}
+    code, _, err = run(capsys, "exploit", target.format(**fmt), "--real")
+    assert code != 0 and "Traceback" not in err
+    assert err.startswith("cfrlab: error: " + words.format(**fmt)), err
+    assert ("a bot needs --game" in err) == (target == "always-call")

@@ -236,17 +236,44 @@ def strategy_or_bot(target: str, game: str | None, abstraction: str | None, *, p
             raise CfrlabError(f"{target} holds networks for {own.name or 'another game'}, not for {game}")
         return own, AgentSpec(target)
     p = Path(target)
-    if not (p.suffix == ".npz" or p.is_file()):
+    if not (p.suffix == ".npz" or _is_file(p)):
         if game is None:
-            raise CfrlabError(f"{target}: a bot needs --game")
+            raise CfrlabError(_no_game(target))
         return load_game(game), AgentSpec(target)
-    if not p.is_file():
+    if not _is_file(p):
         raise CfrlabError(f"no such strategy file {target}")
     s = Strategy.load(str(p), model=abstraction)
     g = s.game
     if game is not None and load_game(game).to_text() != g.to_text():
         raise CfrlabError(f"{target} is a strategy for {g.name or 'another game'}, not for {game}")
     return g, StrategyFile(str(p), abstraction) if parallel else s
+
+
+def _is_file(p: Path) -> bool:
+    try:
+        return p.is_file()
+    except (OSError, ValueError):  # a name too long for the file system
+        return False
+
+
+def _no_game(target: str) -> str:
+    """What is wrong with ``target`` given without --game when it is no strategy file: a file
+    with agent options, a file that is not there, or a bot (which needs the game)."""
+    from cfrlab.agents.registry import BOT_NAMES
+
+    base, colon, _ = target.rpartition(":")
+    if colon and _is_file(Path(base)):
+        return (f"{target}: a strategy file with options after ':' plays as an agent, which needs --game; "
+                f"the file alone ({base}) needs none")
+    if colon and base.endswith(".npz"):
+        return f"no such strategy file {base}"
+    if Path(target).suffix or "/" in target or "\\" in target:
+        return f"no such strategy file {target}"
+    kinds = ("value:", "team:", "py:", "subgame:", "nested:")
+    if target.lower() in BOT_NAMES or target.lower().startswith(kinds):
+        return f"{target}: a bot needs --game"
+    return (f"{target}: no such strategy file, and not a bot name ({', '.join(BOT_NAMES)}); "
+            "a bot also needs --game")
 
 
 # -- memory and time -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from math import comb
 
 from cfrlab.cards import cards_text, deck
 from cfrlab.errors import CfrlabError, ParseError, one_line, printable
+from cfrlab.games.texts import BUILTIN_TEXTS, builtin_text
 
 INT32_MAX = 2**31 - 1
 INT32_MIN = -(2**31)
@@ -294,11 +295,32 @@ def _unknown_line(line: str, lineno: int) -> str:
 
 def game_of_header(path, header: dict, what: str) -> GameDef:
     """The game a file's header records (``game``: its definition's text; ``game_name``); a
-    definition that does not parse is refused in one line naming ``path`` and the ``what`` file."""
+    definition that does not parse, or a name of a built-in game on another game's definition
+    (a Leduc strategy labelled ``kuhn``), is refused in one line naming ``path`` and the
+    ``what`` file."""
     try:
-        return parse_game(header["game"], name=header.get("game_name") or "")
+        g = parse_game(header["game"], name=header.get("game_name") or "")
     except ParseError as e:
         raise CfrlabError(one_line(f"{path}: corrupt {what} header (game definition: {e})")) from None
+    if g.name and not _is_named(g):
+        actual = next((n for n, t in BUILTIN_TEXTS.items() if _same_game(t, g)), None)
+        which = f"is {actual}'s" if actual else f"is another game ({g.summary()})"
+        raise CfrlabError(one_line(f"{path}: corrupt {what} header (it names its game {printable(g.name, 40)}, "
+                                   f"but its game definition {which})"))
+    return g
+
+
+def _same_game(text: str, g: GameDef) -> bool:
+    try:
+        return parse_game(text) == g  # equality leaves the name out
+    except ParseError:
+        return False
+
+
+def _is_named(g: GameDef) -> bool:
+    """False when ``g.name`` is a built-in game's name and ``g`` is not that game."""
+    text = builtin_text(g.name)
+    return text is None or _same_game(text, g)
 
 
 def _trimmed(g: GameDef) -> GameDef:
