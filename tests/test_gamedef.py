@@ -205,7 +205,7 @@ def _repo_game_texts():
     root = Path(__file__).resolve().parents[1]
     for path in sorted((root / "docs").glob("*.md")) + [root / "README.md"]:
         if path.is_file():
-            for m in re.finditer(r'(?:^|""")(GAMEDEF\n.*?^END GAMEDEF)$', path.read_text(), re.S | re.M):
+            for m in re.finditer(r'(?:^|""")(GAMEDEF\n.*?^END GAMEDEF)$', path.read_text(), re.DOTALL | re.MULTILINE):
                 yield f"{path.name}@{m.start()}", m.group(1)
 
 
