@@ -139,3 +139,60 @@ def test_lbr_hands_and_match_n_duplicate_say_what_they_count(capsys):
 def test_match_memory_refusal_counts_deals_not_hands(capsys):
     code, _, err = run(capsys, "match", "holdem-limit", "probe", "probe", "-n", "10000000000", "--duplicate")
     one_line_error(code, err, "a match of 10,000,000,000 deals (20,000,000,000 games)")
+
+
+# -- Ctrl-C at any moment -----------------------------------------------------------------------
+
+
+def _commands() -> list[list[str]]:
+    """The installed ``cfrlab`` script (what users run) and ``python -m cfrlab.cli.main``."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "cfrlab"
+    out = [[sys.executable, "-m", "cfrlab.cli.main"]]
+    if script.exists() or shutil.which("cfrlab"):
+        out.insert(0, [str(script) if script.exists() else shutil.which("cfrlab")])
+    return out
+
+
+@pytest.mark.slow
+def test_ctrl_c_early_in_any_command_is_one_line_and_130():
+    # 1 try in 9 of Ctrl-C 0.3 s after the start gave a traceback: the KeyboardInterrupt came
+    # while Python imported cfrlab (numba_cache's imports), before main() could catch it
+    import os
+    import signal
+    import subprocess
+    import time
+
+    def sigint_default():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background shell job ignores SIGINT
+
+    solve = ["solve", "kuhn", "-a", "cfr", "-n", "100000000", "--no-progress"]
+    script, module = (_commands() * 2)[:2]
+    runs = [*((script, ["games"], d) for d in (0.0, 0.03, 0.06, 0.1, 0.15, 0.2, 0.3)),
+            *((script, solve, d) for d in (0.25, 0.4, 0.6, 0.9)),
+            *((module, ["games"], d) for d in (0.1, 0.2, 0.3)), (module, solve, 0.5)]
+    for cmd, args, delay in runs:
+        p = subprocess.Popen([*cmd, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=sigint_default)  # noqa: PLW1509
+        time.sleep(delay)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        where = f"{' '.join(args)} interrupted after {delay} s: rc {p.returncode}, stderr {err!r}"
+        if p.returncode == -signal.SIGINT and err == "":  # before Python could take the signal
+            continue
+        if "Traceback" in err and f"{os.sep}cfrlab{os.sep}" not in err:  # no frame in cfrlab:
+            assert p.returncode != 0, where  # Python's own start-up (site, runpy, the streams, the
+            continue  # import of the package itself), before any line of cfrlab ran
+        if p.returncode == 0 and args == ["games"]:  # it had finished before the signal
+            continue
+        assert "Traceback" not in err and "Exception ignored" not in err, where
+        # 130, or killed by SIGINT after the line (a shell's $? is 130 either way): CPython marks
+        # a KeyboardInterrupt raised inside an eval() of text (namedtuple, while importing) as
+        # unhandled even once cfrlab handled it, and re-raises SIGINT on the way out
+        assert p.returncode in (130, -signal.SIGINT), where
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("cfrlab: "), where
+        assert "interrupted" in lines[0], where

@@ -11,6 +11,44 @@ data flows downward and no import runs back up (``layer_order()`` prints it; doc
 shows it and tests/test_layers.py checks both the imports and the docs against it).
 """
 
+import os as _os
+import sys as _sys
+
+
+def _cli_interrupts() -> None:
+    """Run as the ``cfrlab`` command (the script, or ``python -m cfrlab.cli.main``), a Ctrl-C
+    that lands before the CLI's own handler is in place (while Python loads cfrlab, numba,
+    typer) or after it (interpreter exit) ends with the CLI's one line and exit code 130, not
+    a traceback. Imported as a library, nothing changes."""
+    argv = getattr(_sys, "orig_argv", [])  # the interpreter's own: python [options] -m MODULE
+    i = next((k for k, a in enumerate(argv[1:-1], 1) if not a.startswith("-") or a == "-m"), 0)
+    module = argv[i + 1] if i and argv[i] == "-m" else None
+    if _os.path.basename(_sys.argv[0] if _sys.argv else "") not in ("cfrlab", "cfrlab.exe") and \
+            module not in ("cfrlab", "cfrlab.cli.main"):
+        return
+
+    def interrupted() -> None:
+        try:
+            _sys.stderr.write("cfrlab: error: interrupted\n")
+            _sys.stderr.flush()
+        finally:
+            _os._exit(130)
+
+    def excepthook(kind, value, tb, previous=_sys.excepthook):
+        if issubclass(kind, KeyboardInterrupt):
+            interrupted()
+        previous(kind, value, tb)
+
+    def unraisablehook(info, previous=_sys.unraisablehook):  # Ctrl-C in an atexit callback
+        if isinstance(info.exc_value, KeyboardInterrupt):
+            interrupted()
+        previous(info)
+
+    _sys.excepthook, _sys.unraisablehook = excepthook, unraisablehook
+
+
+_cli_interrupts()
+
 import importlib
 
 from cfrlab import numba_cache  # noqa: F401  (first: numba, once loaded, caches kernels per machine)

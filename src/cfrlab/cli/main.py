@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import sys
 
-try:  # Ctrl-C while Python loads the CLI: one line and 130, as anywhere else (see main())
+# Ctrl-C while Python loads the CLI: one line and 130, as anywhere else (see main()); before this
+# module runs (the package's own imports), cfrlab/__init__.py's hooks do the same for the command
+try:
     import importlib
     from collections.abc import MutableMapping
     from typing import Annotated
