@@ -270,3 +270,173 @@ def test_a_run_whose_networks_diverge_stops_in_one_line_and_writes_nothing(tmp_p
     assert code == 2 and len(lines) == 1, text + err
     assert "training diverged: player 0's advantage network at iteration 1" in lines[0]
     assert not out.exists() and not strategy.exists()
+
+
+# -- Ctrl-C and progress -------------------------------------------------------------------------
+
+TINY_ARGS = ["-k", "20", "--hidden", "4", "--adv-steps", "10", "--buffer", "2000", "-s", "3"]
+
+
+def _interrupt_at_first_measurement(monkeypatch):
+    """Send this process SIGINT when the run first measures its exploitability (after
+    iteration 1), as a Ctrl-C in the middle of a run does."""
+    import os
+    import signal
+
+    from cfrlab.deep.training import Trainer
+
+    measure = Trainer.exploitability
+
+    def measured_then_interrupted(self):
+        e = measure(self)
+        os.kill(os.getpid(), signal.SIGINT)
+        return e
+
+    monkeypatch.setattr(Trainer, "exploitability", measured_then_interrupted)
+
+
+def test_ctrl_c_stops_train_cleanly_between_phases(monkeypatch):
+    """The first SIGINT sets a flag the run checks between phases: ``Interrupted`` names the
+    iterations done (no KeyboardInterrupt thrown into JAX or numba), and Ctrl-C is the
+    default again afterwards."""
+    pytest.importorskip("jax")
+    import signal
+
+    from cfrlab.deep import DeepParams, train
+    from cfrlab.solvers.driver import Interrupted
+
+    _interrupt_at_first_measurement(monkeypatch)
+    with pytest.raises((Interrupted, KeyboardInterrupt)) as e:
+        train("kuhn", "sdcfr", iterations=3, traversals=20, seed=3, eval_every=1,
+              params=DeepParams(hidden=(4,), adv_steps=10, buffer=2000))
+    assert e.type is Interrupted and e.value.iterations == 1 and e.value.checkpoint is None
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_in_the_cli_is_one_line_and_code_130(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("jax")
+    _interrupt_at_first_measurement(monkeypatch)
+    out = tmp_path / "w.npz"
+    code, _, err = run(capsys, "deep", "train", "kuhn", "-n", "3", "--eval-every", "1", *TINY_ARGS, "-o", str(out),
+                       "--no-progress")
+    assert code == 130
+    assert err.strip().splitlines() == ["cfrlab: interrupted after 1 iteration; nothing saved"]
+    assert not out.exists()
+
+
+def test_ctrl_c_of_a_checkpointed_run_names_the_checkpoint_and_the_run_resumes(big_deck, tmp_path, capsys, monkeypatch):
+    """Too large to tabulate: the checkpoint holds the whole iterations done when Ctrl-C came
+    (in iteration 2 here), and the same command continues from it."""
+    import os
+    import signal
+
+    from cfrlab.deep import sampled
+
+    ckpt = tmp_path / "run.ckpt.npz"
+    save = sampled.SampledTrainer.save_checkpoint
+
+    def saved_then_interrupted(self, path):
+        save(self, path)
+        if self.iterations == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(sampled.SampledTrainer, "save_checkpoint", saved_then_interrupted)
+    args = ["deep", "train", str(big_deck), "-n", "2", *CKPT_ARGS, "--checkpoint", str(ckpt), "--no-progress"]
+    code, _, err = run(capsys, *args)
+    assert code == 130, err
+    assert err.strip().splitlines() == [(f"cfrlab: interrupted after 1 iteration; the checkpoint {ckpt} holds them: "
+                                        "run the same command to continue")]
+    assert load_npz(ckpt)[0]["iterations"] == 1
+    monkeypatch.setattr(sampled.SampledTrainer, "save_checkpoint", save)
+    code, _text, err = run(capsys, *args)
+    assert code == 0, err
+    assert load_npz(ckpt)[0]["iterations"] == 2
+
+
+def test_progress_says_what_the_run_does_from_the_start(capsys):
+    """stderr (not a terminal here) hears each phase of the first iteration as it starts,
+    the compiles and the losses; --no-progress keeps it quiet."""
+    pytest.importorskip("jax")
+    code, _, err = run(capsys, "deep", "train", "kuhn", "-n", "2", *TINY_ARGS)
+    assert code == 0, err
+    lines = err.splitlines()
+    assert "building the tree" in lines[0]
+    assert any("iteration 1: 20 traversals for player 0" in x for x in lines)
+    assert any("iteration 1: training player 1's network (10 steps on" in x for x in lines)
+    assert any("player 0's network trained  loss p0 " in x for x in lines)
+    assert all(x.startswith("[") for x in lines)  # progress lines only: no error, no traceback
+    code, _out, err = run(capsys, "deep", "train", "kuhn", "-n", "2", *TINY_ARGS, "--no-progress")
+    assert code == 0 and err == ""
+
+
+def test_progress_lines_are_throttled_after_the_first_iteration():
+    from cfrlab.cli.deep_cmd import TrainProgress
+
+    now = [0.0]
+    lines: list[str] = []
+
+    class Out:
+        def write(self, s):
+            lines.extend(x for x in s.splitlines() if x)
+
+        def flush(self):
+            pass
+
+    view = TrainProgress(load_game("kuhn"), "sdcfr", 10, interactive=False, clock=lambda: now[0], out=Out())
+    view.status({"phase": "setup", "done": 0})
+    view.status({"phase": "traversals", "done": 0, "iteration": 1, "player": 0, "traversals": 5})
+    assert len(lines) == 2  # the first iteration: every phase
+    now[0] = 1.0
+    view.status({"phase": "traversals", "done": 1, "iteration": 2, "player": 0, "traversals": 5})
+    assert len(lines) == 2  # later ones: not within 2 s of the last line...
+    view.status({"phase": "training", "done": 1, "iteration": 2, "player": 0, "samples": 9, "steps": 3,
+                 "compiling": True})
+    assert len(lines) == 3 and "JAX compiles it first" in lines[-1]  # ...unless JAX compiles
+    now[0] = 3.5
+    view.status({"phase": "trained", "done": 1, "iteration": 2, "player": 0, "loss": 0.25})
+    assert len(lines) == 4 and lines[-1].endswith("loss p0 0.25")
+
+
+# -- sizes bounded before any work ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--hidden", "100000000"], "--hidden: a width is a whole number from 1 to 1,048,576, got 100,000,000"),
+    (["--hidden", ",".join(["4"] * 65)], "--hidden: give 1 to 64 hidden layers, got 65"),
+    (["--batch", "100000000"], "--batch 100,000,000 is above the 16,777,216 rows a minibatch may have"),
+    (["--buffer", "3000000000"], "--buffer 3,000,000,000 is above the 2,147,483,647 items a reservoir may hold"),
+])
+def test_sizes_past_the_hard_bounds_are_refused_before_any_work(args, message, tmp_path, capsys):
+    """These never reach XLA (where --hidden 100000000 aborted with a native stack dump), and
+    --force does not lift them."""
+    pytest.importorskip("jax")
+    code, out, err = run(capsys, "deep", "train", "kuhn", "-n", "1", *args, "--force", "-o", str(tmp_path / "w.npz"))
+    assert code == 2 and out == "" and err.strip().splitlines() == [f"cfrlab: error: {message}"]
+
+
+def test_a_run_whose_memory_estimate_is_above_what_is_available_needs_force(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("jax")
+    from cfrlab.cli import deep_cmd
+
+    monkeypatch.setattr(deep_cmd, "available_memory", lambda: 1000)
+    out = tmp_path / "w.npz"
+    code, text, err = run(capsys, "deep", "train", "kuhn", "-n", "1", *TINY_ARGS, "-o", str(out), "--no-progress")
+    assert code == 2 and text == "" and len(err.strip().splitlines()) == 1
+    assert "this run needs about" in err and "1000 bytes is available" in err and "--force trains anyway" in err
+    code, text, err = run(capsys, "deep", "train", "kuhn", "-n", "1", *TINY_ARGS, "-o", str(out), "--no-progress",
+                          "--force")
+    assert code == 0 and out.exists(), err
+
+
+def test_the_memory_estimate_counts_the_networks_the_run_keeps(tmp_path):
+    """Its parameter count is a real network's (one built for Kuhn), and SD-CFR's kept networks
+    grow with the iterations: 2 networks of P float32 per iteration, twice while saved."""
+    from cfrlab.deep import DeepParams
+    from cfrlab.deep.sizes import train_memory
+
+    nets = _kuhn_sdcfr(tmp_path / "w.npz", hidden=8)
+    real = sum(w.size + b.size for w, b in nets.nets["adv0"][0])
+    g = load_game("kuhn")
+    a = train_memory(g, "sdcfr", 10, 100, DeepParams(hidden=(8,)))
+    b = train_memory(g, "sdcfr", 20, 100, DeepParams(hidden=(8,)))
+    assert a["parameters"] == real
+    assert b["networks"] - a["networks"] == 10 * 2 * 2 * 4 * real

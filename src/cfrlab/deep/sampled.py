@@ -36,17 +36,21 @@ from cfrlab.deep.play import fits_table
 from cfrlab.deep.training import (
     DeepParams,
     DeepResult,
+    Watch,
     _init,
     _json_params,
     _loss,
     check_setup,
     checked_net,
+    first_call,
+    last_losses,
 )
 from cfrlab.deep.training import train as train_table
 from cfrlab.engine import tree_for
 from cfrlab.errors import CfrlabError, printable
 from cfrlab.fileio import NpzReader, save_npz
 from cfrlab.games import load_game
+from cfrlab.solvers.driver import Interrupt, Interrupted
 from cfrlab.solvers.protocol import resolve_seed
 from cfrlab.tree.arrays import compile_tree
 
@@ -83,12 +87,12 @@ def _fit_sampled(params, key, heads, pos, legal, dec, cards, target, weight, n, 
         idx = jax.random.randint(k, (batch,), 0, n)
         d = dec[idx]
         x = _card_features(heads, pos, d, cards[idx], *lay)
-        g = jax.grad(_loss)(p, x, legal[d], target[idx], weight[idx] * wscale, kind)
+        v, g = jax.value_and_grad(_loss)(p, x, legal[d], target[idx], weight[idx] * wscale, kind)
         upd, s = opt.update(g, s, p)
-        return (optax.apply_updates(p, upd), s), None
+        return (optax.apply_updates(p, upd), s), v
 
-    (params, _), _ = jax.lax.scan(step, (params, opt.init(params)), jax.random.split(key, steps))
-    return params
+    (params, _), losses = jax.lax.scan(step, (params, opt.init(params)), jax.random.split(key, steps))
+    return params, last_losses(losses, steps)
 
 
 _fit_sampled_jit = None if jax is None else jax.jit(_fit_sampled, static_argnames=("steps", "batch", "lr", "kind", "lay"))
@@ -149,6 +153,7 @@ class SampledTrainer:
         self.seconds = 0.0
         self.cpu_seconds = 0.0
         self.avg_time = (0.0, 0.0)
+        self.watch = Watch()  # progress and stopping (``train_sampled`` sets it)
 
     def deals(self, n: int):
         """(cards int64[n, 2h + B], player 0's showdown sign float64[n])."""
@@ -180,10 +185,12 @@ class SampledTrainer:
         return hw, w1, wh, bh, wo, bo, has
 
     def iterate(self, n: int = 1) -> None:
+        """``n`` iterations, phases told to and stopped by ``self.watch`` as ``Trainer.iterate``'s."""
         for _ in range(n):
             t0, c0 = time.perf_counter(), time.process_time()
             t = self.iterations + 1
             for p in (0, 1):
+                self.watch.phase("traversals", self.iterations, iteration=t, player=p, traversals=self.traversals)
                 cards, sd0 = self.deals(self.traversals)
                 lay = (self.lay.pos, self.lay.at, self.lay.num_cards, self.lay.num_ranks, self.lay.top_rank)
                 KS.traverse_sampled(self._ta, self._end, (cards, sd0, self.before), self._kernel_nets(), lay, p,
@@ -194,24 +201,31 @@ class SampledTrainer:
                 start = self.latest[p] if self.params.warm_start and self.latest[p] is not None else None
                 params = _init(k_init, self.layers) if start is None else [(jnp.asarray(w), jnp.asarray(b)) for w, b in start]
                 net = checked_net(self._fit(params, k_fit, self.adv[p], self.params.adv_steps, self.params.adv_batch,
-                                            "advantage", 1.0 / t), f"player {p}'s advantage network at iteration {t}")
+                                            "advantage", 1.0 / t, p), f"player {p}'s advantage network at iteration {t}")
                 self.latest[p] = net
                 if self.method == "sdcfr":
                     self.history[f"adv{p}"].append(net)
             self.iterations = t
             self.seconds += time.perf_counter() - t0
             self.cpu_seconds += time.process_time() - c0
+        self.watch.phase("done", self.iterations)
 
-    def _fit(self, params, key, buf: SampledBuffer, steps: int, batch: int, kind: str, wscale: float):
+    def _fit(self, params, key, buf: SampledBuffer, steps: int, batch: int, kind: str, wscale: float,
+             player: int | None = None):
         n = len(buf)
         if n == 0:
             raise CfrlabError("no samples to train on (the traversals visited no information set)")
+        lr = float(self.params.learning_rate)
+        compiling = first_call(("sampled", kind, len(buf.dec), steps, batch, lr, self.layers, self._jlay))
+        self.watch.phase("training", self.iterations, iteration=self.iterations + 1, player=player, samples=n,
+                         steps=steps, compiling=compiling)
         # the whole reservoir (n traced): one compilation for the run, not one per iteration
-        out = _fit_sampled_jit(params, key, self._jheads, self._jpos, self._jlegal, jnp.asarray(buf.dec),
-                               jnp.asarray(buf.cards), jnp.asarray(buf.target), jnp.asarray(buf.weight),
-                               n, wscale, steps=int(steps), batch=int(batch), lr=float(self.params.learning_rate),
-                               kind=kind, lay=self._jlay)
-        return [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in out]
+        out, loss = _fit_sampled_jit(params, key, self._jheads, self._jpos, self._jlegal, jnp.asarray(buf.dec),
+                                     jnp.asarray(buf.cards), jnp.asarray(buf.target), jnp.asarray(buf.weight),
+                                     n, wscale, steps=int(steps), batch=int(batch), lr=lr, kind=kind, lay=self._jlay)
+        net = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in out]
+        self.watch.phase("trained", self.iterations, iteration=self.iterations + 1, player=player, loss=float(loss))
+        return net
 
     def average_net(self):
         t0, c0 = time.perf_counter(), time.process_time()
@@ -359,26 +373,41 @@ def _check_checkpoint_header(path, h: dict, method: str) -> tuple[int, dict[str,
 
 def train_sampled(game, method: str = "deepcfr", iterations: int = 100, traversals: int = 1000,
                   seed: int | None = None, params: DeepParams | None = None,
-                  progress: Callable[[dict], None] | None = None, checkpoint: str | Path | None = None) -> DeepResult:
+                  progress: Callable[[dict], None] | None = None, checkpoint: str | Path | None = None,
+                  status: Callable[[dict], None] | None = None) -> DeepResult:
     """``iterations`` iterations on real dealt cards (module docstring); ``progress(point)``
     after each (iteration, traversals, seconds, cpu_seconds; no exploitability: nothing is
-    tabulated). The result's ``strategy`` is None."""
+    tabulated), ``status(phase)`` as each phase starts (``training.Watch``). The result's
+    ``strategy`` is None. SIGINT or SIGTERM stops the run at the next phase: ``Interrupted``
+    names the iterations done and the checkpoint that holds them (None without one)."""
     if iterations < 1:
         raise CfrlabError("iterations must be at least 1")
-    trainer = SampledTrainer(game, method, traversals, seed, params)
-    if checkpoint is not None and Path(checkpoint).exists():
-        trainer.load_checkpoint(checkpoint)
-    curve: list[dict] = []
-    while trainer.iterations < iterations:
-        trainer.iterate(1)
-        if checkpoint is not None:
-            trainer.save_checkpoint(checkpoint)
-        curve.append({"iteration": trainer.iterations, "traversals": 2 * trainer.iterations * trainer.traversals,
-                      "seconds": round(trainer.seconds, 3), "cpu_seconds": round(trainer.cpu_seconds, 3),
-                      "exploitability": None})
-        if progress:
-            progress(curve[-1])
-    nets = trainer.nets()
+    interrupt = Interrupt()
+    saved = False
+    with interrupt.installed():
+        watch = Watch(status, lambda: interrupt.requested)
+        try:
+            watch.phase("setup", 0)
+            trainer = SampledTrainer(game, method, traversals, seed, params)
+            trainer.watch = watch
+            if checkpoint is not None and Path(checkpoint).exists():
+                trainer.load_checkpoint(checkpoint)
+                saved = True
+                watch.phase("resumed", trainer.iterations)
+            curve: list[dict] = []
+            while trainer.iterations < iterations:
+                trainer.iterate(1)
+                if checkpoint is not None:
+                    trainer.save_checkpoint(checkpoint)
+                    saved = True
+                curve.append({"iteration": trainer.iterations, "traversals": 2 * trainer.iterations * trainer.traversals,
+                              "seconds": round(trainer.seconds, 3), "cpu_seconds": round(trainer.cpu_seconds, 3),
+                              "exploitability": None})
+                if progress:
+                    progress(curve[-1])
+            nets = trainer.nets()
+        except Interrupted as e:  # the checkpoint holds the iterations done
+            raise Interrupted(e.iterations, Path(checkpoint) if saved else None) from None
     nets.header["seconds"] = trainer.seconds + trainer.avg_time[0]
     nets.header["cpu_seconds"] = trainer.cpu_seconds + trainer.avg_time[1]
     return DeepResult(nets, None, curve, trainer.seconds, trainer.cpu_seconds)
@@ -386,10 +415,14 @@ def train_sampled(game, method: str = "deepcfr", iterations: int = 100, traversa
 
 def train(game, method: str = "sdcfr", iterations: int = 100, traversals: int = 1000, seed: int | None = None,
           params: DeepParams | None = None, eval_every: int | None = None,
-          progress: Callable[[dict], None] | None = None, checkpoint: str | Path | None = None) -> DeepResult:
+          progress: Callable[[dict], None] | None = None, checkpoint: str | Path | None = None,
+          status: Callable[[dict], None] | None = None) -> DeepResult:
     """Run ``iterations`` iterations of ``method`` (``"sdcfr"`` or ``"deepcfr"``) on ``game``
     with ``traversals`` traversals per player per iteration, calling ``progress(point)`` with
-    each point (iteration, traversals, seconds, cpu_seconds, exploitability in chips).
+    each point (iteration, traversals, seconds, cpu_seconds, exploitability in chips) and
+    ``status(phase)`` as each phase of the run starts (``training.Watch``: what it is doing,
+    the networks' loss). SIGINT or SIGTERM stops it at the next phase
+    (``cfrlab.solvers.driver.Interrupted``).
 
     Where the game's information sets can be enumerated (Kuhn, Leduc: ``fits_table``) the
     policy is tabulated and its exact exploitability measured every ``eval_every``
@@ -401,5 +434,5 @@ def train(game, method: str = "sdcfr", iterations: int = 100, traversals: int = 
     if fits_table(g):
         if checkpoint is not None:
             raise CfrlabError("checkpoints are for games too large to tabulate")
-        return train_table(g, method, iterations, traversals, seed, params, eval_every, progress)
-    return train_sampled(g, method, iterations, traversals, seed, params, progress, checkpoint)
+        return train_table(g, method, iterations, traversals, seed, params, eval_every, progress, status)
+    return train_sampled(g, method, iterations, traversals, seed, params, progress, checkpoint, status)

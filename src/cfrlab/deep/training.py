@@ -38,7 +38,7 @@ import numpy as np
 
 from cfrlab.deep import _traverse_kernels as K
 from cfrlab.deep.features import info_features
-from cfrlab.deep.network import METHODS, DeepNets, check_layers, check_params_array
+from cfrlab.deep.network import METHODS, DeepNets, check_params_array
 from cfrlab.deep.policy import (
     finish_average,
     legal_rows,
@@ -47,9 +47,11 @@ from cfrlab.deep.policy import (
     regret_matching,
     uniform,
 )
+from cfrlab.deep.sizes import check_sizes
 from cfrlab.engine import exploitability, model_for_game, row_offsets, tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
+from cfrlab.solvers.driver import Interrupt, Interrupted
 from cfrlab.solvers.mccfr import deal_tables
 from cfrlab.solvers.protocol import resolve_seed
 from cfrlab.tree.arrays import compile_tree
@@ -131,12 +133,17 @@ def _fit(params, key, feats, legal, rows, target, weight, n, wscale, steps, batc
         p, s = carry
         idx = jax.random.randint(k, (batch,), 0, n)
         r = rows[idx]
-        g = jax.grad(_loss)(p, feats[r], legal[r], target[idx], weight[idx] * wscale, kind)
+        v, g = jax.value_and_grad(_loss)(p, feats[r], legal[r], target[idx], weight[idx] * wscale, kind)
         upd, s = opt.update(g, s, p)
-        return (optax.apply_updates(p, upd), s), None
+        return (optax.apply_updates(p, upd), s), v
 
-    (params, _), _ = jax.lax.scan(step, (params, opt.init(params)), jax.random.split(key, steps))
-    return params
+    (params, _), losses = jax.lax.scan(step, (params, opt.init(params)), jax.random.split(key, steps))
+    return params, last_losses(losses, steps)
+
+
+def last_losses(losses, steps: int):
+    """The mean minibatch loss over the last tenth of the steps (what the progress shows)."""
+    return jnp.mean(losses[-max(1, steps // 10):])
 
 
 def _fit_rows(params, feats, legal, row_weight, row_target, steps, lr, kind):
@@ -147,18 +154,49 @@ def _fit_rows(params, feats, legal, row_weight, row_target, steps, lr, kind):
     opt = optax.adam(optax.cosine_decay_schedule(lr, steps))
     scale = 1.0 / jnp.sum(row_weight)
 
+    w = row_weight * scale * row_weight.shape[0]
+
     def step(carry, _):
         p, s = carry
-        g = jax.grad(_loss)(p, feats, legal, row_target, row_weight * scale * row_weight.shape[0], kind)
+        g = jax.grad(_loss)(p, feats, legal, row_target, w, kind)
         upd, s = opt.update(g, s, p)
         return (optax.apply_updates(p, upd), s), None
 
     (params, _), _ = jax.lax.scan(step, (params, opt.init(params)), None, length=steps)
-    return params
+    return params, _loss(params, feats, legal, row_target, w, kind)
 
 
 _fit_jit = None if jax is None else jax.jit(_fit, static_argnames=("steps", "batch", "lr", "kind"))
 _fit_rows_jit = None if jax is None else jax.jit(_fit_rows, static_argnames=("steps", "lr", "kind"))
+
+
+_CALLED: set = set()
+
+
+def first_call(key) -> bool:
+    """Whether a jitted fit meets these shapes and static arguments (``key``) for the first
+    time in this process: then JAX compiles it first (said in the progress)."""
+    new = key not in _CALLED
+    _CALLED.add(key)
+    return new
+
+
+class Watch:
+    """What a run says while it goes, and where it may stop. ``phase(name, done, **info)``
+    is called as each phase starts (``setup``; per iteration and player ``traversals``,
+    ``training`` with ``compiling`` on a fit's first call, ``trained`` with its ``loss``; ``done``
+    after each iteration; ``measuring``, ``tabulating``): ``stop()`` true there raises
+    ``Interrupted(done)`` (``done``: the whole iterations so far), else ``status`` hears
+    ``{"phase": name, "done": done, **info}``."""
+
+    def __init__(self, status: Callable[[dict], None] | None = None, stop: Callable[[], bool] | None = None):
+        self.status, self.stop = status, stop
+
+    def phase(self, name: str, done: int, **info) -> None:
+        if self.stop is not None and self.stop():
+            raise Interrupted(int(done), None)
+        if self.status is not None:
+            self.status({"phase": name, "done": int(done), **info})
 
 
 class Buffer:
@@ -228,13 +266,18 @@ class Trainer:
         self.seconds = 0.0
         self.cpu_seconds = 0.0
         self.avg_time = (0.0, 0.0)  # Deep CFR: wall and CPU seconds of the last average-network training
+        self.watch = Watch()  # progress and stopping (``train`` sets it)
 
     # -- one iteration -------------------------------------------------------------------
     def iterate(self, n: int = 1) -> None:
+        """``n`` iterations. ``self.watch`` (a ``Watch``), when set, hears each phase as it
+        starts and may stop the run there: ``Interrupted`` is raised between phases, and a
+        trainer stopped inside an iteration is to be discarded (a checkpoint holds whole ones)."""
         for _ in range(n):
             t0, c0 = time.perf_counter(), time.process_time()
             t = self.iterations + 1
             for p in (0, 1):
+                self.watch.phase("traversals", self.iterations, iteration=t, player=p, traversals=self.traversals)
                 K.traverse(self._tree_arrays, self._end, self.row_offset,
                            (self.deal_states, self.deal_value), self.policy, p, self.traversals,
                            float(t), self.scale, (self.adv[p].arrays, self.strat.arrays),
@@ -253,6 +296,7 @@ class Trainer:
             self.iterations = t
             self.seconds += time.perf_counter() - t0
             self.cpu_seconds += time.process_time() - c0
+        self.watch.phase("done", self.iterations)
 
     def _train(self, p: int, t: int):
         buf = self.adv[p]
@@ -267,17 +311,28 @@ class Trainer:
         if n == 0:
             raise CfrlabError("no samples to train on (the traversals visited no information set)")
         lr = float(self.params.learning_rate)
+        t = self.iterations + 1
+        who = player if kind == "advantage" else None  # None: the average-strategy network
         if self.params.minibatch:
-            out = _fit_jit(params, key, self._jfeats, self._jlegal, jnp.asarray(buf.rows), jnp.asarray(buf.target),
-                           jnp.asarray(buf.weight), n, wscale, steps=int(steps), batch=int(batch), lr=lr, kind=kind)
+            compiling = first_call(("fit", kind, len(buf.rows), steps, batch, lr, self.layers))
+            self.watch.phase("training", self.iterations, iteration=t, player=who, samples=n, steps=steps,
+                             compiling=compiling)
+            out, loss = _fit_jit(params, key, self._jfeats, self._jlegal, jnp.asarray(buf.rows), jnp.asarray(buf.target),
+                                 jnp.asarray(buf.weight), n, wscale, steps=int(steps), batch=int(batch), lr=lr, kind=kind)
         else:
             weight, target = buf.per_row(len(self.features))
             rows = self._rows_of[kind if kind != "advantage" else player]  # only rows the buffer can hold
-            out = _fit_rows_jit(params, self._jfeats[rows], self._jlegal[rows], jnp.asarray(weight[rows], jnp.float32),
-                                jnp.asarray(target[rows], jnp.float32), steps=int(steps), lr=lr, kind=kind)
-        what = f"player {player}'s advantage network at iteration {self.iterations + 1}" if kind == "advantage" \
+            compiling = first_call(("rows", kind, len(rows), steps, lr, self.layers))
+            self.watch.phase("training", self.iterations, iteration=t, player=who, samples=n, steps=steps,
+                             compiling=compiling)
+            out, loss = _fit_rows_jit(params, self._jfeats[rows], self._jlegal[rows],
+                                      jnp.asarray(weight[rows], jnp.float32), jnp.asarray(target[rows], jnp.float32),
+                                      steps=int(steps), lr=lr, kind=kind)
+        what = f"player {player}'s advantage network at iteration {t}" if kind == "advantage" \
             else "the average-strategy network"
-        return checked_net([(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in out], what)
+        net = checked_net([(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in out], what)
+        self.watch.phase("trained", self.iterations, iteration=t, player=who, loss=float(loss))
+        return net
 
     # -- results -------------------------------------------------------------------------
     def average_net(self):
@@ -328,10 +383,10 @@ def check_setup(method: str, traversals: int, params: DeepParams | None) -> Deep
 
 
 def _check_params(p: DeepParams) -> None:
-    check_layers(p.hidden)
     for name in ("adv_steps", "adv_batch", "avg_steps", "avg_batch", "buffer"):
         if int(getattr(p, name)) < 1:
             raise CfrlabError(f"{name.replace('_', ' ')} must be at least 1")
+    check_sizes(p)
     lr = p.learning_rate
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not (math.isfinite(lr) and lr > 0):
         raise CfrlabError(f"the learning rate must be a finite number above 0, got {lr!r}")
@@ -357,29 +412,39 @@ def _json_params(p: DeepParams) -> dict:
 
 def train(game, method: str = "sdcfr", iterations: int = 100, traversals: int = 1000, seed: int | None = None,
           params: DeepParams | None = None, eval_every: int | None = None,
-          progress: Callable[[dict], None] | None = None) -> DeepResult:
+          progress: Callable[[dict], None] | None = None, status: Callable[[dict], None] | None = None) -> DeepResult:
     """Run ``iterations`` iterations of ``method`` (``"sdcfr"`` or ``"deepcfr"``) on ``game``
     with ``traversals`` traversals per player per iteration; measure the exact exploitability
     of the average policy every ``eval_every`` iterations (and at the end), calling
     ``progress(point)`` with each point (iteration, traversals, seconds, cpu_seconds,
-    exploitability in chips)."""
+    exploitability in chips) and ``status(phase)`` as each phase starts (``Watch``).
+
+    SIGINT or SIGTERM (Ctrl-C, a polite kill) stops the run at the next phase and raises
+    ``cfrlab.solvers.driver.Interrupted`` with the iterations done; a second one aborts at once."""
     if iterations < 1:
         raise CfrlabError("iterations must be at least 1")
     if eval_every is not None and eval_every < 1:
         raise CfrlabError("eval_every must be at least 1")
-    trainer = Trainer(game, method, traversals, seed, params)
-    curve: list[dict] = []
-    done = 0
-    while done < iterations:
-        step = min(eval_every or iterations, iterations - done)
-        trainer.iterate(step)
-        done += step
-        if done < iterations:
-            curve.append(_point(trainer, trainer.exploitability()))
-            if progress:
-                progress(curve[-1])
-    nets = trainer.nets()
-    strategy = nets.strategy(trainer.tree, trainer.model)
+    interrupt = Interrupt()
+    with interrupt.installed():
+        watch = Watch(status, lambda: interrupt.requested)
+        watch.phase("setup", 0)
+        trainer = Trainer(game, method, traversals, seed, params)
+        trainer.watch = watch
+        curve: list[dict] = []
+        done = 0
+        while done < iterations:
+            step = min(eval_every or iterations, iterations - done)
+            trainer.iterate(step)
+            done += step
+            if done < iterations:
+                watch.phase("measuring", done)
+                curve.append(_point(trainer, trainer.exploitability()))
+                if progress:
+                    progress(curve[-1])
+        nets = trainer.nets()
+        watch.phase("tabulating", done)
+        strategy = nets.strategy(trainer.tree, trainer.model)
     curve.append(_point(trainer, strategy.header["exploitability"]))
     if progress:
         progress(curve[-1])
