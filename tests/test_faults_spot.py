@@ -5,6 +5,7 @@ Every refusal is one line (a ``CfrlabError``; on the CLI one line and a non-zero
 from __future__ import annotations
 
 import math
+import re
 import os
 import subprocess
 import sys
@@ -358,3 +359,129 @@ def test_a_saved_flop_spots_measured_evs_are_the_solves(tmp_path):
     assert back.walk is not None and back.ignored == ""
     oop, ip = root_evs(reader_of(back).node(""))
     assert oop == pytest.approx(sol.ev("oop"), abs=1e-4) and ip == pytest.approx(sol.ev("ip"), abs=1e-4)
+
+
+# -- item 3: no spot command writes over one of its inputs, nor over a result without --force ---------
+@pytest.fixture
+def river_copy(saved_river, tmp_path):
+    import shutil
+
+    path = tmp_path / "river.npz"
+    shutil.copy(saved_river[1], path)
+    return path
+
+
+@pytest.mark.parametrize("flag", ["--json", "--png"])
+def test_show_never_writes_over_the_solved_spot(river_copy, flag):
+    before = river_copy.read_bytes()
+    for force in ((), ("--force",)):
+        out = cli("spot", "show", str(river_copy), flag, str(river_copy), *force)
+        assert out.returncode != 0 and out.stdout == "" and out.stderr.count("\n") == 1
+        assert "it is an input of this command" in out.stderr
+        assert river_copy.read_bytes() == before
+
+
+def test_show_never_writes_over_its_spot_file_or_a_link_to_an_input(river_copy, tmp_path):
+    import os
+
+    cfg = tmp_path / "river.toml"
+    cfg.write_text(SMALL_TOML)
+    link = tmp_path / "link.npz"
+    os.link(river_copy, link)
+    for args in (("--spot", str(cfg), "--json", str(cfg)), ("--png", str(link), "--force")):
+        out = cli("spot", "show", str(river_copy), *args)
+        assert out.returncode != 0 and "it is an input of this command" in out.stderr
+    assert cfg.read_text() == SMALL_TOML and link.read_bytes() == river_copy.read_bytes()
+
+
+def test_show_outputs_are_two_files_and_replaced_only_with_force(river_copy, tmp_path):
+    both = tmp_path / "out"
+    out = cli("spot", "show", str(river_copy), "--png", str(both), "--json", str(both))
+    assert out.returncode != 0 and "the PNG and the JSON cannot be one file" in out.stderr
+    old = tmp_path / "old.json"
+    old.write_text("keep")
+    out = cli("spot", "show", str(river_copy), "--json", str(old), "--no-grid", "--no-combos")
+    assert out.returncode != 0 and "exists; use --force" in out.stderr and old.read_text() == "keep"
+    out = cli("spot", "show", str(river_copy), "--json", str(old), "--no-grid", "--no-combos", "--force")
+    assert out.returncode == 0, out.stderr
+    assert '"nodes"' in old.read_text()
+
+
+def test_solve_never_writes_over_its_inputs_nor_an_existing_result(tmp_path):
+    cfg, lock, saved = tmp_path / "river.toml", tmp_path / "lock.toml", tmp_path / "s.npz"
+    cfg.write_text(SMALL_TOML)
+    lock.write_text('[[lock]]\nnode = ""\nstrategy = "x"\n')
+    saved.write_bytes(b"an earlier solve")
+    cases = [(("--save", str(cfg), "--force"), "it is an input of this command"),
+             (("--lock", str(lock), "--out", str(lock), "--force"), "it is an input of this command"),
+             (("--save", str(saved)), "exists; use --force"),
+             (("--out", str(tmp_path / "x"), "--save", str(tmp_path / "x")), "cannot be one file")]
+    for args, words in cases:
+        out = cli("spot", "solve", str(cfg), "--iterations", "10", *args)
+        assert out.returncode != 0 and words in out.stderr and out.stderr.count("\n") == 1, out.stderr
+    assert cfg.read_text() == SMALL_TOML and saved.read_bytes() == b"an earlier solve"
+    assert lock.read_text().startswith("[[lock]]")
+    out = cli("spot", "solve", str(cfg), "--iterations", "10", "--save", str(saved), "--force")
+    assert out.returncode == 0, out.stderr
+    assert saved.read_bytes()[:2] == b"PK"  # the new solve's archive
+
+
+# -- item 10 (part): a huge spot tree is refused up front, with its size and memory ---------------------
+MID = {"board": "Qs Jh 2h", "pot": 10, "stack": 200, "oop_range": "AA, QJs", "ip_range": "KK, AQs",
+       "bets": {"bet": "33%, 75%, p, a", "raise": "p, a"}}
+
+
+def test_count_stops_at_a_node_budget_with_the_part_counted():
+    from cfrlab.spot.tree import _chooser, root_state
+    from cfrlab.tree.betting_tree import TreeTooLarge, count_tree
+
+    s = make_spot(**MID)
+    args = (s.tree_game(), _chooser(s))
+    whole = count_tree(*args, root=root_state(s))
+    assert whole.nodes == 8853  # what build_tree builds (tests/test_spot_config.py: counted == built)
+    with pytest.raises(TreeTooLarge, match="more than 1,000 nodes") as e:
+        count_tree(*args, root=root_state(s), max_nodes=1000)
+    part = e.value.counted
+    assert 1000 < part.nodes <= whole.nodes
+    assert all(a <= b for k in range(4) for a, b in zip(part.by_kind[k], whole.by_kind[k]))
+    assert count_tree(*args, root=root_state(s), max_nodes=whole.nodes).nodes == whole.nodes
+
+
+def test_spot_count_refuses_with_the_size_and_memory():
+    from cfrlab.spot.tree import spot_count
+
+    with pytest.raises(CfrlabError, match=r"more than [0-9,]+ nodes \(at least [0-9,]+ / [0-9,]+ / [0-9,]+ "
+                       r"decisions on the flop / turn / river\); building it needs more than .* and "
+                       r"solving it at least [0-9.]+ [kMG]B, above the limit of 2,000 nodes") as e:
+        spot_count(make_spot(**MID), max_nodes=2000)
+    _one_line(e)
+
+
+@pytest.mark.parametrize("kw", [
+    {}, {"board": "Qs Jh 2h 8d"}, {"board": "Qs Js 2s"}, {"board": "Qs Qh Qd"},
+    {"bets": {"bet": "-", "raise": "-"}}, {"bets": {"bet": "p", "raise": "a", "cap": 1}},
+])
+def test_the_memory_floor_is_below_every_solves_estimate(kw):
+    from cfrlab.engine.board import STORAGES
+    from cfrlab.spot.solve import solve_memory
+    from cfrlab.spot.tree import solve_floor, spot_count, spot_tree
+
+    s = small_river(**{"board": "Qs Jh 2h", "bets": {"bet": "p, a", "raise": "a"}, **kw})
+    count, tree = spot_count(s), spot_tree(s)
+    assert count.nodes == tree.num_nodes
+    for storage, (_, _, item) in STORAGES.items():
+        floor = solve_floor(s, count, 2 * item)
+        assert 0 < floor
+        for iso in (True, False):
+            assert floor <= solve_memory(s, tree, storage=storage, isomorphism=iso), (storage, iso)
+
+
+def test_cli_solve_refuses_a_spot_beyond_memory_before_building_it(tmp_path):
+    wide = "22+, A2+, K2+, Q2+, J2+, T2+, 92+, 82+, 72+"
+    cfg = tmp_path / "wide.toml"
+    cfg.write_text(f'board = "Qs Jh 2h"\npot = 10\nstack = 1000\n[ranges]\noop = "{wide}"\nip = "{wide}"\n'
+                   '[bets]\nbet = "33%, 75%, p, a"\nraise = "50%, p, a"\n')
+    out = cli("spot", "solve", str(cfg))
+    assert out.returncode != 0 and out.stdout == "" and out.stderr.count("\n") == 1
+    assert re.search(r"this spot's betting tree has [0-9,]+ nodes \([0-9,]+ / [0-9,]+ / [0-9,]+ decisions "
+                     r"on the flop / turn / river\); solving it needs at least [0-9.]+ TB", out.stderr), out.stderr

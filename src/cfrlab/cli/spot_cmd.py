@@ -6,6 +6,7 @@ browser)."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Annotated
@@ -14,7 +15,7 @@ import typer
 
 from cfrlab.cli.common import (
     available_memory,
-    check_output,
+    check_new_output,
     command_group,
     human_bytes,
     say,
@@ -74,6 +75,8 @@ def register(app: typer.Typer) -> None:
                                                   "`cfrlab spot show`")] = None,
         lock: Annotated[Path | None, typer.Option("--lock", help="TOML file of [[lock]] tables: nodes "
                                                   "whose strategy is fixed (docs/spots.md)")] = None,
+        force: Annotated[bool, typer.Option("--force", help="replace an existing --out or --save "
+                                            "file (never one of the command's inputs)")] = False,
     ) -> None:
         """Solve a flop, turn or river spot with exact cards: the memory it needs first, then
         progress, then the exploitability in percent of the pot, the EVs (chips each player
@@ -89,14 +92,22 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError(f"--iterations must be at least 1, got {iterations}")
         if threads is not None and threads < 1:
             raise CfrlabError(f"--threads must be at least 1, got {threads}")
-        check_output(out, "result")
-        check_output(save, "solved spot")
-        spot = load_spot(config)
-        tree, model = spot_tree(spot), SpotModel(spot)
+        _check_outputs({"result": out, "solved spot": save}, (config, lock), force)
         from cfrlab.spot.fast import FAST_ALGORITHMS, STORAGES, SpotGame
+        from cfrlab.spot.tree import describe_decisions, solve_floor, spot_count
 
         if storage not in STORAGES:
             raise CfrlabError(f"--storage is one of {', '.join(STORAGES)}, got {storage!r}")
+        spot = load_spot(config)
+        count = spot_count(spot)  # counted, not built: a tree too large is refused in seconds
+        floor = solve_floor(spot, count, 2 * STORAGES[storage][2])
+        free = available_memory()
+        if free is not None and floor > free:
+            raise CfrlabError(f"this spot's betting tree has {count.nodes:,} nodes "
+                              f"({describe_decisions(spot, count)}); solving it needs at least "
+                              f"{human_bytes(floor)}, more than the {human_bytes(free)} available "
+                              f"(fewer bet sizes, a cap or a smaller stack make it smaller)")
+        tree, model = spot_tree(spot), SpotModel(spot)
         locks = ()
         if lock is not None:
             from cfrlab.spot.lock import Frame, load_locks, resolve_locks
@@ -107,7 +118,6 @@ def register(app: typer.Typer) -> None:
         game = SpotGame(spot, tree, not no_iso) if fast else None
         need = solve_memory(spot, tree, model, algorithm if fast or not locks else "cfr+", storage,
                             not no_iso, game)
-        free = available_memory()
         if free is not None and need > free:
             raise CfrlabError(f"this spot needs about {human_bytes(need)} to solve, more than the "
                               f"{human_bytes(free)} available")
@@ -165,6 +175,8 @@ def register(app: typer.Typer) -> None:
                                                   "below the node (default every one)")] = None,
         spot_file: Annotated[Path | None, typer.Option("--spot", help="refuse the file unless it solves "
                                                        "this spot (CONFIG.toml)")] = None,
+        force: Annotated[bool, typer.Option("--force", help="replace an existing --png or --json file "
+                                            "(never one of the command's inputs)")] = False,
     ) -> None:
         """Read a solved spot without solving it again: a node's strategy per combo and per hand
         class, each combo's EV and equity, the range's action frequencies; as a PNG grid or as
@@ -175,8 +187,7 @@ def register(app: typer.Typer) -> None:
 
         if depth is not None and depth < 0:
             raise CfrlabError(f"--depth must be at least 0, got {depth}")
-        check_output(png, "PNG")
-        check_output(json_out, "JSON")
+        _check_outputs({"PNG": png, "JSON": json_out}, (solved, spot_file), force)
         sol = load_solution(solved, load_spot(spot_file) if spot_file is not None else None)
         reader = reader_of(sol)
         report = reader.node(node)
@@ -229,6 +240,35 @@ def register(app: typer.Typer) -> None:
         print(f"cfrlab: {sol.spot.summary()}\ncfrlab: serving {solved} at "
               f"http://{shown}:{sock.getsockname()[1]}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)
         run_server(app_, sock=sock)
+
+
+def _check_outputs(outputs: dict, inputs: tuple, force: bool) -> None:
+    """Before any work, each output file (what it holds -> path or None): never one of the
+    command's inputs (not even with --force) nor another output, writable (``check_output``),
+    and an existing file replaced only with ``force``."""
+    seen: list[tuple[str, Path]] = []
+    for what, path in outputs.items():
+        if path is None:
+            continue
+        for other in inputs:
+            if other is not None and _same_file(path, other):
+                raise CfrlabError(f"{path}: cannot write the {what} there, it is an input of this "
+                                  f"command ({other}); give another file")
+        for what2, path2 in seen:
+            if _same_file(path, path2):
+                raise CfrlabError(f"{path}: the {what2} and the {what} cannot be one file")
+        check_new_output(path, force, what)
+        seen.append((what, path))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """One file under two names (links included), or one path for a file not yet made."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 def _tables(report, combos: bool, grid: bool) -> list:

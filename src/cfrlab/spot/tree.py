@@ -19,12 +19,26 @@ rule). Sizes are made legal as in ``cfrlab.tree.bets``; ``cap`` counts bets and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import permutations
 
 import numpy as np
 
+from cfrlab.errors import CfrlabError
+from cfrlab.fileio import human_size
 from cfrlab.games.state import State
 from cfrlab.spot.config import STREETS, Spot
-from cfrlab.tree.betting_tree import DECISION, FOLD, SHOWDOWN, PublicTree, build_tree, count_tree
+from cfrlab.tree.betting_tree import (
+    CHANCE,
+    DECISION,
+    FOLD,
+    MAX_TREE_NODES,
+    SHOWDOWN,
+    PublicTree,
+    TreeCount,
+    TreeTooLarge,
+    build_tree,
+    count_tree,
+)
 
 TABLES = 3  # regrets, current strategy, average strategy
 VALUE_BYTES = 4  # float32
@@ -90,8 +104,62 @@ def _chooser(spot: Spot) -> SpotBets | None:
     return None if spot.game.is_limit else SpotBets(spot)
 
 
+def spot_count(spot: Spot, max_nodes: int = MAX_TREE_NODES) -> TreeCount:
+    """The spot's tree counted without building it (``count_tree``): refused in one line as
+    soon as the count finds more than ``max_nodes`` nodes (what ``build_tree`` builds at most),
+    with the part counted and the memory it takes at least (``solve_floor``), in seconds where
+    counting the whole tree would take minutes."""
+    try:
+        return count_tree(spot.tree_game(), _chooser(spot), root=root_state(spot), max_nodes=max_nodes)
+    except TreeTooLarge as e:
+        part = e.counted
+        raise CfrlabError(
+            f"the spot's betting tree is too large: more than {part.nodes:,} nodes (at least "
+            f"{describe_decisions(spot, part)}); building it needs more than {human_size(part.memory())} "
+            f"and solving it at least {human_size(solve_floor(spot, part))}, above the limit of "
+            f"{max_nodes:,} nodes; fewer bet sizes, a cap or a smaller stack make it smaller") from None
+
+
+def describe_decisions(spot: Spot, count: TreeCount) -> str:
+    """``1,420 / 28,116 / 283,628 decisions on the flop / turn / river`` of a count."""
+    rounds = range(spot.street, spot.game.num_rounds)
+    return (f"{' / '.join(f'{count.by_kind[DECISION][r]:,}' for r in rounds)} decisions on the "
+            f"{' / '.join(STREETS[r - 1] for r in rounds)}")
+
+
+def solve_floor(spot: Spot, count: TreeCount, entry_bytes: int = 4) -> int:
+    """Bytes the strategy tables of any solve of the spot take at least, from a count of its
+    tree (or of a part of it that holds the parents of its nodes, as ``count_tree`` meets
+    them): per action of a decision, the boards that reach it with suit isomorphism at its best
+    (its street's runouts over the suit permutations that keep the spot's board) x the smaller
+    range's combos x ``entry_bytes`` (a regret and an average: 4 bytes in 16-bit storage, 8 in
+    float32). A street's decisions have at least one action each, and at least as many as the
+    folds and the decisions their actions lead to (every decision but the street's first ones,
+    which a deal or the root leads to). A solve's estimate (``solve_memory``) is never below it."""
+    keep = _board_symmetries(spot.board)
+    combos = min(int(np.count_nonzero(r)) for r in spot.ranges)
+    kinds = count.by_kind
+    left, runouts, total = 52 - len(spot.board), 1, 0
+    for r in range(spot.street, spot.game.num_rounds):
+        dec = kinds[DECISION][r]
+        dealt = kinds[CHANCE][r - 1] if r > spot.street else 1  # decisions a deal (the root) leads to
+        actions = max(dec, kinds[FOLD][r] + max(0, dec - dealt))
+        total += actions * -(-runouts // keep)
+        runouts *= left
+        left -= 1
+    return int(total * combos * entry_bytes)
+
+
+def _board_symmetries(board) -> int:
+    """How many of the 24 suit permutations map the board onto itself."""
+    cards = {int(c) for c in board}
+    return sum({(c // 4) * 4 + perm[c % 4] for c in cards} == cards for perm in permutations(range(4)))
+
+
 def spot_tree(spot: Spot) -> PublicTree:
-    """The spot's public betting tree (module docstring)."""
+    """The spot's public betting tree (module docstring); a tree above ``build_tree``'s limit
+    is refused by ``spot_count`` first, with its size, without counting it whole."""
+    spot_count(spot)
     bets = _chooser(spot)
     return build_tree(spot.tree_game(), bets, bets=None if bets is None else bets.text,
                       root=root_state(spot))
@@ -124,7 +192,7 @@ def spot_size(spot: Spot) -> SpotSize:
     game = spot.tree_game()
     bets = _chooser(spot)
     root = root_state(spot)
-    count = count_tree(game, bets, root=root)
+    count = spot_count(spot)
     rounds = range(spot.street, game.num_rounds)
     tree = build_tree(game, bets, bets=None if bets is None else bets.text, root=root)
     combos = tuple(int(np.count_nonzero(r)) for r in spot.ranges)

@@ -311,20 +311,32 @@ CHAR_BYTES = 1  # per character of a betting string (each node's string is its o
 MAX_COUNT_STATES = 200_000  # count_tree gives up past this many distinct betting states
 
 
+class TreeTooLarge(CfrlabError):
+    """A tree ``count_tree`` stopped counting: ``counted`` is the part of it met so far (a
+    ``TreeCount`` whose figures are lower bounds of the whole tree's)."""
+
+    def __init__(self, message: str, counted: TreeCount) -> None:
+        super().__init__(message)
+        self.counted = counted
+
+
 def count_tree(game: GameDef, raises: RaiseChooser | None = None, *, bets=None,
-               max_states: int = MAX_COUNT_STATES, root: State | None = None) -> TreeCount:
+               max_states: int = MAX_COUNT_STATES, root: State | None = None,
+               max_nodes: int | None = None) -> TreeCount:
     """Count the nodes ``build_tree`` would make, per round and kind, without building it.
 
     A 2-player limit game is counted in time linear in its rounds and raises (a DP over
     (round, raises, acted, facing a bet)); any other game by a walk of the rules engine that
     counts each distinct betting state once. A tree with more than ``max_states`` distinct
     betting states (a no-limit game with deep stacks and every amount) is refused with what
-    is known of its size. ``bets`` is a betting abstraction's spec, and ``root`` the state
-    the tree starts from, as for ``build_tree``."""
+    is known of its size; with ``max_nodes``, so is a tree the walk has found to hold more
+    than that many nodes, as soon as it has (``TreeTooLarge``, with the part counted: a deep
+    tree is refused in a fraction of the time its whole count takes). ``bets`` is a betting
+    abstraction's spec, and ``root`` the state the tree starts from, as for ``build_tree``."""
     raises, _ = resolve_bets(game, raises, bets)
     if root is None and _closed_form(game, raises):
         return _count_closed_form(game)
-    return _count_by_states(game, raises, max_states, root)
+    return _count_by_states(game, raises, max_states, root, max_nodes)
 
 
 def tree_count(tree: PublicTree) -> TreeCount:
@@ -359,20 +371,35 @@ def _join(root: list[int], children: list[tuple[_Sub, int]]) -> _Sub:
 
 
 def _count_by_states(game: GameDef, raises: RaiseChooser | None, max_states: int,
-                     start: State | None = None) -> TreeCount:
+                     start: State | None = None, max_nodes: int | None = None) -> TreeCount:
     R = game.num_rounds
     memo: dict[tuple, _Sub] = {}
     limit = game.is_limit
     most = [0]
     extra = getattr(raises, "betting_key", None)
+    met = [0] * (4 * R)  # the tree's nodes met so far in the walk's order (a memo hit: its subtree)
+    total = [0]
+
+    def counted() -> TreeCount:
+        return TreeCount(game, tuple(tuple(met[k * R:(k + 1) * R]) for k in range(4)), 0, 0, most[0])
+
+    def meet(counts: list[int]) -> None:
+        for i, c in enumerate(counts):
+            met[i] += c
+        total[0] += sum(counts)
+        if max_nodes is not None and total[0] > max_nodes:
+            raise TreeTooLarge(f"the betting tree of {game.name or 'this game'} has more than "
+                               f"{max_nodes:,} nodes (counting stopped there)", counted())
 
     def decision(st: State) -> _Sub:
         key = st.betting_key() if extra is None else (st.betting_key(), extra(st))
         hit = memo.get(key)
         if hit is not None:
+            meet(hit[0])
             return hit
         if len(memo) >= max_states:
-            _refuse_uncountable(game, raises, max_states, start)
+            _refuse_uncountable(game, raises, max_states, start, counted())
+        meet(_unit(DECISION, st.round, R))
         kids = []
         if st.is_legal("f"):
             kids.append((after(st.clone().apply("f"), st.round), 1))
@@ -387,12 +414,16 @@ def _count_by_states(game: GameDef, raises: RaiseChooser | None, max_states: int
 
     def after(st: State, rnd: int) -> _Sub:
         if st.is_terminal() and not st.is_showdown():
+            meet(_unit(FOLD, rnd, R))
             return _join(_unit(FOLD, rnd, R), [])
         if not st.is_terminal() and st.round == rnd:
             return decision(st)
         last = R - 1 if st.is_terminal() else st.round
+        if st.is_terminal():
+            meet(_unit(SHOWDOWN, R - 1, R))
         inner = _join(_unit(SHOWDOWN, R - 1, R), []) if st.is_terminal() else decision(st)
         for r in reversed(range(rnd, last)):  # each chance node's child adds a "/"
+            meet(_unit(CHANCE, r, R))
             inner = _join(_unit(CHANCE, r, R), [(inner, 1)])
         return inner
 
@@ -420,14 +451,16 @@ def _root_state(game: GameDef, start: State | None = None) -> State:
 
 
 def _refuse_uncountable(game: GameDef, raises: RaiseChooser | None, max_states: int,
-                        start: State | None = None):
+                        start: State | None = None, counted: TreeCount | None = None):
     name = game.name or "this game"
     first = len(_raise_totals(_root_state(game, start), raises))
     which = "every legal amount" if raises is None else "this betting abstraction"
-    raise CfrlabError(
+    met = "" if counted is None else f", at least {counted.nodes:,} nodes"
+    raise TreeTooLarge(
         f"the betting tree of {name} with {which} is too large to hold: more than {max_states:,} "
-        f"distinct betting states (the first decision alone has {first:,} raise amounts); "
-        f"solve it in a betting abstraction with a few raise sizes per round")
+        f"distinct betting states{met} (the first decision alone has {first:,} raise amounts); "
+        f"solve it in a betting abstraction with a few raise sizes per round",
+        counted if counted is not None else TreeCount(game, tuple((0,) * game.num_rounds for _ in range(4)), 0, 0))
 
 
 def _count_closed_form(game: GameDef) -> TreeCount:
