@@ -5,8 +5,8 @@ Every refusal is one line (a ``CfrlabError``; on the CLI one line and a non-zero
 from __future__ import annotations
 
 import math
-import re
 import os
+import re
 import subprocess
 import sys
 
@@ -485,3 +485,35 @@ def test_cli_solve_refuses_a_spot_beyond_memory_before_building_it(tmp_path):
     assert out.returncode != 0 and out.stdout == "" and out.stderr.count("\n") == 1
     assert re.search(r"this spot's betting tree has [0-9,]+ nodes \([0-9,]+ / [0-9,]+ / [0-9,]+ decisions "
                      r"on the flop / turn / river\); solving it needs at least [0-9.]+ TB", out.stderr), out.stderr
+
+
+# -- friction: the first spot solve on a machine says its kernels compile ------------------------------
+def test_spot_solve_tells_a_compile_where_it_reports_progress(monkeypatch, tmp_path):
+    """The CLI tells a first compile on a terminal only (``announce_compiles("terminal")``);
+    spot solve, whose progress lines go to stdout terminal or not, tells it there. A compile is
+    simulated by numba's compile event for one of cfrlab's kernels during the solve."""
+    from numba.core import event
+    from typer.testing import CliRunner
+
+    import cfrlab.numba_cache as nc
+    import cfrlab.spot
+    from cfrlab.cli.main import app
+    from cfrlab.engine import kernels
+
+    monkeypatch.setitem(nc._NOTICE, "said", False)
+    monkeypatch.setitem(nc._NOTICE, "to", "terminal")
+    nc.install()  # the listener is in place
+    real = cfrlab.spot.solve_spot
+
+    def compiling(*a, **k):
+        with event.trigger_event("numba:compile", data={"dispatcher": kernels.fold_values}):
+            pass
+        return real(*a, **k)
+
+    monkeypatch.setattr(cfrlab.spot, "solve_spot", compiling)
+    cfg = tmp_path / "river.toml"
+    cfg.write_text(SMALL_TOML)
+    res = CliRunner().invoke(app, ["spot", "solve", str(cfg), "--iterations", "10"])
+    assert res.exit_code == 0, res.output
+    assert nc.compile_notice() in res.stdout
+    assert res.stdout.count("compiling numba kernels") == 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -93,6 +94,11 @@ def register(app: typer.Typer) -> None:
         if threads is not None and threads < 1:
             raise CfrlabError(f"--threads must be at least 1, got {threads}")
         _check_outputs({"result": out, "solved spot": save}, (config, lock), force)
+        from cfrlab.numba_cache import announce_compiles
+
+        # the first compile on a machine (a minute or more before the first progress line) is
+        # told once where this command reports its progress, a terminal or not
+        announce_compiles(sys.stderr if as_json else sys.stdout)
         from cfrlab.spot.fast import FAST_ALGORITHMS, STORAGES, SpotGame
         from cfrlab.spot.tree import describe_decisions, solve_floor, spot_count
 
@@ -222,8 +228,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Read a solved spot in the browser: walk the tree, the 13x13 grid coloured by action
         frequencies, a hand's combos with strategy and EV; open http://HOST:PORT/."""
-        import sys
-
         from cfrlab.play.web import bind_socket
         from cfrlab.play.web import serve as run_server
         from cfrlab.spot.store import load_solution
