@@ -517,3 +517,9 @@ def test_spot_solve_tells_a_compile_where_it_reports_progress(monkeypatch, tmp_p
     assert res.exit_code == 0, res.output
     assert nc.compile_notice() in res.stdout
     assert res.stdout.count("compiling numba kernels") == 1
+
+
+def test_cli_bets_with_a_400_digit_size_is_one_line():
+    out = cli("solve", "holdem-nolimit", "-a", "cfr+", "-n", "1", "--bets", f"{BIG}%,a")
+    assert out.returncode != 0 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert "is too large" in out.stderr and len(out.stderr) < 300
