@@ -63,6 +63,17 @@ def pot_percent(chips: float, pot: float) -> float:
     return 100.0 * float(chips) / float(pot)
 
 
+def _own_steps(tree: PublicTree, node: int, p: int) -> list[tuple[int, int]]:
+    """(decision, child) on the path from the root to ``node`` at player p's own decisions,
+    root first: the actions p took to get there."""
+    path, n = [], int(node)
+    while tree.parent[n] >= 0:
+        path.append(n)
+        n = int(tree.parent[n])
+    steps = [(int(tree.parent[c]), c) for c in reversed(path)]
+    return [(par, c) for par, c in steps if tree.decision[par] >= 0 and tree.player[par] == p]
+
+
 @dataclass(eq=False)
 class SpotSolution:
     """A solved spot. ``policy`` is the average strategy (docs/ENGINE.md layout over ``tree``
@@ -149,14 +160,8 @@ class SpotSolution:
         reach = self.model.reach_weights(p)  # live-combo order
         weight = np.zeros(1326)
         weight[self.model.combos] = reach
-        path, n = [], node
-        while tree.parent[n] >= 0:
-            path.append(n)
-            n = int(tree.parent[n])
-        for child in reversed(path):
-            par = int(tree.parent[child])
-            if tree.decision[par] >= 0 and tree.player[par] == p:
-                weight *= self.strategy(par)[:, int(tree.action[child])]
+        for par, child in _own_steps(tree, node, p):
+            weight *= self.strategy(par)[:, int(tree.action[child])]
         pol = self.strategy(node)
         w = weight[idx]
         freq = w @ pol[idx] / w.sum() if w.sum() > 0 else pol[idx].mean(axis=0)
@@ -175,17 +180,10 @@ class SpotSolution:
         p = int(tree.player[node])
         r = int(tree.round[node])
         reach = model.reach_weights(p, r)
-        path = []
-        n = node
-        while tree.parent[n] >= 0:
-            path.append(n)
-            n = int(tree.parent[n])
-        for child in reversed(path):
-            par = int(tree.parent[child])
-            if tree.decision[par] >= 0 and tree.player[par] == p:
-                pr = int(tree.round[par])
-                col = self.policy[self._rows(par), int(tree.action[child])]
-                reach = reach * np.tile(col, model.num_states[r] // model.num_states[pr])
+        for par, child in _own_steps(tree, node, p):
+            pr = int(tree.round[par])
+            col = self.policy[self._rows(par), int(tree.action[child])]
+            reach = reach * np.tile(col, model.num_states[r] // model.num_states[pr])
         return reach
 
     def summary(self) -> dict:
