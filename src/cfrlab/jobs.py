@@ -149,6 +149,8 @@ class UnitStore:
         if have and not resume:
             raise CfrlabError(f"{self.dir} holds {len(have)} finished units of this job; resume to "
                               "continue from them (resume=True), or remove the directory to start over")
+        if have and not other and self._read_meta(mpath) == self.meta:
+            return  # resuming: the directory already says this job (left as it is, mtime too)
         tmp = mpath.with_name(f".{META}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(self.meta, indent=1, sort_keys=True))
         os.replace(tmp, mpath)
