@@ -142,3 +142,32 @@ def test_other_spot_algorithm_storage_or_damage_is_refused(tmp_path):
     with pytest.raises(CfrlabError) as e:
         solve_spot(flop(), target_pct=None, iterations=4, resume=nan)
     assert "NaN" in one_line(e)
+
+
+def test_the_cli_checkpoints_and_resumes(tmp_path, capsys):
+    """`cfrlab spot solve --checkpoint F --checkpoint-every N`, then `--resume F`: the figures of
+    one uninterrupted run; an existing checkpoint is not overwritten without --force."""
+    import json
+
+    from cli_run import run
+    from spot_helpers import SMALL_TOML
+
+    toml = tmp_path / "river.toml"
+    toml.write_text(SMALL_TOML)
+    ck = tmp_path / "run.ckpt.npz"
+    code, _, err = run(capsys, "spot", "solve", str(toml), "--iterations", "4", "--target", "1e-9",
+                       "--checkpoint", str(ck), "--checkpoint-every", "2", "--json")
+    assert code == 0, err
+    code, out, err = run(capsys, "spot", "solve", str(toml), "--iterations", "6", "--target", "1e-9",
+                         "--resume", str(ck), "--json")
+    assert code == 0, err
+    resumed = json.loads(out.strip().splitlines()[-1])
+    code, out, err = run(capsys, "spot", "solve", str(toml), "--iterations", "6", "--target", "1e-9", "--json")
+    whole = json.loads(out.strip().splitlines()[-1])
+    for key in ("iterations", "exploitability_pct", "ev_oop", "ev_ip", "root"):
+        assert resumed[key] == whole[key], key
+    code, _, err = run(capsys, "spot", "solve", str(toml), "--iterations", "2", "--checkpoint", str(ck),
+                       "--checkpoint-every", "1")
+    assert code != 0 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "spot", "solve", str(toml), "--iterations", "2", "--checkpoint-every", "1")
+    assert code != 0 and "--checkpoint" in err

@@ -78,11 +78,21 @@ def register(app: typer.Typer) -> None:
                                                   "whose strategy is fixed (docs/spots.md)")] = None,
         force: Annotated[bool, typer.Option("--force", help="replace an existing --out or --save "
                                             "file (never one of the command's inputs)")] = False,
+        checkpoint: Annotated[Path | None, typer.Option("--checkpoint", metavar="FILE",
+                                                        help="write the solver's tables here every "
+                                                        "--checkpoint-every iterations, at the end and "
+                                                        "on Ctrl-C")] = None,
+        checkpoint_every: Annotated[int | None, typer.Option("--checkpoint-every", metavar="N",
+                                                             help="iterations between checkpoints")] = None,
+        resume: Annotated[Path | None, typer.Option("--resume", metavar="FILE",
+                                                    help="continue the solve saved in this checkpoint "
+                                                    "(bit for bit; it keeps checkpointing there)")] = None,
     ) -> None:
         """Solve a flop, turn or river spot with exact cards: the memory it needs first, then
         progress, then the exploitability in percent of the pot, the EVs (chips each player
         expects to take from the pot minus what it puts in from here on) and the root's
-        action frequencies (docs/spots.md)."""
+        action frequencies (docs/spots.md). With --checkpoint FILE --checkpoint-every N the
+        solve can be stopped (Ctrl-C, a kill, a reboot) and continued with --resume FILE."""
         from cfrlab.spot import SpotModel, load_spot, solve_spot, spot_tree
         from cfrlab.spot.solve import solve_memory
 
@@ -93,7 +103,13 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError(f"--iterations must be at least 1, got {iterations}")
         if threads is not None and threads < 1:
             raise CfrlabError(f"--threads must be at least 1, got {threads}")
-        _check_outputs({"result": out, "solved spot": save}, (config, lock), force)
+        if checkpoint_every is not None and checkpoint_every < 1:
+            raise CfrlabError(f"--checkpoint-every must be at least 1, got {checkpoint_every}")
+        if checkpoint_every is not None and checkpoint is None and resume is None:
+            raise CfrlabError("--checkpoint-every needs --checkpoint FILE (or --resume FILE)")
+        if resume is not None and not resume.exists():
+            raise CfrlabError(f"--resume {resume}: no such checkpoint")
+        _check_outputs({"result": out, "solved spot": save, "checkpoint": checkpoint}, (config, lock, resume), force)
         from cfrlab.numba_cache import announce_compiles
 
         # the first compile on a machine (a minute or more before the first progress line) is
@@ -143,9 +159,20 @@ def register(app: typer.Typer) -> None:
                 line = f"iteration {it:,}: exploitability {pct:.4f}% of the pot ({sec:.1f} s)"
                 say(line) if as_json else print(line, flush=True)
 
-        sol = solve_spot(spot, algorithm, target_pct=target, iterations=iterations, seconds=seconds,
-                         progress=progress, tree=tree, model=model, storage=storage,
-                         isomorphism=not no_iso, game=game, locks=locks, threads=threads)
+        from cfrlab.solvers.driver import Interrupted
+
+        if checkpoint is not None and resume is None and force and checkpoint.exists():
+            checkpoint.unlink()  # --force: this run starts over
+        try:
+            sol = solve_spot(spot, algorithm, target_pct=target, iterations=iterations, seconds=seconds,
+                             progress=progress, tree=tree, model=model, storage=storage,
+                             isomorphism=not no_iso, game=game, locks=locks, threads=threads,
+                             checkpoint=checkpoint, checkpoint_every=checkpoint_every, resume=resume)
+        except Interrupted as e:
+            where = (f"; checkpoint {e.checkpoint} saved: run with --resume {e.checkpoint} to continue"
+                     if e.checkpoint else "; nothing saved (--checkpoint FILE --checkpoint-every N keeps progress)")
+            print(f"cfrlab: interrupted at iteration {e.iterations:,}{where}", file=sys.stderr)
+            raise SystemExit(130) from None
         result = {"spot": spot.summary(), "memory_bytes": need, **sol.summary()}
         if locks:
             result["locks"] = [lk.as_dict() for lk in locks]
