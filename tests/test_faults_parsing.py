@@ -373,3 +373,36 @@ def test_exploit_real_says_what_a_target_lacks(capsys, strategy_files, target, w
     assert code != 0 and "Traceback" not in err
     assert err.startswith("cfrlab: error: " + words.format(**fmt)), err
     assert ("a bot needs --game" in err) == (target == "always-call")
+
+
+# -- numbers in a strategy file's header -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["seconds", "exploitability", "game_value", "iterations", "rows", "seed", "format"])
+def test_a_header_number_past_int64_is_a_corrupt_header_in_one_line(capsys, tmp_path, key):
+    # seconds / exploitability: float() overflowed (a traceback); iterations was printed whole
+    import json
+
+    import numpy as np
+
+    from cfrlab.strategy import Strategy
+
+    p = tmp_path / "h.npz"
+    s = Strategy.uniform("kuhn")
+    s.header.update(seed=1, game_value=0.0, exploitability=0.5)
+    s.save(p)
+    with np.load(p, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    text = json.dumps(json.loads(arrays["__header__"].tobytes()))
+    h = json.loads(text)
+    text = text.replace(f'"{key}": {json.dumps(h[key])}', f'"{key}": {LONG}')
+    assert LONG in text
+    arrays["__header__"] = np.frombuffer(text.encode(), np.uint8)
+    with open(p, "wb") as f:
+        np.savez(f, **arrays)
+    for argv in (["exploit", str(p)], ["strategy", "show", str(p)]):
+        code, out, err = run(capsys, *argv)
+        assert code != 0 and out == "" and "Traceback" not in err
+        assert err.startswith(f"cfrlab: error: {p}: corrupt strategy header ('{key}' is 99999") or \
+            err.startswith(f"cfrlab: error: {p}: corrupt strategy header ('{key}' is 11111"), err
+        assert err.count("\n") == 1 and len(err) < 300

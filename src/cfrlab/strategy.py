@@ -487,12 +487,16 @@ HEADER_FIELDS: dict[str, tuple[str, bool, bool]] = {
 
 
 def _is(kind: str, v: Any) -> bool:
+    """``v`` is of ``kind``; integers within int64 (a JSON integer of thousands of digits is
+    no count, seed or figure, and ``float()`` of it overflows)."""
     if kind == _TEXT:
         return isinstance(v, str)
+    if isinstance(v, bool):
+        return False
     if kind == _INT:
-        return isinstance(v, int) and not isinstance(v, bool)
+        return isinstance(v, int) and -(2**63) <= v < 2**63
     if kind == _NUMBER:
-        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        return (isinstance(v, int) and -(2**63) <= v < 2**63) or (isinstance(v, float) and math.isfinite(v))
     return isinstance(v, dict)
 
 
