@@ -69,7 +69,7 @@ class TrainProgress:
         self.done = 0
         self.loss: dict = {}
         self.expl: float | None = None
-        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[it]}"),
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(bar_width=20), TextColumn("{task.fields[it]}"),
                             TextColumn("{task.fields[what]}"), TextColumn("{task.fields[extra]}"), TimeElapsedColumn(),
                             console=Console(stderr=True), disable=not self.interactive, transient=False)
         self.task = self.bar.add_task(method, total=iterations, it=f"0/{iterations:,} it", what="starting",
@@ -131,7 +131,7 @@ class TrainProgress:
         if phase == "setup":
             return "building the tree, features and chance tables"
         if phase == "resumed":
-            return f"resumed from the checkpoint after {s['done']:,} iterations"
+            return f"resumed from the checkpoint after {_iterations(s['done'])}"
         if phase == "traversals":
             return f"iteration {t:,}: {s['traversals']:,} traversals for player {s['player']}"
         if phase == "training":
@@ -140,10 +140,10 @@ class TrainProgress:
         if phase == "trained":
             return f"{at}{net} trained"
         if phase == "measuring":
-            return f"measuring the exact exploitability after {s['done']:,} iterations"
+            return f"measuring the exact exploitability after {_iterations(s['done'])}"
         if phase == "tabulating":
             return "tabulating the networks' policy and measuring it"
-        return f"{s['done']:,} iterations done"
+        return f"{_iterations(s['done'])} done"
 
 
 def _check_memory(est: dict, available: int | None, force: bool) -> None:
@@ -158,14 +158,17 @@ def _check_memory(est: dict, available: int | None, force: bool) -> None:
                       "narrower --hidden, fewer --iterations or a smaller --buffer fit (--force trains anyway)")
 
 
+def _iterations(n: int) -> str:
+    return f"{n:,} iteration{'' if n == 1 else 's'}"
+
+
 def _interrupted(e: Interrupted, tabulated: bool) -> None:
     """Ctrl-C (or SIGTERM): one line saying what was kept, exit code 130."""
     if e.checkpoint is not None:
         where = f"; the checkpoint {e.checkpoint} holds them: run the same command to continue"
     else:
         where = "; nothing saved" + ("" if tabulated else " (--checkpoint FILE keeps the iterations done)")
-    n = e.iterations
-    print(f"cfrlab: interrupted after {n:,} iteration{'' if n == 1 else 's'}{where}", file=sys.stderr, flush=True)
+    print(f"cfrlab: interrupted after {_iterations(e.iterations)}{where}", file=sys.stderr, flush=True)
     raise SystemExit(130)
 
 
