@@ -403,6 +403,5 @@ def test_a_header_number_past_int64_is_a_corrupt_header_in_one_line(capsys, tmp_
     for argv in (["exploit", str(p)], ["strategy", "show", str(p)]):
         code, out, err = run(capsys, *argv)
         assert code != 0 and out == "" and "Traceback" not in err
-        assert err.startswith(f"cfrlab: error: {p}: corrupt strategy header ('{key}' is 99999") or \
-            err.startswith(f"cfrlab: error: {p}: corrupt strategy header ('{key}' is 11111"), err
+        assert err.startswith(f"cfrlab: error: {p}: corrupt strategy header ('{key}' is 11111"), err
         assert err.count("\n") == 1 and len(err) < 300
