@@ -21,10 +21,10 @@ import pytest
 from cli_run import run
 
 from cfrlab.errors import CfrlabError
+from cfrlab.jobs import max_workers
 from cfrlab.realgame import AgentSpec, real_best_response
 from cfrlab.realgame.lbr import local_best_response
 from cfrlab.strategy import Strategy
-from cfrlab.jobs import max_workers
 
 
 def _strategy(seed: int) -> Strategy:

@@ -499,7 +499,7 @@ class WalkReader:
     def _share(self, L: int, v, q: int, reach: np.ndarray) -> np.ndarray:
         """Per hand of q on v's level-L board: the other's reach over weaker hands minus over
         stronger ones at the showdown, averaged over the cards to come."""
-        g, s = self.game, self.solver
+        g = self.game
         o = 1 - q
         out = np.empty((v.B[L], len(g.hands[q])))
         if L == len(g.levels) - 1:
