@@ -21,7 +21,8 @@ OUT = Path(__file__).resolve().parent / "api.md"
 # (module, names or None for the names the module's docstring-bearing public members)
 SECTIONS: list[tuple[str, str, list[str]]] = [
     ("Solving and measuring", "cfrlab.api",
-     ["solve", "SolveResult", "SolvePlan", "exploit", "best_response", "BestResponse", "sizes"]),
+     ["solve", "SolveResult", "SolvePlan", "exploit", "best_response", "BestResponse", "sizes", "lbr"]),
+    ("Local best response", "cfrlab.realgame.lbr", ["LBRResult"]),
     ("Strategies", "cfrlab.strategy", ["Strategy", "InfoSet", "check_policy"]),
     ("Games", "cfrlab.games", ["load_game", "parse_game", "GameDef", "MatchState", "parse_match_state"]),
     ("Actions and units", "cfrlab.games.situation", ["ACTIONS", "action_word"]),

@@ -281,15 +281,131 @@ def test_an_agent_needs_its_game():
         local_best_response(AgentSpec("always-call"), hands=10)
 
 
-def test_agent_without_batch_queries_is_told_what_to_implement():
-    class Plain(Agent):
-        name = "plain"
+def test_an_object_that_does_not_play_is_told_what_to_implement():
+    class Nothing:
+        name = "nothing"
 
+    with pytest.raises(CfrlabError, match=r"^nothing: local best response plays against an agent \(a method act"):
+        local_best_response(Nothing(), "leduc", hands=10)
+
+
+# -- a user's own agent, read through act / action_probabilities ------------------------------
+
+def pair_rule(hole, board, can_fold: bool, can_raise: bool) -> int:
+    """A user's pure strategy: raise with a pair or an ace (call if it cannot), fold a queen to
+    a bet, else check or call. 0 fold, 1 call, 2 raise (Leduc: Q, K, A are ranks 10, 11, 12)."""
+    ranks, seen = [c // 4 for c in hole], [c // 4 for c in board]
+    if any(r in seen for r in ranks) or max(ranks) == 12:
+        return 2 if can_raise else 1
+    return 0 if can_fold and max(ranks) == 10 else 1
+
+
+class PairRaiser(Agent):
+    """The rule as a user writes an agent: ``act`` alone (docs/matches.md)."""
+
+    name = "pairs"
+
+    def act(self, view):
+        legal = view.legal_actions()
+        return "fcr"[pair_rule(view.my_cards, view.visible_board(), "f" in legal, "r" in legal)]
+
+
+class StrategyReader:
+    """A user's randomizing agent, not even an ``Agent`` subclass: it says its probabilities,
+    read from a lossless strategy's table by hand (its tree node, its private state)."""
+
+    name = "reader"
+
+    def __init__(self, s):
+        self.s = s
+
+    def action_probabilities(self, view):
+        node = self.s.node_of(view.betting_string())
+        d, r = int(self.s.tree.decision[node]), int(self.s.tree.round[node])
+        row = self.s.policy[self.s.row_offset[d] + self.s.model.state_of(0, view.my_cards,
+                                                                         view.visible_board(), r)]
+        return {a: float(row["fcr".index(a)]) for a in view.legal_actions()}
+
+    def act(self, view):  # pragma: no cover - LBR reads action_probabilities
+        raise AssertionError("act is not read when action_probabilities is there")
+
+
+class RuleOracle(Oracle):
+    """The enumeration oracle against ``pair_rule``: its probabilities from the rule itself."""
+
+    def probs(self, d, hole, board, r):
+        legal = self.t.legal[d]
+        row = np.zeros(3)
+        row[pair_rule(hole, board, bool(legal[0]), bool(legal[2]))] = 1.0
+        return row
+
+
+@pytest.mark.parametrize("name,call_rounds", [("kuhn", 0), ("leduc", 0), ("leduc", 1)])
+def test_a_users_act_agent_equals_the_enumeration_oracle(name, call_rounds):
+    want = RuleOracle(Strategy.uniform(name), call_rounds).values()
+    got = local_best_response(PairRaiser(), name, exact=True, call_rounds=call_rounds)
+    assert got.seat_values == pytest.approx(tuple(want), abs=TOL)
+    facade = cfrlab.lbr(PairRaiser(), name, exact=True, call_rounds=call_rounds)  # the facade
+    assert facade.seat_values == pytest.approx(tuple(want), abs=TOL) and facade.unit == "chips/g"
+
+
+def test_a_users_randomizing_agent_equals_the_oracle_through_its_probabilities():
+    s = random_strategy(load_game("leduc"), 2)
+    want = Oracle(s).values()
+    got = cfrlab.lbr(StrategyReader(s), "leduc", exact=True)
+    assert got.seat_values == pytest.approx(tuple(want), abs=TOL)
+    est = cfrlab.lbr(StrategyReader(s), "leduc", hands=600, seed=4)  # sampled play holds it
+    assert est.hands == 600 and est.deals == 300
+    assert abs(est.value - got.value) < est.ci95
+
+
+def test_a_users_agent_plays_like_the_builtin_it_copies():
+    class Caller(Agent):
         def act(self, view):
             return "c"
 
-    with pytest.raises(CfrlabError, match="batch_policy"):
-        local_best_response(Plain(), "leduc", hands=10)
+    for game in ("kuhn", "leduc"):
+        mine = cfrlab.lbr(Caller(), game, exact=True)
+        builtin = cfrlab.lbr("always-call", game, exact=True)
+        assert mine.seat_values == pytest.approx(builtin.seat_values, abs=TOL)
+
+
+def test_a_random_act_agent_is_refused_in_one_line():
+    class Coin(Agent):
+        name = "coin"
+
+        def act(self, view):
+            return "c" if self.rng.random() < 0.5 else "r" if "r" in view.legal_actions() else "c"
+
+    with pytest.raises(CfrlabError, match=r"^coin: act answers .* action_probabilities") as e:
+        cfrlab.lbr(Coin(), "leduc", hands=10)
+    assert "\n" not in str(e.value)
+
+
+def test_an_illegal_answer_is_refused_in_one_line():
+    class Folder(Agent):
+        name = "folder"
+
+        def act(self, view):
+            return "f"  # also where checking is free: not legal
+
+    with pytest.raises(CfrlabError, match=r"^folder: 'f' is not a legal action at MATCHSTATE:"):
+        cfrlab.lbr(Folder(), "kuhn", exact=True)
+
+
+def test_cli_lbr_against_a_users_agent_file(capsys, tmp_path):
+    src = tmp_path / "mybot.py"
+    src.write_text(
+        "from cfrlab.agents import Agent\n\n\n"
+        "class Caller(Agent):\n"
+        "    name = 'caller'\n\n"
+        "    def act(self, view):\n"
+        "        return 'c'\n")
+    code, out, err = _cli(capsys, ["lbr", f"py:{src}:Caller", "--game", "leduc", "--exact", "--json"])
+    assert code == 0, err
+    d = json.loads(out.strip().splitlines()[-1])
+    want = cfrlab.lbr("always-call", "leduc", exact=True)
+    assert d["lbr_chips"] == pytest.approx(want.value, abs=TOL)
 
 
 @pytest.mark.parametrize("hands", [0, -5])

@@ -29,6 +29,7 @@ from cfrlab.cards.cards import deck as deck_cards
 from cfrlab.engine import best_response_values
 from cfrlab.errors import CfrlabError
 from cfrlab.games import State, load_game, parse_game
+from cfrlab.games.agent import Agent
 from cfrlab.realgame import AgentSpec
 from cfrlab.realgame.lbr import local_best_response
 from cfrlab.strategy import Strategy
@@ -255,6 +256,59 @@ def test_exact_mode_equals_the_enumeration_oracle(case, call_rounds, actions):
     assert got.actions == actions and got.call_rounds == call_rounds
 
 
+# -- a user's own agent, read through act / action_probabilities ------------------------------
+
+def allin_rule(hole, board, legal, bounds) -> dict:
+    """A user's play: all-in with a pair or an ace (call when it cannot raise), fold a queen to a
+    bet, else check or call; with ``mixed``, below, a randomized variant."""
+    ranks, seen = [c // 4 for c in hole], [c // 4 for c in board]
+    if any(r in seen for r in ranks) or max(ranks) == 12:
+        return {f"r{bounds[1]}": 1.0} if bounds else {"c": 1.0}
+    return {"f": 1.0} if "f" in legal and max(ranks) == 10 else {"c": 1.0}
+
+
+def mixed_rule(hole, board, legal, bounds) -> dict:
+    """Randomized: the minimum raise 40% of the time with a king or better, a queen folds to a
+    bet half the time."""
+    ranks = [c // 4 for c in hole]
+    if max(ranks) >= 11 and bounds:
+        return {"c": 0.6, f"r{bounds[0]}": 0.4}
+    return {"f": 0.5, "c": 0.5} if "f" in legal and max(ranks) == 10 else {"c": 1.0}
+
+
+class AllIn(Agent):
+    """A user's agent as docs/matches.md shows one: ``act`` alone."""
+
+    name = "allin"
+
+    def act(self, view):
+        (a,) = allin_rule(view.my_cards, view.visible_board(), view.legal_actions(), view.raise_range())
+        return a
+
+
+class Mixed:
+    """A user's randomizing agent (no ``Agent`` subclass): its ``action_probabilities``."""
+
+    name = "mixed"
+
+    def action_probabilities(self, view):
+        return mixed_rule(view.my_cards, view.visible_board(), view.legal_actions(), view.raise_range())
+
+
+@pytest.mark.parametrize("agent,rule", [(AllIn, allin_rule), (Mixed, mixed_rule)])
+@pytest.mark.parametrize("call_rounds,actions", [(0, "fcpa"), (1, "fc")])
+def test_a_users_agent_equals_the_enumeration_oracle(agent, rule, call_rounds, actions):
+    g = leduc()
+
+    def play(st, hole):
+        return rule(list(hole), st.visible_board(), st.legal_actions(), st.raise_range())
+
+    want = Oracle(g, [(1.0, play)], call_rounds, actions).values()
+    got = cfrlab.lbr(agent(), g, exact=True, call_rounds=call_rounds, actions=actions)
+    assert got.seat_values == pytest.approx(tuple(want), abs=TOL)
+    assert got.actions == actions
+
+
 @pytest.mark.parametrize("case", ["uniform", "rand:7", "rand:8", "cfr"])
 def test_lbr_never_exceeds_the_best_response(case):
     g = leduc()
@@ -315,9 +369,20 @@ def test_an_off_tree_raise_is_translated_or_refused():
         local_best_response(StrategyAgent(s), s.game, exact=True, call_rounds=0, actions="0.5p,a")
 
 
-def test_the_value_bot_has_no_range_policy():
-    with pytest.raises(CfrlabError, match="range_policy"):
-        local_best_response(AgentSpec("value"), "leduc-nolimit", hands=10)
+def test_the_value_bot_is_read_through_what_it_plays():
+    # it has no range policy (refused before): the adapter asks its act for every hand; the
+    # oracle asks it card by card, at the very state the enumeration reaches
+    from cfrlab.games import parse_match_state
+
+    g = leduc()
+    bot = make_agent("value", g)
+
+    def play(st, hole):
+        return {bot.act(parse_match_state(g, st.match_state(st.current_player()))): 1.0}
+
+    want = Oracle(g, [(1.0, play)], 0).values()
+    got = local_best_response(AgentSpec("value"), g, exact=True, call_rounds=0)
+    assert got.seat_values == pytest.approx(tuple(want), abs=TOL)
 
 
 @pytest.mark.parametrize("actions,msg", [("fullgame", "must list raise sizes"), ("zz", "not a size"),
@@ -359,7 +424,7 @@ def test_cli_strategy_file_exact(capsys, tmp_path):
 @pytest.mark.parametrize("args,msg", [
     (["lbr", "always-call", "--game", "holdem-nolimit", "--actions", "zz"], "--actions: bet spec 'zz'"),
     (["lbr", "always-call", "--game", "holdem-limit", "--actions", "fc"], "limit game"),
-    (["lbr", "value", "--game", "holdem-nolimit", "--hands", "10"], "range_policy"),
+    (["lbr", "nosuchbot", "--game", "holdem-nolimit", "--hands", "10"], "unknown agent 'nosuchbot'"),
     (["lbr", "always-call", "--game", "holdem-nolimit", "--exact"], "too large"),
 ])
 def test_cli_bad_input_is_one_line(capsys, args, msg):

@@ -80,6 +80,7 @@ _LAZY = {
     "best_response": "cfrlab.api",
     "BestResponse": "cfrlab.api",
     "sizes": "cfrlab.api",
+    "lbr": "cfrlab.api",
     "cfrbr": "cfrlab.realgame.cfrbr",
     "CardMap": "cfrlab.realgame.cfrbr",
     "cfrbr_trunk": "cfrlab.realgame.cfrbr_trunk",

@@ -380,6 +380,88 @@ def best_response(strategy: Strategy | str | Path, responder: int, *, game: Game
     return to_unit(s.game, value), br
 
 
+def lbr(opponent: Any, game: GameDef | str | None = None, *, hands: int = 10_000, seed: int = 0,
+        call_rounds: int | None = None, exact: bool = False, actions: str | None = None,
+        workers: int = 1, abstraction: Any = None,
+        progress: Callable[[int, int, float, float], None] | None = None) -> realgame.LBRResult:
+    """Local best response (Lisý and Bowling, "Equilibrium approximation quality of current
+    no-limit poker bots"): a lower bound on ``opponent``'s real-game exploitability, limit and
+    no-limit. The responder plays real hands against it, keeps its range by Bayes' rule, and
+    takes the action that is best if both then check or call to the end
+    (``cfrlab.realgame.lbr``, docs/realgame.md). ``hands`` hands are played: ``hands / 2``
+    deals (rounded up), each once in each seat (``play_match(..., duplicate=True)`` counts
+    deals instead); ``exact=True`` gives the exact expectation over every deal (small games).
+    Returns a ``cfrlab.realgame.LBRResult``: ``value`` and ``ci95`` in chips per game,
+    ``value_unit`` and ``ci95_unit`` in the game's unit, each seat's value, hands and deals.
+
+    ``opponent`` is anything that plays the game: a ``Strategy``, a strategy file (with
+    ``abstraction`` if it was solved in one), an agent spec as ``make_agent`` reads it
+    (``"always-call"``, ``"value"``, ``"py:mybot.py:MyBot"``), or an agent object: an ``Agent``
+    (what ``make_agent`` returns) or any object with the ``Agent`` interface's ``act``. Specs
+    and objects need ``game``. LBR needs the agent's action probabilities for every hand it
+    might hold, at each of its decisions; it takes the first of these the agent has:
+
+    * ``batch_policy(tree)`` (limit games): its play as a table, ``cfrlab.realgame.BatchPolicy``
+      (strategies and the built-in bots have one);
+    * ``range_policy(game)``: a ``cfrlab.agents.ranges.RangePolicy``, its play for every hand
+      at once along *paths* (one path, ``None``, for an agent that decides from what it sees):
+      ``root(position)`` the paths at the start of a hand with their probabilities
+      (``[(None, 1.0)]``); ``probs(path, state, board)`` at its decision in ``state`` (a
+      ``games.State``; ``board`` the visible board, ACPC card ids): the ACPC actions it may
+      take and float64[H, k], their probabilities for each of the H hands of
+      ``cfrlab.agents.ranges.hands(game)``; ``advance(path, state, action)`` the paths after
+      ``action`` (``[(None, 1.0)]``);
+    * ``action_probabilities(view) -> dict[str, float]``: the ACPC actions and their
+      probabilities at ``view`` (a ``MatchState``, as ``act`` gets it), asked for every hand in
+      turn by an adapter (``cfrlab.agents.act_ranges.ActRange``);
+    * ``act(view) -> str`` alone: the same adapter takes its answer as the agent's only action
+      with that hand, so the agent must play a pure strategy; its ``rng`` is reseeded before
+      each question and an agent whose answers change with the seed is refused (a randomizing
+      agent gives ``action_probabilities``).
+
+    Through the adapter the agent must decide from the view alone (no state kept between
+    calls); it asks one question per hand and decision: quick in Kuhn and Leduc, slow in
+    hold'em (1,326 hands a decision). ``workers`` > 1 runs blocks of deals in that many
+    processes (an agent object must then pickle; a ``py:`` spec is loaded in each);
+    ``call_rounds``: the responder only checks or calls in the first K rounds (default 0 in
+    limit games, the paper's 2 in no-limit); ``actions`` (no-limit): its raise sizes as a bet
+    spec, default ``fcpa``; ``progress(done, total, elapsed_s, eta_s)`` after each block.
+
+        >>> from cfrlab.agents import Agent
+        >>> class Caller(Agent):            # a user's agent: checks or calls, whatever it holds
+        ...     def act(self, view):
+        ...         return "c"
+        >>> r = lbr(Caller(), "kuhn", exact=True)
+        >>> round(r.value, 9), r.unit         # what the responder wins from it, chips per game
+        (0.333333333, 'chips/g')
+        >>> round(lbr("always-call", "kuhn", exact=True).value, 9)
+        0.333333333
+    """
+    g, opp = _lbr_opponent(opponent, game, abstraction, workers)
+    return realgame.local_best_response(opp, g, hands=hands, seed=seed, call_rounds=call_rounds,
+                                        exact=exact, actions=actions, workers=workers,
+                                        progress=progress)
+
+
+def _lbr_opponent(opponent, game, abstraction, workers) -> tuple[GameDef, Any]:
+    """(the game, what ``local_best_response`` plays against) for ``lbr``'s ``opponent``."""
+    if isinstance(opponent, Strategy):
+        g = opponent.game if game is None else _game_of(game)
+        return g, opponent
+    if isinstance(opponent, (str, Path)) and (Path(opponent).suffix == ".npz" or Path(opponent).is_file()):
+        s = _strategy_of(opponent, game, abstraction)  # header and abstraction checks, here
+        abs_path = str(abstraction) if isinstance(abstraction, (str, Path)) else None
+        if workers > 1 and (abstraction is None or abs_path):
+            return s.game, realgame.StrategyFile(str(opponent), abs_path)
+        return s.game, s
+    if game is None:
+        raise CfrlabError(f"lbr({opponent!r}) needs the game it plays (game=...)")
+    g = _game_of(game)
+    if isinstance(opponent, str):
+        return g, realgame.AgentSpec(opponent)
+    return g, opponent
+
+
 def _strategy_of(strategy, game, abstraction) -> Strategy:
     if isinstance(strategy, Strategy):
         return strategy

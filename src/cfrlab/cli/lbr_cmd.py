@@ -156,6 +156,8 @@ def register(app: typer.Typer) -> None:
         no-limit poker bots"), for limit and no-limit games: plays duplicate hands against the
         strategy or agent, tracks its range by Bayes' rule, and takes the action that is best
         if both players check/call to the end. Its winnings, with a 95% confidence interval,
-        are a lower bound on the real-game exploitability."""
+        are a lower bound on the real-game exploitability. Any agent: a strategy file, a bot, or
+        your own py:FILE.py:Class (read through act(view), or action_probabilities(view) if it
+        randomizes, asked for every hand in turn: quick in Kuhn and Leduc, slow in hold'em)."""
         run_lbr(target, game, abstraction, hands, seed, call_rounds, workers, exact, as_json,
                 actions=actions, force=force)

@@ -4,7 +4,10 @@ Lisý and Bowling, "Equilibrium approximation quality of current no-limit poker 
 This module's responder plays limit games on the betting tree (actions fold, call, raise);
 ``local_best_response`` hands no-limit games to ``lbr_nolimit`` (the same rule on the rules
 engine's states, with the paper's fold, call, pot and all-in, an opponent read through its
-``RangePolicy``); the deck, deals and equity of both are ``lbr_cards``'. The responder plays real hands against
+``RangePolicy``), and limit games too when the opponent has no table (``BatchPolicy``): an agent
+read through what it plays, ``act`` or ``action_probabilities``, by the adapter
+``cfrlab.agents.act_ranges.ActRange`` (``cfrlab.lbr`` documents what an agent may offer); the
+deck, deals and equity of both are ``lbr_cards``'. The responder plays real hands against
 the strategy (which plays the other seat), sees its own cards and the board, and keeps the
 opponent's *range*: a weight for every hand of the deck, 1 at the start for the hands that miss
 its own cards, set to 0 for hands that meet a board card as the board is dealt, and multiplied
@@ -71,7 +74,7 @@ from cfrlab.realgame import _lbr_kernels as K
 from cfrlab.realgame.br import AgentSpec, StrategyFile, _load, game_to_play
 from cfrlab.realgame.lbr_cards import DEFAULT_MAX_BOARDS, DEFAULT_SAMPLES, LbrCards
 from cfrlab.realgame.lbr_nolimit import NoLimitLBR, default_call_rounds, range_policy_of
-from cfrlab.realgame.opponents import batch_policy_of
+from cfrlab.realgame.opponents import BatchPolicy, batch_policy_of
 from cfrlab.strategy import Strategy
 from cfrlab.tree import CHANCE, DECISION, FOLD
 from cfrlab.tree.arrays import compile_tree
@@ -250,7 +253,12 @@ class LocalBestResponse(LbrCards):
 
 @dataclass
 class LBRResult:
-    """Result of ``local_best_response`` (chips; ``*_unit`` in the game's unit)."""
+    """Result of ``local_best_response`` and ``cfrlab.lbr``: ``value`` the responder's mean
+    winnings over its two seats in chips per game (the lower bound on exploitability),
+    ``ci95`` the half-width of its 95% confidence interval (0 when ``exact``), ``value_unit``
+    and ``ci95_unit`` the same in the game's ``unit``; ``seat_values`` and ``seat_ci95`` per
+    seat; ``hands`` the hands played (two per deal, one in each seat; 0 when exact) and
+    ``deals``; ``winnings`` every deal's two results in chips (up to ``KEEP_DEALS`` deals)."""
 
     game: str
     value: float  # mean over the two seats: the lower bound on exploitability
@@ -296,10 +304,17 @@ class LBRResult:
 
 
 def _responder(game: GameDef, opponent, options: dict):
-    """The limit responder on the game's tree, or the no-limit one on the rules' states."""
+    """The limit responder on the game's tree (an opponent with a table), or the one on the
+    rules' states (no-limit games; limit games against an agent read through ``act``)."""
     if game.is_limit:
         tree = build_tree_for(game)
-        return LocalBestResponse(game, tree, batch_policy_of(opponent, tree), **options)
+        try:
+            table = batch_policy_of(opponent, tree)
+        except CfrlabError:  # no table: an agent read through act, or a RangePolicy
+            if isinstance(opponent, (Strategy, BatchPolicy)):
+                raise
+            return NoLimitLBR(game, range_policy_of(opponent, game), actions=None, **options)
+        return LocalBestResponse(game, tree, table, **options)
     return NoLimitLBR(game, range_policy_of(opponent, game), **options)
 
 

@@ -36,6 +36,7 @@ from itertools import combinations
 
 import numpy as np
 
+from cfrlab.agents.act_ranges import ActRange, can_act
 from cfrlab.agents.ranges import RangePolicy, hands
 from cfrlab.agents.registry import make_agent
 from cfrlab.errors import CfrlabError
@@ -66,8 +67,9 @@ def responder_actions(actions: str, game: GameDef) -> BetSpec:
 
 def range_policy_of(opponent, game: GameDef) -> RangePolicy:
     """The opponent's ``RangePolicy``: a ``Strategy`` or an agent spec (as ``make_agent`` plays
-    them: a strategy in a betting abstraction through action translation), a ``RangePolicy``, or
-    an agent that offers one (``range_policy(game)``)."""
+    them: a strategy in a betting abstraction through action translation), a ``RangePolicy``, an
+    agent that offers one (``range_policy(game)``), or else any agent read through what it plays
+    (``action_probabilities(view)`` or ``act(view)``, ``cfrlab.agents.act_ranges.ActRange``)."""
     if isinstance(opponent, (Strategy, str)):
         opponent = make_agent(opponent, game)
     if isinstance(opponent, Agent):
@@ -76,11 +78,14 @@ def range_policy_of(opponent, game: GameDef) -> RangePolicy:
             return rp
     elif isinstance(opponent, RangePolicy):
         return opponent
+    if can_act(opponent):
+        return ActRange(opponent, game)
     name = getattr(opponent, "name", type(opponent).__name__)
     raise CfrlabError(
-        f"{name}: the no-limit local best response reads the opponent's play for every hand at "
-        "once; give the agent a method range_policy(game) returning a "
-        "cfrlab.agents.ranges.RangePolicy (root, probs, advance)")
+        f"{name}: local best response plays against an agent (a method act(view) returning an "
+        "ACPC action, or action_probabilities(view)), a strategy, or an object with "
+        "range_policy(game) returning a cfrlab.agents.ranges.RangePolicy (root, probs, advance) "
+        "or, in limit games, batch_policy(tree) returning a cfrlab.realgame.BatchPolicy")
 
 
 def _merged(pairs) -> list[list]:
@@ -102,17 +107,24 @@ def _merged(pairs) -> list[list]:
 
 
 class NoLimitLBR(LbrCards):
-    """The no-limit local best response of one game against one ``RangePolicy`` (module
-    docstring); ``play`` and ``exact`` as ``lbr.LocalBestResponse``'s."""
+    """The local best response on the rules engine's states against one ``RangePolicy``
+    (module docstring); ``play`` and ``exact`` as ``lbr.LocalBestResponse``'s. No-limit games;
+    also limit games (``actions`` None: fold, call and the raise), for an opponent that only
+    answers as a ``RangePolicy`` (an agent read through ``act``), where the betting tree's
+    responder (``lbr.LocalBestResponse``) needs a table."""
 
-    def __init__(self, game: GameDef, opponent: RangePolicy, *, actions: str = "fcpa",
+    def __init__(self, game: GameDef, opponent: RangePolicy, *, actions: str | None = "fcpa",
                  call_rounds: int = PAPER_CALL_ROUNDS, samples: int = DEFAULT_SAMPLES,
                  max_boards: int = DEFAULT_MAX_BOARDS) -> None:
-        if game.is_limit:
-            raise CfrlabError("NoLimitLBR plays no-limit games (limit: lbr.LocalBestResponse)")
         super().__init__(game, call_rounds=call_rounds, samples=samples, max_boards=max_boards)
-        self.spec = responder_actions(actions, game)
-        self.actions = self.spec.text
+        if game.is_limit:
+            if actions not in (None, "limit"):
+                raise CfrlabError(f"{game.name or 'this game'} is a limit game: the responder folds, "
+                                  "calls or raises (actions choose raise sizes in no-limit games)")
+            self.spec, self.actions = None, "limit"
+        else:
+            self.spec = responder_actions("fcpa" if actions is None else actions, game)
+            self.actions = self.spec.text
         self.opp = opponent
         index = {tuple(h): i for i, h in enumerate(hands(game))}
         # the opponent's row of each of our hands (RangePolicy order: ACPC ids)
@@ -187,11 +199,18 @@ class NoLimitLBR(LbrCards):
         if "f" in state.legal_actions():
             out["f"] = 0.0
         out["c"] = wp * pot - (1.0 - wp) * asked
-        for x in self.spec.raises(state):
+        for x, a in self._raises(state):
             b = x - op
-            fp = self.fold_probability(state, ranges, f"r{x}", vis, W)
-            out[f"r{x}"] = fp * pot + (1.0 - fp) * (wp * (pot + b) - (1.0 - wp) * (asked + b))
+            fp = self.fold_probability(state, ranges, a, vis, W)
+            out[a] = fp * pot + (1.0 - fp) * (wp * (pot + b) - (1.0 - wp) * (asked + b))
         return out
+
+    def _raises(self, state: State) -> list[tuple[int, str]]:
+        """(raise-to amount, action) of the responder's raises, smallest first."""
+        if self.spec is not None:
+            return [(x, f"r{x}") for x in self.spec.raises(state)]
+        bounds = state.raise_range()  # limit: the one raise, "r"
+        return [] if bounds is None else [(bounds[0], "r")]
 
     def choose(self, state: State, seat: int, ranges, eq: np.ndarray, vis: list[int]) -> str:
         vals = self.values(state, seat, ranges, eq, vis)
