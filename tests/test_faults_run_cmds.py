@@ -196,3 +196,22 @@ def test_ctrl_c_early_in_any_command_is_one_line_and_130():
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("cfrlab: "), where
         assert "interrupted" in lines[0], where
+
+
+def test_ctrl_c_in_lbr_ends_its_progress_line_and_says_what_was_played(capsys, monkeypatch):
+    # the error line used to be glued to the open progress line ("... left ?   cfrlab: error: ...")
+    import cfrlab.realgame.lbr as lbr_module
+
+    def interrupted(*args, progress=None, **kwargs):
+        progress(0, 100, 0.0, -1.0)
+        for done in range(1, 40):
+            progress(done, 100, 5.0 + done * 0.1, (100 - done) * 0.1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(lbr_module, "local_best_response", interrupted)
+    code, out, err = run(capsys, "lbr", "always-call", "--game", "kuhn", "--hands", "20000", "--force")
+    assert code == 130 and out == ""
+    lines = err.replace("\r", "\n").strip().splitlines()
+    assert lines[0].startswith("hands played 200/20,000")  # nothing printed at 0 hands
+    assert lines[-1] == "cfrlab: interrupted (7,800 of 20,000 hands played; nothing is kept)"
+    assert "Traceback" not in err

@@ -87,25 +87,36 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
     last = [0.0]
     block = 100
     pace = PaceCheck(hands, block, workers, force)
+    total_hands = 2 * ((hands + 1) // 2)
+    played = [0]
+    open_line = [False]  # a progress line without its line end on stderr
 
     def progress(done, total, elapsed, eta):
+        played[0] = min(done * block * 2, total_hands)
         if exact:
             return
         pace(done, total, elapsed)
-        if quiet or not pace.settled:  # no progress line before the pace is known
+        if quiet or not pace.settled or not done:  # no line before the pace is known
             return
         now = time.perf_counter()
         if done < total and now - last[0] < 2.0:
             return
         last[0] = now
-        played = min(done * block * 2, 2 * ((hands + 1) // 2))
-        print(f"\rhands played {played:,}/{2 * ((hands + 1) // 2):,}  elapsed {human_seconds(elapsed)}  "
+        open_line[0] = done < total
+        print(f"\rhands played {played[0]:,}/{total_hands:,}  elapsed {human_seconds(elapsed)}  "
               f"left {human_seconds(eta)}   ", end="" if done < total else "\n", file=sys.stderr,
               flush=True)
 
-    r = local_best_response(opponent, g, hands=hands, seed=seed, call_rounds=call_rounds,
-                            exact=exact, workers=workers, progress=progress, block=block,
-                            actions=actions)
+    try:
+        r = local_best_response(opponent, g, hands=hands, seed=seed, call_rounds=call_rounds,
+                                exact=exact, workers=workers, progress=progress, block=block,
+                                actions=actions)
+    except KeyboardInterrupt:
+        if open_line[0]:
+            print(file=sys.stderr)
+        done = "" if exact else f" ({played[0]:,} of {total_hands:,} hands played; nothing is kept)"
+        print(f"cfrlab: interrupted{done}", file=sys.stderr, flush=True)
+        raise SystemExit(130) from None
     u = r.unit
     f = r.factor
     how = "exact expectation" if exact else f"{r.hands:,} hands ({r.deals:,} duplicate deals)"
