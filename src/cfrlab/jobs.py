@@ -53,6 +53,7 @@ import numba
 import numpy as np
 
 from cfrlab.errors import CfrlabError
+from cfrlab.fileio import atomic_open
 
 Progress = Callable[[int, int, float, float], None]  # done, total, elapsed s, eta s (or -1)
 META = "meta.json"
@@ -236,13 +237,8 @@ class UnitStore:
         if self.dir is None:
             return
         arr = np.ascontiguousarray(arr)
-        p = self.path(i)
-        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as f:
+        with atomic_open(self.path(i)) as f:  # a killed writer's temp file goes at the next write
             np.savez(f, values=arr, check=np.array(self.checksum(i, arr)))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
 
 
 class ResultsFile:
@@ -328,14 +324,12 @@ class ResultsFile:
         meta_text = json.dumps(self.meta, sort_keys=True)
         units = np.array(sorted(self.units), dtype=np.int64)
         check = self._checksum(meta_text, units, self.hi, self.lo)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as f:
+        # atomic_open: the temp file of a write interrupted here (Ctrl-C) is removed, that of a
+        # writer killed outright (SIGKILL, power) by the next write: nothing is left beside the
+        # file (results files are kept, and committed, e.g. runs/)
+        with atomic_open(self.path) as f:
             np.savez(f, meta=np.array(meta_text), units=units, hi=self.hi, lo=self.lo,
                      check=np.array(check))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
 
 
 # -- worker processes ---------------------------------------------------------------------
