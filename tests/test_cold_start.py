@@ -269,10 +269,12 @@ print(json.dumps([len(seen), sorted(mods)]))
 
 
 def test_a_leduc_solve_uses_no_kernel_but_the_engine_s():
-    """Every kernel a Leduc solve runs, and every kernel their code calls, is the engine's:
-    a cold cache compiles nothing hold'em-specific for it."""
+    """Every kernel a Leduc solve runs, and every kernel their code calls, is the engine's (its
+    walk, and the one regret matching it calls): a cold cache compiles nothing hold'em-specific
+    for it."""
     count, modules = _run(_KERNELS_USED)
-    assert count >= 3 and modules == ["cfrlab.engine._kernels"], (count, modules)
+    assert count >= 3 and "cfrlab.engine._kernels" in modules, (count, modules)
+    assert set(modules) <= {"cfrlab.engine._kernels", "cfrlab.engine._match_kernels"}, (count, modules)
 
 
 # -- make demo compiles first what the demo runs -----------------------------------------------
