@@ -118,3 +118,38 @@ def _peek(proc) -> str:
         buf += chunk
     proc._seen = buf
     return buf
+
+
+BROKEN = textwrap.dedent("""
+    import numpy as np
+    from cfrlab.errors import CfrlabError
+    from cfrlab.jobs import run_units
+
+    class Broken:
+        def __init__(self):
+            raise FileNotFoundError("s.npz went away")
+
+        def run(self, i):
+            return np.zeros(1)
+
+    if __name__ == "__main__":
+        try:
+            run_units(3, Broken, (), workers=2)
+        except CfrlabError as e:
+            print(e, flush=True)
+""")
+
+
+def test_a_worker_that_cannot_set_up_the_job_fails_the_run_in_one_line(tmp_path):
+    """A pool restarts a worker whose set-up raises, for ever: the run hung (printing the same
+    traceback again and again); the error is now the run's, in one line."""
+    script = tmp_path / "broken.py"
+    script.write_text(BROKEN)
+    try:
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              timeout=180, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the run hung")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == ("a worker process could not set up the job "
+                                   "(FileNotFoundError: s.npz went away)")

@@ -52,7 +52,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from cfrlab.errors import CfrlabError
+from cfrlab.errors import CfrlabError, one_line
 from cfrlab.fileio import atomic_open
 
 Progress = Callable[[int, int, float, float], None]  # done, total, elapsed s, eta s (or -1)
@@ -334,6 +334,7 @@ class ResultsFile:
 
 # -- worker processes ---------------------------------------------------------------------
 _WORKER = None
+_SETUP_FAILED: str | None = None  # why this worker could not build the job
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -345,17 +346,23 @@ def _exit_with_parent(parent: int) -> None:
 
 
 def _init_worker(setup, args, threads: int, parent: int) -> None:
-    global _WORKER
+    global _WORKER, _SETUP_FAILED
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     if threads:
         try:
             numba.set_num_threads(threads)
         except ValueError:
             pass
-    _WORKER = setup(*args)
+    try:
+        _WORKER = setup(*args)
+    except Exception as e:  # noqa: BLE001 - a pool restarts a worker whose initializer raises
+        # for ever (the run hung): the units' tasks raise it instead
+        _SETUP_FAILED = str(e) if isinstance(e, CfrlabError) else f"{type(e).__name__}: {e}"
 
 
 def _run_one(i: int):
+    if _WORKER is None:
+        raise CfrlabError(one_line(f"a worker process could not set up the job ({_SETUP_FAILED})"))
     t0 = time.perf_counter()
     out = _WORKER.run(i)
     return i, out, time.perf_counter() - t0
