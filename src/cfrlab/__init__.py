@@ -49,16 +49,15 @@ def _cli_interrupts() -> None:
 
 _cli_interrupts()
 
-import importlib
-
 from cfrlab import numba_cache  # noqa: F401  (first: numba, once loaded, caches kernels per machine)
 from cfrlab.errors import CfrlabError
+from cfrlab.lazy import lazy_names
 from cfrlab.version import __version__
 
 # the layer order: each entry a layer's rooms; a module imports from its own layer and the ones
 # before it only. The first layer is the modules beside the package root.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "config", "fileio", "numba_cache", "known_values", "version", "jobs"),
+    ("errors", "config", "fileio", "numba_cache", "known_values", "version", "jobs", "lazy"),
     ("cards",), ("games",), ("tree",), ("abstraction",), ("engine",), ("solvers",), ("strategy",), ("deep",),
     ("subgame",), ("evaluate",), ("agents",), ("realgame",), ("counter",), ("play", "interop"), ("envs",), ("experiments",),
     ("spot",),
@@ -97,12 +96,4 @@ _LAZY = {
 __all__ = ["LAYERS", "CfrlabError", "__version__", "layer_order", *list(_LAZY)]  # noqa: PLE0604
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cfrlab' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__():
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names("cfrlab", _LAZY, lambda: __all__)

@@ -12,7 +12,7 @@ Misuse raises one ``CfrlabError`` line (``cfrlab.envs.checks``: ``ResetNeededErr
 first use.
 """
 
-import importlib
+from cfrlab.lazy import lazy_names
 
 _LAZY = {
     "PokerEnv": "cfrlab.envs.aec",
@@ -30,12 +30,4 @@ _LAZY = {
 __all__ = list(_LAZY)
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cfrlab.envs' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__():
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names("cfrlab.envs", _LAZY, lambda: __all__)

@@ -5,10 +5,9 @@ load on first use: they need numpy, which listing and reading game definitions d
 (``cfrlab games``, ``cfrlab game show``).
 """
 
-import importlib
-
 from cfrlab.games.builtins import BUILTIN_NAMES, builtin_game, load_game  # noqa: F401
 from cfrlab.games.gamedef import BettingType, GameDef, parse_game, write_game  # noqa: F401
+from cfrlab.lazy import lazy_names
 
 _LAZY = {
     "State": "cfrlab.games.state",
@@ -19,12 +18,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cfrlab.games' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__():
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_names("cfrlab.games", _LAZY, lambda: [*globals(), *_LAZY])
