@@ -400,7 +400,7 @@ def checked_net(net, what: str):
             check_params_array(w, f"layer {i} weights")
             check_params_array(b, f"layer {i} biases")
     except CfrlabError as e:
-        raise CfrlabError(f"training diverged: {what}: {e}; lower the learning rate (--lr)") from None
+        raise CfrlabError(f"training diverged: {what}: {e}; lower the learning rate") from None
     return net
 
 

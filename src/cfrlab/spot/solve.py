@@ -331,8 +331,8 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
         ckpt = Checkpointer(resume if checkpoint is None else checkpoint, checkpoint_identity(
             tree, model, name, storage, isomorphism, locks))
         if resume is None and ckpt.exists():
-            raise CfrlabError(f"{checkpoint} already holds a checkpoint: resume it (resume=PATH, "
-                              f"--resume) or remove it to start over")
+            raise CfrlabError(f"{checkpoint} already holds a checkpoint: resume it (resume=PATH) or "
+                              f"remove it to start over")
         if resume is not None:
             run = ckpt.load(solver)
             if iterations is not None and solver.iterations > iterations:
