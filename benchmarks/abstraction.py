@@ -5,13 +5,19 @@ perfect-recall abstractions with their exact joint tables.
     python benchmarks/abstraction.py --buckets 5 --json   # last line: one JSON object
     python benchmarks/abstraction.py --kmeans 5,10 --ranks 6   # k-means / OCHS, 24-card deck
     python benchmarks/abstraction.py --kmeans 5-25-125-625 --ranks 6 --kinds potential
+    python benchmarks/abstraction.py --buckets 5 --ranks 9 --profile   # 36-card deck, by phase
 
 Prints wall time and peak memory of each part. Metric tables are built once into the cache
 (``CFRLAB_CACHE``, default ~/.cache/cfrlab; ``--rebuild-metrics`` times a fresh build); each
 abstraction is built in its own process (so its peak memory is its own) and saved under
 ``--out-dir``. The full metric tables are checked against eval7 on random classes and the
 preflop order is printed. JSON keys: ``canonical_counts``, ``metric_tables_seconds``,
-``builds`` (bucket count -> ``seconds``, ``peak_rss_gb``, ``file``), ``checks``.
+``builds`` (bucket count -> ``seconds``, ``peak_rss_gb``, ``file``, ``phases``), ``checks``.
+
+``--ranks N`` (N < 13) builds the percentile abstractions of the reduced deck of the top N
+ranks, four suits, instead (no eval7 checks): the same code at a size that runs in a minute
+or two. ``--profile`` prints each build's phases (metric tables, the bucket maps of every
+round, the joint tables of every round) with their seconds and share.
 """
 
 from __future__ import annotations
@@ -38,26 +44,43 @@ def peak_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux
 
 
-def build_child(buckets: int, out: Path) -> dict:
-    """Runs in a fresh process: one abstraction, timed."""
+PHASE_ENDS = ("metrics round", "buckets round", "joint tables round")  # progress lines that end a phase
+
+
+def build_child(buckets: int, out: Path, ranks: int = 13) -> dict:
+    """Runs in a fresh process: one abstraction, timed, with the seconds of each phase (the
+    time up to each progress line that ends one)."""
     from cfrlab.abstraction.bucketed import BucketedModel, clear_build_cache
     from cfrlab.abstraction.buckets import BucketSpec
 
-    g = load_game("holdem-limit")
+    g = load_game("holdem-limit") if ranks >= 13 else reduced(ranks)
     spec = BucketSpec.make(4, buckets)
     clear_build_cache(g, spec)  # time a whole build, not a resumed one
     t0 = time.perf_counter()
+    phases, last = [], [t0]
 
     def say(msg: str) -> None:
-        print(f"    [{time.perf_counter() - t0:7.1f} s] {msg}", file=sys.stderr, flush=True)
+        now = time.perf_counter()
+        print(f"    [{now - t0:7.1f} s] {msg}", file=sys.stderr, flush=True)
+        if msg.startswith(PHASE_ENDS):
+            phases.append((msg.split(":")[0], round(now - last[0], 2)))
+            last[0] = now
 
     model = BucketedModel.build(g, spec, progress=say)
     seconds = time.perf_counter() - t0
+    t1 = time.perf_counter()
     model.save(out)
+    phases.append(("save (hash included)", round(time.perf_counter() - t1, 2)))
     P3, W = model.fold_matrix(3), model.showdown_matrix()
     return {"seconds": round(seconds, 1), "peak_rss_gb": round(peak_gb(), 2), "file": str(out),
             "hash": model.hash, "P3_sum": float(P3.sum()),
-            "max_asym_W": float(np.abs(W + W.T).max())}
+            "max_asym_W": float(np.abs(W + W.T).max()), "phases": phases}
+
+
+def print_phases(rec: dict) -> None:
+    total = sum(s for _, s in rec["phases"])
+    for name, s in rec["phases"]:
+        print(f"    {name:28} {s:9.2f} s  {100 * s / max(total, 1e-9):5.1f}%", flush=True)
 
 
 def kmeans_child(spec_text: str, out: Path) -> dict:
@@ -83,6 +106,7 @@ def kmeans_child(spec_text: str, out: Path) -> dict:
 
 
 def reduced(ranks: int):
+    """The ACPC limit hold'em game on the deck of its top ``ranks`` ranks, four suits."""
     import re
 
     from cfrlab.games import parse_game
@@ -151,19 +175,30 @@ def main() -> None:
     ap.add_argument("--kmeans", default=None,
                     help="instead: k-means (EMD) and OCHS builds of a reduced deck, bucket counts "
                          "comma-separated (e.g. 5,10 or 10-20-20-20)")
-    ap.add_argument("--ranks", type=int, default=6, help="with --kmeans: ranks of the 4-suit deck")
+    ap.add_argument("--ranks", type=int, default=None,
+                    help="ranks of the 4-suit deck: the builds' (default 13, the full deck) or "
+                         "--kmeans's (default 6)")
+    ap.add_argument("--profile", action="store_true",
+                    help="print each build's phases with their seconds")
     ap.add_argument("--kinds", default="kmeans,ochs",
                     help="with --kmeans: kinds, of kmeans, ochs and potential (comma-separated)")
     ap.add_argument("--kmeans-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
-        print(json.dumps(build_child(args.child, args.child_out)))
+        print(json.dumps(build_child(args.child, args.child_out, args.ranks or 13)))
         return
     if args.kmeans_child is not None:
         print(json.dumps(kmeans_child(args.kmeans_child, args.child_out)))
         return
     if args.kmeans:
+        args.ranks = args.ranks or 6
         run_kmeans(args)
+        return
+    ranks = args.ranks or 13
+    if not 5 <= ranks <= 13:
+        ap.error(f"--ranks is 5 to 13, got {ranks}")
+    if ranks < 13:
+        run_reduced(args, ranks)
         return
 
     g = load_game("holdem-limit")
@@ -199,12 +234,40 @@ def main() -> None:
     for B in [int(x) for x in args.buckets.split(",") if x]:
         out = out_dir / f"holdem-limit-ehs2-perfect-{B}.npz"
         print(f"building {B} buckets -> {out}", flush=True)
-        proc = subprocess.run([sys.executable, __file__, "--child", str(B), "--child-out",
-                               str(out)], capture_output=False, stdout=subprocess.PIPE,
-                              text=True, check=True)
-        rec = json.loads(proc.stdout.strip().splitlines()[-1])
-        result["builds"][str(B)] = rec
-        print(f"  {B} buckets: {rec['seconds']} s, peak {rec['peak_rss_gb']} GB", flush=True)
+        result["builds"][str(B)] = build_in_child(B, out, 13, args.profile)
+    if args.json:
+        print(json.dumps(result))
+
+
+def build_in_child(B: int, out: Path, ranks: int, profile: bool) -> dict:
+    proc = subprocess.run([sys.executable, __file__, "--child", str(B), "--child-out", str(out),
+                           "--ranks", str(ranks)], capture_output=False, stdout=subprocess.PIPE,
+                          text=True, check=True)
+    rec = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(f"  {B} buckets: {rec['seconds']} s, peak {rec['peak_rss_gb']} GB", flush=True)
+    if profile:
+        print_phases(rec)
+    return rec
+
+
+def run_reduced(args, ranks: int) -> None:
+    """Percentile builds of the reduced deck: metric tables (timed, cached), then each build."""
+    g = reduced(ranks)
+    out_dir = args.out_dir or cache_dir() / "abstractions"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result: dict = {"deck": f"{ranks}x4", "canonical_counts": canonical_counts(g)}
+    print(f"{ranks} ranks x 4 suits: canonical classes per round {result['canonical_counts']}")
+    if args.rebuild_metrics:
+        clear_cache(g)
+    t0 = time.perf_counter()
+    metric_tables(g, progress=lambda s: print(f"  {s}", flush=True))
+    result["metric_tables_seconds"] = round(time.perf_counter() - t0, 1)
+    print(f"metric tables: {result['metric_tables_seconds']} s", flush=True)
+    result["builds"] = {}
+    for B in [int(x) for x in args.buckets.split(",") if x]:
+        out = out_dir / f"holdem-{ranks}x4-ehs2-perfect-{B}.npz"
+        print(f"building {B} buckets -> {out}", flush=True)
+        result["builds"][str(B)] = build_in_child(B, out, ranks, args.profile)
     if args.json:
         print(json.dumps(result))
 

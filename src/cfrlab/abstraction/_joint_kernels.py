@@ -238,42 +238,65 @@ def last_round_sweep(q0, q1, boards, weight, fd, lb, S, nthreads, win, tie):
     ``LastBuckets`` lb, weight[q] of final board q): per board, sweep the holes in rank order
     keeping count vectors over states of the weaker holes, in all (``cum``) and by card
     (``cumc``); a hole in state s adds ``cum - cumc[a] - cumc[b]`` (its weaker disjoint
-    holes) to win[s, :]. Ties are counted pair by pair inside each group of equal rank.
-    win/tie int64[T, S, S] hold one accumulator per thread; the sweep itself runs on int32
-    rows (16 SIMD lanes) flushed into them every FLUSH boards, before any could overflow
-    (one board adds at most weight * H * H / 4 < 2**31 / FLUSH to an entry).
+    holes) to win[s, :]. Ties inside a group of equal rank: pair by pair in a small group,
+    else by the same count vectors over the group's own holes (``gcnt``, ``gcntc``).
+    win/tie int64[T, S, S] hold one accumulator per thread.
 
-    Inside, a perfect-recall state (parent ps, bucket b) is numbered b * NP + ps: hand rank
-    and bucket go together, so while sweeping up the ranks the weaker holes' states fill a
-    prefix [0, hi) and each row update stops at hi. ``internal_order`` maps back."""
-    FLUSH = 64
+    A board's holes fall in few of the S states (about 60 of 625 at 5 buckets on a 32-card
+    deck, 90 on 40 cards): the sweep runs in the board's own numbering of the states it
+    touches, in the order the sweep first meets them (weakest first), so that the weaker
+    holes' states fill a prefix [0, hi) and each row update stops at hi. Its unweighted
+    counts (at most H * H / 4 per entry) go into the board's K x K tables (int32), which are
+    then added, times the board's weight, into int32 copies of win/tie, flushed into win/tie
+    every ``flush`` boards, before any entry could overflow (a board adds at most
+    weight * H * H / 4 to one; 300 boards on the full deck, thousands on small ones).
+
+    The states are numbered as ``internal_order`` says (a perfect-recall state (parent ps,
+    bucket b) is b * NP + ps), which the caller maps back."""
+    TIE_PAIRS = 8  # groups of equal rank up to this size count their ties pair by pair
     parents, children, child_parent = boards
     prev, last, B, history, perfect = lb
     pa, pb = fd.pa, fd.pb
     NP = S // B  # states of the round before (perfect recall)
     mf = fd.D - fd.nb - fd.k
     H = pa.shape[0]
+    KM = min(S, H)  # states a board can touch
     n = q1 - q0
+    wmax = 1
+    for q in range(q0, q1):
+        wmax = max(wmax, weight[q])
+    flush = max(1, (2**31 - 1) // (wmax * (H * H // 4 + 1)))
     for th in prange(nthreads):
         fs = final_scratch(fd)
         ranks, hsnum, pid = fs.ranks, fs.hsnum, fs.pid
-        states = np.empty(H, np.int64)
-        cum = np.zeros(S, np.int32)
-        cumc = np.zeros((mf, S), np.int32)
+        loc = np.full(S, -1, np.int64)  # state -> its number on this board
+        glob = np.empty(KM, np.int64)  # and back
+        lst = np.empty(H, np.int64)  # each hole's state, in the board's numbering
+        cum = np.zeros(KM, np.int32)
+        cumc = np.zeros((mf, KM), np.int32)
+        gcnt = np.zeros(KM, np.int32)
+        gcntc = np.zeros((mf, KM), np.int32)
+        Lw = np.zeros((KM, KM), np.int32)
+        Lt = np.zeros((KM, KM), np.int32)
         W32 = np.zeros((S, S), np.int32)
-        Wt = win[th]
-        Tt = tie[th]
+        T32 = np.zeros((S, S), np.int32)
         done = 0
         for i in range(th * n // nthreads, (th + 1) * n // nthreads):
             q = q0 + i
             p = child_parent[q]
-            w = weight[q]
-            w32 = np.int32(w)
+            w32 = np.int32(weight[q])
             order = final_board_holes(parents[p], children[q], fd, fs)
-            for h in range(H):  # internal numbering: bucket-major (see the docstring)
+            K = 0
+            for qq in range(H):  # number the board's states weakest first
+                h = order[qq]
                 ps = np.int64(prev[p, pid[h]])
                 b = last_bucket(last, history, ps, hsnum[h])
-                states[h] = b * NP + ps if perfect else b
+                s0 = b * NP + ps if perfect else b
+                if loc[s0] < 0:
+                    loc[s0] = K
+                    glob[K] = s0
+                    K += 1
+                lst[h] = loc[s0]
             hi = 0  # cum and cumc are zero from index hi on
             i0 = 0
             while i0 < H:
@@ -281,46 +304,85 @@ def last_round_sweep(q0, q1, boards, weight, fd, lb, S, nthreads, win, tie):
                 if i0 > 0:
                     for qq in range(i0, j):
                         h = order[qq]
-                        row = W32[states[h]]
+                        row = Lw[lst[h]]
                         ca = cumc[pa[h]]
                         cb = cumc[pb[h]]
                         for t2 in range(hi):
-                            row[t2] += w32 * (cum[t2] - ca[t2] - cb[t2])
+                            row[t2] += cum[t2] - ca[t2] - cb[t2]
                 for qq in range(i0, j):
                     h = order[qq]
-                    a = pa[h]
-                    bb = pb[h]
-                    s0 = states[h]
-                    for q2 in range(qq + 1, j):
-                        h2 = order[q2]
-                        if pa[h2] != a and pa[h2] != bb and pb[h2] != a and pb[h2] != bb:
-                            s1 = states[h2]
-                            Tt[s0, s1] += w
-                            Tt[s1, s0] += w
-                for qq in range(i0, j):
-                    h = order[qq]
-                    s0 = states[h]
-                    if s0 >= hi:
-                        hi = s0 + 1
-                    cum[s0] += 1
-                    cumc[pa[h], s0] += 1
-                    cumc[pb[h], s0] += 1
+                    l0 = lst[h]
+                    if l0 >= hi:
+                        hi = l0 + 1
+                    cum[l0] += 1
+                    cumc[pa[h], l0] += 1
+                    cumc[pb[h], l0] += 1
+                if j - i0 <= TIE_PAIRS:
+                    for qq in range(i0, j):
+                        h = order[qq]
+                        a = pa[h]
+                        bb = pb[h]
+                        l0 = lst[h]
+                        for q2 in range(qq + 1, j):
+                            h2 = order[q2]
+                            if pa[h2] != a and pa[h2] != bb and pb[h2] != a and pb[h2] != bb:
+                                l1 = lst[h2]
+                                Lt[l0, l1] += 1
+                                Lt[l1, l0] += 1
+                else:  # the group's disjoint pairs: all - sharing a - sharing b + itself
+                    for qq in range(i0, j):
+                        h = order[qq]
+                        l0 = lst[h]
+                        gcnt[l0] += 1
+                        gcntc[pa[h], l0] += 1
+                        gcntc[pb[h], l0] += 1
+                    for qq in range(i0, j):
+                        h = order[qq]
+                        l0 = lst[h]
+                        row = Lt[l0]
+                        ga = gcntc[pa[h]]
+                        gb = gcntc[pb[h]]
+                        for t2 in range(hi):
+                            row[t2] += gcnt[t2] - ga[t2] - gb[t2]
+                        row[l0] += 1
+                    for qq in range(i0, j):
+                        h = order[qq]
+                        l0 = lst[h]
+                        gcnt[l0] = 0
+                        gcntc[pa[h], l0] = 0
+                        gcntc[pb[h], l0] = 0
                 i0 = j
             for h in range(H):  # undo only what this board touched
-                s0 = states[h]
-                cum[s0] = 0
-                cumc[pa[h], s0] = 0
-                cumc[pb[h], s0] = 0
+                l0 = lst[h]
+                cum[l0] = 0
+                cumc[pa[h], l0] = 0
+                cumc[pb[h], l0] = 0
+            for x in range(K):
+                gx = glob[x]
+                wx = W32[gx]
+                tx = T32[gx]
+                for y in range(K):
+                    gy = glob[y]
+                    wx[gy] += w32 * Lw[x, y]
+                    tx[gy] += w32 * Lt[x, y]
+                    Lw[x, y] = 0
+                    Lt[x, y] = 0
+                loc[gx] = -1
             done += 1
-            if done == FLUSH:
-                for x in range(S):
-                    for y in range(S):
-                        Wt[x, y] += W32[x, y]
-                        W32[x, y] = 0
+            if done == flush:
+                _flush(W32, T32, win[th], tie[th], S)
                 done = 0
-        for x in range(S):
-            for y in range(S):
-                Wt[x, y] += W32[x, y]
+        _flush(W32, T32, win[th], tie[th], S)
+
+
+@njit(cache=NUMBA_CACHE)
+def _flush(W32, T32, Wt, Tt, S):
+    for x in range(S):
+        for y in range(S):
+            Wt[x, y] += W32[x, y]
+            Tt[x, y] += T32[x, y]
+            W32[x, y] = 0
+            T32[x, y] = 0
 
 
 def internal_order(S: int, B: int, perfect: bool) -> np.ndarray:

@@ -21,8 +21,8 @@ from cfrlab.evaluate import match as _match
 from cfrlab.evaluate.match import MatchResult
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.games.agent import Agent
-from cfrlab.strategy import Strategy
 from cfrlab.jobs import connect_ray, run_units
+from cfrlab.strategy import Strategy
 
 
 def _seed(seed: int | None) -> int:
