@@ -4,17 +4,8 @@ non-zero exit (or, for file-provided text, printed escaped), before any work sta
 from __future__ import annotations
 
 import pytest
-from cli_run import run
+from cli_run import one_line_error, run
 
-
-def one_line_error(code: int, err: str, *words: str) -> str:
-    assert code != 0, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("cfrlab: error: "), err
-    assert "Traceback" not in err
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 
 # -- numbers on the command line --------------------------------------------------------------

@@ -15,22 +15,13 @@ import sys
 import time
 
 import pytest
-from cli_run import run
+from cli_run import one_line_error, run
 
 from cfrlab.cli.main import app
 
 CFRLAB = [sys.executable, "-m", "cfrlab.cli.main"]
 HOST = "127.0.0.1"
 
-
-def one_line_error(code: int, err: str, *words: str) -> str:
-    assert code != 0, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("cfrlab: error: "), err
-    assert "Traceback" not in err and "╭" not in err
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 
 # -- usage errors, --version, -h, help placeholders ------------------------------------------

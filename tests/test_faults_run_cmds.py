@@ -4,17 +4,8 @@ traceback) when they should be refused in one line naming what is allowed."""
 from __future__ import annotations
 
 import pytest
-from cli_run import run
+from cli_run import one_line_error, run
 
-
-def one_line_error(code: int, err: str, *words: str) -> str:
-    assert code != 0, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("cfrlab: error: "), err
-    assert "Traceback" not in err
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 
 # -- solve ------------------------------------------------------------------------------------
@@ -26,6 +17,14 @@ def test_solve_seconds_is_bounded(capsys, value):
     code, out, err = run(capsys, "solve", "kuhn", "-a", "cfr", "--seconds", value, "--no-progress")
     one_line_error(code, err, "--seconds must be at most 31,536,000", "leave it out for no time limit")
     assert out == ""
+
+
+def test_api_solve_takes_a_huge_finite_time_budget():
+    # the Python API has no CLI bound: seconds=1e308 overflowed int(rate * seconds) in the
+    # solver's chunk size (OverflowError); now it is no time limit in practice
+    from cfrlab import api
+
+    assert api.solve("kuhn", seconds=1e308, iterations=3).iterations == 3
 
 
 def test_solve_seconds_up_to_the_bound_is_taken(capsys):
@@ -215,3 +214,20 @@ def test_ctrl_c_in_lbr_ends_its_progress_line_and_says_what_was_played(capsys, m
     assert lines[0].startswith("hands played 200/20,000")  # nothing printed at 0 hands
     assert lines[-1] == "cfrlab: interrupted (7,800 of 20,000 hands played; nothing is kept)"
     assert "Traceback" not in err
+
+
+# -- connect ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("host, port, words", [
+    ("127.0.0.1", "9" * 5000, ["PORT must be a number from 1 to 65535", "(5,000 characters)"]),
+    ("127.0.0.1", "65536", ["PORT must be a number from 1 to 65535", "'65536'"]),
+    ("127.0.0.1", "0", ["PORT must be a number from 1 to 65535"]),
+    ("h" * 5000, "80", ["HOST is not a host name or address", "(5,000 characters)"]),
+    ("a..b", "80", ["HOST is not a host name or address"]),
+])
+def test_connect_refuses_an_address_in_one_short_line(capsys, host, port, words):
+    # a 5,000-digit PORT was echoed whole; a 5,000-character HOST was an IDNA traceback
+    code, out, err = run(capsys, "connect", "kuhn", host, port, "--agent", "random", "--seed", "1")
+    line = one_line_error(code, err, *words)
+    assert len(line) < 200

@@ -163,6 +163,25 @@ def split_game(args: Sequence[str], game_option: str | None, names: Sequence[str
 # -- seeds -----------------------------------------------------------------------------------
 
 
+def shown(text: str, limit: int = 40) -> str:
+    """A value the user typed, quoted for an error line and cut to ``limit`` characters (a
+    5,000-digit port is not echoed whole)."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
+
+
+def check_host_port(host: str, port_text: str, command: str) -> int:
+    """The dealer's address as ``connect`` takes it: a host name of at most 253 characters
+    (DNS's limit) and a port 1-65535."""
+    if not host or len(host) > 253 or any(not 0 < len(part) <= 63 for part in host.rstrip(".").split(".")):
+        raise CfrlabError(f"HOST is not a host name or address, got {shown(host)} "
+                          f"(see cfrlab {command} --help)")
+    digits = port_text.isascii() and port_text.isdigit() and len(port_text.lstrip("0")) <= 5
+    if not (digits and 1 <= int(port_text) <= 65535):
+        raise CfrlabError(f"PORT must be a number from 1 to 65535, got {shown(port_text)} "
+                          f"(see cfrlab {command} --help)")
+    return int(port_text)
+
+
 def seed_or_random(seed: int | None, *, bits: int = 32) -> tuple[int, bool]:
     """The seed to use and whether it was drawn (then the command prints it)."""
     if seed is not None:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cfrlab.cli.common import check_output, say, seed_or_random, split_game
+from cfrlab.cli.common import check_host_port, check_output, say, seed_or_random, split_game
 from cfrlab.errors import CfrlabError
 
 AGENT_HELP = "a built-in bot (always-call, always-raise, probe, random, value, ...) or a strategy file"
@@ -114,10 +114,7 @@ def register(app: typer.Typer) -> None:
         if agent is None:
             raise CfrlabError("missing option --agent AGENT: the bot or strategy file that plays "
                               "(see cfrlab connect --help)")
-        try:
-            port = int(port_text)
-        except ValueError:
-            raise CfrlabError(f"PORT must be a number, got {port_text!r} (see cfrlab connect --help)") from None
+        port = check_host_port(host, port_text, "connect")
         seed, drawn = seed_or_random(seed)
         g = load_game(game)
         a = _make_agent(agent, g, seed)

@@ -450,7 +450,7 @@ def _chunk_size(it: int, rate: float | None, stop: StopRule, run: RunState,
         n = max(1, int(rate * CHUNK_SECONDS))
         if stop.seconds is not None:
             left = stop.seconds - run.solver_seconds
-            n = max(1, min(n, int(rate * left) + 1))
+            n = max(1, int(min(float(n), rate * left + 1)))  # float: a huge budget cannot overflow
     if schedule is not None:
         n = min(n, schedule.next_after(it) - it)
     if checkpoint_every:
