@@ -8,7 +8,7 @@ numba's package has loaded (``install_when_numba_loads``), so before any kernel 
 a task that needs no kernel (``cfrlab --help``, reading a file) never imports numba at all.
 For a source file inside the cfrlab package it keeps the compiled code in::
 
-    <numba_cache_dir()>/<numba version>-py<XY>/<module path in the package>/<source hash>/
+    <numba_cache_dir()>/<numba version>-py<XY>[-O<level>]/<module path in the package>/<source hash>/
 
 ``numba_cache_dir()`` (cfrlab.config) is CFRLAB_NUMBA_CACHE, else NUMBA_CACHE_DIR/cfrlab, else
 ``$CFRLAB_CACHE/numba`` (default ~/.cache/cfrlab/numba). The source hash covers the module's
@@ -261,7 +261,7 @@ def install() -> bool:
     impl, base, event = api
     try:
         root = config.numba_cache_dir() / (
-            f"{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+            f"{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}{_opt_suffix()}"
         )
         root.mkdir(parents=True, exist_ok=True)
     except (OSError, RuntimeError):  # no home, no writable cache: numba's in-tree cache as before
@@ -274,6 +274,20 @@ def install() -> bool:
     _LOCATOR = locator
     _listen_for_first_compile(event)
     return True
+
+
+def _opt_suffix() -> str:
+    """Empty at numba's default optimisation (NUMBA_OPT 3), else "-O<level>": numba's cache index
+    does not record the level, so code compiled at another one (the test suite's, say) is kept
+    apart and never served to a run at the default."""
+    from numba.core import config as nconfig
+
+    level = getattr(nconfig, "OPT", 3)
+    try:
+        level = int(level)
+    except (TypeError, ValueError):
+        return ""
+    return "" if level == 3 else f"-O{level}"
 
 
 class _AfterNumba:
