@@ -48,7 +48,7 @@ def restricted_walk(walk, ops, num_states, policy, trav, mode, regret, avg, rule
     nodes, child, row_off, _legal, node_off, pmap, pmap_off = walk
     sigma_up, sigma_base, conf = policy
     view = EK.full_view(num_states)
-    EK.forward(walk, view, EK.fixed_tables(sigma_up), reach, -1)
+    EK.forward(walk, view, EK.fixed_tables(sigma_up), reach, np.int64(-1))
     EK.terminals(ops, view, trav, reach, values)
     pos_f, neg_f, avg_f = EK.discounts(rule, t)
     floor = rule.regret_floor
@@ -134,7 +134,7 @@ def own_reach_rows(walk, num_states, sigma, player, reach, out):
     """out[row] = ``player``'s own reach (product of its probabilities under ``sigma``) of
     each of its rows; other rows untouched."""
     nodes, _child, row_off, _legal, node_off, _pmap, _pmap_off = walk
-    EK.forward(walk, EK.full_view(num_states), EK.fixed_tables(sigma), reach, -1)
+    EK.forward(walk, EK.full_view(num_states), EK.fixed_tables(sigma), reach, np.int64(-1))
     for n in range(nodes.shape[0]):
         if nodes[n, EK.COL_KIND] != DECISION or nodes[n, EK.COL_PLAYER] != player:
             continue
@@ -180,7 +180,7 @@ def perturbed_iterations(walk, ops, bonus, tables, reach, values, rule, t0, n_it
             _bonus_terminals(ops, bonus, view, i, reach, values)
             trav[0] = i == 0
             trav[1] = i == 1
-            EK.backward(walk, view, tables, reach, values, trav, 1, rule, t, br_dummy)
+            EK.backward(walk, view, tables, reach, values, trav, np.int64(EK.MODE_CFR), rule, t, br_dummy)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -190,11 +190,12 @@ def perturbed_value(walk, ops, bonus, num_states, sigma, player, reach, values):
     exact (float64) terminal products."""
     view = EK.full_view(num_states)
     fixed = EK.fixed_tables(sigma)
-    EK.forward(walk, view, fixed, reach, -1)
+    EK.forward(walk, view, fixed, reach, np.int64(-1))
     exact = WinnerBonus(EK.exact_ops(bonus.ops), bonus.values, bonus.term_end, bonus.bonus)
     _bonus_terminals(EK.exact_ops(ops), exact, view, player, reach, values)
     trav = np.zeros(2, dtype=np.bool_)
     trav[player] = True
     br_dummy = np.zeros(1, dtype=np.int8)
-    EK.backward(walk, view, fixed, reach, values, trav, 0, EK.FIXED_POLICY, 1, br_dummy)
+    EK.backward(walk, view, fixed, reach, values, trav, np.int64(EK.MODE_VALUE), EK.FIXED_POLICY,
+                np.int64(1), br_dummy)
     return EK.root_value(walk, num_states, player, values)

@@ -388,7 +388,8 @@ def backward(walk, view, tables, reach, values, trav, mode, rule, t, br_action):
 
     Limit tables (three columns) and no-limit ones each get their own compiled copy of the
     node loop (``wide`` is a constant in each), so the limit walk carries no per-node test
-    or call for the wide case."""
+    or call for the wide case. Callers pass ``mode`` and ``t`` as int64 variables (a bare
+    constant is typed as a literal, and numba compiles this whole walk again for each one)."""
     if tables.sigma.shape[1] == 3:
         _backward_nodes(walk, view, tables, reach, values, trav, mode, rule, t, br_action, False)
     else:
@@ -577,9 +578,9 @@ def evaluate_fixed(walk, ops, num_states, sigma, player, mode, reach, values, br
     fixed = fixed_tables(sigma)
     trav = np.zeros(2, dtype=np.bool_)
     trav[player] = True
-    forward(walk, view, fixed, reach, -1)
+    forward(walk, view, fixed, reach, np.int64(-1))
     terminals(exact_ops(ops), view, player, reach, values)
-    backward(walk, view, fixed, reach, values, trav, mode, FIXED_POLICY, 1, br_action)
+    backward(walk, view, fixed, reach, values, trav, np.int64(mode), FIXED_POLICY, np.int64(1), br_action)
     return root_value(walk, num_states, player, values)
 
 

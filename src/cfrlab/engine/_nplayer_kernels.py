@@ -250,10 +250,10 @@ def iterate(T, D, rule, t0, n_iter, regret, avg, sigma, dec_of_row, buf):
             for i in range(P):
                 for p in range(P):
                     upd[p] = p == i
-                walk(T, D, sigma, upd, MODE_CFR, regret, avg, rule, t, True, buf, dummy)
+                walk(T, D, sigma, upd, np.int64(MODE_CFR), regret, avg, rule, t, True, buf, dummy)
                 normalize_row_range(regret, legal, dec_of_row, sigma, 0, rows)
         else:
             for p in range(P):
                 upd[p] = True
-            walk(T, D, sigma, upd, MODE_CFR, regret, avg, rule, t, True, buf, dummy)
+            walk(T, D, sigma, upd, np.int64(MODE_CFR), regret, avg, rule, t, True, buf, dummy)
             normalize_row_range(regret, legal, dec_of_row, sigma, 0, rows)

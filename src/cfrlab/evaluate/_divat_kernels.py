@@ -414,19 +414,20 @@ def divat_hands(holes, boards, path, paths, deal, base):
         sd = -(allin_value(s0, s1, eqs[0]) - k_allin)
         dv = -(baseline_value(s0, s1, eqs[0], first[0], raise_size[0], max_raises[0], thresholds) - k_base)
         ebase = np.zeros(nr, dtype=np.float64)
+        yes, no = np.bool_(True), np.bool_(False)  # not literals: one compiled _enum_round
         for r in range(1, rr + 1):
             k = starts[r]  # board cards known before round r
             m = num_board[r]
             q = btot - k - m
             if enum_ok[r]:
                 bets = RoundBets(p_spent[pi, r, 0], p_spent[pi, r, 1], first[r], raise_size[r], max_raises[r])
-                e_prev, e_now, eb = _enum_round(hole, board, k, m, q, deck, bets, thresholds, True, True)
+                e_prev, e_now, eb = _enum_round(hole, board, k, m, q, deck, bets, thresholds, yes, yes)
                 eqs[r] = e_now
                 ebase[r] = eb
                 if r >= 2 and not enum_ok[r - 1]:
                     eqs[r - 1] = e_prev
             elif not (r + 1 <= rr and enum_ok[r + 1]):
-                eqs[r] = _enum_round(hole, board, k + m, 0, q, deck, no_bets(), thresholds, False, False)[0]
+                eqs[r] = _enum_round(hole, board, k + m, np.int64(0), q, deck, no_bets(), thresholds, no, no)[0]
         for r in range(1, rr + 1):
             s0 = p_spent[pi, r, 0]
             s1 = p_spent[pi, r, 1]

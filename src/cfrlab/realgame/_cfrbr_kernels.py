@@ -41,12 +41,13 @@ def regret_walk(walk, ops, num_states, tables, trav, reach, values):
     players with ``trav`` land in ``tables.regret`` (zeroed by the caller) and their
     reach-weighted policy in ``tables.avg``."""
     view = K.full_view(num_states)
-    K.forward(walk, view, tables, reach, -1)
+    K.forward(walk, view, tables, reach, np.int64(-1))  # np.int64: see K.backward
     exact = K.exact_ops(ops)
     for i in range(2):
         if trav[i]:
             K.terminals(exact, view, i, reach, values)
-    K.backward(walk, view, tables, reach, values, trav, 1, K.FIXED_POLICY, 1, np.zeros(1, np.int8))
+    K.backward(walk, view, tables, reach, values, trav, np.int64(K.MODE_CFR), K.FIXED_POLICY,
+               np.int64(1), np.zeros(1, np.int8))
 
 
 @njit(cache=NUMBA_CACHE)

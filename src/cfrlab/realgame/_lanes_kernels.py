@@ -306,7 +306,7 @@ def last_round_lanes(seg, seg_class, class_rep, hands, table, flow):
         T = np.zeros((Dp, ustate.shape[0], 3, W), dt)
         shape = SubtreeShape(rep, depth, parent, action)
         buf = LaneBuffers(R, V, T, X, xc, rt, gs)
-        cnt = 0
+        cnt = np.int64(0)  # not a literal 0: numba would compile _walk_group for it too
         for s in range(nseg):
             if seg_class[s] != cl or not live[s]:
                 continue
