@@ -15,9 +15,12 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/pip install -q -e .
 	touch $@
 
-$(VENV)/.installed-dev: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e '.[dev]'
-	touch $@ $(VENV)/.installed
+# The dev extras are installed by name (read from pyproject.toml), not as `-e '.[dev]'`, which
+# would reinstall cfrlab itself: `make test` installs them while the warm-up already runs it.
+$(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
+	$(BIN)/python -c "import re; t = open('pyproject.toml').read(); dev = re.search(r'^dev = \[(.*?)^\]', t, re.S | re.M).group(1); print('\n'.join(re.findall(r'\x22([^\x22]+)\x22', dev)))" > $(VENV)/dev-requirements.txt
+	$(BIN)/pip install -q -r $(VENV)/dev-requirements.txt
+	touch $@
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
@@ -35,14 +38,23 @@ browser:
 	  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
 	  echo "note: chromium not installed; the browser test will be skipped")
 
-warmup: $(VENV)/.installed-dev
+warmup: $(VENV)/.installed
 	$(BIN)/python -m cfrlab.warmup
 
-test: $(VENV)/.installed-dev browser warmup
-	$(BIN)/python -m pytest -n 2 -q
+# Three things at once: the browser, and once the package is in, the warm-up's compiling (both
+# cores; it needs only the package) and the test extras (mostly download). pytest may write its
+# bytecode (its assertion rewriting is the larger part of collecting 2,000 tests) even where
+# PYTHONDONTWRITEBYTECODE is set.
+PREPARE = $(MAKE) --no-print-directory -j3 warmup $(VENV)/.installed-dev
+PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 -q
 
-check: $(VENV)/.installed-dev warmup
-	$(BIN)/python -m pytest -n 2 -q -m "not slow"
+test:
+	@$(PREPARE) browser
+	$(PYTEST)
+
+check:
+	@$(PREPARE)
+	$(PYTEST) -m "not slow"
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
