@@ -44,9 +44,10 @@ warmup: $(VENV)/.installed
 # Three things at once: the browser, and once the package is in, the warm-up's compiling (both
 # cores; it needs only the package) and the test extras (mostly download). pytest may write its
 # bytecode (its assertion rewriting is the larger part of collecting 2,000 tests) even where
-# PYTHONDONTWRITEBYTECODE is set.
+# PYTHONDONTWRITEBYTECODE is set. Work stealing: a worker that runs out of tests takes some
+# of the other's (they last from a millisecond to a minute).
 PREPARE = $(MAKE) --no-print-directory -j3 warmup $(VENV)/.installed-dev
-PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 -q
+PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 test:
 	@$(PREPARE) browser
