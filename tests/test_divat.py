@@ -22,15 +22,31 @@ from cfrlab.tree import CHANCE, DECISION, build_tree
 Z = 3.29  # two-sided 99.9%: the checks below are fixed-seed, this keeps them far from flaky
 
 
+def _set_deals(cards: tuple, sizes: list[int]):
+    """Every deal of ``sizes[0]``, then ``sizes[1]``, ... cards from ``cards``, each part a set."""
+    if not sizes:
+        yield ()
+        return
+    for part in itertools.combinations(cards, sizes[0]):
+        rest = tuple(c for c in cards if c not in part)
+        for tail in _set_deals(rest, sizes[1:]):
+            yield part + tail
+
+
 def _exact_divat_means(game, policy):
     """Weighted means of (money, showdown DIVAT, DIVAT) over every deal and every betting
     sequence, each with its exact probability under ``policy(player, hole, board_seen, node)``."""
     tree = build_tree(game)
     dk = deck(game.num_ranks, game.num_suits)
-    h, nb = game.num_hole_cards, game.total_board_cards()
+    h = game.num_hole_cards
     holes, boards, bets, probs = [], [], [], []
-    deals = list(itertools.permutations(dk, 2 * h + nb))
     starts = [game.total_board_cards(r) for r in range(game.num_rounds)]
+    # every deal once as sets: each player's hole cards, each round's new board cards (the
+    # ordered deals count each of these the same number of times: the same distribution, and
+    # in THREE_ROUNDS an eighth of the 40,320 permutations)
+    sizes = [h, h] + [n for n in game.num_board_cards if n > 0]
+    deals = list(_set_deals(tuple(dk), sizes))
+    assert len(deals) == game.num_deals
     # The tree as Python lists and the policy memoized per (node, hole, board seen): the same
     # products in the same order as a walk over the arrays, in a fraction of the time.
     kind, player, rnd = tree.kind.tolist(), tree.player.tolist(), tree.round.tolist()
@@ -124,16 +140,19 @@ def test_solved_leduc_against_probe(tmp_path):
 @pytest.mark.slow
 def test_reduced_deck_holdem_money_agreement(tmp_path):
     """A 20-card hold'em (every round's run-outs enumerated per hand): DIVAT agrees with
-    money within the interval of their difference, and has a fraction of its variance."""
+    money within the interval of their difference, and has a fraction of its variance.
+    20,000 hands (DIVAT's run-outs take 0.3 ms a hand): the mean difference is known to 0.02
+    chips (a bias above 0.07 fails), and the variance ratios, over seeds 1-8 between 1.78 and
+    1.92 (spread 0.03), stay far above 1.6."""
     game = parse_game(holdem_text(5, 4))
     log = tmp_path / "h.log"
-    r = play_match(game, make_agent("value:0.7,0.4", game), make_agent("random", game), 100_000, seed=3, log=log)
+    r = play_match(game, make_agent("value:0.7,0.4", game), make_agent("random", game), 20_000, seed=3, log=log)
     d = divat_log(log, r.names[0], game)
     for x in (d.showdown, d.divat):
         diff = d.money - x
         assert abs(diff.mean()) <= Z * diff.std() / np.sqrt(diff.size)
     ratios = d.variance_ratios()
-    # Measured 1.86 and 1.81 (seed 3); the random opponent's folds leave little to remove.
+    # Measured 1.83 and 1.89 (seed 3); the random opponent's folds leave little to remove.
     assert ratios["divat"] > 1.6 and ratios["showdown_divat"] > 1.6, ratios
 
 
