@@ -578,12 +578,12 @@ def exact_value_or_reason(game: GameDef, a: Agent, b: Agent):
             model = model_for_game(game)
         except CfrlabError as e:
             return None, f"the deals of {game.name or 'this game'} cannot be enumerated ({e})"
-    for ag in (a, b):
-        if policy_in_model(ag, ta.tree, model) is None:
-            return None, (f"agent {getattr(ag, 'name', ag)!r} is not a policy in the chance model "
-                          f"{model_kind(model)} (e.g. a hand-strength bot against a bucketed strategy)")
     pa = policy_in_model(a, ta.tree, model)
     pb = policy_in_model(b, ta.tree, model)
+    for ag, pol in ((a, pa), (b, pb)):
+        if pol is None:
+            return None, (f"agent {getattr(ag, 'name', ag)!r} is not a policy in the chance model "
+                          f"{model_kind(model)} (e.g. a hand-strength bot against a bucketed strategy)")
     ev0 = float(expected_value(ta.tree, model, pa, pb))
     ev1 = -float(expected_value(ta.tree, model, pb, pa))
     return ((ev0 + ev1) / 2.0, (ev0, ev1)), None
@@ -601,10 +601,13 @@ def policy_in_model(agent: Agent, tree, model) -> np.ndarray | None:
     elif fp.states is None:
         pol = np.repeat(np.asarray(fp.policy)[fp.offsets], np.diff(off), axis=0)
     elif fp.card_class is not None and is_lossless(model):
+        by_round: dict[int, np.ndarray] = {}  # one class per state, the same at every decision of a round
         rows = []
         for d, r in enumerate(rounds):
-            classes = _card_classes(fp.card_class, model, int(r))
-            rows.append(fp.policy[fp.offsets[d] + classes])
+            r = int(r)
+            if r not in by_round:
+                by_round[r] = _card_classes(fp.card_class, model, r)
+            rows.append(fp.policy[fp.offsets[d] + by_round[r]])
         pol = np.concatenate(rows)
     else:
         return None
