@@ -23,8 +23,8 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.deep._traverse_kernels import _mixed_value, _open_children, _slot, _terminal_value
-from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
+from cfrlab.deep._traverse_kernels import _open_children, _slot
+from cfrlab.solvers.kernels import es_values, walk_on
 
 
 @njit(cache=NUMBA_CACHE)
@@ -113,7 +113,7 @@ def traverse_sampled(tree, end, deal, nets, lay, traverser, weight, scale, adv, 
     ``_traverse_kernels.traverse``, the strategies computed by the networks at the nodes
     visited): sampled regrets of the traverser's nodes to ``adv``, with ``record_strategy``
     the opponent's strategies to ``strat``; every item weighted by ``weight``."""
-    (kind, player, rnd, first_child, num_children, child, action, spent, decision, legal,
+    (kind, player, rnd, first_child, num_children, child, action, _spent, decision, legal,
      _next_node) = tree
     deals, showdown0, before = deal
     hw = nets[0]
@@ -132,6 +132,7 @@ def traverse_sampled(tree, end, deal, nets, lay, traverser, weight, scale, adv, 
     sampled = np.full(n_nodes, -1, np.int64)
     value = np.zeros(n_nodes)
     visited = np.empty(n_nodes, np.int64)
+    mine = np.empty(n_nodes, np.int64)
     seen_cards = np.full((2, R, C), -1, np.int8)
     regrets = np.zeros(A)
     for k in range(deals.shape[0]):
@@ -144,41 +145,22 @@ def traverse_sampled(tree, end, deal, nets, lay, traverser, weight, scale, adv, 
                 for b in range(B):
                     seen_cards[q, r, h + b] = cards[2 * h + b] if b < before[r] else -1
         active[:] = False
-        count = 0
         active[0] = True
-        n = 0
-        while n < n_nodes:  # forward, preorder: the sampled part of the tree
-            if not active[n]:
-                n = end[n]
-                continue
-            visited[count] = n
-            count += 1
-            if kind[n] == DECISION:
-                p = player[n]
-                d = decision[n]
-                _strategy(nets, p, d, rnd[n], cw, legal[d], sigma[n], h1, h2)
-                sampled[n] = _open_children(n, p == traverser, sigma[n], rng, first_child, num_children,
-                                            child, action, active, A)
-                if p != traverser and record_strategy:
-                    _store(strat, rng, d, seen_cards[p, rnd[n]], sigma[n], weight)
-            elif kind[n] == CHANCE:
-                active[child[first_child[n]]] = True
-            n += 1
-        for i in range(count - 1, -1, -1):  # backward over the visited nodes
-            n = visited[i]
-            kd = kind[n]
-            if kd == FOLD or kd == SHOWDOWN:
-                value[n] = _terminal_value(kind, player, spent, n, traverser, showdown0[k])
-            elif kd == CHANCE:
-                value[n] = value[child[first_child[n]]]
-            elif player[n] != traverser:
-                value[n] = value[sampled[n]]
-            else:
-                f = first_child[n]
-                v = _mixed_value(n, sigma[n], value, first_child, num_children, child, action)
-                value[n] = v
-                regrets[:] = 0.0
-                for j in range(num_children[n]):
-                    c = child[f + j]
-                    regrets[action[c]] = (value[c] - v) / scale
-                _store(adv, rng, decision[n], seen_cards[traverser, rnd[n]], regrets, weight)
+        n, count = walk_on(0, 0, kind, first_child, child, end, active, visited)
+        while n < n_nodes:
+            p = player[n]
+            d = decision[n]
+            _strategy(nets, p, d, rnd[n], cw, legal[d], sigma[n], h1, h2)
+            sampled[n] = _open_children(n, p == traverser, sigma[n], rng, first_child, num_children, child, action,
+                                        active, A)
+            if p != traverser and record_strategy:
+                _store(strat, rng, d, seen_cards[p, rnd[n]], sigma[n], weight)
+            n, count = walk_on(n + 1, count, kind, first_child, child, end, active, visited)
+        for i in range(es_values(visited, count, traverser, showdown0[k], sigma, tree, sampled, value, mine)):
+            n = mine[i]  # the traverser's decisions, deepest first
+            regrets[:] = 0.0
+            f = first_child[n]
+            for j in range(num_children[n]):
+                c = child[f + j]
+                regrets[action[c]] = (value[c] - value[n]) / scale
+            _store(adv, rng, decision[n], seen_cards[traverser, rnd[n]], regrets, weight)

@@ -18,11 +18,10 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
+from cfrlab.solvers.kernels import es_values, walk_on
 from cfrlab.solvers.kernels import sample_action as _sample
 from cfrlab.solvers.kernels import subtree_end as _subtree_end
-from cfrlab.solvers.kernels import terminal_value as _terminal_value
 from cfrlab.solvers.kernels import uniform as _uniform
-from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 
 @njit(cache=NUMBA_CACHE)
@@ -55,17 +54,6 @@ def _open_children(n, explore, probs, rng, first_child, num_children, child, act
     return drawn
 
 
-@njit(cache=NUMBA_CACHE)
-def _mixed_value(n, probs, value, first_child, num_children, child, action):
-    """The value of decision n under probs: the children's values weighted by their actions'."""
-    f = first_child[n]
-    v = 0.0
-    for j in range(num_children[n]):
-        c = child[f + j]
-        v += probs[action[c]] * value[c]
-    return v
-
-
 def subtree_end(first_child, num_children, child):
     """end[n]: one past the last node of n's subtree (preorder numbering)."""
     return _subtree_end(first_child, num_children, child, first_child.shape[0])
@@ -82,7 +70,7 @@ def traverse(tree, end, row_offset, deals, policy, traverser, traversals, weight
     (Deep CFR's average-strategy memory). Every item carries ``weight`` (the iteration: linear
     CFR weighting). ``deals`` is (states, showdown values) per deal; ``memories`` is (adv, strat),
     each a (rows, target, weight, seen) tuple."""
-    (kind, player, rnd, first_child, num_children, child, action, spent, decision, legal,
+    (kind, player, rnd, first_child, num_children, child, action, _spent, decision, legal,
      _next_node) = tree
     deal_states, deal_value = deals
     adv, strat = memories
@@ -93,56 +81,39 @@ def traverse(tree, end, row_offset, deals, policy, traverser, traversals, weight
     A = legal.shape[1]
     active = np.zeros(n_nodes, np.bool_)
     sampled = np.full(n_nodes, -1, np.int64)
+    sigma = np.zeros((n_nodes, A))
     value = np.zeros(n_nodes)
     visited = np.empty(n_nodes, np.int64)
+    mine = np.empty(n_nodes, np.int64)
     for _ in range(traversals):
         k = int(_uniform(rng) * n_deals)
         states = deal_states[k]
-        showdown0 = deal_value[k]
-        count = 0
         active[0] = True
-        n = 0
-        while n < n_nodes:  # forward, preorder: mark the sampled part of the tree
-            if not active[n]:
-                n = end[n]
-                continue
-            visited[count] = n
-            count += 1
-            if kind[n] == DECISION:
-                p = player[n]
-                row = row_offset[decision[n]] + states[p, rnd[n]]
-                sampled[n] = _open_children(n, p == traverser, policy[row], rng, first_child, num_children,
-                                            child, action, active, A)
-                if p != traverser and record_strategy:
-                    i = _slot(st_seen, st_rows.shape[0], rng)
-                    if i >= 0:
-                        st_rows[i] = row
-                        st_weight[i] = weight
-                        for b in range(A):
-                            st_target[i, b] = policy[row, b]
-            elif kind[n] == CHANCE:
-                active[child[first_child[n]]] = True
-            n += 1
-        for i in range(count - 1, -1, -1):  # backward over the visited nodes
-            n = visited[i]
-            kd = kind[n]
-            if kd == FOLD or kd == SHOWDOWN:
-                value[n] = _terminal_value(kind, player, spent, n, traverser, showdown0)
-            elif kd == CHANCE:
-                value[n] = value[child[first_child[n]]]
-            elif player[n] != traverser:
-                value[n] = value[sampled[n]]
-            else:
-                row = row_offset[decision[n]] + states[traverser, rnd[n]]
-                f = first_child[n]
-                v = _mixed_value(n, policy[row], value, first_child, num_children, child, action)
-                value[n] = v
-                s = _slot(adv_seen, adv_rows.shape[0], rng)
-                if s >= 0:
-                    adv_rows[s] = row
-                    adv_weight[s] = weight
+        n, count = walk_on(0, 0, kind, first_child, child, end, active, visited)
+        while n < n_nodes:
+            p = player[n]
+            row = row_offset[decision[n]] + states[p, rnd[n]]
+            for b in range(A):
+                sigma[n, b] = policy[row, b]
+            sampled[n] = _open_children(n, p == traverser, sigma[n], rng, first_child, num_children, child, action,
+                                        active, A)
+            if p != traverser and record_strategy:
+                i = _slot(st_seen, st_rows.shape[0], rng)
+                if i >= 0:
+                    st_rows[i] = row
+                    st_weight[i] = weight
                     for b in range(A):
-                        adv_target[s, b] = 0.0
-                    for j in range(num_children[n]):
-                        c = child[f + j]
-                        adv_target[s, action[c]] = (value[c] - v) / scale
+                        st_target[i, b] = sigma[n, b]
+            n, count = walk_on(n + 1, count, kind, first_child, child, end, active, visited)
+        for i in range(es_values(visited, count, traverser, deal_value[k], sigma, tree, sampled, value, mine)):
+            n = mine[i]  # the traverser's decisions, deepest first
+            s = _slot(adv_seen, adv_rows.shape[0], rng)
+            if s >= 0:
+                adv_rows[s] = row_offset[decision[n]] + states[traverser, rnd[n]]
+                adv_weight[s] = weight
+                for b in range(A):
+                    adv_target[s, b] = 0.0
+                f = first_child[n]
+                for j in range(num_children[n]):
+                    c = child[f + j]
+                    adv_target[s, action[c]] = (value[c] - value[n]) / scale

@@ -79,6 +79,62 @@ def subtree_end(first_child, num_children, child, n_nodes):
 
 
 @njit(cache=NUMBA_CACHE)
+def walk_on(n, count, kind, first_child, child, end, active, visited):
+    """The forward pass of an external-sampling walk (MCCFR's and Deep CFR's) from node n on,
+    in preorder: the nodes of the sampled part (``active``; the others are skipped with their
+    subtrees) are appended to ``visited[count:]`` and a chance node opens its one child (the
+    deal is drawn already); stops at the next decision node, whose children the caller opens
+    (all of the traverser's, one drawn action of another player's). Returns (that node, or
+    the number of nodes at the end; the new count)."""
+    n_nodes = kind.shape[0]
+    while n < n_nodes:
+        if not active[n]:
+            n = end[n]
+            continue
+        visited[count] = n
+        count += 1
+        if kind[n] == DECISION:
+            return n, count
+        if kind[n] == CHANCE:
+            active[child[first_child[n]]] = True
+        n += 1
+    return n, count
+
+
+@njit(cache=NUMBA_CACHE)
+def es_values(visited, count, traverser, showdown0, sigma, tree, sampled, value, mine):
+    """The backward pass of an external-sampling walk (MCCFR's and Deep CFR's): value[n] for
+    the traverser of each of the ``count`` nodes listed in ``visited`` (the walk's sampled
+    part, in preorder), deepest first: a terminal's (``terminal_value``), a chance node's
+    child's, another player's sampled child's (``sampled[n]``), and at the traverser's
+    decisions the children's values weighted by ``sigma[n]`` (its strategy over the action
+    columns). Those decisions are listed in ``mine``, deepest first; returns how many. The
+    callers take the sampled regrets v(a) - v off ``value`` there."""
+    (kind, player, _rnd, first_child, num_children, child, action, spent, _decision, _legal,
+     _next_node) = tree
+    m = 0
+    for i in range(count - 1, -1, -1):
+        n = visited[i]
+        kd = kind[n]
+        if kd == FOLD or kd == SHOWDOWN:
+            value[n] = terminal_value(kind, player, spent, n, traverser, showdown0)
+        elif kd == CHANCE:
+            value[n] = value[child[first_child[n]]]
+        elif player[n] != traverser:
+            value[n] = value[sampled[n]]
+        else:
+            f = first_child[n]
+            v = 0.0
+            for j in range(num_children[n]):
+                c = child[f + j]
+                v += sigma[n, action[c]] * value[c]
+            value[n] = v
+            mine[m] = n
+            m += 1
+    return m
+
+
+@njit(cache=NUMBA_CACHE)
 def es_iterations(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations):
     """External sampling on a limit tree (three action columns); ``_es`` says how."""
     _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations, False)
@@ -95,9 +151,11 @@ def _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations,
     """External sampling (Lanctot 2009): per iteration, one traversal per player, each with a
     freshly sampled deal; the opponent's actions are sampled from its current strategy, the
     traverser's all explored. Regrets: r(I, a) += v(a) - v(sigma) (the sampling probabilities
-    of chance and the opponent cancel their reach). Average: at the opponent's information
-    sets, avg += sigma (an unbiased estimate of reach-weighted averaging)."""
-    (kind, player, rnd, first_child, num_children, child, action, spent, decision, legal,
+    of chance and the opponent cancel their reach; the values: ``es_values``). Average: at the
+    opponent's information sets, avg += sigma (an unbiased estimate of reach-weighted
+    averaging). The children of a decision are opened here, not in a call per node: that call
+    (``open_children`` of Deep CFR's traversals) costs this walk half again its time."""
+    (kind, player, rnd, first_child, num_children, child, action, _spent, decision, legal,
      _next_node) = tree
     n_nodes = kind.shape[0]
     end = subtree_end(first_child, num_children, child, n_nodes)
@@ -108,65 +166,41 @@ def _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations,
     sigma = np.zeros((n_nodes, A))
     value = np.zeros(n_nodes)
     visited = np.empty(n_nodes, np.int64)
+    mine = np.empty(n_nodes, np.int64)
     for _ in range(iterations):
         for traverser in range(2):
             k = int(uniform(rng) * n_deals)
             states = deal_states[k]
             showdown0 = deal_value[k]
-            # forward: mark the sampled part of the tree (preorder), skip inactive subtrees
-            count = 0
             active[0] = True
-            n = 0
+            n, count = walk_on(0, 0, kind, first_child, child, end, active, visited)
             while n < n_nodes:
-                if not active[n]:
-                    n = end[n]
-                    continue
-                visited[count] = n
-                count += 1
-                kd = kind[n]
-                if kd == DECISION:
-                    d = decision[n]
-                    p = player[n]
-                    row = row_offset[d] + states[p, rnd[n]]
-                    _regret_matching(regret, row, legal[d], sigma[n], A)
-                    f = first_child[n]
-                    if p == traverser:
-                        for j in range(num_children[n]):
-                            active[child[f + j]] = True
-                    else:
-                        a = sample_action(sigma[n], uniform(rng), A)
-                        for j in range(num_children[n]):
-                            c = child[f + j]
-                            active[c] = action[c] == a
-                            if action[c] == a:
-                                sampled[n] = c
-                        for b in range(A):
-                            avg[row, b] += sigma[n, b]
-                elif kd == CHANCE:
-                    active[child[first_child[n]]] = True
-                n += 1
-            # backward over the visited nodes
-            for i in range(count - 1, -1, -1):
-                n = visited[i]
-                kd = kind[n]
-                if kd == FOLD or kd == SHOWDOWN:
-                    value[n] = terminal_value(kind, player, spent, n, traverser, showdown0)
-                elif kd == CHANCE:
-                    value[n] = value[child[first_child[n]]]
-                elif player[n] != traverser:
-                    value[n] = value[sampled[n]]
+                d = decision[n]
+                p = player[n]
+                row = row_offset[d] + states[p, rnd[n]]
+                _regret_matching(regret, row, legal[d], sigma[n], A)
+                f = first_child[n]
+                if p == traverser:
+                    for j in range(num_children[n]):
+                        active[child[f + j]] = True
                 else:
-                    d = decision[n]
-                    row = row_offset[d] + states[traverser, rnd[n]]
-                    f = first_child[n]
-                    v = 0.0
+                    a = sample_action(sigma[n], uniform(rng), A)
                     for j in range(num_children[n]):
                         c = child[f + j]
-                        v += sigma[n, action[c]] * value[c]
-                    for j in range(num_children[n]):
-                        c = child[f + j]
-                        regret[row, action[c]] += value[c] - v
-                    value[n] = v
+                        active[c] = action[c] == a
+                        if action[c] == a:
+                            sampled[n] = c
+                    for b in range(A):
+                        avg[row, b] += sigma[n, b]
+                n, count = walk_on(n + 1, count, kind, first_child, child, end, active, visited)
+            m = es_values(visited, count, traverser, showdown0, sigma, tree, sampled, value, mine)
+            for i in range(m):  # the traverser's regrets v(a) - v
+                n = mine[i]
+                row = row_offset[decision[n]] + states[traverser, rnd[n]]
+                f = first_child[n]
+                for j in range(num_children[n]):
+                    c = child[f + j]
+                    regret[row, action[c]] += value[c] - value[n]
 
 
 @njit(cache=NUMBA_CACHE)
