@@ -59,6 +59,13 @@ def tile_offsets(sorted_states, n, tw, NT, toff_row):
 
 
 @njit(cache=NUMBA_CACHE)
+def tile_rows(toff, b, p0, p1):
+    """The rows of board b in tile p0 (a0..e0 - 1) and in tile p1 (a1..e1 - 1), as
+    ``tile_offsets`` cut them: (a0, e0, a1, e1)."""
+    return toff[b, p0], toff[b, p0 + 1], toff[b, p1], toff[b, p1 + 1]
+
+
+@njit(cache=NUMBA_CACHE)
 def add_tile(G, n0, n1, row0, col0, win, tie):
     """Add a tile accumulator G[n0, n1, (win, loss, tie)] of the block at (row0, col0) into
     win and tie (int64[S, S]): a loss is a win of the other side, a tie counts both ways."""
@@ -151,10 +158,7 @@ def accumulate_tiles(batch, w, nboards, tw, S, tp0, tp1, win, tie):
         G = np.zeros((n0, n1, 3), np.int64)
         for b in range(nboards):
             wb = w[b]
-            a0 = toff[b, p0]
-            e0 = toff[b, p0 + 1]
-            a1 = toff[b, p1]
-            e1 = toff[b, p1 + 1]
+            a0, e0, a1, e1 = tile_rows(toff, b, p0, p1)
             for i in range(a0, e0):
                 s0 = st[b, i] - base0
                 r0 = rk[b, i]
@@ -508,10 +512,7 @@ def accumulate_turn_tiles(n, weight, tb, rv, tpt, B, NP, tq0, tq1, win, tie):
         G = np.zeros((n0, n1, 3), np.int64)
         for b in range(n):
             w = weight[b]
-            a0 = toff[b, P0]
-            e0 = toff[b, P0 + 1]
-            a1 = toff[b, P1]
-            e1 = toff[b, P1 + 1]
+            a0, e0, a1, e1 = tile_rows(toff, b, P0, P1)
             for i in range(a0, e0):
                 m0 = hole_pos[b, i]
                 p0row = RP[b, i]
