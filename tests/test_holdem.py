@@ -20,7 +20,12 @@ from cfrlab.abstraction.bucketed import BucketedModel
 from cfrlab.abstraction.buckets import BucketSpec
 from cfrlab.cli.main import app
 from cfrlab.engine import load_abstraction, model_kind
-from cfrlab.engine.values import best_response_values, expected_value, exploitability
+from cfrlab.engine.values import (
+    best_response_values,
+    expected_value,
+    exploitability,
+    uniform_policy,
+)
 from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.experiments.synthetic import SyntheticBucketModel
 from cfrlab.games import parse_game
@@ -67,17 +72,9 @@ def abstract_naive(game, tree, model, policy, monkeypatch):
     return table
 
 
-def random_policy(tree, model, seed):
-    from cfrlab.engine.values import uniform_policy
-
-    rng = np.random.default_rng(seed)
-    pol = uniform_policy(tree, model)
-    pol = np.where(pol > 0, rng.random(pol.shape) + 0.05, 0.0)
-    return pol / pol.sum(axis=1, keepdims=True)
-
-
 def test_lp_value_and_exploitability_agree_with_the_engine():
-    _g, tree, model = case(3)
+    # two buckets per round (2, 4 and 8 bucket sequences): the LP takes 0.7 s (5 s at three)
+    _g, tree, model = case(2)
     policy, value = solve_lp(tree, model)
     assert abs(expected_value(tree, model, policy, policy) - value) < 1e-6
     assert exploitability(tree, model, policy) < 1e-6
@@ -92,26 +89,24 @@ def test_lp_value_and_exploitability_agree_with_the_engine():
 
 
 @pytest.mark.slow
-def test_vector_best_response_equals_a_brute_force_walk_over_every_deal(monkeypatch):
+def test_vector_best_response_and_value_equal_a_brute_force_walk_over_every_deal(monkeypatch):
+    """The engine's best-response value for each responder, hence the exploitability, and the
+    expected value of a CFR+ average (50 iterations: full support, exploitability 0.014
+    chips, far from both uniform and equilibrium) equal the plain walk's over all 5,040 deals.
+    One policy: each walk takes seconds (the random policy this test also used to check
+    asserted the same equalities through the same walks)."""
     g, tree, model = case(2, "1 1 1")  # one raise per round keeps the plain walk quick
-    pol = random_policy(tree, model, 7)
-    table = abstract_naive(g, tree, model, pol, monkeypatch)
-    b0, b1 = best_response_values(tree, model, pol)
-    n0 = naive.best_response(g, table, 0)[0]
-    n1 = naive.best_response(g, table, 1)[0]
-    assert abs(b0 - n0) < 1e-9 and abs(b1 - n1) < 1e-9
-    assert abs(expected_value(tree, model, pol, pol) - naive.expected_value(g, table, table)) < 1e-9
-
-
-@pytest.mark.slow
-def test_solved_value_and_exploitability_by_a_walk_over_every_deal(monkeypatch):
-    g, tree, model = case(2, "1 1 1")
     s = make_solver(tree, model, "cfr+")
     s.iterate(50)
     avg = s.average_policy()
+    assert avg[uniform_policy(tree, model) > 0].min() > 0  # every legal action played
     table = abstract_naive(g, tree, model, avg, monkeypatch)
-    assert abs(exploitability(tree, model, avg) - naive.exploitability(g, table)) < 1e-6
-    assert abs(expected_value(tree, model, avg, avg) - naive.expected_value(g, table, table)) < 1e-6
+    b0, b1 = best_response_values(tree, model, avg)
+    n0 = naive.best_response(g, table, 0)[0]
+    n1 = naive.best_response(g, table, 1)[0]
+    assert abs(b0 - n0) < 1e-9 and abs(b1 - n1) < 1e-9
+    assert abs(exploitability(tree, model, avg) - 0.5 * (n0 + n1)) < 1e-9 and 0.5 * (n0 + n1) > 1e-3
+    assert abs(expected_value(tree, model, avg, avg) - naive.expected_value(g, table, table)) < 1e-9
 
 
 def test_float32_products_track_float64():
@@ -302,13 +297,15 @@ def test_public_chance_sampling_over_hole_pairs_is_unbiased(alternating):
 
 @pytest.mark.slow
 def test_public_chance_sampling_converges_on_a_bucketed_model():
+    """Exploitability below 5% of uniform play's after 1,500 iterations (measured, seeds 1-8:
+    2.6% to 3.6% of it; 4.1% to 4.6% at 1,000, 8% to 10% at 300)."""
     g, tree, model = case(2)
     s = make_solver(tree, model, "pcs", seed=1)
-    s.iterate(300)
+    s.iterate(50)
     again = make_solver(tree, model, "pcs", seed=1)
-    again.iterate(300)
+    again.iterate(50)
     assert np.array_equal(again.avg, s.avg)  # seeded: reproducible
-    s.iterate(2700)
+    s.iterate(1450)
     e_pcs = s.exploitability()
     uniform = exploitability(tree, model, Strategy.uniform(g, tree=tree, model=model).policy)
     assert e_pcs < 0.05 * uniform
