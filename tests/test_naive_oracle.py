@@ -65,8 +65,10 @@ def _check_random_policies(name, seeds):
         # the engine's rows read back as the same naive policy (layout round trip)
         back = naive.from_engine_policy(game, tree, model, ea, off)
         assert all(np.array_equal(back[k], pa[k]) for k in pa)
+        wants = []
         for responder in (0, 1):
             want, _ = naive.best_response(game, pa, responder)
+            wants.append(want)
             got, br = best_response(tree, model, ea, responder)
             assert got == pytest.approx(want, abs=1e-9)
             # the engine's best response really earns that value against the policy
@@ -74,9 +76,8 @@ def _check_random_policies(name, seeds):
             seats = (br_naive, pa) if responder == 0 else (pa, br_naive)
             ev0 = naive.expected_value(game, *seats)
             assert (ev0 if responder == 0 else -ev0) == pytest.approx(want, abs=1e-9)
-        assert exploitability(tree, model, ea) == pytest.approx(
-            naive.exploitability(game, pa), abs=1e-9
-        )
+        # naive.exploitability(game, pa) is this mean: its two walks again would cost 40% of the test
+        assert exploitability(tree, model, ea) == pytest.approx(0.5 * sum(wants), abs=1e-9)
         assert expected_value(tree, model, ea, eb) == pytest.approx(
             naive.expected_value(game, pa, pb), abs=1e-9
         )
@@ -90,7 +91,7 @@ def test_random_policies_agree(name):
 
 @pytest.mark.slow
 def test_random_policy_agrees_on_two_hole_card_game():
-    # 2,520 deals x 120 betting nodes in pure Python: about half a minute
+    # 2,520 deals x 120 betting nodes in pure Python: about 15 s
     _check_random_policies("holdem-like", seeds=(4,))
 
 
