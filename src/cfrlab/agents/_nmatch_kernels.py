@@ -29,8 +29,7 @@ from numba import njit, prange
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine import kernels as EK
 from cfrlab.evaluate import kernels as EVK
-
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+from cfrlab.tree import CHANCE, DECISION
 
 MatchTree = namedtuple("MatchTree", "kind player rnd decision next_node spent folded off")
 

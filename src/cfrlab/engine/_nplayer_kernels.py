@@ -30,8 +30,8 @@ from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine._kernels import UpdateRule, _add_regret, _discounts, normalize_row_range  # noqa: F401
+from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 MODE_EV, MODE_CFR, MODE_BR = 0, 1, 2
 
 TreeArrays = namedtuple("TreeArrays", "kind player round parent depth action decision spent folded legal events off")

@@ -30,8 +30,7 @@ from numba import njit
 
 from cfrlab.cards.kernels import rank_cards
 from cfrlab.config import NUMBA_CACHE
-
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+from cfrlab.tree import CHANCE, DECISION
 
 EnvTree = namedtuple("EnvTree", "kind player rnd next_node decision spent folded id_col public root")
 CardLayout = namedtuple("CardLayout", "card_index board_at board_block num_hole public_offset")

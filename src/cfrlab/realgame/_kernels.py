@@ -52,8 +52,8 @@ from numba import njit
 from cfrlab.abstraction.kernels import index_scratch, last_state, player_states
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine.kernels import disjoint_sum, showdown_sweep
+from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 EVERY = np.zeros(0, np.int64)  # disjoint_sum's hand list when it covers every hand
 NO_RANKS = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # round_pass before the last round
 NO_BEST = np.zeros((0, 0), np.int8)  # round_pass recording no best response

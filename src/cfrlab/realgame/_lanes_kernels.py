@@ -62,8 +62,8 @@ from numba import njit, uint64
 
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine import kernels as EK
+from cfrlab.tree import DECISION, FOLD, SHOWDOWN
 
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 W64 = 32  # segments per group in float64: 2W = 64 lanes (sixteen AVX2 vectors)
 W32 = 64  # in float32: 128 lanes, the same sixteen vectors (5% faster than 32 segments)
 

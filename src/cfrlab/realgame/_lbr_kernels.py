@@ -39,8 +39,8 @@ from cfrlab.cards.kernels import (
 )
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.realgame._kernels import OpponentTable  # noqa: F401 (lbr builds it from here)
+from cfrlab.tree import DECISION
 
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 EPS = 1e-9  # chips: an action replaces call (or fold replaces the best) only if better by more
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)

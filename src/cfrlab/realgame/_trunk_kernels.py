@@ -27,8 +27,7 @@ from numba import njit
 from cfrlab.config import NUMBA_CACHE
 from cfrlab.engine.kernels import disjoint_sum, showdown_sweep_lanes
 from cfrlab.realgame._kernels import forward_reach, pass_buffers
-
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 # the hands on one board: A's and O's private states, the valid hands by rank (last round)
 # and in order (vidx)

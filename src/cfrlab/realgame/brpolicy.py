@@ -24,8 +24,7 @@ from cfrlab.realgame import _kernels as K
 from cfrlab.realgame.hands import first_round_units
 from cfrlab.realgame.opponents import StrategyPolicy
 from cfrlab.realgame.walk import Walker
-
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+from cfrlab.tree import DECISION
 
 
 class PolicyWalker(Walker):

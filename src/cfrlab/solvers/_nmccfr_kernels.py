@@ -44,8 +44,7 @@ from cfrlab.engine import kernels as EK
 from cfrlab.engine.kernels import match_row_into
 from cfrlab.solvers._mccfr_kernels import sample_action as _sample
 from cfrlab.solvers._mccfr_kernels import uniform as _uniform
-
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+from cfrlab.tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 SampleBuffers = namedtuple("SampleBuffers", "reach val sig pick xr st pay")
 
