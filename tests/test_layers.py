@@ -5,8 +5,10 @@ docs/ENGINE.md shows the same order."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -62,6 +64,7 @@ def _imports(path: Path, module: str):
     yield from visit(tree, False)
 
 
+@functools.cache  # one pass over the sources for the two tests below
 def _violations():
     hidden, upward = [], []
     for module, path in _modules():
@@ -172,31 +175,52 @@ _TERMINAL = re.compile(r"-=?\s*\w+\[\s*(\w*card\w*|c[01])\s*\[")
 _MATCHING = re.compile(r"(\w+(?:\[[^\]\n]*\])?)\s*/\s*(?:tot\w*|total|sum\w*|t|s)(?:\[[^\]\n]*\])?\s+if\s+\1\s*>\s*0")
 
 
-def _functions(src: str):
+class Function(NamedTuple):
+    name: str
+    lineno: int
+    decorators: tuple[str, ...]  # the called or named decorator, without its module
+    text: str  # the source, as ast.get_source_segment gives it
+
+
+def _segment(lines: list[str], node: ast.AST) -> str:
+    """``ast.get_source_segment(src, node)`` from ``src``'s lines split once (the stdlib splits
+    the whole file again for every node: a file of 1,000 functions took seconds)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset:node.end_col_offset].decode()
+    return "".join([lines[first].encode()[node.col_offset:].decode(), *lines[first + 1:last],
+                    lines[last].encode()[:node.end_col_offset].decode()])
+
+
+@functools.cache
+def _functions(src: str) -> tuple[Function, ...]:
+    """Every function of a module's text; parsed once per session (the rules below and the
+    tests of planted copies share it)."""
+    lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", src)  # as ast splits: \r\n, \r, \n
+    out = []
     for node in ast.walk(ast.parse(src)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node, ast.get_source_segment(src, node) or ""
+            names = []
+            for d in node.decorator_list:
+                f = d.func if isinstance(d, ast.Call) else d
+                names.append(f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", ""))
+            out.append(Function(node.name, node.lineno, tuple(names), _segment(lines, node)))
+    return tuple(out)
 
 
 def njit_outside_kernel_modules(rel: str, src: str) -> list[str]:
     """Numba-compiled functions in a module not named ``_*kernels.py``."""
     if re.fullmatch(r"_\w*kernels\.py", Path(rel).name):
         return []
-    out = []
-    for node, _ in _functions(src):
-        for d in node.decorator_list:
-            f = d.func if isinstance(d, ast.Call) else d
-            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
-            if name in ("njit", "jit", "vectorize", "guvectorize"):
-                out.append(f"{rel}:{node.lineno} {node.name}")
-    return out
+    return [f"{rel}:{fn.lineno} {fn.name}" for fn in _functions(src)
+            for name in fn.decorators if name in ("njit", "jit", "vectorize", "guvectorize")]
 
 
 def terminal_copies(rel: str, src: str) -> list[str]:
     """Card-removal fold or showdown sums written outside the board engine's kernel modules."""
     if rel in BOARD_KERNELS:
         return []
-    return [f"{rel}:{node.lineno} {node.name}" for node, text in _functions(src) if _TERMINAL.search(text)]
+    return [f"{rel}:{fn.lineno} {fn.name}" for fn in _functions(src) if _TERMINAL.search(fn.text)]
 
 
 def matching_copies(rel: str, src: str) -> list[str]:
@@ -204,8 +228,8 @@ def matching_copies(rel: str, src: str) -> list[str]:
     reads regrets, or the positive-share division written out."""
     if rel in MATCH_KERNELS:
         return []
-    return [f"{rel}:{node.lineno} {node.name}" for node, text in _functions(src)
-            if ("match" in node.name.lower() and "regret" in text.lower()) or _MATCHING.search(text)]
+    return [f"{rel}:{fn.lineno} {fn.name}" for fn in _functions(src)
+            if ("match" in fn.name.lower() and "regret" in fn.text.lower()) or _MATCHING.search(fn.text)]
 
 
 def _sources():
