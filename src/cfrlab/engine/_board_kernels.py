@@ -42,16 +42,6 @@ def current_strategy(reg, out):
             match_board_row(reg, b, h, A, out)
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
-def _cum_totals(cum, b, A, H, tot):
-    """tot[h] = hand h's cumulative strategy summed over the actions on board b."""
-    for h in range(H):
-        tot[h] = 0.0
-    for a in range(A):
-        for h in range(H):
-            tot[h] += float(cum[b, a, h])
-
-
 @njit(cache=NUMBA_CACHE, nogil=True)
 def average_strategy(cum, out):
     """out[A, B, H]: the cumulative strategy normalized (uniform where it is all zero); loops
@@ -59,7 +49,7 @@ def average_strategy(cum, out):
     B, A, H = cum.shape
     tot = np.empty(H)
     for b in range(B):
-        _cum_totals(cum, b, A, H, tot)
+        board_positive_totals(cum, b, A, H, tot)  # a cumulative strategy is never negative
         for a in range(A):
             for h in range(H):
                 t = tot[h]
@@ -173,7 +163,7 @@ def combine_average(cum, cfv, out):
     for b in range(B):
         for h in range(H):
             v[h] = 0.0
-        _cum_totals(cum, b, A, H, tot)
+        board_positive_totals(cum, b, A, H, tot)  # a cumulative strategy is never negative
         for a in range(A):
             for h in range(H):
                 t = tot[h]

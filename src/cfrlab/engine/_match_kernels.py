@@ -128,7 +128,8 @@ def match_board_row(reg, b, h, A, out):
 
 @njit(cache=NUMBA_CACHE, inline="always")
 def board_positive_totals(reg, b, A, H, tot):
-    """tot[h] = the sum of hand h's positive regrets on board b (a stored scale cancels)."""
+    """tot[h] = the sum of hand h's positive regrets on board b (a stored scale cancels); of a
+    cumulative strategy, never negative, its plain sum (the average strategy's divisor)."""
     for h in range(H):
         tot[h] = 0.0
     for a in range(A):
