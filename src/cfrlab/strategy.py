@@ -52,7 +52,7 @@ from cfrlab.engine.nplayer import get_engine as nplayer_engine
 from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.fileio import NpzReader, one_line, save_npz
 from cfrlab.games import GameDef, load_game
-from cfrlab.games.gamedef import game_of_header
+from cfrlab.games.builtins import game_of_file
 from cfrlab.games.situation import ACTIONS, action_word, parse_situation_cards
 from cfrlab.games.units import CHIPS, format_unit, to_unit, unit_of
 from cfrlab.tree import CHANCE, DECISION
@@ -261,13 +261,7 @@ class Strategy:
         with NpzReader(path, kind=STRATEGY_KIND) as z:
             header = z.header
             check_header(path, header)
-            file_game = game_of_header(path, header, "strategy")
-            if game is not None:
-                want = load_game(game)
-                if want.to_text() != file_game.to_text():
-                    raise FileMismatchError(f"{path} is a strategy for {_game_label(file_game)}, "
-                                            f"not for {_game_label(want)}")
-                file_game = want if not file_game.name else file_game
+            file_game = game_of_file(path, header, "strategy", game)
             if model is not None and not isinstance(model, ChanceModel):
                 model = model_for_game(file_game, model)  # an abstraction file name
             lossless = header.get("model_kind", LOSSLESS) in (LOSSLESS, NPLAYER)

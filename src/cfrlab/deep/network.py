@@ -38,8 +38,8 @@ from cfrlab.deep.policy import average_of, legal_rows, masked_softmax, mlp_forwa
 from cfrlab.engine import exploitability, model_for_game, row_offsets, tree_for
 from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.fileio import NpzReader, printable, save_npz
-from cfrlab.games import GameDef, load_game
-from cfrlab.games.gamedef import game_of_header
+from cfrlab.games import GameDef
+from cfrlab.games.builtins import game_of_file
 from cfrlab.strategy import Strategy
 from cfrlab.version import __version__ as VERSION
 
@@ -195,13 +195,7 @@ def load_nets(path: str | Path, game: GameDef | str | None = None) -> DeepNets:
         method = h.get("method")
         if method not in METHODS:
             raise CfrlabError(f"{path}: unknown method {printable(method, 40)!s} (known: {', '.join(METHODS)})")
-        file_game = game_of_header(path, h, "deep weights")
-        if game is not None:
-            want = load_game(game)
-            if want.to_text() != file_game.to_text():
-                raise FileMismatchError(f"{path} holds networks for {file_game.name or 'another game'}, "
-                                        f"not for {want.name or 'this game'}")
-            file_game = want if not file_game.name else file_game
+        file_game = game_of_file(path, h, "deep weights", game, holds="holds networks")
         if h.get("features") != FEATURES_VERSION:
             raise FileMismatchError(f"{path}: features {printable(h.get('features'), 40)}, this cfrlab builds {FEATURES_VERSION}")
         layers = h.get("layers")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cfrlab.errors import CfrlabError
-from cfrlab.games.gamedef import GameDef, parse_game, shown_input
+from cfrlab.errors import CfrlabError, FileMismatchError
+from cfrlab.games.gamedef import GameDef, game_of_header, parse_game, shown_input
 from cfrlab.games.texts import (  # noqa: F401  (the texts are data of their own; imported from here too)
     BUILTIN_TEXTS,
     HOLDEM_LIMIT,
@@ -67,3 +67,19 @@ def load_game(name_or_path: str | Path | GameDef) -> GameDef:
             g = parse_game(text, name=p.name)  # kuhn.game holding another game is not "kuhn"
         return g
     raise CfrlabError(f"unknown game {shown_input(s)}: not a built-in ({', '.join(BUILTIN_NAMES)}) and no such file")
+
+
+def game_of_file(path, header: dict, what: str, game=None, *, holds: str | None = None) -> GameDef:
+    """The game of the ``what`` file ``path`` as its header records it (``game_of_header``),
+    checked against ``game`` (a GameDef, a built-in name or a .game file) when one is given:
+    another game is refused in one line (``FileMismatchError``: "PATH is a WHAT for X, not for
+    Y", or "PATH HOLDS for X, ..."); the same game keeps the caller's name when the file's
+    definition has none."""
+    g = game_of_header(path, header, what)
+    if game is None:
+        return g
+    want = load_game(game)
+    if want.to_text() != g.to_text():
+        raise FileMismatchError(f"{path} {holds or f'is a {what}'} for {g.name or 'another game'}, "
+                                f"not for {want.name or 'this game'}")
+    return g if g.name else want
