@@ -3,7 +3,8 @@ the two-thread walk against the one-thread walk it replaced, on the same sampled
 ``cfrlab solve`` on an imperfect-recall abstraction (``--no-real``, checkpoints and resume).
 
 Oracle: ``serial_iteration`` below is the previous kernel verbatim (both players in one node
-loop) with the previous whole-table numpy discounts; the new path must give the same regrets
+loop; one slice copy written as the loop it means, which numba compiles in a third of the
+time) with the previous whole-table numpy discounts; the new path must give the same regrets
 and average sums for every update rule (vanilla, DCFR, CFR+ with alternating updates)."""
 
 from __future__ import annotations
@@ -84,7 +85,8 @@ def serial_iteration(tree, board, scale, regret, avg, sigma, reach, values, trav
         if kind == CHANCE:
             for i in range(2):
                 if trav[i]:
-                    values[i, n, :] = values[i, child[fc], :]
+                    for h in range(H):  # a loop, not the slice copy it was: 5 s less compile
+                        values[i, n, h] = values[i, child[fc], h]
             continue
         q = nodes[n, EK.COL_PLAYER]
         r = nodes[n, EK.COL_ROUND]
