@@ -25,14 +25,25 @@ from cfrlab.strategy import Strategy
 ACTIONS = "fcr"
 
 
-def check_match_game(name: str, own: GameDef, game: GameDef) -> None:
-    """Refuse a match in another game than the strategy's."""
-    if game.to_text() != own.to_text():
-        raise CfrlabError(f"strategy {name!r} is for {own.name or 'another game'}, "
-                          f"not for {game.name or 'this game'}")
+class StrategyBackedAgent(Agent):
+    """An agent that plays its ``strategy`` (a ``cfrlab.strategy.Strategy``): its game is the
+    strategy's, and a match in another game is refused in one line."""
+
+    strategy: Strategy
+    name: str
+
+    @property
+    def game(self) -> GameDef:
+        return self.strategy.game
+
+    def begin_match(self, game: GameDef, seed: int | None = None) -> None:
+        if game.to_text() != self.game.to_text():
+            raise CfrlabError(f"strategy {self.name!r} is for {self.game.name or 'another game'}, "
+                              f"not for {game.name or 'this game'}")
+        super().begin_match(game, seed)
 
 
-class StrategyAgent(Agent):
+class StrategyAgent(StrategyBackedAgent):
     """Plays ``strategy`` (a ``cfrlab.strategy.Strategy``) in its game. ``name`` is what hand
     logs and match results call it: by default the strategy's own (``Strategy.name``: its
     header's ``name``, else its algorithm)."""
@@ -44,14 +55,6 @@ class StrategyAgent(Agent):
         self.model = strategy.model
         self.tree = strategy.tree
         self.offsets = np.asarray(strategy.row_offset, dtype=np.int64)
-
-    @property
-    def game(self) -> GameDef:
-        return self.strategy.game
-
-    def begin_match(self, game: GameDef, seed: int | None = None) -> None:
-        check_match_game(self.name, self.game, game)
-        super().begin_match(game, seed)
 
     def _row(self, view: MatchState) -> tuple[int, np.ndarray]:
         node = self.strategy.node_of(view.betting_string())

@@ -47,12 +47,11 @@ from typing import NamedTuple
 import numpy as np
 
 from cfrlab.agents.ranges import hands
-from cfrlab.agents.strategy_agent import check_match_game
+from cfrlab.agents.strategy_agent import StrategyBackedAgent
 from cfrlab.agents.table_ranges import hand_states
 from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, State, load_game, parse_game
-from cfrlab.games.agent import Agent
 from cfrlab.games.matchstate import MatchState
 from cfrlab.games.state import UNKNOWN, deal_length
 from cfrlab.strategy import Strategy
@@ -258,7 +257,7 @@ class TranslatedRanges:
         return [(Path(path.position, n), p) for n, p in self.t.opponent_step(path.node, spot, action)]
 
 
-class TranslatedStrategy(Agent):
+class TranslatedStrategy(StrategyBackedAgent):
     """A no-limit abstract ``Strategy`` playing the real game by action translation (module
     docstring): ``rule`` is one of ``cfrlab.tree.translation.RULES`` (default
     ``"pseudo-harmonic"``, randomized); ``greedy`` plays the most likely real action.
@@ -280,12 +279,7 @@ class TranslatedStrategy(Agent):
         self.rng = np.random.default_rng()
         self._reset(-1)
 
-    @property
-    def game(self) -> GameDef:
-        return self.strategy.game
-
     def begin_match(self, game: GameDef, seed: int | None = None) -> None:
-        check_match_game(self.name, self.game, game)
         super().begin_match(game, seed)
         self._reset(-1)
 
