@@ -2,24 +2,14 @@
 // Plain JS, no build step. The server validates every action; this page only offers legal ones.
 "use strict";
 
-const SUITS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
 let view = null;
 let busy = false;
 let renders = 0;  // exposed as <body data-renders> so tests can wait for the next answer
 
-function $(id) { return document.getElementById(id); }
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
 function cardEl(card) {
   if (!card) { const b = el("span", "card back"); b.title = "hidden"; return b; }
   const rank = card.slice(0, -1), suit = card.slice(-1);
-  const c = el("span", "card" + (suit === "h" || suit === "d" ? " red" : ""));
+  const c = el("span", "card" + (red(card) ? " red" : ""));
   c.dataset.card = card;
   c.title = card;
   c.append(el("span", "rank", rank === "T" ? "10" : rank), el("span", "suit", SUITS[suit] || suit));
@@ -33,7 +23,7 @@ function cardsEl(cards, hiddenCount) {
   return box;
 }
 
-function cardsText(cards) { return (cards || []).map((c) => c.slice(0, -1) + (SUITS[c.slice(-1)] || "")).join(" "); }
+function cardsText(cards) { return (cards || []).map(cardText).join(" "); }
 
 async function api(path, body) {
   const opts = { method: body === undefined ? "GET" : "POST", credentials: "same-origin", headers: {} };

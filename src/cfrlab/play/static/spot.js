@@ -3,22 +3,12 @@
 // combo). Plain JS, no build step. The path is in the address (#x b10), so Back works too.
 "use strict";
 
-const SUITS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
 let node = null;
 let hand = null;  // the hand class shown in the side panel
 let renders = 0;  // <body data-renders>: tests wait for the next drawing
 
-function $(id) { return document.getElementById(id); }
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 function pct(x) { return x === null ? "–" : (100 * x).toFixed(1) + "%"; }
 function num(x, d) { return x === null ? "–" : x.toFixed(d); }
-function cardText(c) { return c.slice(0, -1) + (SUITS[c.slice(-1)] || c.slice(-1)); }
-function red(c) { return c.endsWith("h") || c.endsWith("d"); }
 function rendered() { renders += 1; document.body.dataset.renders = String(renders); }
 
 async function getJSON(url) {
