@@ -6,6 +6,9 @@ Tiny networks: seconds."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 import pytest
 
@@ -15,6 +18,7 @@ pytest.importorskip("optax")
 from tests.cli_run import run
 
 from cfrlab.agents.registry import make_agent
+from cfrlab.cli.main import main
 from cfrlab.deep import DeepNets, DeepParams, load_nets, train
 from cfrlab.deep.features import info_features
 from cfrlab.deep.play import NetAgent, NetBatchPolicy, NetPolicy, fits_table
@@ -69,12 +73,28 @@ def test_batched_answers_equal_single_ones(leduc_nets):
 
 
 @pytest.fixture(scope="module")
-def holdem_file(tmp_path_factory):
+def holdem_run(tmp_path_factory):
+    """The file's one hold'em training (a HULHE Deep CFR run, 8 s, most of it compiling): a
+    tiny ``cfrlab deep train`` in-process, whose output test_cli_trains_holdem_and_refuses_to_
+    tabulate_it reads and whose weights file the other hold'em tests use. (exit code, output,
+    path)"""
     path = tmp_path_factory.mktemp("hul") / "hul.npz"
-    res = train("holdem-limit", "deepcfr", iterations=1, traversals=20, seed=1,
-                params=DeepParams(hidden=(8, 8), adv_steps=5, adv_batch=32, avg_steps=5, avg_batch=32, buffer=5_000))
-    assert res.strategy is None  # too large to tabulate: nothing measured exactly
-    res.nets.save(path)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        try:
+            main(["deep", "train", "holdem-limit", "--method", "deepcfr", "-n", "1", "-k", "20", "--hidden", "8,8",
+                  "--adv-steps", "5", "--avg-steps", "5", "--batch", "32", "--buffer", "5000", "-s", "1",
+                  "-o", str(path)])
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    return code, out.getvalue(), path
+
+
+@pytest.fixture(scope="module")
+def holdem_file(holdem_run):
+    code, text, path = holdem_run
+    assert code == 0 and path.exists(), text
     return path
 
 
@@ -109,12 +129,9 @@ def test_hulhe_run_resumed_from_its_checkpoint_equals_the_uninterrupted_run(tmp_
                 assert np.array_equal(wa, wb) and np.array_equal(ba, bb)
 
 
-def test_cli_trains_holdem_and_refuses_to_tabulate_it(tmp_path, capsys):
-    out = tmp_path / "h.npz"
-    code, text, err = run(capsys, "deep", "train", "holdem-limit", "--method", "deepcfr", "-n", "1", "-k", "10",
-                          "--hidden", "8,8", "--adv-steps", "5", "--avg-steps", "5", "--batch", "32",
-                          "--buffer", "2000", "-s", "1", "-o", str(out))
-    assert code == 0 and "not tabulated" in text and out.exists(), text + err
+def test_cli_trains_holdem_and_refuses_to_tabulate_it(holdem_run, capsys):
+    code, text, out = holdem_run  # cfrlab deep train holdem-limit (the module's fixture)
+    assert code == 0 and "not tabulated" in text and out.exists(), text
     code, text, err = run(capsys, "deep", "tabulate", str(out))
     lines = [x for x in (text + err).strip().splitlines() if x.strip()]
     assert code != 0 and len(lines) == 1 and "too large to tabulate" in lines[0]
