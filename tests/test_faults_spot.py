@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+from cli_run import one_line_error, run
 from spot_helpers import ROOT, SMALL_TOML, small_river
 
 from cfrlab.cards.ranges import parse_range
@@ -311,22 +312,24 @@ def test_a_header_pot_that_is_not_chips_is_one_line(saved_river, tmp_path, pot):
     _one_line(e)
 
 
-def test_cli_show_labels_the_recorded_figures_and_drops_forged_ones(saved_river, tmp_path):
+def test_cli_show_labels_the_recorded_figures_and_drops_forged_ones(saved_river, tmp_path, capsys, monkeypatch):
+    """In-process (tests/cli_run.py): what the commands print and their exit codes, without
+    three interpreter starts."""
+    monkeypatch.setenv("COLUMNS", "160")  # as cli() above: Rich does not wrap
     sol, path = saved_river
-    out = cli("spot", "show", str(path), "--no-grid", "--no-combos")
-    assert out.returncode == 0, out.stderr
-    assert f"exploitability recorded at solve time: {sol.exploitability_pct:.4f}% of the pot" in out.stdout
+    code, out, err = run(capsys, "spot", "show", str(path), "--no-grid", "--no-combos")
+    assert code == 0, err
+    assert f"exploitability recorded at solve time: {sol.exploitability_pct:.4f}% of the pot" in out
     ev = sol.ev("oop")
-    assert f"OOP {ev:.4f}" in out.stdout  # the EV measured on the file's strategy
+    assert f"OOP {ev:.4f}" in out  # the EV measured on the file's strategy
     forged = _forge(path, tmp_path / "forged.npz", {"exploitability": -0.1, "best_responses": [-0.1, -0.1]})
-    out = cli("spot", "show", str(forged), "--no-grid", "--no-combos")
-    assert out.returncode == 0, out.stderr
-    assert "-10.0000%" not in out.stdout and "% of the pot" not in out.stdout.splitlines()[1]
-    assert "ignored" in out.stdout and "below 0" in out.stdout and f"OOP {ev:.4f}" in out.stdout
+    code, out, err = run(capsys, "spot", "show", str(forged), "--no-grid", "--no-combos")
+    assert code == 0, err
+    assert "-10.0000%" not in out and "% of the pot" not in out.splitlines()[1]
+    assert "ignored" in out and "below 0" in out and f"OOP {ev:.4f}" in out
     scaled = _forge(path, tmp_path / "scaled.npz", policy=sol.policy * 1e300)
-    out = cli("spot", "show", str(scaled))
-    assert out.returncode != 0 and out.stdout == "" and out.stderr.count("\n") == 1
-    assert "its strategy: row 0" in out.stderr
+    code, out, err = run(capsys, "spot", "show", str(scaled))
+    assert out == "" and "its strategy: row 0" in one_line_error(code, err)
 
 
 def test_serve_labels_the_recorded_figures(saved_river, tmp_path):
