@@ -17,7 +17,11 @@ Kernels take their arrays in named bundles (namedtuples, typed tuples to numba):
 perfect): how a final hole gets its state, prev[parent board, pair] being its state on the
 round before (int32), ``last[group, hsnum]`` the last round's bucket table, B its bucket
 count; ``TurnBatch`` (prev_sorted, hole_pos, RP, toff) and ``RiverBuckets`` (xv, xm, nx):
-the rows of ``prepare_turn_boards`` and ``river_masks``; and those of ``_metrics_kernels``
+the rows of ``prepare_turn_boards`` and ``river_masks``; ``SweepOrder`` (board, set_id,
+suit_map, sets): the order ``last_round_sweep`` takes the final boards in, board[t] being
+the final board at place t, set_id[t] its set of cards up to suits (``sets[set_id]`` the
+set's representative, local cards) and suit_map[t, i] the board's suit of the
+representative's suit i (``final_board_sets``); and those of ``_metrics_kernels``
 (``Indexer``, ``FinalDeal``) and ``_bucket_kernels`` (``FinalBoards``).
 """
 
@@ -31,9 +35,11 @@ from numba.extending import intrinsic
 
 from cfrlab.abstraction._bucket_kernels import board_hole_states, last_bucket
 from cfrlab.abstraction._metrics_kernels import (
+    FinalDeal,
     final_board_holes,
     final_scratch,
     index_scratch,
+    pair_id,
     rest_of,
     run_end,
 )
@@ -43,6 +49,7 @@ Batch = namedtuple("Batch", "st rk mk toff")
 LastBuckets = namedtuple("LastBuckets", "prev last B history perfect")
 TurnBatch = namedtuple("TurnBatch", "prev_sorted hole_pos RP toff")
 RiverBuckets = namedtuple("RiverBuckets", "xv xm nx")
+SweepOrder = namedtuple("SweepOrder", "board set_id suit_map sets")
 
 
 @njit(cache=NUMBA_CACHE)
@@ -237,82 +244,175 @@ def round_counts(boards, weight, nb, D, ix, table, nthreads, N, corr):
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def last_round_sweep(q0, q1, boards, weight, fd, lb, S, nthreads, win, tie):
-    """Last round for few states, boards q0..q1-1 (``FinalBoards`` boards, ``FinalDeal`` fd,
-    ``LastBuckets`` lb, weight[q] of final board q): per board, sweep the holes in rank order
-    keeping count vectors over states of the weaker holes, in all (``cum``) and by card
-    (``cumc``); a hole in state s adds ``cum - cumc[a] - cumc[b]`` (its weaker disjoint
-    holes) to win[s, :]. Ties inside a group of equal rank: pair by pair in a small group,
-    else by the same count vectors over the group's own holes (``gcnt``, ``gcntc``).
+def final_board_sets(boards, nb, k, num_ranks, num_suits, key, suit_map):
+    """Final boards as sets of cards up to suits (``FinalBoards`` boards: a parent's nb cards
+    and a child's k). A set's suits, each the bit mask of its ranks there, sorted (largest
+    first, ties by suit): key[q] = the masks in that order, num_ranks bits each, and
+    suit_map[q, i] = the board's suit i-th in that order. Boards of one key hold the same
+    cards up to suits (so their holes rank alike); the key's representative holds suit
+    suit_map[q, i]'s ranks in suit i."""
+    parents, children, child_parent = boards
+    Q = children.shape[0]
+    nchunks = 64
+    for ch in prange(nchunks):
+        masks = np.empty(num_suits, np.int64)
+        for q in range(ch * Q // nchunks, (ch + 1) * Q // nchunks):
+            p = child_parent[q]
+            masks[:] = 0
+            for i in range(nb):
+                c = parents[p, i]
+                masks[c % num_suits] |= np.int64(1) << (c // num_suits)
+            for j in range(k):
+                c = children[q, j]
+                masks[c % num_suits] |= np.int64(1) << (c // num_suits)
+            row = suit_map[q]
+            for s in range(num_suits):  # insertion sort: few suits
+                m = masks[s]
+                i = s
+                while i > 0 and masks[row[i - 1]] < m:
+                    row[i] = row[i - 1]
+                    i -= 1
+                row[i] = s
+            kq = np.int64(0)
+            for i in range(num_suits):
+                kq = (kq << num_ranks) | masks[row[i]]
+            key[q] = kq
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def last_round_sweep(t0, t1, boards, weight, fd, lb, so, S, nthreads, win, tie):
+    """Last round for few states: the final boards at places t0..t1-1 of the ``SweepOrder`` so
+    (``FinalBoards`` boards, ``FinalDeal`` fd, ``LastBuckets`` lb, weight[q] of final board q).
     win/tie int64[T, S, S] hold one accumulator per thread.
 
-    A board's holes fall in few of the S states (about 60 of 625 at 5 buckets on a 32-card
-    deck, 90 on 40 cards): the sweep runs in the board's own numbering of the states it
+    The boards come grouped by their set of cards up to suits: the holes of a set are ranked
+    once (``final_board_holes`` on the set's representative) and every board of the set reads
+    its holes through the suits that take the set to it (a hole's state needs its pair number
+    on the board's parent).
+
+    Per board, the holes are swept in rank order keeping count vectors over states of the
+    weaker holes, in all (``cum``) and by card (``cumc``); a hole in state x adds
+    ``cum - cumc[a] - cumc[b]`` (its weaker disjoint holes) to row x of the win table.
+    Ties, inside each group of equal rank: the same vectors once the group is added count the
+    hole's disjoint holes up to its own rank; minus what its row just added (the weaker ones),
+    over the group's own states only, they are its tied disjoint holes (the hole itself,
+    taken away once by each of its cards, is added back).
+
+    A board's holes fall in few of the S states (about 140 of 625 at 5 buckets on the full
+    deck, 60 on 32 cards): the sweep runs in the board's own numbering of the states it
     touches, in the order the sweep first meets them (weakest first), so that the weaker
-    holes' states fill a prefix [0, hi) and each row update stops at hi. Its unweighted
-    counts (at most H * H / 4 per entry) go into the board's K x K tables (int32), which are
-    then added, times the board's weight, into int32 copies of win/tie, flushed into win/tie
-    every ``flush`` boards, before any entry could overflow (a board adds at most
-    weight * H * H / 4 to one; 300 boards on the full deck, thousands on small ones).
+    holes' states fill a prefix [0, hi) and each row update stops at hi; its tables are
+    K x K for the board's K states. Its unweighted counts (at most H * H / 4 per entry, int32)
+    are added, times the board's weight, into int32 copies of win/tie over the part each row
+    touched (win: up to the hi of its last update; tie: its span of group states), flushed
+    into win/tie every ``flush`` boards, before any entry could overflow (a board adds at
+    most weight * H * H / 4 to one; 300 boards on the full deck, thousands on small ones).
 
     The states are numbered as ``internal_order`` says (a perfect-recall state (parent ps,
     bucket b) is b * NP + ps), which the caller maps back."""
-    TIE_PAIRS = 8  # groups of equal rank up to this size count their ties pair by pair
     parents, children, child_parent = boards
     prev, last, B, history, perfect = lb
+    board_at, set_at, suit_at, sets = so
+    nb, D = fd.nb, fd.D
     pa, pb = fd.pa, fd.pb
+    fset = FinalDeal(sets.shape[1], 0, D, fd.to_global, pa, pb)  # a set ranked as one board
+    num_suits = suit_at.shape[1]
     NP = S // B  # states of the round before (perfect recall)
-    mf = fd.D - fd.nb - fd.k
+    mB = D - nb  # cards left on a parent board: its hole pairs are numbered over them
+    mf = mB - fd.k
     H = pa.shape[0]
     KM = min(S, H)  # states a board can touch
-    n = q1 - q0
+    n = t1 - t0
     wmax = 1
-    for q in range(q0, q1):
-        wmax = max(wmax, weight[q])
+    for t in range(t0, t1):
+        wmax = max(wmax, weight[board_at[t]])
     flush = max(1, (2**31 - 1) // (wmax * (H * H // 4 + 1)))
     for th in prange(nthreads):
-        fs = final_scratch(fd)
-        ranks, hsnum, pid = fs.ranks, fs.hsnum, fs.pid
+        fs = final_scratch(fset)
+        ranks, hsnum, set_rest = fs.ranks, fs.hsnum, fs.rest
+        no_cards = np.empty(0, np.int64)
+        order = np.arange(H)
+        ranked = -1  # the set whose holes fs holds
+        parent_rest = np.empty(D, np.int64)
+        place = np.empty(D, np.int64)  # card -> its place in the parent's rest
+        hole_place = np.empty(mf, np.int64)  # place in the parent's rest of the set's card x
         loc = np.full(S, -1, np.int64)  # state -> its number on this board
         glob = np.empty(KM, np.int64)  # and back
         lst = np.empty(H, np.int64)  # each hole's state, in the board's numbering
         cum = np.zeros(KM, np.int32)
-        cumc = np.zeros((mf, KM), np.int32)
-        gcnt = np.zeros(KM, np.int32)
-        gcntc = np.zeros((mf, KM), np.int32)
-        Lw = np.zeros((KM, KM), np.int32)
-        Lt = np.zeros((KM, KM), np.int32)
+        cumc_buf = np.zeros(mf * KM, np.int32)
+        win_buf = np.zeros(KM * KM, np.int32)
+        tie_buf = np.zeros(KM * KM, np.int32)
+        row_hi = np.zeros(KM, np.int64)  # win row x is touched below row_hi[x]
+        tie_lo = np.zeros(KM, np.int64)  # tie row x between tie_lo[x] and tie_hi[x]
+        tie_hi = np.zeros(KM, np.int64)
+        group = np.full(KM, -1, np.int64)  # state -> the last group it was met in
+        gl = np.empty(KM, np.int64)  # the group's states
         W32 = np.zeros((S, S), np.int32)
         T32 = np.zeros((S, S), np.int32)
         done = 0
         for i in range(th * n // nthreads, (th + 1) * n // nthreads):
-            q = q0 + i
+            t = t0 + i
+            q = board_at[t]
             p = child_parent[q]
             w32 = np.int32(weight[q])
-            order = final_board_holes(parents[p], children[q], fd, fs)
+            if set_at[t] != ranked:
+                ranked = set_at[t]
+                order = final_board_holes(sets[ranked], no_cards, fset, fs)
+            rest_of(parents[p], nb, D, parent_rest)
+            for x in range(mB):
+                place[parent_rest[x]] = x
+            to_board = suit_at[t]
+            for x in range(mf):
+                c = set_rest[x]
+                hole_place[x] = place[(c // num_suits) * num_suits + to_board[c % num_suits]]
             K = 0
+            prev_row = prev[p]
             for qq in range(H):  # number the board's states weakest first
                 h = order[qq]
-                ps = np.int64(prev[p, pid[h]])
+                x = hole_place[pa[h]]
+                y = hole_place[pb[h]]
+                ps = np.int64(prev_row[pair_id(min(x, y), max(x, y), mB)])
                 b = last_bucket(last, history, ps, hsnum[h])
                 s0 = b * NP + ps if perfect else b
                 if loc[s0] < 0:
                     loc[s0] = K
                     glob[K] = s0
+                    row_hi[K] = 0
+                    tie_lo[K] = KM
+                    tie_hi[K] = 0
+                    group[K] = -1
                     K += 1
                 lst[h] = loc[s0]
+            Lw = win_buf[:K * K].reshape((K, K))  # the board's tables, K states wide
+            Lt = tie_buf[:K * K].reshape((K, K))
+            cumc = cumc_buf[:mf * K].reshape((mf, K))
             hi = 0  # cum and cumc are zero from index hi on
             i0 = 0
             while i0 < H:
                 j = run_end(ranks, order, i0, H)
+                ng = 0
+                if j - i0 > 1:  # ties: the group's states; Lt gets what the rows add there
+                    for qq in range(i0, j):
+                        l0 = lst[order[qq]]
+                        if group[l0] != i0:
+                            group[l0] = i0
+                            gl[ng] = l0
+                            ng += 1
+                    for u in range(ng):
+                        x = gl[u]
+                        for v in range(ng):
+                            Lt[x, gl[v]] += Lw[x, gl[v]]
                 if i0 > 0:
                     for qq in range(i0, j):
                         h = order[qq]
-                        row = Lw[lst[h]]
+                        l0 = lst[h]
+                        row = Lw[l0]
                         ca = cumc[pa[h]]
                         cb = cumc[pb[h]]
                         for t2 in range(hi):
                             row[t2] += cum[t2] - ca[t2] - cb[t2]
+                        row_hi[l0] = hi
                 for qq in range(i0, j):
                     h = order[qq]
                     l0 = lst[h]
@@ -321,40 +421,24 @@ def last_round_sweep(q0, q1, boards, weight, fd, lb, S, nthreads, win, tie):
                     cum[l0] += 1
                     cumc[pa[h], l0] += 1
                     cumc[pb[h], l0] += 1
-                if j - i0 <= TIE_PAIRS:
-                    for qq in range(i0, j):
-                        h = order[qq]
-                        a = pa[h]
-                        bb = pb[h]
-                        l0 = lst[h]
-                        for q2 in range(qq + 1, j):
-                            h2 = order[q2]
-                            if pa[h2] != a and pa[h2] != bb and pb[h2] != a and pb[h2] != bb:
-                                l1 = lst[h2]
-                                Lt[l0, l1] += 1
-                                Lt[l1, l0] += 1
-                else:  # the group's disjoint pairs: all - sharing a - sharing b + itself
-                    for qq in range(i0, j):
-                        h = order[qq]
-                        l0 = lst[h]
-                        gcnt[l0] += 1
-                        gcntc[pa[h], l0] += 1
-                        gcntc[pb[h], l0] += 1
+                if ng > 0:
+                    for u in range(ng):
+                        x = gl[u]
+                        for v in range(ng):
+                            y = gl[v]
+                            Lt[x, y] -= Lw[x, y]
+                            tie_lo[x] = min(tie_lo[x], y)
+                            tie_hi[x] = max(tie_hi[x], y + 1)
                     for qq in range(i0, j):
                         h = order[qq]
                         l0 = lst[h]
                         row = Lt[l0]
-                        ga = gcntc[pa[h]]
-                        gb = gcntc[pb[h]]
-                        for t2 in range(hi):
-                            row[t2] += gcnt[t2] - ga[t2] - gb[t2]
+                        ca = cumc[pa[h]]
+                        cb = cumc[pb[h]]
+                        for u in range(ng):
+                            y = gl[u]
+                            row[y] += cum[y] - ca[y] - cb[y]
                         row[l0] += 1
-                    for qq in range(i0, j):
-                        h = order[qq]
-                        l0 = lst[h]
-                        gcnt[l0] = 0
-                        gcntc[pa[h], l0] = 0
-                        gcntc[pb[h], l0] = 0
                 i0 = j
             for h in range(H):  # undo only what this board touched
                 l0 = lst[h]
@@ -365,12 +449,14 @@ def last_round_sweep(q0, q1, boards, weight, fd, lb, S, nthreads, win, tie):
                 gx = glob[x]
                 wx = W32[gx]
                 tx = T32[gx]
-                for y in range(K):
-                    gy = glob[y]
-                    wx[gy] += w32 * Lw[x, y]
-                    tx[gy] += w32 * Lt[x, y]
-                    Lw[x, y] = 0
-                    Lt[x, y] = 0
+                row = Lw[x]
+                for y in range(row_hi[x]):
+                    wx[glob[y]] += w32 * row[y]
+                    row[y] = 0
+                row = Lt[x]
+                for y in range(tie_lo[x], tie_hi[x]):
+                    tx[glob[y]] += w32 * row[y]
+                    row[y] = 0
                 loc[gx] = -1
             done += 1
             if done == flush:

@@ -107,8 +107,8 @@ def joint_counts(game, maps: BucketMaps, r: int, progress: Progress | None = Non
                and spec.recall == "perfect" and game.num_board_cards[r] == 1
                and game.deck_size - board_totals(game)[r - 1] < 64)
     if checkpoint is not None:  # a partial sum only resumes the path that wrote it
-        checkpoint.params = {**checkpoint.params,
-                             "path": "sweep" if sweep else "by-turn" if by_turn else "tiles"}
+        checkpoint.params = {**checkpoint.params, "path": ("sweep-by-set" if sweep else
+                                                           "by-turn" if by_turn else "tiles")}
     if sweep:
         win, tie, total = _last_counts_sweep(game, maps, say, checkpoint)
     elif by_turn:
@@ -202,6 +202,7 @@ def _last_counts_sweep(game, maps: BucketMaps, say: Progress, checkpoint=None):
     S = spec.num_states[-1]
     _, boards, fd, prev, weight, total = _final_setup(game, maps)
     lb = _last_buckets(maps, prev, maps.last)
+    so = _sweep_order(game, boards, fd)
     T = _num_threads()
     win = np.zeros((T, S, S), dtype=np.int64)
     tie = np.zeros((T, S, S), dtype=np.int64)
@@ -212,13 +213,32 @@ def _last_counts_sweep(game, maps: BucketMaps, say: Progress, checkpoint=None):
     Q = len(weight)
     step = SWEEP_STEP
     progress = _Progress(say, start, Q, checkpoint)
-    for q0 in range(start, Q, step):
-        q1 = min(q0 + step, Q)
-        JK.last_round_sweep(q0, q1, boards, weight, fd, lb, S, T, win, tie)
-        progress.step(q1, lambda: (win.sum(axis=0), tie.sum(axis=0)))
+    for t0 in range(start, Q, step):
+        t1 = min(t0 + step, Q)
+        JK.last_round_sweep(t0, t1, boards, weight, fd, lb, so, S, T, win, tie)
+        progress.step(t1, lambda: (win.sum(axis=0), tie.sum(axis=0)))
     inv = np.argsort(JK.internal_order(S, spec.counts[-1], spec.recall == "perfect"))
     win_s, tie_s = win.sum(axis=0), tie.sum(axis=0)
     return win_s[np.ix_(inv, inv)], tie_s[np.ix_(inv, inv)], total
+
+
+def _sweep_order(game, boards, fd) -> JK.SweepOrder:
+    """The order the rank sweep takes the final boards in: grouped by their set of cards up
+    to suits (``JK.final_board_sets``), so that one ranking of a set's holes serves each of
+    its boards (on the full deck 2,554,656 boards, 134,459 sets). Places count boards of this
+    order (progress, checkpoints)."""
+    R, S = game.num_ranks, game.num_suits
+    Q = len(boards.children)
+    key = np.empty(Q, dtype=np.int64)
+    suit_map = np.empty((Q, S), dtype=np.int8)
+    JK.final_board_sets(boards, fd.nb, fd.k, R, S, key, suit_map)
+    keys, set_id = np.unique(key, return_inverse=True)
+    board = np.argsort(set_id, kind="stable")
+    # a key holds suit i's ranks (as a bit mask) at bits (S - 1 - i) * R of it
+    masks = (keys[:, None] >> (R * np.arange(S - 1, -1, -1))[None, :]) & ((1 << R) - 1)
+    _, suit, rank = np.nonzero((masks[:, :, None] >> np.arange(R)) & 1)  # set by set
+    sets = (rank * S + suit).reshape(len(keys), fd.nb + fd.k)
+    return JK.SweepOrder(board, set_id[board].astype(np.int64), suit_map[board], sets)
 
 
 def _last_counts_by_turn(game, maps: BucketMaps, say: Progress, checkpoint=None):
