@@ -1,5 +1,5 @@
 """The one exception type the CLI turns into a readable line and a non-zero exit, and the text
-helpers that keep a message one safe line."""
+helpers that keep a message one safe line (and put sizes in it: ``human_bytes``)."""
 
 import unicodedata
 from typing import Any
@@ -42,3 +42,14 @@ _UNPRINTABLE = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
 def _escaped(c: str) -> str:
     n = ord(c)
     return f"\\x{n:02x}" if n < 0x100 else (f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}")
+
+
+def human_bytes(n: float) -> str:
+    """A number of bytes as a message says it: "1.5 GB", "512 bytes" (units of 1,024 up to PB;
+    beyond, "1.23e+18 bytes")."""
+    if n >= 2**60:
+        return f"{n:.2e} bytes"
+    for unit, size in (("PB", 2**50), ("TB", 2**40), ("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n:.0f} bytes"

@@ -28,7 +28,7 @@ from cfrlab.abstraction.bucketed import GEMM_MAX, SWEEP_MAX
 from cfrlab.abstraction.kmeans import kmeans_estimate
 from cfrlab.abstraction.metrics import board_totals, check_holdem_style, denominators
 from cfrlab.cards.isomorphism import HandIndexer
-from cfrlab.errors import CfrlabError
+from cfrlab.errors import CfrlabError, human_bytes
 from cfrlab.tree.bets import parse_bets
 from cfrlab.tree.betting_tree import CHANCE, DECISION, count_tree
 
@@ -194,7 +194,7 @@ def check_lossless(game, available: int | None) -> int:
         states = " / ".join(f"{b * x:,}" for b, x in zip(B, H))
         raise CfrlabError(
             f"the lossless chance tables of this game ({states} private states per round) need "
-            f"about {_human(need)} to build, more than the {_human(available)} available "
+            f"about {human_bytes(need)} to build, more than the {human_bytes(available)} available "
             "(a smaller deck, or a bucketed abstraction)")
     return need
 
@@ -258,16 +258,7 @@ def check_build(game, spec, available: int | None, force: bool = False) -> dict:
     if available is not None and est["peak"] > available and not force:
         raise CfrlabError(
             f"building this abstraction ({' / '.join(f'{s:,}' for s in spec.num_states)} states per "
-            f"round) needs about {_human(est['peak'])} at its peak ({est['phase']}; the file "
-            f"{_human(est['file'])}), more than the {_human(available)} available "
+            f"round) needs about {human_bytes(est['peak'])} at its peak ({est['phase']}; the file "
+            f"{human_bytes(est['file'])}), more than the {human_bytes(available)} available "
             "(fewer buckets make it smaller; forcing the build goes ahead anyway)")
     return est
-
-
-def _human(n: float) -> str:
-    if n >= 2**60:
-        return f"{n:.2e} bytes"
-    for unit, size in (("PB", 2**50), ("TB", 2**40), ("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
-        if n >= size:
-            return f"{n / size:,.1f} {unit}"
-    return f"{int(n)} bytes"

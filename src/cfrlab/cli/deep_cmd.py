@@ -18,13 +18,12 @@ from cfrlab.cli.common import (
     check_new_output,
     check_output,
     command_group,
-    human_bytes,
     writing,
 )
 from cfrlab.deep import METHODS, DeepParams, fits_table, load_nets, require_jax, train
 from cfrlab.deep.network import check_layers
 from cfrlab.deep.sizes import MAX_BATCH, MAX_BUFFER, train_memory
-from cfrlab.errors import CfrlabError
+from cfrlab.errors import CfrlabError, human_bytes
 from cfrlab.games import load_game
 from cfrlab.games.units import format_unit
 from cfrlab.solvers.driver import Interrupted

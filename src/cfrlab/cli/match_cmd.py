@@ -18,10 +18,9 @@ from cfrlab.cli.common import (
     available_memory,
     check_output,
     check_workers,
-    human_bytes,
     split_game,
 )
-from cfrlab.errors import CfrlabError
+from cfrlab.errors import CfrlabError, human_bytes
 from cfrlab.games.units import MBB
 
 AGENT_HELP = ("a built-in bot (always-fold, always-call, always-raise/teddy, probe, random, value) "

@@ -18,11 +18,10 @@ from cfrlab.cli.common import (
     available_memory,
     check_new_output,
     command_group,
-    human_bytes,
     say,
     writing,
 )
-from cfrlab.errors import CfrlabError
+from cfrlab.errors import CfrlabError, human_bytes
 
 SUMMARY = "Postflop spots: a board, two ranges, the pot, the stacks and the bet sizes."
 PROGRESS_SECONDS = 2.0  # at most one progress line this often

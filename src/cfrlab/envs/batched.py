@@ -30,7 +30,7 @@ from cfrlab.envs import _batched_kernels as K
 from cfrlab.envs.actions import ActionSet
 from cfrlab.envs.checks import ResetNeededError, as_int, check_seed, hand_index
 from cfrlab.envs.encoding import Encoding
-from cfrlab.errors import CfrlabError, IllegalActionError
+from cfrlab.errors import CfrlabError, IllegalActionError, human_bytes
 from cfrlab.games import load_game
 from cfrlab.games.gamedef import GameDef
 from cfrlab.games.state import State, deal_length
@@ -99,9 +99,9 @@ class BatchedEnv:
         total = _machine_memory()
         if n * per > MAX_MEMORY_SHARE * total:
             most = int(MAX_MEMORY_SHARE * total) // per
-            raise CfrlabError(f"num_envs={n:,} would take about {_human(n * per)} for {self.game.name or 'this game'} "
+            raise CfrlabError(f"num_envs={n:,} would take about {human_bytes(n * per)} for {self.game.name or 'this game'} "
                               f"({per:,} bytes per hand), more than {MAX_MEMORY_SHARE:.0%} of this machine's "
-                              f"{_human(total)}: give num_envs {most:,} or fewer")
+                              f"{human_bytes(total)}: give num_envs {most:,} or fewer")
 
     def _build_tables(self) -> None:
         """Per node the public observation part, per decision the column of each action id
@@ -204,13 +204,6 @@ def _machine_memory() -> int:
         return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
         return UNKNOWN_MEMORY
-
-
-def _human(n: float) -> str:
-    for unit, size in (("TB", 2**40), ("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
-        if n >= size:
-            return f"{n / size:,.1f} {unit}"
-    return f"{n:.0f} bytes"
 
 
 def _actions_of(betting: str) -> list[str]:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cfrlab.errors import CfrlabError
+from cfrlab.errors import CfrlabError, human_bytes
 from cfrlab.games.gamedef import GameDef
 from cfrlab.games.state import State
 from cfrlab.tree.bets import FULLGAME, BetSpec, parse_bets
@@ -513,15 +513,8 @@ def _refuse_large(count: TreeCount, max_nodes: int) -> None:
     raises = "/".join(str(int(m)) for m in g.max_raises[:g.num_rounds])
     raise CfrlabError(
         f"the betting tree of {name} has {count.nodes:,} nodes ({count.decisions:,} decisions; "
-        f"maxRaises {raises}); building it needs about {_human(count.memory())}, above the limit "
-        f"of {max_nodes:,} nodes or {_human(MAX_TREE_BYTES)} (fewer rounds or raises make it smaller)")
-
-
-def _human(n: float) -> str:
-    for unit, size in (("TB", 2**40), ("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
-        if n >= size:
-            return f"{n / size:,.1f} {unit}"
-    return f"{int(n)} bytes"
+        f"maxRaises {raises}); building it needs about {human_bytes(count.memory())}, above the limit "
+        f"of {max_nodes:,} nodes or {human_bytes(MAX_TREE_BYTES)} (fewer rounds or raises make it smaller)")
 
 
 def resolve_bets(game: GameDef, raises: RaiseChooser | None, bets) -> tuple[RaiseChooser | None, str]:
