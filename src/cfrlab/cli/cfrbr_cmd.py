@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from cfrlab.cli.common import (
     check_seconds,
     check_workers,
     human_seconds,
+    json_summary,
 )
 from cfrlab.errors import CfrlabError
 
@@ -91,10 +91,7 @@ def run_cfrbr(game: str, abstraction: Path, iterations: int, algorithm: str | No
                "opponent": opponent, "policy": which, "trunk": trunk, **r.summary(),
                "out": None if out is None else str(out),
                "history": [[i, e] for i, e in r.history]}
-    if as_json:
-        sys.stdout.flush()
-        print(json.dumps(summary))
-    return summary
+    return json_summary(summary, as_json)
 
 
 def register(app: typer.Typer) -> None:

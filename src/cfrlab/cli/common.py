@@ -1,10 +1,11 @@
 """Helpers every command shares: output paths checked before any work, the game as the first
-positional argument, seeds drawn and printed, and the memory a job would need.
+positional argument, seeds drawn and printed, the memory a job would need, and --json's line.
 
 The conventions they implement are listed in docs/cli.md."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import secrets
@@ -13,7 +14,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -23,6 +24,33 @@ from cfrlab.errors import CfrlabError
 def say(text: str) -> None:
     """One ``cfrlab: ...`` note on stderr (never on stdout, which may carry --json)."""
     print(f"cfrlab: {text}", file=sys.stderr, flush=True)
+
+
+def print_json(obj: Any) -> None:
+    """``obj`` as one JSON line on stdout (--json), after everything printed before it."""
+    sys.stdout.flush()
+    print(json.dumps(obj))
+
+
+def json_summary(summary: dict, as_json: bool) -> dict:
+    """A command's ``summary``, printed first as its --json line when ``as_json``."""
+    if as_json:
+        print_json(summary)
+    return summary
+
+
+class BarView:
+    """A progress display drawn by a rich progress bar, ``self.progress`` (on stderr): used as
+    a context manager, it shows the bar while inside."""
+
+    progress: Any
+
+    def __enter__(self):
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.progress.__exit__(*exc)
 
 
 def command_group(app: typer.Typer, name: str, help: str) -> typer.Typer:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -13,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cfrlab.cli.common import check_new_output, check_output, command_group, writing
+from cfrlab.cli.common import check_new_output, check_output, command_group, print_json, writing
 from cfrlab.counter import (
     DEFAULTS,
     OpponentModel,
@@ -279,8 +278,7 @@ def register(app: typer.Typer) -> None:
             _plot(points, plot, method)
             console.print(f"wrote {plot}")
         if as_json:
-            sys.stdout.flush()
-            print(json.dumps({"method": method, "points": [_row(c) for c in points]}))
+            print_json({"method": method, "points": [_row(c) for c in points]})
 
 
 def _plot(points: list[Counter], path: Path, method: str) -> None:

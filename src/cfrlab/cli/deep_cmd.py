@@ -14,10 +14,12 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cfrlab.cli.common import (
+    BarView,
     available_memory,
     check_new_output,
     check_output,
     command_group,
+    print_json,
     writing,
 )
 from cfrlab.deep import METHODS, DeepParams, fits_table, load_nets, require_jax, train
@@ -46,7 +48,7 @@ def _positive(**values: int | None) -> None:
             raise CfrlabError(f"--{name.replace('_', '-')} must be at least 1, got {v}")
 
 
-class TrainProgress:
+class TrainProgress(BarView):
     """What ``deep train`` is doing, on stderr, from its first second: the phase (building,
     traversals, training a network, compiling it on first use, measuring), the iterations done,
     the networks' latest loss and exploitability. On a terminal a rich bar; elsewhere (logs of
@@ -68,18 +70,11 @@ class TrainProgress:
         self.done = 0
         self.loss: dict = {}
         self.expl: float | None = None
-        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(bar_width=20), TextColumn("{task.fields[it]}"),
+        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(bar_width=20), TextColumn("{task.fields[it]}"),
                             TextColumn("{task.fields[what]}"), TextColumn("{task.fields[extra]}"), TimeElapsedColumn(),
                             console=Console(stderr=True), disable=not self.interactive, transient=False)
-        self.task = self.bar.add_task(method, total=iterations, it=f"0/{iterations:,} it", what="starting",
+        self.task = self.progress.add_task(method, total=iterations, it=f"0/{iterations:,} it", what="starting",
                                       extra="")
-
-    def __enter__(self):
-        self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        return self.bar.__exit__(*exc)
 
     def status(self, s: dict) -> None:
         """A phase of the run started (``cfrlab.deep.training.Watch``)."""
@@ -89,7 +84,7 @@ class TrainProgress:
             self.loss[s["player"]] = s["loss"]
         text = self._describe(s)
         if self.interactive:
-            self.bar.update(self.task, completed=self.done, it=f"{self.done:,}/{self.iterations:,} it", what=text,
+            self.progress.update(self.task, completed=self.done, it=f"{self.done:,}/{self.iterations:,} it", what=text,
                             extra=self._extra())
             return
         if not self.enabled:
@@ -107,7 +102,7 @@ class TrainProgress:
         """An exploitability measured (tabulated games)."""
         self.expl = p["exploitability"]
         if self.interactive:
-            self.bar.update(self.task, extra=self._extra())
+            self.progress.update(self.task, extra=self._extra())
 
     def _interval(self, now: float) -> float:
         return min(self.MAX_INTERVAL, max(self.MIN_INTERVAL, self.FRACTION * (now - self.t0)))
@@ -268,12 +263,11 @@ def register(app: typer.Typer) -> None:
                          else f"exploitability of the tabulated policy {format_unit(g, expl)}")
                       + (f"; wrote {out}" if out is not None else ""))
         if as_json:
-            sys.stdout.flush()
-            print(json.dumps({"game": g.name or str(game), "method": method, "iterations": iterations,
-                              "traversals": traversals, "seed": nets.header["seed"], "exploitability": expl,
-                              "seconds": round(result.seconds, 3), "cpu_seconds": round(result.cpu_seconds, 3),
-                              "curve": result.curve, "out": None if out is None else str(out),
-                              "strategy_out": None if strategy_out is None else str(strategy_out)}))
+            print_json({"game": g.name or str(game), "method": method, "iterations": iterations,
+                        "traversals": traversals, "seed": nets.header["seed"], "exploitability": expl,
+                        "seconds": round(result.seconds, 3), "cpu_seconds": round(result.cpu_seconds, 3),
+                        "curve": result.curve, "out": None if out is None else str(out),
+                        "strategy_out": None if strategy_out is None else str(strategy_out)})
 
     @deep_app.command("tabulate")
     def tabulate_cmd(

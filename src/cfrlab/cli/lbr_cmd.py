@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from typing import Annotated
@@ -16,6 +15,7 @@ from cfrlab.cli.common import (
     WorkersOpt,
     check_workers,
     human_seconds,
+    json_summary,
     strategy_or_bot,
 )
 from cfrlab.errors import CfrlabError
@@ -134,10 +134,7 @@ def run_lbr(target: str, game: str | None = None, abstraction: str | None = None
     exactly = " (cfrlab exploit --real gives it exactly)" if g.is_limit else ""
     print(f"a lower bound on the real-game exploitability{exactly}")
     summary = {"target": target, **r.to_dict(), "seed": seed}
-    if as_json:
-        sys.stdout.flush()
-        print(json.dumps(summary))
-    return summary
+    return json_summary(summary, as_json)
 
 
 def register(app: typer.Typer) -> None:

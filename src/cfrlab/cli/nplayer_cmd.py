@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 from cfrlab.abstraction import NPLAYER as MODEL_KIND
+from cfrlab.cli.common import json_summary
 from cfrlab.fileio import NpzReader, printable
 from cfrlab.games import GameDef
 from cfrlab.games.units import unit_of
@@ -41,10 +40,7 @@ def cli_exploit(path: Path, as_json: bool) -> dict:
     summary = {"game": s.game.name or str(path), "file": str(path), "num_players": s.num_players,
                "algorithm": s.algorithm, "iterations": s.iterations, "unit": unit_of(s.game), **ev.to_json(),
                "exploitability": ev.nash_conv / s.num_players}
-    if as_json:
-        sys.stdout.flush()
-        print(json.dumps(summary))
-    return summary
+    return json_summary(summary, as_json)
 
 
 __all__ = ["cli_exploit", "figures", "is_multiplayer_file"]

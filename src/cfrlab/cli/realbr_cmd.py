@@ -6,7 +6,6 @@ with the same options.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from cfrlab.cli.common import (
     check_new_output,
     check_workers,
     human_seconds,
+    json_summary,
     strategy_or_bot,
 )
 from cfrlab.errors import CfrlabError
@@ -129,10 +129,7 @@ def run_exploit_real(target: str, game: str | None = None, abstraction: str | No
                "br_out": None if br_out is None else str(br_out)}
     if br_out is not None:
         print(f"best response saved to {br_out} (a lossless strategy playing both positions)")
-    if as_json:
-        sys.stdout.flush()
-        print(json.dumps(summary))
-    return summary
+    return json_summary(summary, as_json)
 
 
 PRECISION_HELP = ("float32: the last round in single precision, 1.7x faster in hold'em, values "

@@ -15,7 +15,14 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cfrlab import api, known_values
-from cfrlab.cli.common import available_memory, check_output, check_seconds, writing
+from cfrlab.cli.common import (
+    BarView,
+    available_memory,
+    check_output,
+    check_seconds,
+    print_json,
+    writing,
+)
 from cfrlab.engine import build_tree_for, model_for_game, tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
@@ -132,7 +139,7 @@ def _mb(nbytes: float) -> str:
     return f"{nbytes / 2**20:.1f} MB" if nbytes >= 2**20 else f"{nbytes / 1024:.0f} kB"
 
 
-class ProgressView:
+class ProgressView(BarView):
     """A rich progress bar on stderr: iterations, iterations/s, latest exploitability."""
 
     def __init__(self, game: GameDef, algorithm: str, stop: StopRule, enabled: bool = True):
@@ -144,13 +151,6 @@ class ProgressView:
             console=Console(stderr=True), disable=not enabled, transient=False)
         self.task = self.progress.add_task(algorithm, total=1000, it="starting (numba compiles kernels on first use)",
                                            speed="", expl="")
-
-    def __enter__(self):
-        self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        return self.progress.__exit__(*exc)
 
     def update(self, t: Tick) -> None:
         speed = f"{t.iterations_per_second:,.0f} it/s" if t.iterations_per_second else ""
@@ -336,8 +336,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             summary = {"game": label, **_summary(g, strategy, result), **size_info,
                        "out": None if out is None else str(out)}
-            sys.stdout.flush()
-            print(json.dumps(summary))
+            print_json(summary)
 
     @app.command("exploit")
     def exploit(

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from cfrlab.cli.common import SolvedInOpt, check_new_output, human_seconds, writing
+from cfrlab.cli.common import SolvedInOpt, check_new_output, human_seconds, json_summary, writing
 from cfrlab.errors import CfrlabError
 
 
@@ -52,10 +50,7 @@ def run_subgame(blueprint: str, game: str | None = None, abstraction: str | None
                "iterations": iterations, "roots": r.roots, "seconds": r.seconds, "unit": unit,
                "blueprint_exploitability": to_unit(g, before), "exploitability": to_unit(g, after),
                "out": None if out is None else str(out)}
-    if as_json:
-        sys.stdout.flush()
-        print(json.dumps(summary))
-    return summary
+    return json_summary(summary, as_json)
 
 
 def register(app: typer.Typer) -> None:
