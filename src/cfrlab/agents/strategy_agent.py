@@ -18,29 +18,11 @@ from cfrlab.abstraction import ChanceModel, maps_deals
 from cfrlab.agents.table_ranges import TreeRange
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
-from cfrlab.games.agent import Agent, FastPolicy
+from cfrlab.games.agent import FastPolicy, StrategyBackedAgent
 from cfrlab.games.matchstate import MatchState
 from cfrlab.strategy import Strategy
 
 ACTIONS = "fcr"
-
-
-class StrategyBackedAgent(Agent):
-    """An agent that plays its ``strategy`` (a ``cfrlab.strategy.Strategy``): its game is the
-    strategy's, and a match in another game is refused in one line."""
-
-    strategy: Strategy
-    name: str
-
-    @property
-    def game(self) -> GameDef:
-        return self.strategy.game
-
-    def begin_match(self, game: GameDef, seed: int | None = None) -> None:
-        if game.to_text() != self.game.to_text():
-            raise CfrlabError(f"strategy {self.name!r} is for {self.game.name or 'another game'}, "
-                              f"not for {game.name or 'this game'}")
-        super().begin_match(game, seed)
 
 
 class StrategyAgent(StrategyBackedAgent):

@@ -47,11 +47,11 @@ from typing import NamedTuple
 import numpy as np
 
 from cfrlab.agents.ranges import hands
-from cfrlab.agents.strategy_agent import StrategyBackedAgent
 from cfrlab.agents.table_ranges import hand_states
 from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, State, load_game, parse_game
+from cfrlab.games.agent import StrategyBackedAgent
 from cfrlab.games.matchstate import MatchState
 from cfrlab.games.state import UNKNOWN, deal_length
 from cfrlab.strategy import Strategy

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from cfrlab.errors import CfrlabError
 from cfrlab.games.gamedef import GameDef
 from cfrlab.games.matchstate import MatchState
 
@@ -51,6 +52,23 @@ class Agent:
         ``cfrlab.agents.ranges.RangePolicy`` (no-limit LBR and real-game evaluations of
         translated strategies), or None."""
         return None
+
+
+class StrategyBackedAgent(Agent):
+    """An agent that plays its ``strategy`` (a ``cfrlab.strategy.Strategy``, or anything with a
+    ``game``): its game is the strategy's, and a match in another game is refused in one line."""
+
+    strategy: Any
+
+    @property
+    def game(self) -> GameDef:
+        return self.strategy.game
+
+    def begin_match(self, game: GameDef, seed: int | None = None) -> None:
+        if game.to_text() != self.game.to_text():
+            raise CfrlabError(f"strategy {self.name!r} is for {self.game.name or 'another game'}, "
+                              f"not for {game.name or 'this game'}")
+        super().begin_match(game, seed)
 
 
 def has_table(agent: Agent) -> bool:

@@ -27,7 +27,7 @@ import numpy as np
 from cfrlab.abstraction import LosslessModel
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
-from cfrlab.games.agent import Agent
+from cfrlab.games.agent import StrategyBackedAgent
 from cfrlab.games.matchstate import MatchState
 from cfrlab.strategy import Strategy
 from cfrlab.subgame.cut import blueprint_of, check_game, cut
@@ -53,7 +53,7 @@ class Solved:
     hand: int | None = None
 
 
-class SubgameAgent(Agent):
+class SubgameAgent(StrategyBackedAgent):
     """Plays ``strategy`` (a 2-player blueprint) and re-solves the subgames starting at ``round``
     ("river"/"last", "turn", "flop" or a number) by ``method`` (unsafe, resolve, maxmargin,
     reach) with ``iterations`` of CFR+ in at most ``seconds`` (0: no limit) per subgame."""
@@ -86,14 +86,7 @@ class SubgameAgent(Agent):
         self._solved: Solved | None = None
         self.log: list[tuple[int, float]] = []  # (iterations, seconds) of each re-solve
 
-    @property
-    def game(self) -> GameDef:
-        return self.strategy.game
-
     def begin_match(self, game: GameDef, seed: int | None = None) -> None:
-        if game.to_text() != self.game.to_text():
-            raise CfrlabError(f"agent {self.name!r} is for {self.game.name or 'another game'}, "
-                              f"not for {game.name or 'this game'}")
         super().begin_match(game, seed)
         self._solved = None
 
