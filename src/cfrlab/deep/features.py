@@ -31,7 +31,7 @@ from cfrlab.abstraction import LOSSLESS
 from cfrlab.cards.cards import deck
 from cfrlab.engine import model_kind, row_offsets
 from cfrlab.errors import CfrlabError
-from cfrlab.tree import CHANCE, DECISION
+from cfrlab.tree import CHANCE
 
 FEATURES_VERSION = "cfrlab-deep-features-1"
 
@@ -46,18 +46,6 @@ def round_slots(tree) -> list[int]:
         r = int(tree.round[m])
         slots[r] = max(slots[r], int(count[n]))
     return slots
-
-
-def betting_path(tree, node: int) -> list[tuple[int, int]]:
-    """(round, action column) of every action from the root to ``node``, in order."""
-    out = []
-    n = node
-    while tree.parent[n] >= 0:
-        m = int(tree.parent[n])
-        if tree.kind[m] == DECISION:
-            out.append((int(tree.round[m]), int(tree.action[n])))
-        n = m
-    return out[::-1]
 
 
 def feature_names(tree, model) -> list[str]:
@@ -117,7 +105,8 @@ def node_heads(tree, game) -> np.ndarray:
         head[p] = 1.0
         head[2 + r] = 1.0
         counts = [0] * R
-        for rr, a in betting_path(tree, n):
+        for m, a in tree.decisions_to(n):
+            rr = int(tree.round[m])
             head[base + bet_start[rr] + counts[rr] * A + a] = 1.0
             counts[rr] += 1
         head[width - 2] = tree.spent[n, p] / most

@@ -18,7 +18,6 @@ import numpy as np
 from cfrlab.cards import deck
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_write_text
-from cfrlab.tree import DECISION
 
 LEDUC_STARTING_MONEY = 100  # OpenSpiel leduc_poker's default stack
 PROB_TOLERANCE = 1e-6  # how far an imported distribution may sum from 1 before it is refused
@@ -34,18 +33,6 @@ class InfoState:
     round: int
     hole: tuple[int, ...]
     board: tuple[int, ...]
-
-
-def decision_path(tree, node: int) -> list[tuple[int, int]]:
-    """(decision node, action) pairs from the root to `node`."""
-    out = []
-    n = node
-    while tree.parent[n] >= 0:
-        p = int(tree.parent[n])
-        if tree.kind[p] == DECISION:
-            out.append((p, int(tree.action[n])))
-        n = p
-    return out[::-1]
 
 
 def kuhn_action(tree, node: int, a: int) -> int:
@@ -71,7 +58,7 @@ def kuhn_leduc_infostates(game, tree, kuhn: bool) -> Iterator[InfoState]:
     for n in tree.decision_node:
         n = int(n)
         p, r = int(tree.player[n]), int(tree.round[n])
-        path = decision_path(tree, n)
+        path = tree.decisions_to(n)
         if kuhn:
             hist = "".join("pb"[kuhn_action(tree, m, a)] for m, a in path)
             for i, c in enumerate(cards):

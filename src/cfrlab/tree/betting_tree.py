@@ -128,6 +128,17 @@ class PublicTree:
             raise CfrlabError(f"column {a} is not legal at {self.betting[n]!r}")
         return "r" if self.game.is_limit else f"r{int(self.raise_to[c])}"
 
+    def decisions_to(self, node: int) -> list[tuple[int, int]]:
+        """(decision node, action column) of every action from the root to ``node``, in order."""
+        out = []
+        n = node
+        while self.parent[n] >= 0:
+            m = int(self.parent[n])
+            if self.kind[m] == DECISION:
+                out.append((m, int(self.action[n])))
+            n = m
+        return out[::-1]
+
     def decisions_by_round(self) -> list[int]:
         """Number of decision nodes in each round."""
         rounds = self.round[self.decision_node]
