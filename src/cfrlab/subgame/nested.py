@@ -194,23 +194,15 @@ class NestedSolver:
         """Re-solve at every off-tree opponent action reachable when the opponent (each seat)
         may take ``opponent_children(node)`` (full-tree children) and the player follows its
         current strategy's support; returns the policy (the solver's own, grown)."""
-        F = self.tree
+        def resolved(n: int):
+            kids = opponent_children(n)
+            for c in kids:
+                if not self.keep[c]:
+                    self.resolve(n, c)
+            return kids
+
         for seat in (0, 1):
-            reached = np.zeros(F.num_nodes, dtype=bool)
-            reached[0] = True
-            for n in range(F.num_nodes):
-                if not reached[n] or F.kind[n] >= FOLD:
-                    continue
-                if F.kind[n] == CHANCE:
-                    reached[F.children(n)] = True
-                elif int(F.player[n]) == seat:
-                    reached[self.support(n)] = True
-                else:
-                    kids = opponent_children(n)
-                    for c in kids:
-                        if not self.keep[c]:
-                            self.resolve(n, c)
-                    reached[kids] = True
+            reachable(self.tree, seat, self.support, resolved)
         return self.policy
 
     def support(self, n: int, policy: np.ndarray | None = None) -> list[int]:
@@ -223,6 +215,25 @@ def check_nested_method(method: str) -> str:
     if m not in NESTED_METHODS:
         raise CfrlabError(f"unknown nested subgame method {method!r}: choose one of {', '.join(NESTED_METHODS)}")
     return m
+
+
+def reachable(F, player: int, own_children, opponent_children) -> np.ndarray:
+    """bool[N]: the nodes of the full tree ``F`` reached from the root when ``player``'s
+    decisions lead to ``own_children(n)``, the other seat's to ``opponent_children(n)`` and chance
+    to every child; the nodes are visited in preorder, each call made as its node is reached
+    (so a call may change what the later ones answer)."""
+    keep = np.zeros(F.num_nodes, dtype=bool)
+    keep[0] = True
+    for n in range(F.num_nodes):
+        if not keep[n] or F.kind[n] >= FOLD:
+            continue
+        if F.kind[n] == CHANCE:
+            keep[F.children(n)] = True
+        elif int(F.player[n]) == player:
+            keep[own_children(n)] = True
+        else:
+            keep[opponent_children(n)] = True
+    return keep
 
 
 def support(tree, offsets: np.ndarray, policy: np.ndarray, n: int) -> list[int]:
@@ -314,17 +325,7 @@ def restricted_best_response(h, policy: np.ndarray, opponent: int, opponent_chil
     and the player plays its rows' support: exact, the real game restricted that way."""
     F = h.tree
     offsets = np.asarray(h.engine.row_offset, dtype=np.int64)
-    keep = np.zeros(F.num_nodes, dtype=bool)
-    keep[0] = True
-    for n in range(F.num_nodes):
-        if not keep[n] or F.kind[n] >= FOLD:
-            continue
-        if F.kind[n] == CHANCE:
-            keep[F.children(n)] = True
-        elif int(F.player[n]) == opponent:
-            keep[opponent_children(n)] = True
-        else:
-            keep[support(F, offsets, policy, n)] = True
+    keep = reachable(F, 1 - opponent, lambda n: support(F, offsets, policy, n), opponent_children)
     fam = family_of(h, keep, 0)
     sigma = sigma_of(fam, policy, offsets)
     for m in sigma:  # the responder's own rows do not matter; make them well defined
