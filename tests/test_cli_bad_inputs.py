@@ -6,8 +6,6 @@ from __future__ import annotations
 import pytest
 from cli_run import one_line_error, run
 
-
-
 # -- numbers on the command line --------------------------------------------------------------
 
 

@@ -310,7 +310,7 @@ def last_round_sweep(t0, t1, boards, weight, fd, lb, so, S, nthreads, win, tie):
 
     The states are numbered as ``internal_order`` says (a perfect-recall state (parent ps,
     bucket b) is b * NP + ps), which the caller maps back."""
-    parents, children, child_parent = boards
+    parents, _, child_parent = boards
     prev, last, B, history, perfect = lb
     board_at, set_at, suit_at, sets = so
     nb, D = fd.nb, fd.D
