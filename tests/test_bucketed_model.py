@@ -48,7 +48,7 @@ def brute_tables(model):
     """The joint tables by counting every deal once: each board (its cards by round), then
     each two disjoint holes of the cards left (hole 0, hole 1), as all_deals has them. A
     player's states are a function of his hole and the board, so the model's deal map is read
-    once per (hole, board), in a deal where he holds it, not once per deal (a tenth of the
+    once per (hole, board), in a deal where he holds it, not once per deal (a fifth of the
     lookups: the 3.3 million deals of the big cases took 9 s); the deals themselves are counted
     with integer bincounts, then one division."""
     g = model.game
