@@ -105,3 +105,42 @@ def test_acpc_ids_and_errors():
     with pytest.raises(CfrlabError):
         small.local(parse_cards("2c"))
     assert small.size == 12
+
+
+@pytest.mark.parametrize("num_ranks, num_suits, rounds, k", [
+    (4, 4, [], 3), (4, 4, [(0, 4, 8)], 1), (4, 4, [(0, 1), (6,)], 2), (5, 3, [(0, 3, 6)], 2),
+    (4, 4, [(0, 5, 10), (15,)], 1), (3, 4, [(0, 4)], 2)])
+@pytest.mark.parametrize("subgroup", [False, True])
+def test_board_orbits_against_brute_force(num_ranks, num_suits, rounds, k, subgroup):
+    """Every class of next cards once, its lexicographically first set as representative,
+    and per distinct image the first permutation (in the group's order) reaching it, checked
+    against a set-by-set enumeration; class sizes from ``board_children`` sum to every draw."""
+    from cfrlab.cards.isomorphism import board_orbits, permute_cards, suit_permutations
+    from cfrlab.cards.kernels import board_children
+
+    S, D = num_suits, num_ranks * num_suits
+    perms = suit_permutations(S)
+    assert tuple(perms[0]) == tuple(range(S)) and len(perms) == len({tuple(p) for p in perms})
+    if subgroup:  # the permutations fixing suit 0: a range that singles out one suit
+        perms = perms[perms[:, 0] == 0]
+    image = lambda cards, i: tuple(sorted(permute_cards(cards, perms[i], S).tolist()))
+    fixing = [i for i in range(len(perms)) if all(image(g, i) == tuple(sorted(g)) for g in rounds)]
+    used = {c for g in rounds for c in g}
+    rest = [c for c in range(D) if c not in used]
+    expected, seen = [], set()
+    for draw in combinations(rest, k):
+        if draw in seen:
+            continue
+        firsts = {}
+        for i in fixing:
+            firsts.setdefault(image(draw, i), i)
+        seen.update(firsts)
+        assert draw == min(firsts)
+        expected.append((draw, [firsts[draw]] + [i for img, i in firsts.items() if img != draw]))
+    assert board_orbits(rounds, k, D, S, perms) == expected
+    parent = np.array([[c for g in rounds for c in g]], dtype=np.int64).reshape(1, -1)
+    gsz = np.array([len(g) for g in rounds], dtype=np.int64)
+    children, orbit, _ = board_children(parent, gsz, perms, k, D, S)
+    assert [tuple(c) for c in children.tolist()] == [rep for rep, _ in expected]
+    assert orbit.tolist() == [len(images) for _, images in expected]
+    assert orbit.sum() == len(list(combinations(rest, k)))

@@ -189,7 +189,7 @@ def test_next_board_orbits_partition_the_draws(flop):
     glob = {int(c): i for i, c in enumerate(deck.to_global)}
     board = tuple(sorted(glob[c] for c in parse_cards(flop)))
     rest = [c for c in range(deck.size) if c not in board]
-    orbits = next_board_orbits(deck, [board], rest, 1, True)
+    orbits = next_board_orbits(deck, [board], 1, True)
     images = []
     for rep, perms in orbits:
         assert perms[0] == (0, 1, 2, 3)

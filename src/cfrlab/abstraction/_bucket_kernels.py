@@ -18,11 +18,9 @@ import numpy as np
 from numba import njit, prange
 
 from cfrlab.abstraction._metrics_kernels import (
-    _next_combo,
     final_board_holes,
     final_scratch,
     first_child,
-    first_combo,
     index_scratch,
     next_child,
     rest_of,
@@ -44,85 +42,6 @@ from cfrlab.config import NUMBA_CACHE
 # and the bucket table, with the deck and bucket shapes.
 StateLookup = namedtuple("StateLookup", "R totals num_ranks num_suits colex g_all g_off k_all k_off o_all o_off t_all t_off m_gsz m_key m_off hs last B history perfect")
 FinalBoards = namedtuple("FinalBoards", "parents children child_parent")
-
-
-@njit(cache=NUMBA_CACHE)
-def _sorted_image(cards, start, n, perm, S, D, out):
-    """Code of the sorted image of cards[start:start+n] under perm (base-D digits)."""
-    for i in range(n):
-        c = cards[start + i]
-        out[i] = (c // S) * S + perm[c % S]
-    out[:n].sort()
-    code = np.int64(0)
-    for i in range(n):
-        code = code * D + out[i]
-    return code
-
-
-@njit(cache=NUMBA_CACHE)
-def child_boards(parents, gsz, perms, k, D, S):
-    """Canonical children of each parent board: the sets of k new cards, one per orbit of the
-    parent's stabilizer (the suit permutations mapping each parent group onto itself).
-
-    parents int64[N, n] (local cards, groups of sizes gsz; n may be 0). Returns
-    (children int64[Q, k], orbit int64[Q], parent int64[Q]): orbit = how many k-sets the
-    child stands for, so a child's weight is its parent's weight times orbit.
-    """
-    N, n = parents.shape
-    ident = np.arange(S)
-    P = perms.shape[0]
-    m = D - n
-    maxc = 1
-    for i in range(k):
-        maxc = maxc * (m - i) // (i + 1)
-    children = np.empty((N * maxc, k), np.int64)
-    orbit = np.empty(N * maxc, np.int64)
-    parent = np.empty(N * maxc, np.int64)
-    buf = np.empty(max(n, k) + 1, np.int64)
-    stab = np.empty(P, np.int64)
-    rest = np.empty(D, np.int64)
-    comb = np.empty(k, np.int64)
-    cards = np.empty(k, np.int64)
-    q = 0
-    for b in range(N):
-        ns = 0
-        for p in range(P):
-            ok = True
-            start = 0
-            for j in range(gsz.shape[0]):
-                g = gsz[j]
-                if _sorted_image(parents[b], start, g, perms[p], S, D, buf) != _sorted_image(
-                        parents[b], start, g, ident, S, D, buf):
-                    ok = False
-                    break
-                start += g
-            if ok:
-                stab[ns] = p
-                ns += 1
-        mm = rest_of(parents[b], n, D, rest)
-        first_combo(comb, k)
-        more = True
-        while more:
-            for i in range(k):
-                cards[i] = rest[comb[i]]
-            own = _sorted_image(cards, 0, k, ident, S, D, buf)
-            canonical = True
-            fixed = 0
-            for t in range(ns):
-                img = _sorted_image(cards, 0, k, perms[stab[t]], S, D, buf)
-                if img < own:
-                    canonical = False
-                    break
-                if img == own:
-                    fixed += 1
-            if canonical:
-                for i in range(k):
-                    children[q, i] = cards[i]
-                orbit[q] = ns // fixed
-                parent[q] = b
-                q += 1
-            more = _next_combo(comb, k, mm)
-    return children[:q].copy(), orbit[:q].copy(), parent[:q].copy()
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)

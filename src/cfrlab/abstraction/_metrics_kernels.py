@@ -37,6 +37,7 @@ from cfrlab.cards.kernels import (
     KEY_INIT,
     binom,
     rank_cards,
+    rest_of,
 )
 from cfrlab.cards.kernels import (
     index_one as _index_one,
@@ -132,20 +133,6 @@ def hs_sweep(ranks, pa, pb, H, m, less_c, grp_c, hsnum):
         less += g
         i = j
     return order
-
-
-@njit(cache=NUMBA_CACHE)
-def rest_of(board, nb, D, rest):
-    """Ascending local cards not among board[:nb]; returns how many."""
-    used = np.int64(0)
-    for i in range(nb):
-        used |= np.int64(1) << board[i]
-    m = 0
-    for c in range(D):
-        if not (used >> c) & 1:
-            rest[m] = c
-            m += 1
-    return m
 
 
 def final_deal(nb: int, k: int, D: int, to_global: np.ndarray) -> FinalDeal:

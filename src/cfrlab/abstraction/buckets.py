@@ -27,7 +27,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import combinations, permutations
+from itertools import combinations
 
 import numba
 import numpy as np
@@ -35,7 +35,8 @@ import numpy as np
 from cfrlab.abstraction import _bucket_kernels as BK
 from cfrlab.abstraction import _metrics_kernels as MK
 from cfrlab.abstraction.metrics import MetricTables, board_totals, check_holdem_style
-from cfrlab.cards.isomorphism import DeckMap, HandIndexer, round_groups
+from cfrlab.cards.isomorphism import DeckMap, HandIndexer, round_groups, suit_permutations
+from cfrlab.cards.kernels import board_children
 from cfrlab.errors import CfrlabError
 
 Progress = Callable[[str], None]
@@ -223,10 +224,6 @@ def parse_nested(nested) -> tuple[int, int]:
     return int(a), int(b)
 
 
-def suit_perms(num_suits: int) -> np.ndarray:
-    return np.array(list(permutations(range(num_suits))), dtype=np.int64)
-
-
 def seq_indexers(game) -> list[HandIndexer]:
     """Per round the ordered (hole | each round's new board cards) indexer."""
     return [HandIndexer(game.num_ranks, game.num_suits, round_groups(2, game.num_board_cards, r))
@@ -253,7 +250,7 @@ def final_boards(game) -> dict:
     gsz = np.array([g for g in game.num_board_cards[1:pr + 1] if g] or [0], dtype=np.int64)
     if parents.shape[1] == 0:
         gsz = np.zeros(0, dtype=np.int64)
-    children, orbit, cparent = BK.child_boards(parents, gsz, suit_perms(game.num_suits), k,
+    children, orbit, cparent = board_children(parents, gsz, suit_permutations(game.num_suits), k,
                                                game.deck_size, game.num_suits)
     return {"parents": parents, "pweight": pweight, "children": children, "orbit": orbit,
             "child_parent": cparent, "k": k, "nb": parents.shape[1]}

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from cfrlab.cards._eval_kernels import CARD_BIT, CARD_KEY, KEY_INIT, _lookup, rank_cards
+from cfrlab.cards._iso_kernels import next_combination
 from cfrlab.config import NUMBA_CACHE
 
 HandKeys = namedtuple("HandKeys", "hands hands_g to_global hkey hbits")
@@ -115,21 +116,6 @@ def cards_left(used):
             rest[n] = c
             n += 1
     return rest[:n]
-
-
-@njit(cache=NUMBA_CACHE)
-def next_combination(idx, k, n):
-    """Advances ``idx[:k]`` (ascending positions in range(n)) to the next k-subset in
-    lexicographic order; False after the last one."""
-    q = k - 1
-    while q >= 0 and idx[q] == n - k + q:
-        q -= 1
-    if q < 0:
-        return False
-    idx[q] += 1
-    for t in range(q + 1, k):
-        idx[t] = idx[t - 1] + 1
-    return True
 
 
 @njit(cache=NUMBA_CACHE)

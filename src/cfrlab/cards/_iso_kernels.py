@@ -109,6 +109,118 @@ def suit_size(code, num_groups, num_ranks):
 
 
 @njit(cache=NUMBA_CACHE)
+def next_combination(idx, k, n):
+    """Advances ``idx[:k]`` (ascending positions in range(n)) to the next k-subset in
+    lexicographic order; False after the last one."""
+    q = k - 1
+    while q >= 0 and idx[q] == n - k + q:
+        q -= 1
+    if q < 0:
+        return False
+    idx[q] += 1
+    for t in range(q + 1, k):
+        idx[t] = idx[t - 1] + 1
+    return True
+
+
+@njit(cache=NUMBA_CACHE)
+def rest_of(board, nb, D, rest):
+    """Ascending local cards not among board[:nb]; returns how many."""
+    used = np.int64(0)
+    for i in range(nb):
+        used |= np.int64(1) << board[i]
+    m = 0
+    for c in range(D):
+        if not (used >> c) & 1:
+            rest[m] = c
+            m += 1
+    return m
+
+
+@njit(cache=NUMBA_CACHE)
+def sorted_image(cards, start, n, perm, S, D, out):
+    """Code of the sorted image of cards[start:start+n] under the suit permutation perm: its
+    cards ascending as base-D digits, so codes compare as the sorted card tuples do."""
+    for i in range(n):
+        c = cards[start + i]
+        out[i] = (c // S) * S + perm[c % S]
+    out[:n].sort()
+    code = np.int64(0)
+    for i in range(n):
+        code = code * D + out[i]
+    return code
+
+
+@njit(cache=NUMBA_CACHE)
+def board_children(parents, gsz, perms, k, D, S):
+    """The suit-symmetry classes of the next k board cards of each parent board: one
+    representative set per orbit under the parent's stabilizer (the permutations among perms,
+    int64[P, S], mapping each of the parent's card groups onto itself), the set whose sorted
+    cards come first lexicographically.
+
+    parents int64[N, n] (local cards, groups of sizes gsz; n may be 0). Returns (children
+    int64[Q, k] ascending per parent, orbit int64[Q], parent int64[Q]): orbit = how many
+    k-sets the child stands for, so a child's weight is its parent's weight times orbit.
+    """
+    N, n = parents.shape
+    ident = np.arange(S)
+    P = perms.shape[0]
+    m = D - n
+    maxc = 1
+    for i in range(k):
+        maxc = maxc * (m - i) // (i + 1)
+    children = np.empty((N * maxc, k), np.int64)
+    orbit = np.empty(N * maxc, np.int64)
+    parent = np.empty(N * maxc, np.int64)
+    buf = np.empty(max(n, k) + 1, np.int64)
+    stab = np.empty(P, np.int64)
+    rest = np.empty(D, np.int64)
+    comb = np.empty(k, np.int64)
+    cards = np.empty(k, np.int64)
+    q = 0
+    for b in range(N):
+        ns = 0
+        for p in range(P):
+            ok = True
+            start = 0
+            for j in range(gsz.shape[0]):
+                g = gsz[j]
+                if sorted_image(parents[b], start, g, perms[p], S, D, buf) != sorted_image(
+                        parents[b], start, g, ident, S, D, buf):
+                    ok = False
+                    break
+                start += g
+            if ok:
+                stab[ns] = p
+                ns += 1
+        mm = rest_of(parents[b], n, D, rest)
+        for j in range(k):
+            comb[j] = j
+        more = True
+        while more:
+            for i in range(k):
+                cards[i] = rest[comb[i]]
+            own = sorted_image(cards, 0, k, ident, S, D, buf)
+            canonical = True
+            fixed = 0
+            for t in range(ns):
+                img = sorted_image(cards, 0, k, perms[stab[t]], S, D, buf)
+                if img < own:
+                    canonical = False
+                    break
+                if img == own:
+                    fixed += 1
+            if canonical:
+                for i in range(k):
+                    children[q, i] = cards[i]
+                orbit[q] = ns // fixed
+                parent[q] = b
+                q += 1
+            more = next_combination(comb, k, mm)
+    return children[:q].copy(), orbit[:q].copy(), parent[:q].copy()
+
+
+@njit(cache=NUMBA_CACHE)
 def _index_one(hand, num_ranks, num_suits, gsz, cfg_key, cfg_offset, colex, masks, codes,
                sidx, order):
     """Canonical index of one hand (a row of local cards). Work arrays are passed in."""

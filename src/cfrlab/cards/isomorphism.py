@@ -18,7 +18,7 @@ Cost (numba, one core): indexing about 0.1 us per 7-card hand in batches.
 from __future__ import annotations
 
 from functools import cached_property
-from itertools import product
+from itertools import permutations, product
 from math import comb
 
 import numpy as np
@@ -243,3 +243,47 @@ def game_indexers(game) -> list[HandIndexer]:
     return [HandIndexer(game.num_ranks, game.num_suits,
                         round_groups(game.num_hole_cards, game.num_board_cards, r))
             for r in range(game.num_rounds)]
+
+
+# -- boards up to suit symmetry --------------------------------------------------------------
+# Every walk over dealt boards (the board engine, the real-game best response, the bucketing)
+# takes one board of each suit-symmetry class and its class size from ``board_children``;
+# ``board_orbits`` adds, for walks that sum values back up, the permutation reaching each
+# board of the class. Cards are deck-local ids; a permutation sigma maps card c to
+# ``(c // S) * S + sigma[c % S]``.
+
+def suit_permutations(num_suits: int) -> np.ndarray:
+    """int64[S!, S]: every permutation of the suits, identity first (lexicographic)."""
+    return np.array(list(permutations(range(num_suits))), dtype=np.int64).reshape(-1, num_suits)
+
+
+def permute_cards(cards, sigma, num_suits: int) -> np.ndarray:
+    """The images of local cards under the suit permutation sigma."""
+    c = np.asarray(cards, dtype=np.int64)
+    return (c // num_suits) * num_suits + np.asarray(sigma, dtype=np.int64)[c % num_suits]
+
+
+def board_orbits(rounds, k: int, deck_size: int, num_suits: int,
+                 perms: np.ndarray) -> list[tuple[tuple[int, ...], list[int]]]:
+    """The next ``k`` board cards after the board ``rounds`` (each dealing's cards, a group
+    that permutations may reorder inside), grouped under the permutations among ``perms``
+    (int64[P, S], a group of suit permutations) that map every group onto itself:
+    ``(representative, [i, ...])`` per class in lexicographic order of the representatives,
+    the representative the class's lexicographically first set, and ``perms[i]`` the first
+    permutation (in ``perms`` order) carrying it onto each distinct set of the class, its
+    own first (the identity when perms holds it)."""
+    groups = [tuple(int(c) for c in g) for g in rounds if len(g)]
+    parent = np.array([c for g in groups for c in g], dtype=np.int64)[None]
+    gsz = np.array([len(g) for g in groups], dtype=np.int64)
+    perms = np.ascontiguousarray(perms, dtype=np.int64)
+    children, _, _ = K.board_children(parent, gsz, perms, k, deck_size, num_suits)
+    fixing = [i for i, sg in enumerate(perms)
+              if all(sorted(permute_cards(g, sg, num_suits).tolist()) == sorted(g) for g in groups)]
+    out = []
+    for rep in children:
+        images: dict[tuple[int, ...], int] = {}
+        for i in fixing:
+            images.setdefault(tuple(sorted(permute_cards(rep, perms[i], num_suits).tolist())), i)
+        own = tuple(int(c) for c in rep)
+        out.append((own, [images[own]] + [i for img, i in images.items() if img != own]))
+    return out

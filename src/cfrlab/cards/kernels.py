@@ -1,7 +1,7 @@
 """The card layer's compiled primitives that other packages' kernels call, by public name:
 the hand evaluator's tables and lookups (``_eval_kernels``), hand ranking on boards
-(``_board_kernels``, with the ``HandKeys`` bundle its kernels take), canonical hand indexing (``_iso_kernels``) and hand strength
-(``_strength_kernels``)."""
+(``_board_kernels``, with the ``HandKeys`` bundle its kernels take), canonical hand indexing
+and boards up to suit symmetry (``_iso_kernels``) and hand strength (``_strength_kernels``)."""
 
 from cfrlab.cards._board_kernels import (  # noqa: F401
     NO_RANK,
@@ -12,7 +12,6 @@ from cfrlab.cards._board_kernels import (  # noqa: F401
     cards_left,
     hand_key_table,
     hand_keys,
-    next_combination,
     rank_hands,
     rank_of_key,
     showdown_sign,
@@ -28,5 +27,12 @@ from cfrlab.cards._eval_kernels import (  # noqa: F401
 from cfrlab.cards._eval_kernels import _lookup as lookup  # noqa: F401
 from cfrlab.cards._iso_kernels import _index_one as index_one  # noqa: F401
 from cfrlab.cards._iso_kernels import _unindex_one as unindex_one  # noqa: F401
-from cfrlab.cards._iso_kernels import binom, multiplicity_into  # noqa: F401
+from cfrlab.cards._iso_kernels import (  # noqa: F401
+    binom,
+    board_children,
+    multiplicity_into,
+    next_combination,
+    rest_of,
+    sorted_image,
+)
 from cfrlab.cards._strength_kernels import hand_strength, strength_class, value_bot_states  # noqa: F401

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cfrlab.cards.evaluator import rank7_batch
+from cfrlab.cards.isomorphism import board_orbits, suit_permutations
 from cfrlab.cards.ranges import COMBOS, combo_index
 from cfrlab.engine import _board_kernels as K
 from cfrlab.errors import CfrlabError
@@ -57,7 +58,7 @@ def _permute_card(sigma: tuple[int, ...], c: int) -> int:
 def _group(board: tuple[int, ...], weights: list[np.ndarray]) -> list[tuple[int, ...]]:
     """Suit permutations fixing the board (as a set) and every 1,326-combo weight vector."""
     out = []
-    for sigma in itertools.permutations(range(4)):
+    for sigma in (tuple(int(x) for x in sg) for sg in suit_permutations(4)):
         if {_permute_card(sigma, c) for c in board} != set(board):
             continue
         idx = np.array([combo_index(_permute_card(sigma, int(a)), _permute_card(sigma, int(b)))
@@ -183,30 +184,23 @@ class BoardGame:
 
     def _next_level(self, prev: Level) -> Level:
         extras, stab, parent, card, ptr, child, perm, lookup = [], [], [], [], [0], [], [], {}
+        group = np.array(self.group, dtype=np.int64)
         for pb, ex in enumerate(prev.extras):
-            used = set(self.board) | set(ex)
-            canon = {}
-            for c in range(DECK):
-                if c in used:
-                    continue
-                images = {_permute_card(self.group[g], c): g for g in prev.stab[pb]}
-                rep = min(images)
-                if rep not in canon:
-                    k = len(extras)
-                    canon[rep] = k
-                    extras.append(ex + (rep,))
-                    stab.append([g for g in prev.stab[pb] if _permute_card(self.group[g], rep) == rep])
-                    parent.append(pb)
-                    card.append(rep)
-            for c in range(DECK):
-                if c in used:
-                    continue
-                rep = min(_permute_card(self.group[g], c) for g in prev.stab[pb])
+            at = {}  # dealt card -> (canonical child, the group element carrying it there)
+            for (rep,), images in board_orbits([self.board, *[(c,) for c in ex]], 1, DECK, 4, group):
+                k = len(extras)
+                extras.append(ex + (rep,))
+                stab.append([g for g in prev.stab[pb] if _permute_card(self.group[g], rep) == rep])
+                parent.append(pb)
+                card.append(rep)
+                for g in images:
+                    at[_permute_card(self.group[g], rep)] = (k, g)
+            for c in sorted(at):
                 # s with s(rep) = c; the values at c read the hands through s^-1
-                s = next(g for g in prev.stab[pb] if _permute_card(self.group[g], rep) == c)
-                child.append(canon[rep])
+                k, s = at[c]
+                child.append(k)
                 perm.append(self.inverse[s])
-                lookup[(pb, c)] = (canon[rep], self.inverse[s])
+                lookup[(pb, c)] = (k, self.inverse[s])
             ptr.append(len(child))
         a = lambda x: np.asarray(x, dtype=np.int64)
         return Level(extras, stab, a(parent), a(card), a(ptr), a(child), a(perm), lookup,

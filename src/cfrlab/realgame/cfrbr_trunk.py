@@ -246,12 +246,11 @@ class TrunkSolver:
         """``walk.Walker._below`` for pass 2: the same boards (suit classes), A's regrets
         weighted by each class's size (its abstract states are suit-invariant)."""
         w = self.walker
-        used = set(board)
-        rest = [c for c in range(w.deck.size) if c not in used]
         sc = 1.0 / w.outcomes[r + 1]
         b = w.board_before
         rounds = [tuple(board[b[i]:b[i + 1]]) for i in range(1, r + 1)]
-        for new, perms in next_orbits(w, rounds, rest, r):
+        for new, perms in next_board_orbits(w.deck, rounds, w.game.num_board_cards[r + 1],
+                                             w.opp.suit_symmetric):
             part = np.zeros_like(cv2)
             self._level2(r + 1, tuple(board) + new, c1, c2, part, sc, weight * sc * len(perms))
             cv2 += part
@@ -374,11 +373,6 @@ class TrunkSolver:
                                     params={"algorithm": self.algorithm, "trunk": self.trunk},
                                     iterations=self.iterations, seconds=seconds,
                                     exploitability=exploitability, extra=extra)
-
-
-def next_orbits(w: Walker, rounds, rest, r: int):
-    """The next round's boards as ``walk.Walker._below`` groups them."""
-    return next_board_orbits(w.deck, rounds, rest, w.game.num_board_cards[r + 1], w.opp.suit_symmetric)
 
 
 def cfrbr_trunk(game: GameDef | str | Path, abstraction, *, iterations: int = 1000,

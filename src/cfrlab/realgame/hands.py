@@ -10,18 +10,20 @@ into classes under suit permutation, each with the permutations that carry its
 representative onto the other boards of its class (one per distinct board), and
 ``hand_permutation`` says where each hand goes under one of them. Below the first board,
 ``next_board_orbits`` groups the next round's cards under the permutations that fix the
-board so far (``last_round_boards`` counts what a unit then walks).
+board so far (``last_round_boards`` counts what a unit then walks). Both read
+``cfrlab.cards.isomorphism.board_orbits``, the classes every board walk uses.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations, permutations
+from itertools import combinations
 from math import comb
 
 import numpy as np
 
-from cfrlab.cards.isomorphism import DeckMap
+from cfrlab.cards import isomorphism as iso
+from cfrlab.cards.isomorphism import DeckMap, permute_cards
 from cfrlab.errors import CfrlabError
 
 
@@ -63,13 +65,8 @@ def make_deck(game) -> Deck:
 
 
 def suit_permutations(num_suits: int) -> list[tuple[int, ...]]:
-    """Every permutation of the suits, identity first."""
-    return list(permutations(range(num_suits)))
-
-
-def permute_cards(cards, sigma, num_suits: int) -> np.ndarray:
-    c = np.asarray(cards, dtype=np.int64)
-    return (c // num_suits) * num_suits + np.asarray(sigma, dtype=np.int64)[c % num_suits]
+    """Every permutation of the suits, identity first, as tuples (``cards.isomorphism``)."""
+    return [tuple(int(x) for x in sg) for sg in iso.suit_permutations(num_suits)]
 
 
 def hand_permutation(deck: Deck, sigma) -> np.ndarray:
@@ -101,7 +98,7 @@ def first_round_units(game, deck: Deck, symmetric: bool) -> list[Unit]:
     k = game.num_board_cards[1]
     S = deck.num_suits
     units = []
-    for i, (rep, perms) in enumerate(next_board_orbits(deck, [], range(deck.size), k, symmetric)):
+    for i, (rep, perms) in enumerate(next_board_orbits(deck, [], k, symmetric)):
         # identity first, then by image: the order the unit's values are summed in
         rest = sorted(perms[1:], key=lambda sg: sorted(permute_cards(rep, sg, S).tolist()))
         units.append(Unit(i, rep, (perms[0], *rest)))
@@ -109,34 +106,17 @@ def first_round_units(game, deck: Deck, symmetric: bool) -> list[Unit]:
     return units
 
 
-def next_board_orbits(deck: Deck, rounds: list[tuple[int, ...]], rest, k: int,
+def next_board_orbits(deck: Deck, rounds: list[tuple[int, ...]], k: int,
                       symmetric: bool) -> list[tuple[tuple[int, ...], list[tuple[int, ...]]]]:
-    """The next round's ``k`` new board cards, drawn from ``rest``, grouped under the suit
-    permutations that fix every earlier round's cards (``rounds``: each round's board cards):
-    (representative, the permutations carrying it onto each distinct image, identity first).
-    Not symmetric: every draw alone. A flop of three ranks in three suits is fixed by the
-    identity only; a monotone flop by the 6 orders of the other three suits."""
-    ident = tuple(range(deck.num_suits))
-    draws = list(combinations(rest, k))
-    if not symmetric:
-        return [(d, [ident]) for d in draws]
+    """The next round's ``k`` new board cards, grouped under the suit permutations that fix
+    every earlier round's cards (``rounds``: each round's board cards; ``cards.isomorphism.
+    board_orbits``): (representative, the permutations carrying it onto each distinct image,
+    identity first). Not symmetric: every draw alone. A flop of three ranks in three suits is
+    fixed by the identity only; a monotone flop by the 6 orders of the other three suits."""
     S = deck.num_suits
-    fixing = [sg for sg in suit_permutations(S)
-              if all(sorted(permute_cards(cards, sg, S).tolist()) == sorted(cards)
-                     for cards in rounds if cards)]
-    if len(fixing) == 1:
-        return [(d, [ident]) for d in draws]
-    out = []
-    seen: set[tuple[int, ...]] = set()
-    for d in draws:  # lexicographic: the first draw of each orbit is its representative
-        if d in seen:
-            continue
-        images: dict[tuple[int, ...], tuple[int, ...]] = {}
-        for sg in fixing:
-            images.setdefault(tuple(sorted(permute_cards(d, sg, S).tolist())), sg)
-        seen.update(images)
-        out.append((d, [images[d]] + [sg for img, sg in images.items() if img != d]))
-    return out
+    perms = iso.suit_permutations(S) if symmetric else np.arange(S, dtype=np.int64)[None]
+    return [(rep, [tuple(int(x) for x in perms[i]) for i in idx])
+            for rep, idx in iso.board_orbits(rounds, k, deck.size, S, perms)]
 
 
 def last_round_boards(game, deck: Deck, unit: Unit, symmetric: bool) -> int:
@@ -150,9 +130,8 @@ def last_round_boards(game, deck: Deck, unit: Unit, symmetric: bool) -> int:
     def walk(r: int, rounds: list[tuple[int, ...]], used: set[int]) -> int:
         if r == R - 1:
             return 1
-        rest = [c for c in range(deck.size) if c not in used]
         total = 0
-        for new, _ in next_board_orbits(deck, rounds, rest, counts[r + 1], symmetric):
+        for new, _ in next_board_orbits(deck, rounds, counts[r + 1], symmetric):
             total += walk(r + 1, rounds + [new], used | set(new))
         return total
 

@@ -257,13 +257,11 @@ class Walker:
         """cvals += values of round r's chance nodes: the mean over next boards. Boards that
         a suit permutation fixing the cards so far carries onto each other share one walk
         (their values are the representative's, hands permuted; the reach is symmetric)."""
-        used = set(board)
-        rest = [c for c in range(self.deck.size) if c not in used]
         k = self.game.num_board_cards[r + 1]
         sc = 1.0 / self.outcomes[r + 1]
         b = self.board_before
         rounds = [tuple(board[b[i]:b[i + 1]]) for i in range(1, r + 1)]
-        for new, perms in next_board_orbits(self.deck, rounds, rest, k, self.opp.suit_symmetric):
+        for new, perms in next_board_orbits(self.deck, rounds, k, self.opp.suit_symmetric):
             if len(perms) == 1:
                 self._level(r + 1, tuple(board) + new, creach, cvals, sc)
                 continue
