@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 
 from cfrlab.cards import card_text, deck
-from cfrlab.engine import build_tree_for, exploitability, model_for_game, row_offsets
+from cfrlab.engine import (
+    PairEvaluator,
+    build_tree_for,
+    evaluator_for,
+    exploitability,
+    model_for_game,
+    row_offsets,
+)
 from cfrlab.engine.nplayer import get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import State, load_game
@@ -53,6 +60,18 @@ def test_two_player_nash_conv_is_twice_the_engines_exploitability(name):
             pn[e.row_offset[d] + e.deals.state_index(hole, board, r)] = p2[off2[d] + s]
     assert e.nash_conv(pn) / 2 == pytest.approx(exploitability(tree, model, p2), abs=1e-12)
     assert sum(e.profile_values(pn)) == pytest.approx(0.0, abs=1e-12)
+    # the two engines' evaluators answer every question alike (evaluator_for picks them)
+    pair, many = evaluator_for(g, tree, model), e
+    assert isinstance(pair, PairEvaluator) and evaluator_for(load_game(f"{name}-3p"), None, None).num_players == 3
+    a, b = pair.evaluate(p2), many.evaluate(pn)
+    assert a.values == pytest.approx(b.values, abs=1e-12) and a.br_values == pytest.approx(b.br_values, abs=1e-12)
+    assert a.nash_conv == pytest.approx(b.nash_conv, abs=1e-12) == pair.nash_conv(p2)
+    brs, nash_conv = pair.best_responses(p2)
+    assert brs == a.br_values and nash_conv == a.nash_conv
+    assert pair.best_response_values(p2) == pytest.approx(many.best_response_values(pn), abs=1e-12)
+    s2 = Strategy.from_policy(g, p2, tree=tree, model=model)
+    assert s2.exploitability("chips/g") == 0.5 * (a.br_values[0] + a.br_values[1])  # bit for bit
+    assert s2.game_value("chips/g") == a.values[0]
 
 
 # -- the naive twin: plain-Python CFR over the rules engine ---------------------------------

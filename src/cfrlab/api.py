@@ -30,7 +30,6 @@ from typing import Any
 from cfrlab import realgame
 from cfrlab.abstraction import perfect_recall
 from cfrlab.engine import best_response as _best_response
-from cfrlab.engine import best_response_values as _best_response_values
 from cfrlab.engine import build_tree_for, game_value, model_for_game, tree_for
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
@@ -328,13 +327,9 @@ def exploit(strategy: Strategy | str | Path, *, game: GameDef | str | None = Non
         raise CfrlabError("workers, checkpoint, resume and ray apply to real=True only")
     s = _strategy_of(strategy, game, abstraction)
     g = s.game
-    if s.num_players > 2:  # each seat's best response against the others; NashConv / N
-        ev = s.evaluate()
-        return BestResponse(tuple(to_unit(g, b) for b in ev.br_values), to_unit(g, ev.nash_conv / s.num_players),
-                            unit_of(g), tuple(float(b) for b in ev.br_values))
-    b0, b1 = _best_response_values(s.tree, s.model, s.policy)
-    return BestResponse((to_unit(g, b0), to_unit(g, b1)), to_unit(g, 0.5 * (b0 + b1)), unit_of(g),
-                        (float(b0), float(b1)))
+    brs, nash_conv = s.evaluator.best_responses(s.policy)  # each seat's against the others
+    return BestResponse(tuple(to_unit(g, b) for b in brs), to_unit(g, nash_conv / s.num_players),
+                        unit_of(g), tuple(float(b) for b in brs))
 
 
 def _exploit_real(strategy, game, abstraction, workers, checkpoint, resume, ray, progress) -> BestResponse:

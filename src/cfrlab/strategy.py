@@ -37,18 +37,15 @@ import numpy as np
 
 from cfrlab.abstraction import LOSSLESS, NPLAYER, ChanceModel, hash_matches
 from cfrlab.engine import (
-    best_response_values,
     describe_state,
-    expected_value,
-    exploitability,
     load_abstraction,
     model_for_game,
     model_kind,
     row_offsets,
     tree_for,
 )
-from cfrlab.engine.nplayer import Evaluation
-from cfrlab.engine.nplayer import get_engine as nplayer_engine
+from cfrlab.engine.models import evaluator_for
+from cfrlab.engine.values import Evaluation
 from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.fileio import NpzReader, one_line, save_npz
 from cfrlab.games import GameDef, load_game
@@ -81,10 +78,11 @@ class InfoSet(NamedTuple):
 
 @dataclass(eq=False)
 class Strategy:
-    """A behaviour policy for both players of ``game`` in ``model``'s private states.
+    """A behaviour policy for every player of ``game`` in ``model``'s private states.
 
-    ``policy`` is a float64 array ``[rows, 3]``: one row per information set, its columns the
-    probabilities of fold, call/check and raise (ACPC's ``f``, ``c``, ``r``; 0 where illegal).
+    ``policy`` is a float64 array ``[rows, A]``: one row per information set, its columns the
+    tree's actions (A = ``tree.num_actions``: fold, call/check and raise, ACPC's ``f``, ``c``,
+    ``r``, in a limit game; one column per raise size in a no-limit tree; 0 where illegal).
     The rows of decision ``d`` (the ``d``-th decision node of ``tree``, in
     ``tree.decision_node`` order) are ``row_offset[d] : row_offset[d + 1]``, one per private
     state of the acting player at that round (``model.num_states[round]``; ``state_of_cards``
@@ -398,17 +396,18 @@ class Strategy:
     def num_players(self) -> int:
         return self.game.num_players
 
+    @property
+    def evaluator(self):
+        """The exact evaluator of this strategy's game on its tree and model
+        (``engine.models.evaluator_for``: the same questions for any player count)."""
+        return evaluator_for(self.game, self.tree, self.model)
+
     def evaluate(self) -> Evaluation:
         """Exact figures in chips per game: every player's value when all play this strategy,
         each one's best-response value against the others, and NashConv (the sum of the
         gains); recorded in the header (``nash_conv``, ``values``, ``br_values``,
         ``exploitability`` = NashConv / N and ``game_value`` = player 0's value)."""
-        if self.num_players == 2:
-            v = float(expected_value(self.tree, self.model, self.policy, self.policy))
-            br = best_response_values(self.tree, self.model, self.policy)
-            ev = Evaluation((v, -v), (float(br[0]), float(br[1])), float(br[0] + br[1]))
-        else:
-            ev = nplayer_engine(self.game).evaluate(self.policy)
+        ev = self.evaluator.evaluate(self.policy)
         self.header.update({"nash_conv": ev.nash_conv, "exploitability": ev.nash_conv / self.num_players,
                             "values": list(ev.values), "br_values": list(ev.br_values),
                             "game_value": ev.values[0]})
@@ -417,26 +416,19 @@ class Strategy:
     def nash_conv(self, unit: str | None = None) -> float:
         """The sum over players of what a best response gains against the others (0 exactly at
         a Nash equilibrium; OpenSpiel's ``nash_conv``), per game in ``unit``."""
-        if self.num_players == 2:
-            return 2.0 * self.exploitability(unit)
-        return to_unit(self.game, float(nplayer_engine(self.game).nash_conv(self.policy)), unit)
+        return to_unit(self.game, self.evaluator.best_responses(self.policy)[1], unit)
 
     def exploitability(self, unit: str | None = None) -> float:
         """NashConv / N: with two players (u0(BR, s1) + u1(s0, BR)) / 2 (docs/ENGINE.md
         convention; OpenSpiel's ``exploitability`` for any N), per game in ``unit``: the
         game's (``self.unit``, as ``solve`` and ``exploit`` report) unless ``"chips/g"`` or
         ``"mbb/g"`` is asked for."""
-        if self.num_players != 2:
-            return self.nash_conv(unit) / self.num_players
-        return to_unit(self.game, float(exploitability(self.tree, self.model, self.policy)), unit)
+        return self.nash_conv(unit) / self.num_players
 
     def game_value(self, unit: str | None = None) -> float:
         """Player 0's expected winnings per game when every seat plays this strategy, in
         ``unit`` (default: the game's, ``self.unit``)."""
-        if self.num_players != 2:
-            values = nplayer_engine(self.game).profile_values(self.policy)
-            return to_unit(self.game, float(values[0]), unit)
-        return to_unit(self.game, float(expected_value(self.tree, self.model, self.policy, self.policy)), unit)
+        return to_unit(self.game, float(self.evaluator.profile_values(self.policy)[0]), unit)
 
     def __repr__(self) -> str:
         expl = self.header.get("exploitability")

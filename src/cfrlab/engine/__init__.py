@@ -2,14 +2,15 @@
 
 ``Engine`` packs the tree and the chance tables once (``core``); the vector walks and their
 regret updates are the kernels of ``_kernels``; exact best response, exploitability and
-expected value are the same walk with the policy fixed (``values``); ``models`` picks the tree
-and chance model a game is solved on. Solvers drive the engine; evaluation reads it.
+expected value are the same walk with the policy fixed (``values``); ``models`` picks the tree,
+chance model and exact evaluator a game uses (``evaluator_for``: 2 or N players alike). Solvers drive the engine; evaluation reads it.
 """
 
 from cfrlab.engine.core import Engine, Layout, get_engine, tree_layout  # noqa: F401
 from cfrlab.engine.models import (  # noqa: F401
     build_tree_for,
     describe_state,
+    evaluator_for,
     is_lossless,
     load_abstraction,
     model_for_game,
@@ -18,6 +19,8 @@ from cfrlab.engine.models import (  # noqa: F401
     tree_for,
 )
 from cfrlab.engine.values import (  # noqa: F401
+    Evaluation,
+    PairEvaluator,
     best_response,
     best_response_values,
     expected_value,

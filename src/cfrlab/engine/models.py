@@ -1,4 +1,4 @@
-"""Which tree and chance model a game is solved on: the one place that picks them.
+"""Which tree, chance model and exact evaluator a game uses: the one place that picks them.
 
 A chance model (``cfrlab.abstraction.ChanceModel``) says what each player privately knows per
 round; it is lossless (hole cards and board, for small decks) unless an abstraction file or
@@ -16,6 +16,7 @@ from cfrlab import abstraction
 from cfrlab.abstraction import LOSSLESS, ChanceModel, LosslessModel
 from cfrlab.engine import nplayer
 from cfrlab.engine.core import tree_layout
+from cfrlab.engine.values import PairEvaluator
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef
 from cfrlab.tree import PublicTree, build_tree
@@ -44,6 +45,17 @@ def tree_for(game: GameDef, bets: Any = None) -> PublicTree:
         raise CfrlabError(f"{game.name or 'this game'} has {game.num_players} players: betting "
                           "abstractions are for 2-player no-limit games (the N-player engine is limit)")
     return nplayer.get_engine(game).tree
+
+
+def evaluator_for(game: GameDef, tree: PublicTree, model: Any):
+    """The exact evaluator of ``game``'s policies on (tree, model), as ``tree_for`` and
+    ``model_for_game`` give them: ``values.PairEvaluator`` with two players, the N-player
+    engine otherwise. Both answer ``profile_values``, ``best_response``,
+    ``best_response_values``, ``best_responses`` (values and NashConv), ``evaluate`` and
+    ``nash_conv``, in chips."""
+    if game.num_players == 2:
+        return PairEvaluator(tree, model)
+    return nplayer.get_engine(game)
 
 
 def model_for_game(game: GameDef, abstraction: Any = None) -> ChanceModel:

@@ -11,13 +11,13 @@ Values are in chips per game. For a profile s (one ``policy[rows, 3]`` for all p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from cfrlab.abstraction.deals import Deals, build_deals
 from cfrlab.engine import _nplayer_kernels as K
+from cfrlab.engine.values import Evaluation
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
 from cfrlab.tree import PublicTree, build_tree
@@ -106,30 +106,16 @@ class NEngine:
         return Evaluation(tuple(float(v) for v in values), tuple(float(v) for v in brs),
                           float(np.sum(brs - values)))
 
+    def best_responses(self, policy: np.ndarray) -> tuple[tuple[float, ...], float]:
+        """(each seat's best-response value, NashConv): both need the profile's values."""
+        ev = self.evaluate(policy)
+        return ev.br_values, ev.nash_conv
+
     def nash_conv(self, policy: np.ndarray) -> float:
         return self.evaluate(policy).nash_conv
 
 
 FIXED = K.UpdateRule(False, False, False, False, 1.0, 1.0, 0.0)
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """Exact figures of a profile, chips per game: ``values[p]`` (everyone plays the profile),
-    ``br_values[p]`` (p best-responds), ``nash_conv`` = sum(br_values - values)."""
-
-    values: tuple[float, ...]
-    br_values: tuple[float, ...]
-    nash_conv: float
-
-    @property
-    def gains(self) -> tuple[float, ...]:
-        """What each player gains by deviating to a best response."""
-        return tuple(b - v for b, v in zip(self.br_values, self.values))
-
-    def to_json(self) -> dict:
-        return {"nash_conv": self.nash_conv, "values": list(self.values), "br_values": list(self.br_values),
-                "gains": list(self.gains)}
 
 
 @lru_cache(maxsize=8)

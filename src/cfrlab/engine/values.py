@@ -10,6 +10,8 @@ the sum of its root vector over private states. Policies use the ENGINE.md layou
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from cfrlab.engine import _kernels as K
@@ -92,3 +94,57 @@ def uniform_policy(tree, model) -> np.ndarray:
     e = get_engine(tree, model)
     leg = e.legal[e.decision_of_row].astype(np.float64)
     return leg / leg.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Exact figures of a profile, chips per game: ``values[p]`` (everyone plays the profile),
+    ``br_values[p]`` (p best-responds), ``nash_conv`` = sum(br_values - values)."""
+
+    values: tuple[float, ...]
+    br_values: tuple[float, ...]
+    nash_conv: float
+
+    @property
+    def gains(self) -> tuple[float, ...]:
+        """What each player gains by deviating to a best response."""
+        return tuple(b - v for b, v in zip(self.br_values, self.values))
+
+    def to_json(self) -> dict:
+        return {"nash_conv": self.nash_conv, "values": list(self.values), "br_values": list(self.br_values),
+                "gains": list(self.gains)}
+
+
+class PairEvaluator:
+    """The exact figures of 2-player policies on one (tree, chance model), with the interface
+    the N-player engine has (``nplayer.NEngine``), so a caller asks either the same way
+    (``models.evaluator_for`` picks). Zero-sum: player 1's value is minus player 0's, and
+    NashConv is the sum of the two best-response values without a value walk."""
+
+    num_players = 2
+
+    def __init__(self, tree, model) -> None:
+        self.tree, self.model = tree, model
+
+    def profile_values(self, policy: np.ndarray) -> np.ndarray:
+        v = expected_value(self.tree, self.model, policy, policy)
+        return np.array([v, -v])
+
+    def best_response(self, policy: np.ndarray, player: int) -> tuple[float, np.ndarray]:
+        return best_response(self.tree, self.model, policy, player)
+
+    def best_response_values(self, policy: np.ndarray) -> np.ndarray:
+        return np.array(best_response_values(self.tree, self.model, policy))
+
+    def best_responses(self, policy: np.ndarray) -> tuple[tuple[float, ...], float]:
+        """(each player's best-response value, NashConv)."""
+        b0, b1 = best_response_values(self.tree, self.model, policy)
+        return (float(b0), float(b1)), float(b0 + b1)
+
+    def evaluate(self, policy: np.ndarray) -> Evaluation:
+        v = float(expected_value(self.tree, self.model, policy, policy))
+        (b0, b1), nc = self.best_responses(policy)
+        return Evaluation((v, -v), (b0, b1), nc)
+
+    def nash_conv(self, policy: np.ndarray) -> float:
+        return self.best_responses(policy)[1]
