@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import cfrlab
-from cfrlab.engine.nplayer import Evaluation
+from cfrlab.engine.values import Evaluation
 from cfrlab.games.units import from_unit
 from cfrlab.strategy import Strategy
 
