@@ -45,6 +45,7 @@ from cfrlab.engine import (
     tree_for,
 )
 from cfrlab.engine.models import evaluator_for
+from cfrlab.engine.rows import uniform_rows
 from cfrlab.engine.values import Evaluation
 from cfrlab.errors import CfrlabError, FileMismatchError
 from cfrlab.fileio import NpzReader, one_line, save_npz
@@ -191,10 +192,7 @@ class Strategy:
         game = load_game(game)
         tree = tree if tree is not None else tree_for(game, bets)
         model = model if model is not None else model_for_game(game)
-        offsets = row_offsets(tree, model)
-        legal = np.asarray(tree.legal, dtype=np.float64)
-        per_row = np.repeat(legal, np.diff(offsets), axis=0)
-        policy = per_row / per_row.sum(axis=1, keepdims=True)
+        policy = uniform_rows(tree, row_offsets(tree, model))
         return cls.from_policy(game, policy, tree=tree, model=model, algorithm="uniform")
 
     # engine objects (built lazily for files loaded from disk) --------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cfrlab.engine import rows
 from cfrlab.engine.nplayer import NEngine, get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
@@ -103,11 +104,7 @@ class NPolicyAgent(Agent):
 
 def greedy_rows(engine: NEngine, policy: np.ndarray) -> np.ndarray:
     """Each row's most likely legal action with probability 1 (ties: fold, call, raise order)."""
-    legal = np.repeat(engine.tree.legal, np.diff(engine.row_offset), axis=0)
-    masked = np.where(legal, policy, -1.0)
-    out = np.zeros_like(policy)
-    out[np.arange(len(policy)), masked.argmax(axis=1)] = 1.0
-    return out
+    return rows.greedy_rows(policy, rows.legal_rows(engine.tree, engine.row_offset))
 
 
 def table_policy(engine: NEngine, per_decision: np.ndarray) -> np.ndarray:

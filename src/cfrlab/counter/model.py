@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from cfrlab.engine import best_response, build_tree_for, model_for_game, row_offsets
+from cfrlab.engine.rows import legal_rows
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, one_line, save_npz
 from cfrlab.games import GameDef, load_game
@@ -53,7 +54,7 @@ class OpponentModel:
     def policy(self) -> np.ndarray:
         """float64[rows, 3] in ``Strategy.policy``'s layout: the observed frequencies where the
         player was seen acting, the default policy elsewhere (a new array at each access)."""
-        legal = np.repeat(np.asarray(self.tree.legal, bool), np.diff(row_offsets(self.tree, self.model)), axis=0)
+        legal = legal_rows(self.tree, row_offsets(self.tree, self.model))
         seen = self.observations
         out = default_policy(legal, self.default)
         hit = seen > 0

@@ -31,6 +31,7 @@ import numpy as np
 from cfrlab.counter import _kernels as CK
 from cfrlab.engine import kernels as K
 from cfrlab.engine.core import FLOAT32_STATES, get_engine
+from cfrlab.engine.rows import normalized_rows
 from cfrlab.engine.values import best_response, best_response_values, expected_value
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import PRESETS
@@ -142,10 +143,10 @@ class RestrictedSolver:
     # -- results ------------------------------------------------------------------------
     def average_policy(self) -> np.ndarray:
         """The counter-strategy: the exploiter's average, both positions."""
-        return _normalized(self.avg, self.legal_rows)
+        return normalized_rows(self.avg, self.legal_rows)
 
     def free_average(self) -> np.ndarray:
-        return _normalized(self.free_avg, self.legal_rows)
+        return normalized_rows(self.free_avg, self.legal_rows)
 
     def gap(self) -> float:
         """How far the averages are from an equilibrium of the restricted game (chips, mean
@@ -169,12 +170,6 @@ class RestrictedSolver:
         pol = self.average_policy() if policy is None else policy
         return evaluate_counter(self.tree, self.model, pol, self.fixed, p=self.p, conf=self.conf,
                                 iterations=self.iterations)
-
-
-def _normalized(table: np.ndarray, legal_rows: np.ndarray) -> np.ndarray:
-    tot = table.sum(axis=1, keepdims=True)
-    uni = legal_rows / legal_rows.sum(axis=1, keepdims=True)
-    return np.where(tot > 0, table / np.where(tot > 0, tot, 1.0), uni)
 
 
 def exploitation(tree, model, counter: np.ndarray, fixed: np.ndarray) -> float:

@@ -12,12 +12,14 @@ import numpy as np
 
 from cfrlab.engine import row_offsets
 from cfrlab.engine.kernels import regret_match
+from cfrlab.engine.rows import legal_rows as _legal_rows
+from cfrlab.engine.rows import uniform_over
 from cfrlab.tree import CHANCE, DECISION
 
 
 def legal_rows(tree, model) -> np.ndarray:
     """bool[rows, A]: each row's legal action columns."""
-    return np.repeat(np.asarray(tree.legal, bool), np.diff(row_offsets(tree, model)), axis=0)
+    return _legal_rows(tree, row_offsets(tree, model))
 
 
 def mlp_forward(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
@@ -43,8 +45,7 @@ def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return z / z.sum(axis=1, keepdims=True)
 
 
-def uniform(legal: np.ndarray) -> np.ndarray:
-    return legal / legal.sum(axis=1, keepdims=True)
+uniform = uniform_over  # every legal column of each row equally likely
 
 
 def own_reach(tree, model, policy: np.ndarray) -> np.ndarray:

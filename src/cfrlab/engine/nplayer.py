@@ -17,6 +17,7 @@ import numpy as np
 
 from cfrlab.abstraction.deals import Deals, build_deals
 from cfrlab.engine import _nplayer_kernels as K
+from cfrlab.engine.rows import uniform_rows
 from cfrlab.engine.values import Evaluation
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game
@@ -65,8 +66,7 @@ class NEngine:
         return self.game.num_players
 
     def uniform_policy(self) -> np.ndarray:
-        legal = np.repeat(self.tree.legal.astype(np.float64), np.diff(self.row_offset), axis=0)
-        return legal / legal.sum(axis=1, keepdims=True)
+        return uniform_rows(self.tree, self.row_offset)
 
     def check(self, policy: np.ndarray) -> np.ndarray:
         policy = np.ascontiguousarray(policy, dtype=np.float64)

@@ -36,6 +36,7 @@ import numpy as np
 
 from cfrlab.cards.cards import deck
 from cfrlab.engine import expected_value, is_lossless, model_for_game, model_kind, row_offsets
+from cfrlab.engine.rows import greedy_rows, legal_rows
 from cfrlab.errors import CfrlabError, IllegalActionError
 from cfrlab.evaluate import _match_kernels as K
 from cfrlab.evaluate import aivat as _aivat
@@ -612,7 +613,7 @@ def policy_in_model(agent: Agent, tree, model) -> np.ndarray | None:
     else:
         return None
     if fp.greedy:
-        pol = _greedy_rows(pol, tree, off)
+        pol = greedy_rows(pol, legal_rows(tree, off))
     return pol
 
 
@@ -625,9 +626,3 @@ def _card_classes(card_class, model, r: int) -> np.ndarray:
     return out
 
 
-def _greedy_rows(pol: np.ndarray, tree, off: np.ndarray) -> np.ndarray:
-    legal = np.repeat(np.asarray(tree.legal, dtype=bool), np.diff(off), axis=0)
-    masked = np.where(legal, pol, -1.0)
-    out = np.zeros_like(pol)
-    out[np.arange(len(pol)), masked.argmax(axis=1)] = 1.0
-    return out

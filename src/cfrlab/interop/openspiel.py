@@ -38,6 +38,7 @@ import numpy as np
 
 from cfrlab.cards import deck
 from cfrlab.engine import build_tree_for, model_for_game, row_offsets
+from cfrlab.engine.rows import uniform_rows
 from cfrlab.errors import CfrlabError
 from cfrlab.games import GameDef, load_game, parse_game
 from cfrlab.interop import openspiel_nplayer as nplayer
@@ -237,9 +238,8 @@ def import_openspiel(
             f"({len(unknown)} unknown key(s))"
         )
     # rows no OpenSpiel state reaches (none for lossless models): uniform over legal actions
-    legal = np.repeat(np.asarray(tree.legal, float), np.diff(off), axis=0)
     missing = np.isnan(policy[:, 0])
-    policy[missing] = legal[missing] / legal[missing].sum(axis=1, keepdims=True)
+    policy[missing] = uniform_rows(tree, off)[missing]
     return Strategy.from_policy(
         game, policy, tree=tree, model=model, algorithm=algorithm, extra={"imported_from": name}
     )
