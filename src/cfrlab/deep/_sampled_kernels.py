@@ -133,6 +133,7 @@ def traverse_sampled(tree, end, deal, nets, lay, traverser, weight, scale, adv, 
     value = np.zeros(n_nodes)
     visited = np.empty(n_nodes, np.int64)
     mine = np.empty(n_nodes, np.int64)
+    no_regret = np.zeros((0, 3))  # es_values then lists the traverser's decisions in mine
     seen_cards = np.full((2, R, C), -1, np.int8)
     regrets = np.zeros(A)
     for k in range(deals.shape[0]):
@@ -156,7 +157,8 @@ def traverse_sampled(tree, end, deal, nets, lay, traverser, weight, scale, adv, 
             if p != traverser and record_strategy:
                 _store(strat, rng, d, seen_cards[p, rnd[n]], sigma[n], weight)
             n, count = walk_on(n + 1, count, kind, first_child, child, end, active, visited)
-        for i in range(es_values(visited, count, traverser, showdown0[k], sigma, tree, sampled, value, mine)):
+        for i in range(es_values(visited, count, traverser, showdown0[k], sigma, tree, sampled, value, mine,
+                                  no_regret, mine, mine[:0].reshape(0, 0))):
             n = mine[i]  # the traverser's decisions, deepest first
             regrets[:] = 0.0
             f = first_child[n]

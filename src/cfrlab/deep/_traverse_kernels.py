@@ -85,6 +85,7 @@ def traverse(tree, end, row_offset, deals, policy, traverser, traversals, weight
     value = np.zeros(n_nodes)
     visited = np.empty(n_nodes, np.int64)
     mine = np.empty(n_nodes, np.int64)
+    no_regret = np.zeros((0, 3))  # es_values then lists the traverser's decisions in mine
     for _ in range(traversals):
         k = int(_uniform(rng) * n_deals)
         states = deal_states[k]
@@ -105,7 +106,8 @@ def traverse(tree, end, row_offset, deals, policy, traverser, traversals, weight
                     for b in range(A):
                         st_target[i, b] = sigma[n, b]
             n, count = walk_on(n + 1, count, kind, first_child, child, end, active, visited)
-        for i in range(es_values(visited, count, traverser, deal_value[k], sigma, tree, sampled, value, mine)):
+        for i in range(es_values(visited, count, traverser, deal_value[k], sigma, tree, sampled, value, mine,
+                                  no_regret, row_offset, states)):
             n = mine[i]  # the traverser's decisions, deepest first
             s = _slot(adv_seen, adv_rows.shape[0], rng)
             if s >= 0:

@@ -99,19 +99,27 @@ def predictive_match_rows(regret, pred, legal, d, row, L, sigma):
                     regret[x, 2] + pred[x, 2], l0, l1, l2)
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def match_row_into(regret, row, legal_d, out, A):
     """out[:A] = regret matching of regret[row] over the legal columns ``legal_d`` (A: a
-    literal 3 in the limit kernels, so the loops unroll once inlined)."""
-    tot = 0.0
+    literal 3 in the limit kernels). A call, not inlined, and the positive parts divided in
+    place: inlined into MCCFR's external-sampling walk, ``share``'s form made it 10% slower
+    (Leduc, 20,000 iterations), with the same values."""
+    total = 0.0
     nl = 0
     for a in range(A):
+        out[a] = 0.0
         if legal_d[a]:
             nl += 1
             if regret[row, a] > 0.0:
-                tot += regret[row, a]
-    for a in range(A):
-        out[a] = share(regret[row, a], tot, nl) if legal_d[a] else 0.0
+                out[a] = regret[row, a]
+                total += out[a]
+    if total > 0.0:
+        for a in range(A):
+            out[a] /= total
+    else:
+        for a in range(A):
+            out[a] = 1.0 / nl if legal_d[a] else 0.0
 
 
 @njit(cache=NUMBA_CACHE, inline="always")

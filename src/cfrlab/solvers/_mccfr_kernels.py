@@ -78,7 +78,7 @@ def subtree_end(first_child, num_children, child, n_nodes):
     return end
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, inline="always")
 def walk_on(n, count, kind, first_child, child, end, active, visited):
     """The forward pass of an external-sampling walk (MCCFR's and Deep CFR's) from node n on,
     in preorder: the nodes of the sampled part (``active``; the others are skipped with their
@@ -101,16 +101,19 @@ def walk_on(n, count, kind, first_child, child, end, active, visited):
     return n, count
 
 
-@njit(cache=NUMBA_CACHE)
-def es_values(visited, count, traverser, showdown0, sigma, tree, sampled, value, mine):
+@njit(cache=NUMBA_CACHE, inline="always")
+def es_values(visited, count, traverser, showdown0, sigma, tree, sampled, value, mine, regret,
+              row_offset, states):
     """The backward pass of an external-sampling walk (MCCFR's and Deep CFR's): value[n] for
     the traverser of each of the ``count`` nodes listed in ``visited`` (the walk's sampled
     part, in preorder), deepest first: a terminal's (``terminal_value``), a chance node's
     child's, another player's sampled child's (``sampled[n]``), and at the traverser's
     decisions the children's values weighted by ``sigma[n]`` (its strategy over the action
-    columns). Those decisions are listed in ``mine``, deepest first; returns how many. The
-    callers take the sampled regrets v(a) - v off ``value`` there."""
-    (kind, player, _rnd, first_child, num_children, child, action, spent, _decision, _legal,
+    columns). Given a ``regret`` table (rows; MCCFR), the traverser's sampled regrets
+    v(a) - v are added to it there, in the same pass (row ``row_offset[d] + states[traverser,
+    round]``); without one (zero rows: Deep CFR), those decisions are listed in ``mine``,
+    deepest first, for the caller. Returns how many are listed."""
+    (kind, player, rnd, first_child, num_children, child, action, spent, decision, _legal,
      _next_node) = tree
     m = 0
     for i in range(count - 1, -1, -1):
@@ -129,8 +132,14 @@ def es_values(visited, count, traverser, showdown0, sigma, tree, sampled, value,
                 c = child[f + j]
                 v += sigma[n, action[c]] * value[c]
             value[n] = v
-            mine[m] = n
-            m += 1
+            if regret.shape[0] > 0:
+                row = row_offset[decision[n]] + states[traverser, rnd[n]]
+                for j in range(num_children[n]):
+                    c = child[f + j]
+                    regret[row, action[c]] += value[c] - v
+            else:
+                mine[m] = n
+                m += 1
     return m
 
 
@@ -193,14 +202,8 @@ def _es(tree, row_offset, deal_states, deal_value, regret, avg, rng, iterations,
                     for b in range(A):
                         avg[row, b] += sigma[n, b]
                 n, count = walk_on(n + 1, count, kind, first_child, child, end, active, visited)
-            m = es_values(visited, count, traverser, showdown0, sigma, tree, sampled, value, mine)
-            for i in range(m):  # the traverser's regrets v(a) - v
-                n = mine[i]
-                row = row_offset[decision[n]] + states[traverser, rnd[n]]
-                f = first_child[n]
-                for j in range(num_children[n]):
-                    c = child[f + j]
-                    regret[row, action[c]] += value[c] - value[n]
+            es_values(visited, count, traverser, showdown0, sigma, tree, sampled, value, mine, regret,
+                      row_offset, states)
 
 
 @njit(cache=NUMBA_CACHE)
