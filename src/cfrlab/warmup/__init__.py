@@ -52,7 +52,8 @@ def _child_env(work: Path) -> dict:
 
 
 def _run(groups, work: Path, jobs: int) -> tuple[int, list[str], list[str]]:
-    """Run the groups, ``jobs`` at a time: (kernels compiled, failures, seconds per group)."""
+    """Run the groups, ``jobs`` at a time: (kernels compiled, failures, seconds per group).
+    With ``CFRLAB_WARMUP_TASKS`` set, each task's seconds and kernels are printed too."""
     compiled, failures, times = 0, [], []
     if jobs >= 2:
         (work / ".two-processes").touch()  # the engine group waits for the cards' abstraction
@@ -70,6 +71,9 @@ def _run(groups, work: Path, jobs: int) -> tuple[int, list[str], list[str]]:
                     times.append(f"{g} {line.split()[2]} s")
                 elif line.startswith("failed "):
                     failures.append(line[len("failed "):])
+                elif line.startswith("task ") and os.environ.get("CFRLAB_WARMUP_TASKS"):
+                    task, seconds, kernels = line.split()[1:4]
+                    print(f"  {g}: {task} {seconds} s, {kernels} kernels", flush=True)
             if p.returncode:
                 failures.append(f"the {g} process exited with status {p.returncode}")
     return compiled, failures, times

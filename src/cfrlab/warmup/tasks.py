@@ -362,13 +362,15 @@ assert tuple(GROUPS) == GROUP_NAMES
 # ---- running ----------------------------------------------------------------------------
 
 
-def run_group(name: str, work: Path) -> tuple[int, list[str]]:
-    """Run one group's tasks; (kernels compiled, one line per failed task)."""
+def run_group(name: str, work: Path) -> tuple[int, list[str], list[str]]:
+    """Run one group's tasks; (kernels compiled, one line per failed task, one line per task:
+    its name, seconds and kernels compiled)."""
     count = [0]
     handle = numba_cache.on_compile(lambda: count.__setitem__(0, count[0] + 1))
-    failures = []
+    failures, timings = [], []
     try:
         for task in GROUPS[name]:
+            t0, c0 = time.monotonic(), count[0]
             try:
                 task(work)
             except Exception as e:  # noqa: BLE001 - reported, then the tests compile it instead
@@ -377,9 +379,10 @@ def run_group(name: str, work: Path) -> tuple[int, list[str]]:
                     (work / (ABSTRACTION_FILE + ".failed")).touch()
                 if os.environ.get("CFRLAB_WARMUP_TRACEBACK"):
                     traceback.print_exc()
+            timings.append(f"{task.__name__} {time.monotonic() - t0:.1f} {count[0] - c0}")
     finally:
         numba_cache.stop_on_compile(handle)
-    return count[0], failures
+    return count[0], failures, timings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -388,9 +391,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", required=True, help="a folder shared by the two groups")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
-    n, failures = run_group(args.group, Path(args.work))
+    n, failures, timings = run_group(args.group, Path(args.work))
     for f in failures:
         print(f"failed {f}")
+    for t in timings:
+        print(f"task {t}")
     print(f"compiled {n} {time.monotonic() - t0:.0f}")
     return 0
 
