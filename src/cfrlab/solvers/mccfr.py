@@ -24,6 +24,7 @@ import numpy as np
 
 from cfrlab.cards import deck
 from cfrlab.engine import exploitability, row_offsets
+from cfrlab.engine.rows import legal_rows, normalized_rows
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers import _mccfr_kernels as K
 from cfrlab.solvers.protocol import MCCFR_KIND, check_resumed_tables, resolve_seed
@@ -88,14 +89,6 @@ def _row_offsets(tree, model) -> np.ndarray:
     return np.ascontiguousarray(row_offsets(tree, model), dtype=np.int64)
 
 
-def normalize_rows(table: np.ndarray, legal_rows: np.ndarray, positive_only: bool) -> np.ndarray:
-    """Rows of `table` as distributions over legal actions (uniform where nothing is left)."""
-    t = np.where(legal_rows, np.maximum(table, 0.0) if positive_only else table, 0.0)
-    total = t.sum(axis=1, keepdims=True)
-    uniform = legal_rows / legal_rows.sum(axis=1, keepdims=True)
-    return np.where(total > 0, t / np.where(total > 0, total, 1.0), uniform)
-
-
 @dataclass(frozen=True)
 class ESParams:
     """External sampling has no parameters of its own."""
@@ -137,7 +130,7 @@ class MCCFRSolver:
         self.epsilon = float(epsilon)
         self.row_offset = _row_offsets(tree, model)
         rows = int(self.row_offset[-1])
-        self._legal_rows = np.repeat(np.asarray(tree.legal, bool), np.diff(self.row_offset), axis=0)
+        self._legal_rows = legal_rows(tree, self.row_offset)
         self.deal_states, self.deal_value = deals if deals is not None else deal_tables(tree, model)
         self.seed = resolve_seed(seed)
         self.rng = np.random.SeedSequence(self.seed).generate_state(1, dtype=np.uint64)
@@ -174,10 +167,10 @@ class MCCFRSolver:
         self.seconds += time.perf_counter() - t
 
     def current_policy(self) -> np.ndarray:
-        return normalize_rows(self.regret, self._legal_rows, positive_only=True)
+        return normalized_rows(self.regret, self._legal_rows, positive_only=True)
 
     def average_policy(self) -> np.ndarray:
-        return normalize_rows(self.avg, self._legal_rows, positive_only=False)
+        return normalized_rows(self.avg, self._legal_rows)
 
     def exploitability(self, average: bool = True) -> float:
         pol = self.average_policy() if average else self.current_policy()
