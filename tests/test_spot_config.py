@@ -2,6 +2,7 @@
 tree (per-player sizes, donk bets) and ``cfrlab spot sizes``."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -135,6 +136,32 @@ def test_sizes_by_player_street_and_donk():
     assert count_tree(s.tree_game(), SpotBets(s), root=root_state(s)).nodes == t.num_nodes
     blind = count_tree(s.tree_game(), lambda st: SpotBets(s)(st), root=root_state(s)).nodes
     assert blind != t.num_nodes  # without it the count would be wrong
+
+
+def test_sizes_by_street_for_both_players_and_their_precedence():
+    """[bets.flop] etc. set both players' sizes on one street; the most specific table wins:
+    player and street, the street, the player, every street."""
+    s = spot(stack=995, bets={"bet": "p", "raise": "-", "flop": {"bet": "33%, 75%"},
+                              "turn": {"bet": "50%", "donk": "20%"}, "ip": {"bet": "a", "turn": {"bet": "p"}},
+                              "oop": {"bet": "25%"}})
+    sz = {k: v.text for k, v in s.sizes.items()}
+    assert sz[("oop", "flop", "bet")] == sz[("ip", "flop", "bet")] == "0.33p,0.75p"  # the street beats the player
+    assert sz[("ip", "turn", "bet")] == "p" and sz[("oop", "turn", "bet")] == "0.5p"  # player.street beats street
+    assert sz[("oop", "river", "bet")] == "0.25p" and sz[("ip", "river", "bet")] == "a"  # then the player
+    assert sz[("oop", "turn", "donk")] == "0.2p" and ("ip", "turn", "donk") not in sz  # a street's donk is OOP's
+    assert ("oop", "river", "donk") not in sz  # no donk list: the tree falls back to bet
+    t = spot_tree(s)
+    n = t.node_of_betting["/"]
+    assert [int(t.raise_to[c]) for c in t.children(n) if t.action[c] >= 2] == [8, 13]  # each put in 5; 33% and 75% of 10
+    # the same spot written per player gives the same sizes, hence the same saved key
+    from cfrlab.spot.store import spot_config, spot_key
+
+    assert spot_key(make_spot(**spot_config(s))) == spot_key(s)
+    for bad, words in ((({"preflop": {"bet": "p"}}), "unknown setting 'preflop'"),
+                       (({"flop": {"cap": 2}}), "[bets.flop] has an unknown setting 'cap'"),
+                       (({"ip": {"turn": {"donk": "p"}}}), "donk bets are the out-of-position player's")):
+        with pytest.raises(CfrlabError, match=re.escape(words)):
+            spot(bets=bad)
 
 
 def test_turn_and_river_spots_and_limit():

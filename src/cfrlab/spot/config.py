@@ -17,13 +17,15 @@ From keyword arguments (``make_spot``) or a TOML file (``load_spot``), with the 
     cap = 4                        # optional: most bets and raises in a street
     allin = 0.0                    # optional: a raise leaving less than this fraction of the
                                    # stack behind becomes the all-in
+    [bets.flop]                    # both players' sizes on one street (flop, turn, river)
+    bet = "33%, 75%"
     [bets.oop]                     # one player's sizes on every street (oop or ip) ...
     bet = "100%"
-    [bets.oop.turn]                # ... or on one street (flop, turn, river)
+    [bets.oop.turn]                # ... or on one street
     donk = "50%"                   # OOP's donk bet (module cfrlab.spot.tree) on turn and river
 
-The most specific setting wins: ``bets.<player>.<street>``, then ``bets.<player>``, then
-``bets``. A ``donk`` list not given falls back to the ``bet`` list. Chips are whole numbers in
+The most specific setting wins: ``bets.<player>.<street>``, then ``bets.<street>``, then
+``bets.<player>``, then ``bets``. A ``donk`` list not given falls back to the ``bet`` list. Chips are whole numbers in
 the spot's own unit (no blinds: the smallest bet is one chip).
 """
 
@@ -259,21 +261,28 @@ def _sizes(bets, g: GameDef) -> tuple[dict, int | None, float]:
             raise CfrlabError(f"{g.name} is a limit game: its raises have one size, so a spot in it "
                               "takes no bet sizes")
         return {}, None, 0.0
-    bets = _known(bets or {}, (*KINDS[:2], *_BET_OPTIONS, *PLAYERS), "[bets]")
+    bets = _known(bets or {}, (*KINDS[:2], *_BET_OPTIONS, *PLAYERS, *STREETS), "[bets]")
     options = ";".join(f"{k}={bets[k]}" for k in _BET_OPTIONS if k in bets)
     probe = parse_bets("-" + (";" + options if options else ""))
     cap = probe.cap[0] if probe.cap else None
+    streets = {st: _known(bets.get(st, {}), KINDS, f"[bets.{st}]") for st in STREETS}
     sizes = {}
     for who in PLAYERS:
         mine = _known(bets.get(who, {}), (*KINDS, *STREETS), f"[bets.{who}]")
         for street in STREETS:
             here = _known(mine.get(street, {}), KINDS, f"[bets.{who}.{street}]")
+            if who == "ip" and ("donk" in here or "donk" in mine):
+                raise CfrlabError("donk bets are the out-of-position player's (set them under [bets.oop] "
+                                  "or a street's table)")
             for kind in KINDS:
-                text = here.get(kind, mine.get(kind, None if kind == "donk" else bets.get(kind, DEFAULT_SIZES)))
+                if kind == "donk" and who == "ip":
+                    continue
+                # the most specific table that sets it: this player's street, the street (both
+                # players), this player, every street (no default for donk: it falls back to bet)
+                chain = (here, streets[street], mine) + (() if kind == "donk" else (bets,))
+                text = next((t[kind] for t in chain if kind in t), None if kind == "donk" else DEFAULT_SIZES)
                 if text is None:
                     continue
-                if kind == "donk" and who == "ip":
-                    raise CfrlabError("donk bets are the out-of-position player's (set them under [bets.oop])")
                 sizes[(who, street, kind)] = _one_round(text, f"{who} {street} {kind}")
     return sizes, cap, probe.allin
 
