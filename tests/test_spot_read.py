@@ -152,6 +152,24 @@ def test_turn_node_equity_averages_the_river_cards(turn_sol):
     assert rep.equity[k] == pytest.approx(won / total, abs=1e-12)
 
 
+def test_combo_weights_print_with_significant_digits(river_sol):
+    """A combo deep in the tree keeps its weight on screen (not 0.0000)."""
+    from dataclasses import replace
+
+    from rich.console import Console
+
+    from cfrlab.spot.show import node_tables
+
+    rep = SpotReader(river_sol).node("")
+    tiny = replace(rep, weight=rep.weight * 1e-7)
+    console = Console(width=200, record=True)
+    for part in node_tables(tiny, grid=False):
+        console.print(part)
+    text = console.export_text()
+    k = int(np.argmax(tiny.weight))
+    assert f"{tiny.weight[k]:.4g}" in text and "0.0000 " not in text
+
+
 def test_class_grid():
     assert class_of(combo_index(*parse_cards("As Ks"))) == (0, 1) and class_name(0, 1) == "AKs"
     assert class_of(combo_index(*parse_cards("Ad Ks"))) == (1, 0) and class_name(1, 0) == "AKo"

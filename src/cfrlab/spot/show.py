@@ -79,7 +79,7 @@ def node_tables(report: NodeReport, combos: bool = True, grid: bool = True) -> l
     if combos:
         t = Table(title="combos", show_lines=False)
         t.add_column("combo")
-        t.add_column("weight", justify="right")
+        t.add_column("weight", justify="right")  # significant digits: deep nodes hold tiny weights
         for lab, c in zip(report.labels, colors):
             t.add_column(lab, justify="right", style=c)
         t.add_column("EV", justify="right")
@@ -87,7 +87,7 @@ def node_tables(report: NodeReport, combos: bool = True, grid: bool = True) -> l
         order = np.lexsort((-report.equity, -report.ev))
         for k in order:
             name, w, strat, ev, eq = _row(report, int(k))
-            t.add_row(name, f"{w:.4f}", *[f"{x:.1%}" for x in strat], _fmt(ev, "{:.3f}"), _fmt(eq, "{:.1%}"))
+            t.add_row(name, f"{w:.4g}", *[f"{x:.1%}" for x in strat], _fmt(ev, "{:.3f}"), _fmt(eq, "{:.1%}"))
         out.append(t)
     return out
 
