@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from spot_helpers import SMALL_TOML, cli, small_river
 
-from cfrlab.cards import parse_cards, rank_hand
+from cfrlab.cards import card_text, parse_cards, rank_hand
 from cfrlab.cards.ranges import COMBOS, combo_index
 from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
@@ -168,6 +168,43 @@ def test_combo_weights_print_with_significant_digits(river_sol):
     text = console.export_text()
     k = int(np.argmax(tiny.weight))
     assert f"{tiny.weight[k]:.4g}" in text and "0.0000 " not in text
+
+
+def test_every_card_of_a_star_path(turn_sol, tmp_path, capsys):
+    """'x x * x' lists the node on each of the 48 river cards: each row is that card's own
+    report, and the rows equal those read from the walk's tables (the flop spots' reader)."""
+    from cli_run import run
+
+    from cfrlab.spot.report import WalkReader, card_reports
+
+    reader = SpotReader(turn_sol)
+    first, rows = card_reports(reader, "x x * x")
+    assert len(rows) == 52 - 4 and first.street == "river"
+    for r in rows[::7]:
+        rep = reader.node(f"x x {card_text(r.card)} x")
+        assert r.reach == pytest.approx(rep.weight.sum(), rel=1e-12)
+        assert r.frequencies == pytest.approx(rep.frequencies, abs=1e-12)
+    _, walked = card_reports(WalkReader(turn_sol), "x x * x")
+    assert [r.card for r in walked] == [r.card for r in rows]
+    for a, b in zip(rows, walked):
+        assert a.frequencies == pytest.approx(b.frequencies, abs=1e-6)
+        assert (a.ev, a.equity) == pytest.approx((b.ev, b.equity), rel=1e-5, abs=1e-6)
+    with pytest.raises(CfrlabError, match="'\\*' stands for every river card"):
+        reader.node("x x * x")  # it used to return the last card's report
+    assert card_reports(reader, "x x 3c x") is None
+    with pytest.raises(CfrlabError, match="one '\\*' at a time"):
+        card_reports(reader, "x x * * x")
+    with pytest.raises(CfrlabError, match="'b99' is not an action"):
+        card_reports(reader, "x x * b99")
+    saved, js, png = tmp_path / "t.npz", tmp_path / "cards.json", tmp_path / "cards.png"
+    save_solution(turn_sol, saved)
+    code, out, err = run(capsys, "spot", "show", str(saved), "--node", "x x * x", "--json", str(js),
+                         "--png", str(png))
+    assert code == 0, err
+    assert "every card" in out and "48 cards written" in out and png.read_bytes()[:4] == b"\x89PNG"
+    doc = json.loads(js.read_text())
+    assert [c["card"] for c in doc["cards"]] == [card_text(r.card) for r in rows]
+    assert doc["cards"][0]["frequencies"] == pytest.approx(dict(zip(first.actions, rows[0].frequencies)))
 
 
 def test_class_grid():

@@ -197,7 +197,8 @@ def register(app: typer.Typer) -> None:
     def show_cmd(
         solved: Annotated[Path, typer.Argument(metavar="SOLVED.npz", help="a spot saved by `spot solve --save`")],
         node: Annotated[str, typer.Option("--node", help="action path from the root, such as 'x b10' "
-                                          "(docs/spots.md); default the root")] = "",
+                                          "(docs/spots.md); default the root; '*' for a card: the node "
+                                          "on every card that may come there")] = "",
         grid: Annotated[bool, typer.Option("--grid/--no-grid", help="the 13x13 hand-class grid")] = True,
         combos: Annotated[bool, typer.Option("--combos/--no-combos", help="the table of combos")] = True,
         png: Annotated[Path | None, typer.Option("--png", help="draw the node's range grid to this PNG")] = None,
@@ -214,7 +215,7 @@ def register(app: typer.Typer) -> None:
         class, each combo's EV and equity, the range's action frequencies; as a PNG grid or as
         JSON streamed node by node (docs/spots.md)."""
         from cfrlab.spot import load_spot
-        from cfrlab.spot.report import reader_of
+        from cfrlab.spot.report import card_reports, reader_of
         from cfrlab.spot.store import load_solution, spot_config
 
         if depth is not None and depth < 0:
@@ -222,6 +223,10 @@ def register(app: typer.Typer) -> None:
         _check_outputs({"PNG": png, "JSON": json_out}, (solved, spot_file), force)
         sol = load_solution(solved, load_spot(spot_file) if spot_file is not None else None)
         reader = reader_of(sol)
+        every = card_reports(reader, node)
+        if every is not None:  # a '*' card: the node on every card that may come there
+            _show_every_card(sol, reader, node, *every, png, json_out)
+            return
         report = reader.node(node)
         print(sol.spot.summary())
         _print_figures(sol, report if report.path == "" else reader.node(""))
@@ -270,6 +275,25 @@ def register(app: typer.Typer) -> None:
         print(f"cfrlab: {sol.spot.summary()}\ncfrlab: serving {solved} at "
               f"http://{shown}:{sock.getsockname()[1]}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)
         run_server(app_, sock=sock)
+
+
+def _show_every_card(sol, reader, node: str, first, rows, png, json_out) -> None:
+    from rich.console import Console
+
+    from cfrlab.spot.show import card_table, draw_cards, write_card_json
+    from cfrlab.spot.store import spot_config
+
+    print(sol.spot.summary())
+    _print_figures(sol, reader.node(""))
+    Console(highlight=False).print(card_table(first, rows, node))
+    if png is not None:
+        with writing(png, "PNG"):
+            draw_cards(first, rows, png, node)
+        print(f"chart drawn to {png}")
+    if json_out is not None:
+        with writing(json_out, "JSON"):
+            write_card_json(json_out, first, rows, node, header=spot_config(sol.spot))
+        print(f"{len(rows)} cards written to {json_out}")
 
 
 def _check_outputs(outputs: dict, inputs: tuple, force: bool) -> None:

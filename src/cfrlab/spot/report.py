@@ -422,8 +422,12 @@ class SpotReader:
         return pi
 
     def node(self, ref: NodeRef | str) -> NodeReport:
-        """The ``NodeReport`` of one node (a ``NodeRef`` or a path)."""
+        """The ``NodeReport`` of one node (a ``NodeRef`` or a path). A path through a ``*``
+        card names a node on every card: ``card_reports`` gives them one per card."""
         ref = parse_path(self.sol, ref) if isinstance(ref, str) else ref
+        if ref.card is None and int(self.tree.round[ref.node]) > self.sol.spot.street:
+            raise CfrlabError(f"{path_text(self.sol, ref)}: '*' stands for every river card; choose "
+                              "one (such as 8d), or list them all (spot show --node, card_reports)")
         got = []
         self.values(ref.node, self.reach(ref), depth=0, emit=got.append,
                     prefix=path_text(self.sol, ref), card=ref.card)
@@ -584,3 +588,52 @@ def reader_of(sol):
     if sol.walk is not None and (sol.policy is None or sol.spot.street < 2):
         return WalkReader(sol)
     return SpotReader(sol)
+
+
+# -- every card at once ----------------------------------------------------------------------------
+@dataclass
+class CardRow:
+    """One card's line of ``card_reports``: the node's figures when that card comes."""
+
+    card: int
+    reach: float  # the acting player's range weight at the node on this card
+    frequencies: np.ndarray
+    ev: float  # the acting player's EV, its combos weighted as the frequencies are
+    equity: float
+
+    def as_dict(self, actions: list[str]) -> dict:
+        return {"card": card_text(self.card), "reach": _num(self.reach),
+                "frequencies": dict(zip(actions, (_num(x) for x in self.frequencies))),
+                "ev": _num(self.ev), "equity": _num(self.equity)}
+
+
+def card_reports(reader, text: str) -> tuple[NodeReport, list[CardRow]] | None:
+    """A path whose one card token is ``*`` (``x b10 c * x``; a flop spot's turn or river): the
+    node's report on every card that may come there, as one row per card (None when the path
+    names no ``*``). The first card's report is returned beside the rows (its actions and
+    labels are every card's)."""
+    toks = str(text).replace(",", " ").split()
+    stars = [i for i, t in enumerate(toks) if t == "*"]
+    if not stars:
+        return None
+    if len(stars) > 1:
+        raise CfrlabError(f"{text!r}: one '*' at a time (name the other cards, such as 8d)")
+    i = stars[0]
+    rows, first = [], None
+    for c in range(52):
+        path = " ".join(toks[:i] + [card_text(c)] + toks[i + 1:])
+        try:
+            ref = parse_path(reader.sol, path)
+        except CfrlabError as e:
+            if "is on the board" in str(e):
+                continue
+            raise CfrlabError(str(e).replace(card_text(c), "*")) from None
+        rep = reader.node(ref)
+        first = first or rep
+        w = rep.weight
+        ok = np.isfinite(rep.ev) & (w > 0)
+        tot = float(w[ok].sum())
+        ev = float(w[ok] @ rep.ev[ok] / tot) if tot > 0 else float("nan")
+        eq = float(w[ok] @ rep.equity[ok] / tot) if tot > 0 else float("nan")
+        rows.append(CardRow(c, float(w.sum()), rep.frequencies, ev, eq))
+    return first, rows

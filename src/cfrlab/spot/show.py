@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cfrlab.cards.cards import card_text
 from cfrlab.cards.ranges import combo_text
 from cfrlab.fileio import atomic_open
 from cfrlab.spot.report import GRID, NodeReport, class_grid
@@ -168,3 +169,59 @@ def write_json(reader, path, node: str = "", depth: int | None = None, combos: b
         reader.walk(node, depth, emit)
         f.write(b"\n]}\n")
     return count[0]
+
+
+# -- every card of a '*' path -------------------------------------------------------------------
+def card_table(first: NodeReport, rows: list, path: str):
+    """rich table: per card the acting player's reach share, action frequencies, EV, equity."""
+    from rich.table import Table
+
+    colors = action_colors(first.actions, RICH_BETS, RICH_FOLD, RICH_CHECK)
+    total = sum(r.reach for r in rows)
+    t = Table(title=f"{path}: {first.player.upper()} acts on the {first.street}, every card")
+    t.add_column("card")
+    t.add_column("reach", justify="right")
+    for lab, c in zip(first.labels, colors):
+        t.add_column(lab, justify="right", style=c)
+    t.add_column("EV", justify="right")
+    t.add_column("equity", justify="right")
+    for r in rows:
+        t.add_row(card_text(r.card), f"{r.reach / total:.2%}" if total > 0 else "-",
+                  *[f"{x:.1%}" for x in r.frequencies], _fmt(r.ev, "{:.3f}"), _fmt(r.equity, "{:.1%}"))
+    return t
+
+
+def write_card_json(path, first: NodeReport, rows: list, node: str, header: dict | None = None) -> None:
+    """``{"spot": header, "path": node, "player", "street", "actions", "labels", "cards": [...]}``
+    atomically, a row per card (``CardRow.as_dict``)."""
+    doc = {"spot": header or {}, "path": node, "player": first.player, "street": first.street,
+           "actions": first.actions, "labels": first.labels, "cards": [r.as_dict(first.actions) for r in rows]}
+    with atomic_open(Path(path)) as f:
+        f.write(json.dumps(doc).encode())
+
+
+def draw_cards(first: NodeReport, rows: list, path, node: str) -> None:
+    """A PNG: one horizontal bar per card split by the action frequencies, the EV beside it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colors = action_colors(first.actions)
+    fig, ax = plt.subplots(figsize=(8, 0.22 * len(rows) + 1.5))
+    for k, r in enumerate(rows):
+        left = 0.0
+        for f, c in zip(r.frequencies, colors):
+            ax.barh(k, f, left=left, color=c, height=0.8)
+            left += f
+        ax.text(1.01, k, _fmt(r.ev, "EV {:.2f}"), va="center", fontsize=7)
+    ax.set_yticks(range(len(rows)), [card_text(r.card) for r in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the range")
+    ax.legend(first.labels, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=min(4, len(colors)),
+              frameon=False)
+    ax.set_title(f"{node}: {first.player.upper()} on the {first.street}, every card")
+    with atomic_open(path) as f:
+        fig.savefig(f, format="png", dpi=80, bbox_inches="tight")
+    plt.close(fig)
