@@ -207,6 +207,29 @@ def test_every_card_of_a_star_path(turn_sol, tmp_path, capsys):
     assert doc["cards"][0]["frequencies"] == pytest.approx(dict(zip(first.actions, rows[0].frequencies)))
 
 
+def test_the_grid_fits_an_80_column_terminal(river_sol):
+    """On 80 columns the grid shows each class's most frequent action's share (its colour);
+    wide, every action's."""
+    from rich.console import Console
+
+    from cfrlab.spot.show import node_tables
+
+    rep = SpotReader(river_sol).node("")
+    for width in (80, 240):
+        console = Console(width=width, record=True)
+        for part in node_tables(rep, combos=False, width=width):
+            console.print(part)
+        lines = console.export_text().splitlines()
+        grid = [ln for ln in lines if ln.lstrip().startswith(("AA", "AKo"))]
+        assert len(grid) == 2 and all(len(ln.rstrip()) <= width for ln in lines)
+        names, weight, freq = class_grid(rep)
+        i, j = map(int, np.argwhere(weight > 0)[0])
+        top = round(100 * freq[i, j].max())
+        want = f"{names[i][j]:3}{top:>2}" if width == 80 and top < 100 else names[i][j]
+        assert want in "\n".join(lines)
+        assert ("most frequent action" in lines[-1]) == (width == 80)  # the key, on one line
+
+
 def test_class_grid():
     assert class_of(combo_index(*parse_cards("As Ks"))) == (0, 1) and class_name(0, 1) == "AKs"
     assert class_of(combo_index(*parse_cards("Ad Ks"))) == (1, 0) and class_name(1, 0) == "AKo"

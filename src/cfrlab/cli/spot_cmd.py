@@ -235,7 +235,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
 
         console = Console(highlight=False)
-        for part in _tables(report, combos, grid):
+        for part in _tables(report, combos, grid, console.width):
             console.print(part)
         if png is not None:
             from cfrlab.spot.show import draw_grid
@@ -325,10 +325,10 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _tables(report, combos: bool, grid: bool) -> list:
+def _tables(report, combos: bool, grid: bool, width: int | None = None) -> list:
     from cfrlab.spot.show import node_tables
 
-    return node_tables(report, combos=combos, grid=grid)
+    return node_tables(report, combos=combos, grid=grid, width=width)
 
 
 def _print_figures(sol, root=None) -> None:

@@ -48,9 +48,11 @@ def root_evs(report: NodeReport) -> tuple[float, float]:
 
 
 # -- terminal -----------------------------------------------------------------------------------
-def node_tables(report: NodeReport, combos: bool = True, grid: bool = True) -> list:
+def node_tables(report: NodeReport, combos: bool = True, grid: bool = True, width: int | None = None) -> list:
     """rich renderables: the node's header and frequencies, the class grid (each cell coloured
-    by its most frequent action, with every action's percentage), the combos' table."""
+    by its most frequent action, with every action's percentage; on a terminal narrower than
+    that grid, ``width`` columns, the most frequent action's percentage only), the combos'
+    table."""
     from rich.table import Table
     from rich.text import Text
 
@@ -62,7 +64,10 @@ def node_tables(report: NodeReport, combos: bool = True, grid: bool = True) -> l
     out = [head]
     if grid:
         names, weight, freq = class_grid(report)
-        t = Table(show_header=False, box=None, padding=(0, 1), title="strategy by hand class")
+        full = GRID * (4 + 4 * len(report.actions) + 1)  # "AKs " + "100/" per action + padding
+        compact = width is not None and width < full
+        t = Table(show_header=False, box=None, padding=(0, 1, 0, 0) if compact else (0, 1),
+                  title="strategy by hand class")  # compact: 13 cells of 5 + 1 fit 80 columns
         for _ in range(GRID):
             t.add_column(justify="left", no_wrap=True)
         for i in range(GRID):
@@ -72,11 +77,18 @@ def node_tables(report: NodeReport, combos: bool = True, grid: bool = True) -> l
                     cells.append(Text(f"{names[i][j]:4}", style="bright_black"))
                     continue
                 top = int(np.argmax(freq[i, j]))
+                if compact:
+                    pct = f"{round(100 * freq[i, j][top]):>2}" if freq[i, j][top] < 0.995 else "**"
+                    cells.append(Text(f"{names[i][j]:3}{pct}", style=f"bold {colors[top]}"))
+                    continue
                 pct = "/".join(f"{round(100 * x)}" for x in freq[i, j])
                 cells.append(Text(f"{names[i][j]:4}{pct}", style=f"bold {colors[top]}"))
             t.add_row(*cells)
         out.append(t)
-        out.append(Text("cells: " + " / ".join(report.actions) + " in % of the class's combos"))
+        if compact:
+            out.append(Text("cells: the most frequent action's share in % (its colour; ** = 100%)"))
+        else:
+            out.append(Text("cells: " + " / ".join(report.actions) + " in % of the class's combos"))
     if combos:
         t = Table(title="combos", show_lines=False)
         t.add_column("combo")
