@@ -59,8 +59,19 @@ def test_weights_spaces_and_later_entries():
     assert w[combo_index(*parse_cards("KhKd"))] == 0.5
 
 
+def test_gtoplus_weights_read_as_percentages():
+    """GTO+'s forms: a weight above 1 is a percentage, and [w]...[/w] weights every entry
+    inside (an entry's own weight wins)."""
+    same = [("AA:50", "AA:0.5"), ("AA:100", "AA"), ("[50]AA,KK[/50], QQ", "AA:0.5, KK:0.5, QQ"),
+            ("[25.5] AKs, AQs:0.1 [/25.5]", "AKs:0.255, AQs:0.1"), ("[50]AA[/50],[50]KK[/50]", "AA:0.5,KK:0.5")]
+    for a, b in same:
+        assert np.array_equal(parse_range(a), parse_range(b)), a
+    w = parse_range("[75]QQ+[/75], JJ:40")
+    assert w[combo_index(*parse_cards("AhAd"))] == 0.75 and w[combo_index(*parse_cards("JhJd"))] == 0.4
+
+
 @pytest.mark.parametrize("text, words", [
-    ("AKx", "'AKx' is not a hand"), ("KK:1.5", "at most 1"), ("KK:-0.5", "above 0"),
+    ("AKx", "'AKx' is not a hand"), ("KK:150", "percentage, at most 100"), ("[50]AA", "not closed"), ("[50]AA[/40]", "not closed"), ("KK:-0.5", "above 0"),
     ("KK:0", "above 0"), ("KK:abc", "above 0"), ("AAs", "a pair has no suited"),
     ("ZZ", "not a hand"), ("AhKz", "not a hand"), ("1Ks", "not a hand"), ("AhAh", "two different"),
     ("A5s-K2s", "keeps either the high card"), ("22-A2s", "one kind"), ("AKs-AQo", "one kind"),

@@ -85,7 +85,7 @@ def test_keywords_and_file_give_the_same_spot(tmp_path):
     ({"board": "Qs Jh 2h 3c 4c 5c"}, "3 to 5 cards"), ({"board": "Qs Jh 2x"}, "not a card"),
     ({"pot": 0}, "pot must be positive"), ({"stack": -5}, "stack must be positive"),
     ({"pot": 11}, "even number"), ({"pot": 2.5}, "whole number"), ({"stack": "95"}, "whole number"),
-    ({"oop_range": "AKx"}, "OOP range: range entry 'AKx'"), ({"ip_range": "KK:1.5"}, "at most 1"),
+    ({"oop_range": "AKx"}, "OOP range: range entry 'AKx'"), ({"ip_range": "KK:150"}, "at most 1"),
     ({"oop_range": "AA, QsKs"}, "holds KsQs, which uses a board card"),
     ({"board": "2h 2c 2d", "oop_range": "22"}, "no combo left"),
     ({"oop_range": None}, "OOP range is missing"), ({"game": "leduc"}, "heads-up hold'em"),

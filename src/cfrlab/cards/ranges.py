@@ -3,7 +3,8 @@
 A range is float64[1326]: the weight (0..1) of every two-card combo, in the order
 ``itertools.combinations(range(52), 2)`` gives them (card ids ``rank * 4 + suit``, ACPC), which
 is the order of ``cfrlab.agents.ranges.hands`` for hold'em. Entries are separated by commas,
-spaces are ignored, and a weight may follow a colon (``KK:0.5``, 0 < w <= 1; no weight is 1):
+spaces are ignored, and a weight may follow a colon (``KK:0.5``, 0 < w <= 1; no weight is 1;
+above 1 it is a percentage, ``KK:50``, as GTO+ writes it; GTO+'s blocks ``[50]AA,KK[/50]`` too):
 
     AA, KK:0.5          a pair (6 combos)
     QQ+  22-55  55-22   pairs from QQ up to AA; a run of pairs (either order)
@@ -117,10 +118,31 @@ def _dash_combos(token: str, entry: str) -> list[int]:
 
 
 def _weight(text: str, entry: str) -> float:
+    """A weight after ':': a fraction (0, 1], or a percentage (1, 100] as GTO+ writes it."""
     w = float(text) if _NUMBER.match(text) else float("nan")
-    if not 0.0 < w <= 1.0:
-        raise CfrlabError(f"range entry {entry!r}: the weight after ':' must be above 0 and at most 1")
-    return w
+    if not 0.0 < w <= 100.0:
+        raise CfrlabError(f"range entry {entry!r}: the weight after ':' must be above 0 and at most 1 "
+                          "(or a percentage, at most 100)")
+    return w if w <= 1.0 else w / 100.0
+
+
+# GTO+'s weighted blocks: [50]AA,KK[/50] gives every entry inside weight 50%
+_BLOCK = re.compile(r"\[\s*([0-9]+(?:\.[0-9]*)?)\s*\](.*?)\[\s*/\s*\1\s*\]", re.DOTALL)
+
+
+def _expand_blocks(text: str) -> str:
+    """The range with each ``[w]...[/w]`` block written as entries of weight w%."""
+    def weighted(m: re.Match) -> str:
+        pct = float(m.group(1))
+        if not 0.0 < pct <= 100.0:
+            raise CfrlabError(f"range block [{m.group(1)}]: the weight is a percentage above 0 and at most 100")
+        w = repr(pct / 100.0)
+        return ",".join(e if ":" in e or not e.strip() else f"{e.strip()}:{w}" for e in m.group(2).split(","))
+
+    out = _BLOCK.sub(weighted, text)
+    if "[" in out or "]" in out:
+        raise CfrlabError("a range block [w]...[/w] is not closed by the same weight (such as [50]AA,KK[/50])")
+    return out
 
 
 def parse_range(text: str) -> np.ndarray:
@@ -128,7 +150,7 @@ def parse_range(text: str) -> np.ndarray:
     if not isinstance(text, str):
         raise CfrlabError(f"a range is text such as 'AA, KK:0.5, AQs+', got {type(text).__name__}")
     weights = np.zeros(NUM_COMBOS, dtype=np.float64)
-    for raw in text.split(","):
+    for raw in _expand_blocks(text).split(","):
         entry = "".join(raw.split())
         if not entry:
             continue  # a trailing or doubled comma
