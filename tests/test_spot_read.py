@@ -230,6 +230,35 @@ def test_the_grid_fits_an_80_column_terminal(river_sol):
         assert ("most frequent action" in lines[-1]) == (width == 80)  # the key, on one line
 
 
+def test_the_ranges_at_a_node_export_both_ways(river_sol, tmp_path, capsys):
+    """At 'x b10' (OOP checks, IP bets 10) OOP's range is its spot range times its root
+    check, IP's its spot range times its bet after the check; both notations read back (GTO+'s
+    to its rounded percentages)."""
+    from cli_run import run
+
+    from cfrlab.cards.ranges import format_range_gtoplus, parse_range
+    from cfrlab.spot.report import node_ranges
+
+    reader = SpotReader(river_sol)
+    oop, ip = node_ranges(reader, "x b10")
+    for who, at, act, got in ((0, "", "x", oop), (1, "x", "b10", ip)):
+        rep = reader.node(at)
+        mine = np.zeros(1326)
+        mine[rep.combos] = rep.strategy[:, rep.actions.index(act)]
+        assert got == pytest.approx(river_sol.spot.ranges[who] * mine, abs=1e-15)
+        assert 0 < np.count_nonzero(got) <= np.count_nonzero(river_sol.spot.ranges[who])
+    back = parse_range(format_range_gtoplus(oop))
+    assert back == pytest.approx(np.round(oop * 100, 2) / 100, abs=1e-12)
+    saved = tmp_path / "r.npz"
+    save_solution(river_sol, saved)
+    code, out, err = run(capsys, "spot", "show", str(saved), "--node", "x b10", "--ranges", "--no-grid",
+                         "--no-combos")
+    assert code == 0, err
+    pio = next(ln for ln in out.splitlines() if ln.startswith("OOP range (PioSOLVER): "))
+    assert parse_range(pio.split(": ", 1)[1]) == pytest.approx(np.round(oop, 4), abs=1e-12)
+    assert "IP range (GTO+): " in out
+
+
 def test_class_grid():
     assert class_of(combo_index(*parse_cards("As Ks"))) == (0, 1) and class_name(0, 1) == "AKs"
     assert class_of(combo_index(*parse_cards("Ad Ks"))) == (1, 0) and class_name(1, 0) == "AKo"

@@ -267,3 +267,18 @@ def _loose(w: np.ndarray, cls: list[float | None], keys) -> list[str]:
         if v is None:
             out += [combo_text(c) + _weight_text(w[c]) for c in _class_combos(high, low, kind) if w[c] > 0]
     return out
+
+
+def format_range_gtoplus(weights, decimals: int = 2) -> str:
+    """A weight vector in GTO+'s notation: the combos of each weight (in percent, rounded to
+    ``decimals``) as one ``[w]...[/w]`` block (none at 100%), written as ``format_range``
+    writes them; ``parse_range`` reads it back to those rounded weights."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (NUM_COMBOS,):
+        raise CfrlabError(f"a range has {NUM_COMBOS} weights, got shape {w.shape}")
+    pct = np.round(w * 100.0, decimals)
+    parts = []
+    for p in sorted({float(x) for x in pct[pct > 0]}, reverse=True):
+        body = format_range((pct == p).astype(np.float64))
+        parts.append(body if p == 100.0 else f"[{p:g}]{body}[/{p:g}]")
+    return ", ".join(parts)

@@ -210,6 +210,9 @@ def register(app: typer.Typer) -> None:
                                                        "this spot (CONFIG.toml)")] = None,
         force: Annotated[bool, typer.Option("--force", help="replace an existing --png or --json file "
                                             "(never one of the command's inputs)")] = False,
+        ranges: Annotated[bool, typer.Option("--ranges", help="print both players' ranges at the node "
+                                             "in PioSOLVER's and GTO+'s notation (the next street's "
+                                             "spot starts from them)")] = False,
     ) -> None:
         """Read a solved spot without solving it again: a node's strategy per combo and per hand
         class, each combo's EV and equity, the range's action frequencies; as a PNG grid or as
@@ -237,6 +240,8 @@ def register(app: typer.Typer) -> None:
         console = Console(highlight=False)
         for part in _tables(report, combos, grid, console.width):
             console.print(part)
+        if ranges:
+            _print_ranges(reader, node)
         if png is not None:
             from cfrlab.spot.show import draw_grid
 
@@ -275,6 +280,17 @@ def register(app: typer.Typer) -> None:
         print(f"cfrlab: {sol.spot.summary()}\ncfrlab: serving {solved} at "
               f"http://{shown}:{sock.getsockname()[1]}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)
         run_server(app_, sock=sock)
+
+
+def _print_ranges(reader, node: str) -> None:
+    import numpy as np
+
+    from cfrlab.cards.ranges import format_range, format_range_gtoplus
+    from cfrlab.spot.report import node_ranges
+
+    for name, w in zip(("OOP", "IP"), node_ranges(reader, node)):
+        print(f"{name} range (PioSOLVER): {format_range(np.round(w, 4)) or '(empty)'}")
+        print(f"{name} range (GTO+): {format_range_gtoplus(w) or '(empty)'}")
 
 
 def _show_every_card(sol, reader, node: str, first, rows, png, json_out) -> None:

@@ -637,3 +637,32 @@ def card_reports(reader, text: str) -> tuple[NodeReport, list[CardRow]] | None:
         eq = float(w[ok] @ rep.equity[ok] / tot) if tot > 0 else float("nan")
         rows.append(CardRow(c, float(w.sum()), rep.frequencies, ev, eq))
     return first, rows
+
+
+# -- the two ranges at a node (to start the next street's spot) -------------------------------------
+def node_ranges(reader, text: str) -> tuple[np.ndarray, np.ndarray]:
+    """(OOP's, IP's) range at the node ``text`` names, float64[1326] each: the spot's range
+    weight times the player's own actions on the path (each decision's report, so any reader
+    serves), zero for the combos holding a card dealt on the path."""
+    sol = reader.sol
+    tree = sol.tree
+    target = parse_path(sol, text)
+    out = {"oop": np.array(sol.spot.ranges[0], dtype=np.float64),
+           "ip": np.array(sol.spot.ranges[1], dtype=np.float64)}
+    for c in target.cards:
+        held = (COMBOS == c).any(axis=1)
+        for w in out.values():
+            w[held] = 0.0
+    toks = str(text).replace(",", " ").split()
+    for i, tok in enumerate(toks):
+        try:
+            ref = parse_path(sol, " ".join(toks[:i]))
+        except CfrlabError:
+            continue  # a chance node: this token is a card
+        child = _match(tree, ref.node, tok.lower())
+        rep = reader.node(ref)
+        cols = [int(a) for a in np.flatnonzero(tree.legal[tree.decision[ref.node]])]
+        mine = np.zeros(len(COMBOS))
+        mine[rep.combos] = rep.strategy[:, cols.index(int(tree.action[child]))]
+        out[rep.player] *= mine
+    return out["oop"], out["ip"]
