@@ -138,6 +138,12 @@ def test_cli_saves_and_shows_a_flop_spot(tmp_path, capsys, monkeypatch):
     assert code == 0, err
     assert "x x Kd b10" in out and (tmp_path / "n.json").exists()
     one_line_error(*run(capsys, "spot", "show", str(f), "--node", "x x Qs")[::2], "turn card Qs is on the board")
+    # the errors name the street whose card is missing (they said "river" on the flop)
+    one_line_error(*run(capsys, "spot", "show", str(f), "--node", "x x")[::2], "the turn card is dealt")
+    one_line_error(*run(capsys, "spot", "show", str(f), "--node", "x x b10")[::2], "the turn card comes")
+    one_line_error(*run(capsys, "spot", "show", str(f), "--node", "x x Kd x x")[::2], "the river card is dealt")
+    code, out, err = run(capsys, "spot", "show", str(f), "--node", "x x * x")  # every turn card
+    assert code == 0 and "every card" in out and out.count("\n") > 45, err
 
 
 # -- node locking on the flop ---------------------------------------------------------------------

@@ -214,7 +214,8 @@ def parse_path(sol, text: str) -> NodeRef:
             try:
                 c = parse_card(tok)
             except CfrlabError:
-                raise CfrlabError(f"after {' '.join(done) or 'the root'} the river card comes "
+                street = STREET_NAMES[int(tree.round[tree.children(n)[0]])]
+                raise CfrlabError(f"after {' '.join(done) or 'the root'} the {street} card comes "
                                   f"(such as 8d), not {tok!r}") from None
             if c in sol.spot.board or c in cards:
                 street = STREET_NAMES[int(tree.round[tree.children(n)[0]])]
@@ -232,7 +233,8 @@ def parse_path(sol, text: str) -> NodeRef:
             raise CfrlabError(f"the hand is over after {' '.join(done)}: {tok!r} leads nowhere")
         done.append(tok)
     if tree.kind[n] != DECISION:
-        what = {CHANCE: "the river card is dealt (add it, such as 8d)", FOLD: "a fold ends the hand",
+        dealt = STREET_NAMES[int(tree.round[tree.children(n)[0]])] if tree.kind[n] == CHANCE else ""
+        what = {CHANCE: f"the {dealt} card is dealt (add it, such as 8d)", FOLD: "a fold ends the hand",
                 SHOWDOWN: "a showdown ends the hand"}[int(tree.kind[n])]
         raise CfrlabError(f"{' '.join(done) or 'the root'} is not a decision: {what}")
     return NodeRef(n, card, tuple(cards))
