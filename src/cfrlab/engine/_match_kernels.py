@@ -201,5 +201,5 @@ def regret_match(regret: np.ndarray, legal: np.ndarray | None = None, axis: int 
         uni = np.zeros_like(pos)
         uni[np.arange(len(best)), best] = 1.0
     else:
-        uni = np.broadcast_to(legal / np.maximum(legal.sum(axis=axis, keepdims=True), 1), pos.shape)
+        uni = legal / np.maximum(legal.sum(axis=axis, keepdims=True), 1)  # np.where broadcasts it
     return np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), uni)

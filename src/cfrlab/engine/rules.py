@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -86,4 +87,10 @@ RULES: dict[str, CFRParams] = {
 def discounts(params: CFRParams, t: int) -> tuple[float, float, float]:
     """Iteration t's (positive-regret, negative-regret, average-sum) multipliers under
     ``params``: applied to the accumulated tables before iteration t adds its own."""
-    return _discounts(params.rule(), int(t))
+    return _discounts(_kernel_rule(params), int(t))
+
+
+@lru_cache(maxsize=64)
+def _kernel_rule(params: CFRParams) -> UpdateRule:
+    """``params.rule()`` built once per rule (solvers that step from Python ask every step)."""
+    return params.rule()
