@@ -429,7 +429,7 @@ class SpotReader:
         ref = parse_path(self.sol, ref) if isinstance(ref, str) else ref
         if ref.card is None and int(self.tree.round[ref.node]) > self.sol.spot.street:
             raise CfrlabError(f"{path_text(self.sol, ref)}: '*' stands for every river card; choose "
-                              "one (such as 8d), or list them all (spot show --node, card_reports)")
+                              "one (such as 8d), or list them all (card_reports)")
         got = []
         self.values(ref.node, self.reach(ref), depth=0, emit=got.append,
                     prefix=path_text(self.sol, ref), card=ref.card)
