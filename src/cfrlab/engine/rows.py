@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cfrlab.engine._match_kernels import regret_match
+
 
 def legal_rows(tree, row_offset) -> np.ndarray:
     """bool[rows, A]: each row's legal columns (its decision node's)."""
@@ -26,9 +28,12 @@ def uniform_rows(tree, row_offset) -> np.ndarray:
 
 
 def normalized_rows(table: np.ndarray, legal: np.ndarray, positive_only: bool = False) -> np.ndarray:
-    """Rows of ``table`` (regrets with ``positive_only``, or average-strategy sums) as
-    distributions over the legal columns; uniform where nothing is left."""
-    t = np.where(legal, np.maximum(table, 0.0) if positive_only else table, 0.0)
+    """Rows of ``table`` (regrets with ``positive_only``: regret matching, the engine's one
+    numpy form; or average-strategy sums) as distributions over the legal columns; uniform
+    where nothing is left."""
+    if positive_only:
+        return regret_match(table, legal)
+    t = np.where(legal, table, 0.0)
     total = t.sum(axis=1, keepdims=True)
     return np.where(total > 0, t / np.where(total > 0, total, 1.0), uniform_over(legal))
 
