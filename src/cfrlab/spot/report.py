@@ -621,14 +621,17 @@ def card_reports(reader, text: str) -> tuple[NodeReport, list[CardRow]] | None:
     if len(stars) > 1:
         raise CfrlabError(f"{text!r}: one '*' at a time (name the other cards, such as 8d)")
     i = stars[0]
-    rows, first = [], None
-    for c in range(52):
-        path = " ".join(toks[:i] + [card_text(c)] + toks[i + 1:])
+    used = set(reader.sol.spot.board)  # the board and the cards the path deals before the '*'
+    for t in toks[:i]:
         try:
-            ref = parse_path(reader.sol, path)
+            used.add(parse_card(t))
+        except CfrlabError:
+            pass  # an action token
+    rows, first = [], None
+    for c in sorted(set(range(52)) - used):
+        try:
+            ref = parse_path(reader.sol, " ".join(toks[:i] + [card_text(c)] + toks[i + 1:]))
         except CfrlabError as e:
-            if "is on the board" in str(e):
-                continue
             raise CfrlabError(str(e).replace(card_text(c), "*")) from None
         rep = reader.node(ref)
         first = first or rep
