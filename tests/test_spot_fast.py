@@ -41,7 +41,7 @@ def test_walk_values_equal_the_engines_dense_tables(board, kw):
     tree, s = trained(spot, True, 12)
     model = SpotModel(spot)
     pol = engine_policy(s, model)
-    b0, b1, v0 = s.exact_values()
+    b0, b1, v0, _ = s.exact_values()
     assert (b0, b1) == pytest.approx(best_response_values(tree, model, pol), abs=1e-9)
     assert v0 == pytest.approx(game_value(tree, model, pol), abs=1e-9)
     assert b0 + b1 > 0.01  # 12 iterations: not an equilibrium

@@ -36,23 +36,35 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
     ) -> None:
         """The spot's betting tree (decisions, nodes and terminals per street) and the memory
-        of an exact solve's tables, counted before anything big is built."""
-        from cfrlab.spot import load_spot, spot_size
+        of an exact solve, counted before anything big is built: on the spot's walk (suit
+        isomorphism: the boards it solves per street; regrets and average strategy in float32
+        or 16 bits) and as a plain upper bound (3 float32 tables, every board)."""
+        from cfrlab.spot import load_spot, spot_size, spot_tree
+        from cfrlab.spot.fast import SpotGame
+        from cfrlab.spot.model import SpotModel
+        from cfrlab.spot.solve import solve_memory
 
         spot = load_spot(config)
         size = spot_size(spot)
+        tree = spot_tree(spot)
+        model, game = SpotModel(spot), SpotGame(spot, tree, True)
+        walk = {st: solve_memory(spot, tree, model, "dcfr", st, True, game) for st in ("float32", "int16")}
+        canonical = [lev.B for lev in game.levels]
         if as_json:
-            print(json.dumps({"spot": spot.summary(), "lost_to_board": list(spot.lost), **size.as_dict()}))
+            print(json.dumps({"spot": spot.summary(), "lost_to_board": list(spot.lost), **size.as_dict(),
+                              "canonical_boards": canonical, "walk_memory_bytes": walk}))
             return
         print(spot.summary())
         for line in spot.describe_ranges():
             print(f"  {line}")
         print(f"  combos lost to the board: OOP {spot.lost[0]}, IP {spot.lost[1]}")
-        print(f"{'street':8}{'decisions':>11}{'nodes':>9}{'terminals':>11}{'boards':>9}")
-        for row in zip(size.streets, size.decisions, size.nodes, size.terminals, size.runouts):
-            print(f"{row[0]:8}{row[1]:>11,}{row[2]:>9,}{row[3]:>11,}{row[4]:>9,}")
+        print(f"{'street':8}{'decisions':>11}{'nodes':>9}{'terminals':>11}{'boards':>9}{'solved':>9}")
+        for row in zip(size.streets, size.decisions, size.nodes, size.terminals, size.runouts, canonical):
+            print(f"{row[0]:8}{row[1]:>11,}{row[2]:>9,}{row[3]:>11,}{row[4]:>9,}{row[5]:>9,}")
         print(f"{'total':8}{sum(size.decisions):>11,}{sum(size.nodes):>9,}{sum(size.terminals):>11,}")
-        print(f"exact solve (float32, 3 tables, no suit isomorphism): about {human_bytes(size.memory)}")
+        print(f"solve on the spot's walk (the boards solved up to suit symmetry): about "
+              f"{human_bytes(walk['float32'])} in float32, {human_bytes(walk['int16'])} with --storage int16")
+        print(f"plain upper bound (3 float32 tables, every board): about {human_bytes(size.memory)}")
 
     @sp.command("solve")
     def solve_cmd(
@@ -365,7 +377,7 @@ def _print_figures(sol, root=None) -> None:
         else:
             print(f"exploitability recorded at solve time: {sol.exploitability_pct:.4f}% of the pot "
                   f"({sol.exploitability:.5f} chips)")
-        ev_oop, ev_ip = root_evs(root)
+        ev_oop, ev_ip = root_evs(root, spot.raked)
         print(f"EV: OOP {ev_oop:.4f}, IP {ev_ip:.4f} (pot {spot.pot}; of the strategy read)")
     freqs = ", ".join(f"{_action_name(sol, a)} {f:.1%}" for a, f in sol.frequencies(0))
     print(f"root (OOP): {freqs}")
@@ -377,4 +389,4 @@ def _action_name(sol, action: str) -> str:
         return "check"
     if action == "f":
         return "fold"
-    return f"bet {int(action[1:]) - sol.spot.pot // 2}"
+    return f"bet {int(action[1:]) - sol.spot.put_in}"

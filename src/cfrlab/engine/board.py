@@ -118,8 +118,13 @@ class BoardGame:
     ``ranges[p]`` is tree player p's weight of each of the 1,326 combos
     (``cfrlab.cards.ranges`` order)."""
 
-    def __init__(self, board, street: int, ranges, tree: PublicTree, isomorphism: bool = True) -> None:
+    def __init__(self, board, street: int, ranges, tree: PublicTree, isomorphism: bool = True,
+                 dead: float = 0.0, rake: float = 0.0, rake_cap: float | None = None) -> None:
         self.tree = tree
+        self.dead, self.rake, self.rake_cap = float(dead), float(rake), rake_cap
+        if not (self.dead >= 0 and 0 <= self.rake <= 1 and (rake_cap is None or rake_cap >= 0)):
+            raise CfrlabError(f"dead money {dead}, rake {rake} (a fraction), cap {rake_cap}: out of range")
+        self.zero_sum = self.rake == 0 or rake_cap == 0
         self._maps: dict = {}
         self.street = int(street)
         self.board = tuple(int(c) for c in board)
@@ -167,6 +172,33 @@ class BoardGame:
         self.mass = float(self.w[0] @ fold[0])  # Z
         if self.mass <= 0:
             raise CfrlabError("the two ranges have no pair of combos without a shared card")
+
+    # -- payoffs: zero-sum winnings from the board's start, the pot counted half each ------------
+    def _rake_at(self, n: int) -> float:
+        """Chips the rake takes from node n's pot (dead money included): rate x pot, capped."""
+        if self.zero_sum:
+            return 0.0
+        take = self.rake * (float(self.tree.spent[n].sum()) + self.dead)
+        return take if self.rake_cap is None else min(take, float(self.rake_cap))
+
+    def fold_pay(self, n: int, p: int) -> float:
+        """Player p's winnings at fold node n against each opponent hand: the folder loses what
+        it put in (and half the dead money), the other wins that less the rake."""
+        t = self.tree
+        if int(t.player[n]) == p:
+            return -(float(t.spent[n, p]) + 0.5 * self.dead) if self.dead else -float(t.spent[n, p])
+        win = float(t.spent[n, 1 - p]) + 0.5 * self.dead if self.dead else float(t.spent[n, 1 - p])
+        return win - self._rake_at(n)
+
+    def showdown_pay(self, n: int, p: int) -> tuple[float, float]:
+        """(stake, share) at showdown node n: a hand wins stake - rake, loses stake and ties
+        -rake/2, so its value is (stake - rake/2) x (weaker - stronger reach) - rake/2 x the whole
+        reach: the showdown kernel at ``stake - share`` plus the fold kernel at ``-share``
+        (share = rake / 2, 0 without rake)."""
+        t = self.tree
+        stake = float(t.spent[n, 1 - p]) + 0.5 * self.dead if self.dead else float(t.spent[n, 1 - p])
+        share = 0.5 * self._rake_at(n)
+        return stake - share, share
 
     def _valid(self, extras: list) -> list:
         out = []

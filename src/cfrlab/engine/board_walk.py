@@ -190,14 +190,18 @@ class BoardSolver:
         kind = int(t.kind[n])
         depth = int(t.depth[n])
         if kind == FOLD:
-            folder = int(t.player[n])
-            pay = -float(t.spent[n, p]) if folder == p else float(t.spent[n, o])
-            K.fold_values(reach, self.game.cards8[o], self.game.cards8[p], g.same_at[p], g.same_ok[p], v.validf[L][p],
-                          pay, out)
+            K.fold_values(reach, g.cards8[o], g.cards8[p], g.same_at[p], g.same_ok[p], v.validf[L][p],
+                          g.fold_pay(n, p), out)
             return
         if kind == SHOWDOWN:
             sdvalid, sdidx = v.river[p][:2]
-            K.showdown_values(reach, self.game.cards8[p], sdvalid, sdidx, *v.river[o][2:], float(t.spent[n, o]), out)
+            stake, share = g.showdown_pay(n, p)
+            K.showdown_values(reach, g.cards8[p], sdvalid, sdidx, *v.river[o][2:], stake, out)
+            if share:  # the rake's part: -share x the opponent's whole reach (the fold kernel)
+                raked = self._buffer(("rake", depth, part), out.shape)
+                K.fold_values(reach, g.cards8[o], g.cards8[p], g.same_at[p], g.same_ok[p], v.validf[L][p],
+                              -share, raked)
+                out += raked
             return
         if kind == CHANCE:
             self._chance(n, p, reach, mode, coef, out, v, part)
@@ -295,24 +299,39 @@ class BoardSolver:
                 self._walk(0, p, self._root_reach(1 - p), "train", (pos, neg, decay), out)
 
     def exact_values(self, ev: bool = True) -> tuple[float, ...]:
-        """(BR0, BR1[, EV0]) of the average strategy with the walk in float64 (the tables stay
-        as stored): the figures a solve reports."""
+        """(BR0, BR1[, EV0, EV1]) of the average strategy with the walk in float64 (the tables
+        stay as stored): the figures a solve reports. EV1 is -EV0 unless the game is raked
+        (then it is walked too)."""
         keep, parts = self.dtype, self._parts
         # float64 work arrays in more, smaller parts: the peak memory stays the iterations'
         self.dtype, self._buffers = np.float64, {}
         self._parts = self.game.split(EXACT_PARTS * self.threads)
         try:
             out = (self.value(0, "br"), self.value(1, "br"))
-            return out + (self.value(0, "ev"),) if ev else out
+            if not ev:
+                return out
+            v0 = self.value(0, "ev")
+            return out + (v0, -v0 if self.game.zero_sum else self.value(1, "ev"))
         finally:
             self.dtype, self._buffers, self._parts = keep, {}, parts
+
+    def exact_exploitability(self) -> float:
+        """``exploitability`` with the float64 walk of ``exact_values``."""
+        if self.game.zero_sum:
+            return 0.5 * sum(self.exact_values(ev=False))
+        b0, b1, v0, v1 = self.exact_values()
+        return 0.5 * (b0 - v0 + b1 - v1)
 
     def best_responses(self) -> tuple[float, float]:
         return self.value(0, "br"), self.value(1, "br")
 
     def exploitability(self) -> float:
+        """(BR0 - EV0 + BR1 - EV1) / 2: what the two best responses gain over the average
+        strategy, averaged; (BR0 + BR1) / 2 in a zero-sum game (no rake), where EV0 = -EV1."""
         b0, b1 = self.best_responses()
-        return 0.5 * (b0 + b1)
+        if self.game.zero_sum:
+            return 0.5 * (b0 + b1)
+        return 0.5 * (b0 - self.value(0, "ev") + b1 - self.value(1, "ev"))
 
     # -- reading the average strategy -----------------------------------------------------------
     def strategy(self, node: int, extras: tuple[int, ...] = ()) -> np.ndarray:

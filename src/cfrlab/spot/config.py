@@ -4,8 +4,15 @@ From keyword arguments (``make_spot``) or a TOML file (``load_spot``), with the 
 
     game = "holdem-nolimit"        # or "holdem-limit" (then no bet sizes: limit raises have one)
     board = "Qs Jh 2h"             # 3 to 5 cards: the spot starts on the flop, turn or river
-    pot = 10                       # chips in the pot at the start of the spot (even: half each)
+    pot = 10                       # chips in the pot at the start of the spot
     stack = 95                     # effective stack: chips behind for each player
+    dead = 0                       # optional: chips of the pot neither player put in (a folded
+                                   # blind); the rest of the pot is the players', half each
+    big_blind = 100                # optional: chips per big blind, for amounts written in big
+                                   # blinds (pot = "5.5bb"; default 100 chips)
+    [rake]                         # optional: taken from the pot at showdown and when a player
+    percent = 5                    # folds (no flop, no drop: a spot is after the flop)
+    cap = "1bb"                    # optional: at most this many chips (or big blinds)
     oop_position = 0               # optional: the game's position that acts first (default: the
                                    # game's first to act on that street, 0 in heads-up ACPC games)
     [ranges]
@@ -25,8 +32,12 @@ From keyword arguments (``make_spot``) or a TOML file (``load_spot``), with the 
     donk = "50%"                   # OOP's donk bet (module cfrlab.spot.tree) on turn and river
 
 The most specific setting wins: ``bets.<player>.<street>``, then ``bets.<street>``, then
-``bets.<player>``, then ``bets``. A ``donk`` list not given falls back to the ``bet`` list. Chips are whole numbers in
-the spot's own unit (no blinds: the smallest bet is one chip).
+``bets.<player>``, then ``bets``. A ``donk`` list not given falls back to the ``bet`` list.
+Facing a bet, ``raise`` lists may hold multiples of it: ``3x`` raises to three times the
+bet faced (a bet or donk list may not: there is nothing to multiply). Chips are whole numbers
+in the spot's own unit (no blinds: the smallest bet is one chip); ``pot``, ``stack``, ``dead``
+and the rake's ``cap`` may also be written in big blinds (``"97.5bb"``), ``big_blind`` chips
+each. Pot-fraction sizes are fractions of the whole pot, dead money included.
 """
 
 from __future__ import annotations
@@ -58,7 +69,9 @@ PLAYERS = ("oop", "ip")
 KINDS = ("bet", "raise", "donk")
 DEFAULT_SIZES = "p, a"
 GAMES = ("holdem-nolimit", "holdem-limit")
-_FIELDS = ("game", "board", "pot", "stack", "oop_position", "ranges", "bets")
+_FIELDS = ("game", "board", "pot", "stack", "dead", "big_blind", "rake", "oop_position", "ranges", "bets")
+_RAKE = ("percent", "cap")
+DEFAULT_BIG_BLIND = 100  # chips per big blind where amounts are written in big blinds
 _REQUIRED = ("board", "pot", "stack", "ranges")
 _BET_OPTIONS = ("cap", "allin")
 
@@ -82,6 +95,19 @@ class Spot:
     sizes: dict = field(default_factory=dict)
     cap: int | None = None
     allin: float = 0.0
+    dead: int = 0  # chips of the pot neither player put in
+    big_blind: int = DEFAULT_BIG_BLIND  # chips per big blind (amounts written in bb; reports)
+    rake_percent: float = 0.0  # of the pot, at showdown and when a player folds
+    rake_cap: int | None = None  # at most this many chips (None: no cap)
+
+    @property
+    def put_in(self) -> int:
+        """Chips each player has put in the pot at the start (the pot less the dead money, halved)."""
+        return (self.pot - self.dead) // 2
+
+    @property
+    def raked(self) -> bool:
+        return self.rake_percent > 0 and self.rake_cap != 0
 
     @property
     def street(self) -> int:
@@ -97,15 +123,19 @@ class Spot:
         every street from the spot's on."""
         first = tuple(p if r < self.street else self.oop_position
                       for r, p in enumerate(self.game.first_player[:self.game.num_rounds]))
-        total = self.pot // 2 + self.stack
+        total = self.put_in + self.stack
         return replace(self.game, stack=(total, total), blind=(0, 0), first_player=first,
                        name=f"{self.game.name} spot")
 
     def summary(self) -> str:
         street = STREETS[self.street - 1]
         combos = [int(np.count_nonzero(r)) for r in self.ranges]
-        return (f"{self.game.name} {street} spot: board {cards_text(self.board)}, pot {self.pot}, "
-                f"effective stack {self.stack}; OOP (position {self.oop_position}) {combos[0]} combos, "
+        extra = (f" ({self.dead} dead)" if self.dead else "")
+        rake = ""
+        if self.raked:
+            rake = f", rake {self.rake_percent:g}%" + (f" capped at {self.rake_cap}" if self.rake_cap is not None else "")
+        return (f"{self.game.name} {street} spot: board {cards_text(self.board)}, pot {self.pot}{extra}, "
+                f"effective stack {self.stack}{rake}; OOP (position {self.oop_position}) {combos[0]} combos, "
                 f"IP {combos[1]} combos")
 
     def describe_ranges(self) -> list[str]:
@@ -140,17 +170,24 @@ def load_spot(path) -> Spot:
 
 
 def make_spot(*, board, pot, stack, ranges=None, oop_range=None, ip_range=None,
-              game="holdem-nolimit", bets=None, oop_position=None) -> Spot:
+              game="holdem-nolimit", bets=None, oop_position=None, dead=0, big_blind=None,
+              rake=None) -> Spot:
     """A spot from its fields (module docstring). ``ranges`` is ``{"oop": ..., "ip": ...}``
-    or give ``oop_range`` and ``ip_range``; ``bets`` the ``[bets]`` table as a dict."""
+    or give ``oop_range`` and ``ip_range``; ``bets`` the ``[bets]`` table and ``rake`` the
+    ``[rake]`` table as dicts."""
     g = _game(game)
     cards = _board(board, g)
-    pot, stack = _chips(pot, "pot"), _chips(stack, "effective stack")
-    if pot % 2:
-        raise CfrlabError(f"the pot must be an even number of chips (each player put in half), "
-                          f"got {pot}; double every amount")
-    if pot // 2 + stack > INT32_MAX:
-        raise CfrlabError(f"half the pot plus the stack must be at most {INT32_MAX} chips")
+    bb = DEFAULT_BIG_BLIND if big_blind is None else _chips(big_blind, "big blind")
+    pot, stack = _chips(pot, "pot", bb), _chips(stack, "effective stack", bb)
+    dead = 0 if dead in (0, None) else _chips(dead, "dead money", bb)
+    if dead >= pot:
+        raise CfrlabError(f"the dead money ({dead} chips) must be less than the pot ({pot} chips)")
+    if (pot - dead) % 2:
+        raise CfrlabError(f"the pot less the dead money is what the two players put in, half each: "
+                          f"{pot} - {dead} chips is odd (give the odd chip as dead money, or double every amount)")
+    if (pot - dead) // 2 + stack > INT32_MAX:
+        raise CfrlabError(f"half the players' pot plus the stack must be at most {INT32_MAX} chips")
+    rake_percent, rake_cap = _rake(rake, bb)
     texts = _range_texts(ranges, oop_range, ip_range)
     street = len(cards) - 2
     if oop_position is None:
@@ -160,8 +197,11 @@ def make_spot(*, board, pot, stack, ranges=None, oop_range=None, ip_range=None,
                           f"got {oop_position!r}")
     weights, lost = zip(*(_range(t, name, cards) for t, name in zip(texts, ("OOP", "IP"))))
     sizes, cap, allin = _sizes(bets, g)
+    if g.is_limit and (dead or rake_percent):
+        raise CfrlabError(f"{g.name} spots take no dead money or rake (they are solved on the engine's "
+                          "tables, whose payoffs are the tree's); use holdem-nolimit")
     return Spot(g, tuple(cards), pot, stack, int(oop_position), tuple(weights), tuple(texts),
-                tuple(lost), sizes, cap, allin)
+                tuple(lost), sizes, cap, allin, dead, bb, rake_percent, rake_cap)
 
 
 # -- fields --------------------------------------------------------------------------------------
@@ -218,13 +258,44 @@ def _card(c) -> int:
     return one[0]
 
 
-def _chips(value, name: str) -> int:
+def _chips(value, name: str, big_blind: int | None = None, zero: bool = False) -> int:
+    """A positive whole number of chips (0 too with ``zero``), or big blinds written
+    ``"5.5bb"`` where ``big_blind`` (chips per big blind) is given."""
+    if isinstance(value, str) and big_blind is not None and value.strip().lower().endswith("bb"):
+        try:
+            bbs = float(value.strip()[:-2])
+        except ValueError:
+            raise CfrlabError(f"the {name} is chips or big blinds such as '5.5bb', got {value!r}") from None
+        if not math.isfinite(bbs):
+            raise CfrlabError(f"the {name} is chips or big blinds such as '5.5bb', got {value!r}")
+        chips = bbs * big_blind
+        if abs(chips - round(chips)) > 1e-9 * max(1.0, abs(chips)):
+            raise CfrlabError(f"the {name} {value} is {chips:g} chips at {big_blind} chips a big blind, "
+                              f"not a whole number (set big_blind)")
+        value = round(chips)
     if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
             or value != int(value)):
-        raise CfrlabError(f"the {name} is a whole number of chips, got {value!r}")
-    if value <= 0:
-        raise CfrlabError(f"the {name} must be positive, got {value!r}")
+        unit = " (big blinds are written '5.5bb')" if big_blind is not None else ""
+        raise CfrlabError(f"the {name} is a whole number of chips, got {value!r}{unit}")
+    if value < 0 or (value == 0 and not zero):
+        raise CfrlabError(f"the {name} must be {'at least 0' if zero else 'positive'}, got {value!r}")
     return int(value)
+
+
+def _rake(rake, big_blind: int) -> tuple[float, int | None]:
+    """(percent, cap in chips or None) of the ``[rake]`` table."""
+    if rake is None:
+        return 0.0, None
+    _known(rake, _RAKE, "[rake]")
+    pct = rake.get("percent", 0.0)
+    if isinstance(pct, bool) or not isinstance(pct, (int, float)) or not math.isfinite(pct) or not 0 <= pct <= 100:
+        raise CfrlabError(f"the rake's percent is a number from 0 to 100, got {pct!r}")
+    cap = rake.get("cap")
+    if cap is not None:
+        if isinstance(cap, (int, float)) and not isinstance(cap, bool) and cap < 0:
+            raise CfrlabError(f"the rake's cap must be at least 0 chips, got {cap!r}")
+        cap = _chips(cap, "rake's cap", big_blind, zero=True)
+    return float(pct), cap
 
 
 def _range_texts(ranges, oop_range, ip_range) -> list[str]:
@@ -293,7 +364,11 @@ def _one_round(text, where: str) -> BetSpec:
     spec = parse_bets(text)
     if spec is None or spec.name:
         raise CfrlabError(f"the {where} sizes are a list such as '50%, p, a', not a preset ({text!r})")
-    if any(s.kind in ("x", "bb") for s in spec.rounds[0]):
-        raise CfrlabError(f"the {where} sizes are pot fractions or all-in ('50%', '0.5p', 'p', 'a'), "
-                          f"got {text!r}")
+    kinds = {s.kind for s in spec.rounds[0]}
+    if "bb" in kinds:
+        raise CfrlabError(f"the {where} sizes are pot fractions, multiples of the bet faced or all-in "
+                          f"('50%', '0.5p', 'p', '3x', 'a'), got {text!r}")
+    if "x" in kinds and not where.endswith(" raise"):
+        raise CfrlabError(f"the {where} sizes open the betting, with no bet to multiply: '3x' is a raise "
+                          f"size (under raise), got {text!r}")
     return spec

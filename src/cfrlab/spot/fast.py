@@ -21,12 +21,13 @@ FastSolver = BoardSolver
 
 class SpotGame(BoardGame):
     """The board engine's tables of a spot: its board, street and ranges (OOP's and IP's, in
-    the tree's player order)."""
+    the tree's player order), its dead money and rake."""
 
     def __init__(self, spot: Spot, tree: PublicTree, isomorphism: bool = True) -> None:
         self.spot = spot
         ranges = [spot.ranges[0 if p == spot.oop_position else 1] for p in (0, 1)]
-        super().__init__(spot.board, spot.street, ranges, tree, isomorphism)
+        super().__init__(spot.board, spot.street, ranges, tree, isomorphism, dead=spot.dead,
+                         rake=spot.rake_percent / 100.0, rake_cap=spot.rake_cap)
 
 
 def engine_policy(solver: FastSolver, model) -> np.ndarray:

@@ -378,11 +378,11 @@ class SpotReader:
         S = np.flatnonzero(keep)
         cols = np.flatnonzero(tree.legal[tree.decision[n]])
         with np.errstate(divide="ignore", invalid="ignore"):
-            ev = v[q][S] / denom[S] + float(tree.spent[n, q])
+            ev = v[q][S] / denom[S] + (float(tree.spent[n, q]) + 0.5 * self.sol.spot.dead)
             equity = 0.5 * (share[S] / denom[S] + 1.0)
         return NodeReport(
             path=path, node=int(n), card=card, player="oop" if q == self.sol.spot.oop_position else "ip",
-            street=STREET_NAMES[r], pot=int(tree.spent[n].sum()),
+            street=STREET_NAMES[r], pot=int(tree.spent[n].sum()) + self.sol.spot.dead,
             actions=[action_token(tree, n, int(a)) for a in cols],
             labels=[action_label(tree, n, int(a)) for a in cols],
             combos=np.array([self.model.state_combo(r, int(s)) for s in S], dtype=np.int64),
@@ -556,12 +556,12 @@ class WalkReader:
         combos = g.hands[q][hands]
         cols = np.flatnonzero(tree.legal[tree.decision[n]])
         with np.errstate(divide="ignore", invalid="ignore"):
-            ev = val[0, c] / denom[0, c] + float(tree.spent[n, q])
+            ev = val[0, c] / denom[0, c] + (float(tree.spent[n, q]) + 0.5 * self.sol.spot.dead)
             equity = 0.5 * (share[0, c] / denom[0, c] + 1.0)
         return NodeReport(
             path=path_text(self.sol, ref), node=int(n), card=ref.card,
             player="oop" if q == self.sol.spot.oop_position else "ip",
-            street=STREET_NAMES[int(tree.round[n])], pot=int(tree.spent[n].sum()),
+            street=STREET_NAMES[int(tree.round[n])], pot=int(tree.spent[n].sum()) + self.sol.spot.dead,
             actions=[action_token(tree, n, int(a)) for a in cols],
             labels=[action_label(tree, n, int(a)) for a in cols],
             combos=combos.astype(np.int64), weight=weight,

@@ -36,14 +36,15 @@ def action_colors(actions: list[str], bets=BET_COLORS, fold=FOLD_COLOR, check=CH
     return out
 
 
-def root_evs(report: NodeReport) -> tuple[float, float]:
+def root_evs(report: NodeReport, raked: bool = False) -> tuple[float, float]:
     """(OOP's EV, IP's EV) measured on the strategy from the root's report: the acting
     player's combos' EVs weighted by their weights, the other's the pot less it (the two sum
-    to the pot: ``SpotSolution.ev``); NaN when no combo has an EV there."""
+    to the pot: ``SpotSolution.ev``; NaN in a raked spot, whose EVs sum to the pot less the
+    rake); NaN when no combo has an EV there."""
     ok = np.isfinite(report.ev) & (report.weight > 0)
     w = report.weight[ok]
     mine = float(w @ report.ev[ok] / w.sum()) if ok.any() else float("nan")
-    other = report.pot - mine
+    other = float("nan") if raked else report.pot - mine
     return (mine, other) if report.player == "oop" else (other, mine)
 
 

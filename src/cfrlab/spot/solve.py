@@ -303,6 +303,10 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
                           f"{', '.join(a for a in ALGORITHMS if a in PRESETS)}, not {name}")
     if name in FAST_ALGORITHMS and (walk_locks or not locks):
         game = SpotGame(spot, tree, isomorphism) if game is None else game
+    elif spot.dead or spot.raked:
+        raise CfrlabError(f"a spot with dead money or rake is solved on the spot's walk (one of "
+                          f"{', '.join(FAST_ALGORITHMS)}, locks on the flop only), not "
+                          + (f"{name}" if name not in FAST_ALGORITHMS else "with turn or river locks"))
     if max_bytes is not None:
         need = solve_memory(spot, tree, model, name, storage, isomorphism, game)
         if need > max_bytes:
@@ -319,7 +323,7 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
             raise CfrlabError(f"{name} runs on the engine's dense tables, for turn and river spots; "
                               f"solve a flop spot with {', '.join(FAST_ALGORITHMS)}")
         solver = make_solver(tree, model, name)
-    chips = (lambda: 0.5 * sum(solver.exact_values(ev=False))) if fast and target_pct is not None \
+    chips = solver.exact_exploitability if fast and target_pct is not None \
         and target_pct < FINE_TARGET else solver.exploitability
     start = time.perf_counter()
     run = None
@@ -348,7 +352,7 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
                        checkpoint_every=checkpoint_every, run=run, on_tick=on_tick)
     history = [(it, sec, pot_percent(e, spot.pot)) for it, sec, e in result.state.history]
     if fast:
-        b0, b1, v0 = solver.exact_values()
+        b0, b1, v0, v1 = solver.exact_values()
         rows = int(np.asarray(model.num_states)[tree.round[tree.decision_node]].sum())
         policy = engine_policy(solver, model) if rows <= ENGINE_POLICY_ROWS else None
         walk = solver
@@ -356,7 +360,8 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
         policy = solver.average_policy()
         b0, b1 = solver.best_responses(policy) if locks else best_response_values(tree, model, policy)
         v0 = game_value(tree, model, policy)
+        v1 = -v0
         walk = None
     return SpotSolution(spot, tree, model, name, policy, solver.iterations, time.perf_counter() - start,
-                        0.5 * (b0 + b1), (b0, b1), (v0, -v0), history, walk, time.process_time() - cpu,
-                        locks=locks)
+                        0.5 * (b0 - v0 + b1 - v1), (b0, b1), (v0, v1), history, walk,
+                        time.process_time() - cpu, locks=locks)

@@ -26,7 +26,7 @@ from cfrlab.cards.cards import cards_text
 from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, save_npz
-from cfrlab.spot.config import make_spot
+from cfrlab.spot.config import DEFAULT_BIG_BLIND, make_spot
 from cfrlab.spot.fast import STORAGES, FastSolver, SpotGame
 from cfrlab.spot.lock import Lock
 from cfrlab.spot.model import SpotModel
@@ -59,10 +59,18 @@ def spot_config(spot) -> dict:
         bets["cap"] = int(spot.cap)
     if spot.allin:
         bets["allin"] = float(spot.allin)
+    extra: dict = {}
+    if spot.dead:
+        extra["dead"] = int(spot.dead)
+    if spot.big_blind != DEFAULT_BIG_BLIND:
+        extra["big_blind"] = int(spot.big_blind)
+    if spot.rake_percent:
+        extra["rake"] = {"percent": float(spot.rake_percent),
+                         **({"cap": int(spot.rake_cap)} if spot.rake_cap is not None else {})}
     return {"game": spot.game.name, "board": cards_text(spot.board), "pot": int(spot.pot),
             "stack": int(spot.stack), "oop_position": int(spot.oop_position),
             "ranges": {"oop": spot.range_text[0], "ip": spot.range_text[1]},
-            **({"bets": bets} if bets else {})}
+            **extra, **({"bets": bets} if bets else {})}
 
 
 def spot_key(spot) -> str:
@@ -214,8 +222,8 @@ def _header_fields(p: Path, h: dict) -> dict:
 def _recorded_figures(h: dict, spot) -> tuple[tuple, str]:
     """((exploitability, best responses, values), "") as the header records them, or NaNs and
     why they cannot be a measurement. A player's winnings in the spot lie within the chips at
-    stake (half the pot plus the stack) either way; the exploitability is >= 0 and the mean
-    of the two best responses; the values are zero-sum."""
+    stake (half the pot plus the stack) either way; the exploitability is >= 0 and what the two
+    best responses gain over the values, averaged; the values are zero-sum unless raked."""
     nan = math.nan
     dropped = (nan, (nan, nan), (nan, nan))
     e, br, v = h["exploitability"], h["best_responses"], h["values"]
@@ -229,7 +237,7 @@ def _recorded_figures(h: dict, spot) -> tuple[tuple, str]:
         return dropped, f"the recorded exploitability {e:.6g} chips is below 0"
     if max(abs(x) for x in (e, *br, *v)) > stake + tol:
         return dropped, f"a recorded figure is more than the {stake:g} chips at stake"
-    if abs(e - 0.5 * (br[0] + br[1])) > tol or abs(v[0] + v[1]) > tol:
+    if abs(e - 0.5 * (br[0] - v[0] + br[1] - v[1])) > tol or (not spot.raked and abs(v[0] + v[1]) > tol):
         return dropped, "the recorded exploitability, best responses and values do not agree"
     return (float(e), (float(br[0]), float(br[1])), (float(v[0]), float(v[1]))), ""
 

@@ -82,7 +82,7 @@ class SpotBets:
         if cap is not None and state.num_raises >= cap:
             return []
         spec = self.spot.sizes.get(self.kind(state))
-        return [] if spec is None else spec.raises(state)
+        return [] if spec is None else spec.raises(state, self.spot.dead)
 
     def __call__(self, state: State) -> list[int]:
         return self.raises(state)
@@ -92,12 +92,13 @@ class SpotBets:
         """The sizes as one line (names the abstraction in the tree)."""
         parts = [f"{w} {s} {k} {spec.text}" for (w, s, k), spec in self.spot.sizes.items()]
         opts = ([f"cap={self.spot.cap}"] if self.spot.cap is not None else []) + (
-            [f"allin={self.spot.allin:g}"] if self.spot.allin else [])
+            [f"allin={self.spot.allin:g}"] if self.spot.allin else []) + (
+            [f"dead={self.spot.dead}"] if self.spot.dead else [])
         return "; ".join(parts + opts) or "limit"
 
 
 def root_state(spot: Spot) -> State:
-    return State.at_street(spot.tree_game(), spot.street, [spot.pot // 2] * 2)
+    return State.at_street(spot.tree_game(), spot.street, [spot.put_in] * 2)
 
 
 def _chooser(spot: Spot) -> SpotBets | None:

@@ -159,7 +159,7 @@ class SpotView:
         says it cannot be a measurement), the EVs measured on the strategy (the root's report)."""
         sol = self.sol
         recorded = isinstance(sol, SavedSolution)
-        ev_oop, ev_ip = root_evs(self.report("")) if recorded else (sol.ev("oop"), sol.ev("ip"))
+        ev_oop, ev_ip = root_evs(self.report(""), sol.spot.raked) if recorded else (sol.ev("oop"), sol.ev("ip"))
         return {"spot": sol.spot.summary(), "board": [card_text(int(c)) for c in sol.spot.board],
                 "pot": int(sol.spot.pot), "stack": int(sol.spot.stack),
                 "exploitability_pct": _num(sol.exploitability_pct), "recorded": recorded,

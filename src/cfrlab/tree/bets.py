@@ -71,9 +71,11 @@ class BetSize:
             return "p"
         return f"{_num(self.value)}{self.kind}"
 
-    def raise_to(self, state: State, big_blind: int) -> int | None:
+    def raise_to(self, state: State, big_blind: int, dead: int = 0) -> int | None:
         """The raise-to total this size asks for at ``state`` (before it is made legal);
-        None where the size does not apply (a multiple with no bet to face)."""
+        None where the size does not apply (a multiple with no bet to face). ``dead``: chips
+        in the pot that no player of ``state`` put in (a spot's dead money), counted in the
+        pot a pot-fraction size is taken of."""
         p = state.current_player()
         stack = state.game.stack[p]
         if self.kind == ALL_IN:
@@ -81,7 +83,7 @@ class BetSize:
         top = state.max_spent
         if self.kind == POT:
             call = top - state.spent[p]
-            return top + math.floor(self.value * (state.pot + call) + 0.5)
+            return top + math.floor(self.value * (state.pot + dead + call) + 0.5)
         if self.kind == BIG_BLINDS:
             return math.floor(self.value * big_blind + 0.5)
         if state.spent[p] >= top:  # a multiple of nothing
@@ -131,7 +133,9 @@ class BetSpec:
     def cap_of(self, rnd: int) -> int | None:
         return self.cap[min(rnd, len(self.cap) - 1)] if self.cap else None
 
-    def raises(self, state: State) -> list[int]:
+    def raises(self, state: State, dead: int = 0) -> list[int]:
+        """The legal raise-to totals to hold at ``state``, increasing (``dead``: as in
+        ``BetSize.raise_to``)."""
         bounds = state.raise_range()
         if bounds is None:
             return []
@@ -143,7 +147,7 @@ class BetSpec:
         stack = state.game.stack[state.current_player()]
         out = set()
         for size in self.sizes_of(state.round):
-            to = size.raise_to(state, bb)
+            to = size.raise_to(state, bb, dead)
             if to is None:
                 continue
             to = min(max(to, lo), hi)
