@@ -56,10 +56,10 @@ def _paths(sol, cards=("Kd", "3c")):
     return out
 
 
-def _same(a, b, tol=0.0):
+def _same(a, b, tol=0.0, rtol=0.0):
     assert a.path == b.path and np.array_equal(a.combos, b.combos)
     for x, y in ((a.strategy, b.strategy), (a.weight, b.weight), (a.ev, b.ev), (a.equity, b.equity)):
-        assert np.allclose(x, y, rtol=0, atol=tol, equal_nan=True), a.path
+        assert np.allclose(x, y, rtol=rtol, atol=tol, equal_nan=True), a.path
 
 
 def test_a_saved_flop_spot_reads_back_every_node(flop_sol, tmp_path):
@@ -144,6 +144,17 @@ def test_cli_saves_and_shows_a_flop_spot(tmp_path, capsys, monkeypatch):
     one_line_error(*run(capsys, "spot", "show", str(f), "--node", "x x Kd x x")[::2], "the river card is dealt")
     code, out, err = run(capsys, "spot", "show", str(f), "--node", "x x * x")  # every turn card
     assert code == 0 and "every card" in out and out.count("\n") > 45, err
+    # a file kept down to the turn: its turn nodes read, a river node is refused in one line
+    g = tmp_path / "turn.npz"
+    code, _, err = run(capsys, "spot", "solve", str(cfg), "--iterations", "10", "--threads", "1", "--save", str(g),
+                       "--save-depth", "turn")
+    assert code == 0, err
+    code, out, err = run(capsys, "spot", "show", str(g), "--node", "x x Kd b10")
+    assert code == 0 and "x x Kd b10" in out, err
+    one_line_error(*run(capsys, "spot", "show", str(g), "--node", "x x Kd x x 3c")[::2], "down to the turn")
+    one_line_error(*run(capsys, "spot", "solve", str(cfg), "--save-depth", "preflop", "--save", str(tmp_path / "p"))[::2],
+                   "--save-depth is flop, turn or river")
+    one_line_error(*run(capsys, "spot", "solve", str(cfg), "--save-depth", "turn")[::2], "needs --save")
 
 
 # -- node locking on the flop ---------------------------------------------------------------------
@@ -190,3 +201,42 @@ def test_a_pure_fold_lock_lets_the_bettor_win_the_pot():
 def test_a_lock_below_the_flop_is_refused_in_one_line():
     with pytest.raises(CfrlabError, match="on the flop only"):
         solve_spot(small_flop(), target_pct=None, iterations=2, threads=1, locks=(Lock("x x Kd", strategy="x"),))
+
+
+@pytest.mark.parametrize("depth", ["turn", "flop"])
+def test_a_file_saved_down_to_a_street_reads_its_nodes_as_the_whole_file(flop_sol, tmp_path, depth):
+    """--save-depth: the nodes kept read back as the full solution's (their EVs from the values
+    saved with them, the strategy and equity from the kept tables); a node below is refused in
+    one line; the file is smaller than the whole one. The saved values are the walk's, on each
+    representative board: on a card that is not one (Kd here, Kc's image) the reader's reach
+    differs from it by the float32 tables' rounding (their suit symmetry is exact to 1e-7)."""
+    whole, part = tmp_path / "whole.npz", tmp_path / f"{depth}.npz"
+    save_solution(flop_sol, whole)
+    save_solution(flop_sol, part, depth)
+    assert part.stat().st_size < whole.stat().st_size / 2
+    got = load_solution(part, small_flop())
+    assert got.save_depth == depth
+    a, b = WalkReader(flop_sol), reader_of(got)
+    last = {"flop": 1, "turn": 2}[depth]
+    kept = [p for p in _paths(flop_sol) if p.count(" Kd") + p.count(" 3c") < last]
+    below = [p for p in _paths(flop_sol) if p.count(" Kd") + p.count(" 3c") >= last]
+    assert kept and below
+    g = flop_sol.walk.game
+    for path in kept:
+        ref = b.node(path)
+        cards = tuple(parse_card(c) for c in path.split() if c in ("Kd", "3c"))
+        exact = g.canonical(cards)[1] == (0, 1, 2, 3)
+        _same(a.node(path), ref, 1e-9, 0.0 if exact else 1e-5)
+    assert depth == "flop" or "x x Kd" in kept
+    with pytest.raises(CfrlabError, match=f"keeps the strategy down to the {depth}") as e:
+        b.node(below[0])
+    assert "\n" not in str(e.value)
+    assert got.ev("oop") == flop_sol.ev("oop")
+
+
+def test_a_save_depth_that_is_not_a_street_is_refused(flop_sol, tmp_path):
+    with pytest.raises(CfrlabError, match="save depth is one of flop, turn, river"):
+        save_solution(flop_sol, tmp_path / "x.npz", "preflop")
+    turn = solve_spot(small_river(board="Qs Jh 2h 8d"), target_pct=None, iterations=2)
+    with pytest.raises(CfrlabError, match="starts on the turn"):
+        save_solution(turn, tmp_path / "y.npz", "flop")

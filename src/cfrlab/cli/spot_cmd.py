@@ -85,6 +85,9 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
         save: Annotated[Path | None, typer.Option("--save", help="save the solved spot (.npz) for "
                                                   "`cfrlab spot show`")] = None,
+        save_depth: Annotated[str | None, typer.Option("--save-depth", metavar="STREET",
+                                                       help="keep the strategy down to this street "
+                                                       "only (flop or turn: a smaller file)")] = None,
         lock: Annotated[Path | None, typer.Option("--lock", help="TOML file of [[lock]] tables: nodes "
                                                   "whose strategy is fixed (docs/spots.md)")] = None,
         force: Annotated[bool, typer.Option("--force", help="replace an existing --out or --save "
@@ -120,6 +123,10 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError("--checkpoint-every needs --checkpoint FILE (or --resume FILE)")
         if resume is not None and not resume.exists():
             raise CfrlabError(f"--resume {resume}: no such checkpoint")
+        if save_depth is not None and save_depth not in ("flop", "turn", "river"):
+            raise CfrlabError(f"--save-depth is flop, turn or river, got {save_depth!r}")
+        if save_depth is not None and save is None:
+            raise CfrlabError("--save-depth needs --save FILE")
         _check_outputs({"result": out, "solved spot": save, "checkpoint": checkpoint}, (config, lock, resume), force)
         from cfrlab.numba_cache import announce_compiles
 
@@ -131,7 +138,12 @@ def register(app: typer.Typer) -> None:
 
         if storage not in STORAGES:
             raise CfrlabError(f"--storage is one of {', '.join(STORAGES)}, got {storage!r}")
+        if save_depth is not None and algorithm.lower() not in FAST_ALGORITHMS:
+            raise CfrlabError(f"--save-depth keeps the tables of the spot's walk ({', '.join(FAST_ALGORITHMS)}), "
+                              f"not of {algorithm}")
         spot = load_spot(config)
+        if save_depth is not None and ("flop", "turn", "river").index(save_depth) + 1 < spot.street:
+            raise CfrlabError(f"--save-depth {save_depth}: this spot starts on a later street")
         count = spot_count(spot)  # counted, not built: a tree too large is refused in seconds
         floor = solve_floor(spot, count, 2 * STORAGES[storage][2])
         free = available_memory()
@@ -191,7 +203,7 @@ def register(app: typer.Typer) -> None:
             from cfrlab.spot.store import save_solution
 
             with writing(save, "solved spot"):
-                save_solution(sol, save)
+                save_solution(sol, save, save_depth)
         if out is not None:
             from cfrlab.fileio import atomic_write_bytes
 

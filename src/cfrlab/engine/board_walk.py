@@ -73,12 +73,16 @@ class BoardSolver:
         self._parts = game.split(self.threads)
         self._pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
         self.locked: dict = {}  # node -> (bool[H] locked hands, float64[A, H] their strategy)
+        self._record: dict | None = None  # node -> [B, H] values kept by node_values' walks
+        self.held_values: dict = {}  # node -> [B, H] values read from a file (from_tables)
 
     @classmethod
     def from_tables(cls, game: BoardGame, algorithm: str, storage: str, cum: dict, cscale: dict,
-                    iterations: int) -> BoardSolver:
+                    iterations: int, values: dict | None = None) -> BoardSolver:
         """A solver holding only saved average-strategy tables (``cum``, ``cscale`` per
-        decision node): it reads and evaluates the strategy ("ev" and "br" walks), no regrets."""
+        decision node): it reads and evaluates the strategy ("ev" and "br" walks), no regrets.
+        A file may keep some nodes only, with their ``values`` (``node_values``): the nodes
+        whose values are held need no table below them."""
         self = cls.__new__(cls)
         self.game, self.algorithm, self.storage = game, algorithm, storage
         self.params = RULES[algorithm]
@@ -92,6 +96,8 @@ class BoardSolver:
         self._parts = [self._whole]
         self._pool = None
         self.locked = {}
+        self._record = None
+        self.held_values = dict(values or {})
         return self
 
     def state_dict(self) -> dict:
@@ -222,6 +228,8 @@ class BoardSolver:
                 K.combine(np.empty((0, 0, 0), dtype=self.dtype), cfv, out)
             if n in self.locked and mode != "ev":  # the locked hands play their lock
                 self._locked_values(n, cfv, out)
+            if self._record is not None and n in self._record:
+                self._record[n][lo:hi] = out
             return
         child_reach = self._buffer(("reach", depth, part), (A,) + reach.shape)
         if mode == "train":
@@ -321,6 +329,26 @@ class BoardSolver:
             return 0.5 * sum(self.exact_values(ev=False))
         b0, b1, v0, v1 = self.exact_values()
         return 0.5 * (b0 - v0 + b1 - v1)
+
+    def node_values(self, nodes) -> dict:
+        """float64[B, H] per decision node of ``nodes``: the acting player's counterfactual
+        values there on every board of the node's street (``values_at`` on each board, the
+        opponent's reach its range times its own actions), both playing the average strategy;
+        recorded by one float64 "ev" walk per player. A file that keeps the strategy above a
+        street keeps these so that its nodes' EVs need no table below them."""
+        g, t = self.game, self.game.tree
+        rec = {int(n): np.full((g.levels[int(t.round[n]) - g.street].B, len(g.hands[int(t.player[n])])), np.nan)
+               for n in nodes}
+        keep, parts = self.dtype, self._parts
+        self.dtype, self._buffers, self._record = np.float64, {}, rec
+        self._parts = self.game.split(EXACT_PARTS * self.threads)
+        try:
+            for p in (0, 1):
+                if any(int(t.player[n]) == p for n in rec):
+                    self.root_values(p, "ev")
+        finally:
+            self.dtype, self._buffers, self._parts, self._record = keep, {}, parts, None
+        return rec
 
     def best_responses(self) -> tuple[float, float]:
         return self.value(0, "br"), self.value(1, "br")

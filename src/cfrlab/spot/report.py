@@ -50,6 +50,15 @@ _BET = re.compile(r"^([br])(\d+)$")
 STREET_NAMES = ("preflop", "flop", "turn", "river")
 
 
+def check_held(sol, node: int) -> None:
+    """Refuse, in one line, a node below the last street a saved solution keeps
+    (``save_depth``, a street's name)."""
+    r = int(sol.tree.round[node])
+    if sol.walk is not None and r > STREET_NAMES.index(sol.save_depth):
+        raise CfrlabError(f"this file keeps the strategy down to the {sol.save_depth} (saved with a save "
+                          f"depth); the node is on the {STREET_NAMES[r]}")
+
+
 @dataclass(frozen=True)
 class NodeRef:
     """A decision node of a solved spot's tree and, below a chance node, the last card dealt
@@ -461,6 +470,7 @@ class WalkReader:
 
     def _strategy(self, n: int, cards: tuple[int, ...]) -> np.ndarray:
         """float64[1326, A] of node n on the board plus ``cards`` (A in child order)."""
+        check_held(self.sol, n)
         return self.solver.strategy(n, cards)
 
     def _own_reach(self, ref: NodeRef) -> list[np.ndarray]:
@@ -523,6 +533,7 @@ class WalkReader:
         ref = parse_path(self.sol, ref) if isinstance(ref, str) else ref
         tree, g, s = self.tree, self.game, self.solver
         n = ref.node
+        check_held(self.sol, n)
         L = len(ref.cards)
         q = int(tree.player[n])
         o = 1 - q
@@ -537,7 +548,8 @@ class WalkReader:
             x[m[ok]] = own[p][g.hands[p][ok]]
             canon.append(x * g.levels[L].valid[p][b])
         v = self._view(L, b)
-        val = s.values_at(n, q, canon[o][None], v)
+        held = s.held_values.get(n)  # a file that keeps the streets above: values saved with it
+        val = held[b:b + 1] if held is not None else s.values_at(n, q, canon[o][None], v)
         denom = np.empty((1, len(g.hands[q])))
         K.fold_values(canon[o][None], g.cards8[o], g.cards8[q], g.same_at[q], g.same_ok[q],
                       v.validf[L][q], 1.0, denom)

@@ -48,6 +48,7 @@ from cfrlab.spot.fast import (
 )
 from cfrlab.spot.lock import Frame, LockedSolver, lock_walk, resolve_locks
 from cfrlab.spot.model import SpotModel
+from cfrlab.spot.report import check_held
 from cfrlab.spot.tree import spot_tree
 from cfrlab.tree.betting_tree import PublicTree
 
@@ -98,6 +99,7 @@ class SpotSolution:
     walk: FastSolver | None = None
     cpu_seconds: float = 0.0
     locks: tuple = ()  # cfrlab.spot.lock.Lock: nodes whose strategy was fixed
+    save_depth: str = "river"  # the last street whose strategy is held (a file may keep fewer)
 
     @property
     def exploitability_pct(self) -> float:
@@ -120,6 +122,7 @@ class SpotSolution:
             raise CfrlabError(f"node {node} is not a decision")
         cols = np.flatnonzero(tree.legal[d])
         out = np.zeros((1326, tree.num_actions))
+        check_held(self, node)
         if self.walk is not None:
             out[:, cols] = self.walk.strategy(node, tuple(int(c) for c in cards))
             return out

@@ -26,7 +26,7 @@ from cfrlab.cards.cards import cards_text
 from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, save_npz
-from cfrlab.spot.config import DEFAULT_BIG_BLIND, make_spot
+from cfrlab.spot.config import DEFAULT_BIG_BLIND, STREETS, make_spot
 from cfrlab.spot.fast import STORAGES, FastSolver, SpotGame
 from cfrlab.spot.lock import Lock
 from cfrlab.spot.model import SpotModel
@@ -88,10 +88,19 @@ def _describe(cfg: dict) -> str:
     return f"board {cfg.get('board')}, pot {cfg.get('pot')}, stack {cfg.get('stack')}"
 
 
-def save_solution(sol, path) -> None:
+def save_solution(sol, path, depth: str | None = None) -> None:
     """Write ``sol`` (a ``SpotSolution``) to ``path`` atomically: its policy table, or, for a
     spot solved on the walk whose strategy is not one table (a flop spot), the walk's
-    average-strategy tables as stored (``_walk_arrays``)."""
+    average-strategy tables as stored (``_walk_arrays``). ``depth`` ("flop", "turn" or
+    "river", PioSOLVER's "no rivers" and "no turns") keeps the strategy of the streets down to
+    that one only, with each kept node's values (its EVs need no table below it)."""
+    if depth is not None and depth not in STREETS:
+        raise CfrlabError(f"the save depth is one of {', '.join(STREETS)}, not {depth!r}")
+    if depth is not None and STREETS.index(depth) + 1 < sol.spot.street:
+        raise CfrlabError(f"this spot starts on the {STREETS[sol.spot.street - 1]}: a save depth of "
+                          f"{depth} keeps nothing")
+    if depth is not None and sol.walk is None:
+        raise CfrlabError("a save depth applies to a spot solved on the spot's walk (dcfr, dcfr+, cfr+)")
     header = {
         "kind": KIND, "version": VERSION, "spot": spot_config(sol.spot), "spot_key": spot_key(sol.spot),
         "algorithm": sol.algorithm, "iterations": int(sol.iterations), "seconds": float(sol.seconds),
@@ -99,6 +108,11 @@ def save_solution(sol, path) -> None:
         "values": [float(v) for v in sol.values], "history": [list(map(float, h)) for h in sol.history],
         "locks": [lk.as_dict() for lk in sol.locks],
     }
+    if depth is not None and depth != STREETS[-1]:
+        header.update(format="walk", storage=sol.walk.storage, isomorphism=len(sol.walk.game.group) > 1,
+                      save_depth=depth)
+        save_npz(path, header, _walk_arrays(sol.walk, STREETS.index(depth) + 1))
+        return
     if _on_walk(sol):
         header.update(format="walk", storage=sol.walk.storage, isomorphism=len(sol.walk.game.group) > 1)
         save_npz(path, header, _walk_arrays(sol.walk))
@@ -113,14 +127,21 @@ def _on_walk(sol) -> bool:
     return sol.walk is not None and (sol.policy is None or sol.spot.street < 2)
 
 
-def _walk_arrays(walk) -> dict:
+def _walk_arrays(walk, last: int | None = None) -> dict:
     """The average strategy per decision node on the representative boards only
     (``cum_N``: [boards, actions, hands] in the storage's type, ``cscale_N`` the 16-bit
     form's scale per board) and each street's representative boards' cards (``boards_L``,
-    checked when the file is read: the map from a real card to its representative)."""
+    checked when the file is read: the map from a real card to its representative). With
+    ``last`` (a game round), the nodes of rounds after it are left out and each kept node has
+    its acting player's values (``value_N``: float64 [boards, hands], ``node_values``)."""
     out = {}
-    for n, cum in walk.cum.items():
-        out[f"cum_{n}"] = cum
+    rnd = walk.game.tree.round
+    kept = [n for n in walk.cum if last is None or int(rnd[n]) <= last]
+    if last is not None:
+        for n, val in walk.node_values(kept).items():
+            out[f"value_{n}"] = val
+    for n in kept:
+        out[f"cum_{n}"] = walk.cum[n]
         if walk.comp:
             out[f"cscale_{n}"] = walk.cscale[n]
     for L, lev in enumerate(walk.game.levels):
@@ -129,7 +150,8 @@ def _walk_arrays(walk) -> dict:
 
 
 def _load_walk(p: Path, z, h: dict, saved, tree):
-    """The ``FastSolver`` (average strategy only) of a file in the walk's format."""
+    """The ``FastSolver`` (average strategy only) of a file in the walk's format, and the last
+    street it keeps."""
     storage = h.get("storage")
     if storage not in STORAGES or h.get("algorithm") not in ("dcfr", "dcfr+", "cfr+"):
         raise CfrlabError(f"{p}: its walk tables name no storage or algorithm the walk knows")
@@ -138,11 +160,21 @@ def _load_walk(p: Path, z, h: dict, saved, tree):
         boards = z.read(f"boards_{L}", shape=(lev.B, L))
         if not np.array_equal(boards, np.array(lev.extras, dtype=np.int64).reshape(lev.B, L)):
             raise CfrlabError(f"{p}: its representative boards are not this cfrlab's (another version?)")
+    depth = h.get("save_depth", STREETS[-1])
+    if depth not in STREETS or STREETS.index(depth) + 1 < saved.street:
+        raise CfrlabError(f"{p}: its save depth {_short(depth)} is not a street of its spot")
+    last = STREETS.index(depth) + 1
     dtype = STORAGES[storage][1]
-    cum, cscale = {}, {}
+    cum, cscale, values = {}, {}, {}
     for n in tree.decision_node:
         n = int(n)
+        if int(tree.round[n]) > last:
+            continue
         B = game.levels[int(tree.round[n]) - game.street].B
+        if last < len(STREETS):
+            values[n] = z.read(f"value_{n}", shape=(B, len(game.hands[int(tree.player[n])])), dtype=np.float64)
+            if not np.isfinite(values[n]).all():
+                raise CfrlabError(f"{p}: its node values are not finite")
         shape = (B, int(tree.num_children[n]), len(game.hands[int(tree.player[n])]))
         cum[n] = z.read(f"cum_{n}", shape=shape, dtype=dtype)
         total = cum[n].sum(axis=1, dtype=np.float64)  # a row's sum: finite (1e308 rows overflow it)
@@ -151,7 +183,8 @@ def _load_walk(p: Path, z, h: dict, saved, tree):
         cscale[n] = z.read(f"cscale_{n}", shape=(B,)) if storage == "int16" else np.ones(B, dtype=np.float32)
         if not (np.isfinite(cscale[n]).all() and (cscale[n] > 0).all()):
             raise CfrlabError(f"{p}: its strategy tables' scales are not positive numbers")
-    return FastSolver.from_tables(game, str(h["algorithm"]), storage, cum, cscale, int(h.get("iterations", 0)))
+    return FastSolver.from_tables(game, str(h["algorithm"]), storage, cum, cscale, int(h.get("iterations", 0)),
+                                  values), depth
 
 
 def load_solution(path, spot=None):
@@ -179,8 +212,9 @@ def load_solution(path, spot=None):
         fields = _header_fields(p, h)
         tree, model = spot_tree(saved), SpotModel(saved)
         walk = policy = None
+        depth = STREETS[-1]
         if h.get("format") == "walk":
-            walk = _load_walk(p, z, h, saved, tree)
+            walk, depth = _load_walk(p, z, h, saved, tree)
         else:
             offsets = row_offsets(tree, model)
             policy = z.read("policy", shape=(int(offsets[-1]), tree.num_actions), dtype=np.float64)
@@ -188,7 +222,7 @@ def load_solution(path, spot=None):
     figures, ignored = _recorded_figures(h, saved)
     return SavedSolution(saved, tree, model, fields["algorithm"], policy, fields["iterations"],
                          fields["seconds"], *figures, fields["history"], walk, locks=fields["locks"],
-                         ignored=ignored)
+                         save_depth=depth, ignored=ignored)
 
 
 def _header_fields(p: Path, h: dict) -> dict:
