@@ -1,5 +1,6 @@
-"""The real-game best response's units on Ray: a local head (127.0.0.1, two CPUs) gives the
-same bits as local worker processes; addresses that do not answer give one line, no hang.
+"""The real-game best response's units and a spot batch's flops on Ray: a local head
+(127.0.0.1, two CPUs) gives the same bits as local worker processes (the serial batch);
+addresses that do not answer give one line, no hang.
 
 Skipped where Ray is not installed (it is an optional extra; ``make test`` installs it).
 """
@@ -79,6 +80,21 @@ def test_ray_units_give_the_local_bits(ray_head, tmp_path):
     again = real_best_response(StrategyFile(str(tmp_path / "s.npz")), "leduc", ray=ray_head,
                                checkpoint=tmp_path / "ck", resume=True)
     assert again.br == local.br and again.units_computed == 0
+
+
+@pytest.mark.slow
+def test_a_spot_batch_on_ray_gives_the_serial_values(ray_head, tmp_path):
+    from cfrlab.spot.batch import make_batch, solve_batch
+
+    batch = make_batch(board=["Qs Jh 2h", "As 8d 3c"], pot=10, stack=10, oop_range="AA, QJs, 87s:0.5",
+                       ip_range="KK, T9s", bets={"bet": "p", "raise": "a"})
+    serial = solve_batch(batch, target_pct=None, iterations=5, threads=1)
+    on_ray = solve_batch(batch, target_pct=None, iterations=5, threads=1, ray=ray_head, checkpoint=tmp_path / "ck")
+    assert (on_ray.rows == serial.rows).all()  # bit for bit (the issue asks 1e-12)
+    t = time.perf_counter()
+    with pytest.raises(CfrlabError, match="no Ray cluster answers at 127.0.0.1:1"):
+        solve_batch(batch, target_pct=None, iterations=5, ray="127.0.0.1:1")
+    assert time.perf_counter() - t < 30
 
 
 def test_an_address_that_does_not_answer_is_one_line():

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from cfrlab.cli.common import (
+    WorkersOpt,
     available_memory,
     check_new_output,
     command_group,
@@ -216,6 +217,96 @@ def register(app: typer.Typer) -> None:
         _print_figures(sol)
         if save is not None:
             print(f"saved to {save}")
+
+    @sp.command("batch")
+    def batch_cmd(
+        config: Annotated[Path, typer.Argument(metavar="CONFIG.toml", help="spot file whose board is "
+                                               "'*' or a list of flops (docs/spots.md)")],
+        target: Annotated[float, typer.Option("--target", help="solve each flop to this exploitability, "
+                                              "in percent of the pot")] = 0.5,
+        iterations: Annotated[int, typer.Option("--iterations", help="at most this many per flop")] = 1000,
+        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, dcfr+ or cfr+")] = "dcfr",
+        storage: Annotated[str, typer.Option("--storage", help="float32, int16 or float64")] = "float32",
+        threads: Annotated[int | None, typer.Option("--threads", help="threads of each flop's walk "
+                                                    "(default: the cores over the workers)")] = None,
+        workers: WorkersOpt = 1,
+        ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="solve the flops on an "
+                                                "existing Ray cluster: 'auto' or HOST:PORT")] = None,
+        checkpoint: Annotated[Path | None, typer.Option("--checkpoint", metavar="DIR", help="write each "
+                                                        "solved flop here at once")] = None,
+        resume: Annotated[bool, typer.Option("--resume", help="continue a stopped batch from its "
+                                             "--checkpoint directory")] = False,
+        out: Annotated[Path | None, typer.Option("--out", help="the table as CSV (a row per flop, then "
+                                                 "the weighted totals)")] = None,
+        png: Annotated[Path | None, typer.Option("--png", help="the root strategy per flop as a PNG")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="the table as JSON on stdout")] = False,
+        force: Annotated[bool, typer.Option("--force", help="replace an existing --out or --png file")] = False,
+    ) -> None:
+        """An aggregate report: every flop of the spot (board '*': the 1,755 flops up to suit
+        symmetry, weighted by how often each comes; or a list) solved to the target, its
+        exploitability, EVs, OOP's equity and root strategy, and the weighted totals.
+        Each solved flop is checkpointed (--checkpoint DIR); --resume continues."""
+        from cfrlab.spot.batch import FIELDS, load_batch, solve_batch
+
+        if not target > 0:
+            raise CfrlabError(f"--target must be positive, got {target}")
+        if iterations < 1:
+            raise CfrlabError(f"--iterations must be at least 1, got {iterations}")
+        if resume and checkpoint is None:
+            raise CfrlabError("--resume needs --checkpoint DIR (where the stopped batch wrote its flops)")
+        if algorithm.lower() not in ("dcfr", "dcfr+", "cfr+"):
+            raise CfrlabError(f"--algorithm is dcfr, dcfr+ or cfr+ (the spot's walk), got {algorithm!r}")
+        if threads is not None and threads < 1:
+            raise CfrlabError(f"--threads must be at least 1, got {threads}")
+        _check_outputs({"table": out, "chart": png}, (config,), force)
+        batch = load_batch(config)
+        if threads is None:
+            threads = max(1, (os.cpu_count() or 1) // max(1, workers)) if ray is None else 1
+        if not as_json:
+            print(f"{len(batch.flops):,} flops (weights summing to {sum(batch.weights):,}); "
+                  f"{batch.spot(0).summary().split(': ', 1)[1].split('; ', 1)[1]}", flush=True)
+        last = [0.0]
+
+        def progress(done: int, total: int, elapsed: float, eta: float) -> None:
+            if time.perf_counter() - last[0] >= PROGRESS_SECONDS or done == total:
+                last[0] = time.perf_counter()
+                left = f", about {eta:.0f} s left" if eta >= 0 else ""
+                line = f"flops solved: {done:,} of {total:,} ({elapsed:.0f} s{left})"
+                say(line) if as_json else print(line, flush=True)
+
+        try:
+            res = solve_batch(batch, target, iterations, algorithm.lower(), storage, threads, workers,
+                              checkpoint, resume, ray, progress)
+        except KeyboardInterrupt:
+            where = (f"; the solved flops are in {checkpoint}: run again with --resume to continue"
+                     if checkpoint is not None else "; nothing kept (--checkpoint DIR keeps each solved flop)")
+            print(f"cfrlab: interrupted{where}", file=sys.stderr)
+            raise SystemExit(130) from None
+        if out is not None:
+            with writing(out, "table"):
+                res.write_csv(out)
+        if png is not None:
+            with writing(png, "chart"):
+                res.draw(png)
+        if as_json:
+            print(json.dumps({"columns": ["flop", "weight", *res.columns], "rows": res.table()}))
+            return
+        names = ["flop", "weight", *res.columns]
+        width = [max(8, len(n)) for n in names]
+        print("  ".join(f"{n:>{w}}" for n, w in zip(names, width)))
+        rows = res.table()
+        for row in rows if len(rows) <= 40 else [*rows[:20], None, *rows[-20:]]:
+            if row is None:
+                print(f"{'...':>8}")
+                continue
+            cells = [f"{row['flop']:>{width[0]}}", f"{row['weight']:>{width[1]}}"]
+            for c, w in zip(res.columns, width[2:]):
+                fmt = ".0f" if c == "iterations" else ".4f" if c in FIELDS else ".1%"
+                cells.append(f"{row[c]:>{w}{fmt}}")
+            print("  ".join(cells))
+        for what, path in (("table", out), ("chart", png)):
+            if path is not None:
+                print(f"{what} written to {path}")
 
     @sp.command("show")
     def show_cmd(
