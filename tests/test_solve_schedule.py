@@ -12,6 +12,7 @@ import pytest
 
 from cfrlab.cli.main import main
 from cfrlab.solvers.driver import (
+    Aimed,
     Checkpointer,
     Every,
     Growing,
@@ -88,6 +89,27 @@ def test_target_is_checked_on_the_growing_schedule():
     s = CountingSolver()
     res = run_solve(s, StopRule(target=1 / 300), lambda: 1.0 / s.iterations, eval_every=Growing(10))
     assert res.stopped_by == "target" and res.iterations == 300
+
+
+@pytest.mark.parametrize("power", [0.5, 1.0, 2.0])
+def test_aimed_schedule_catches_the_target_in_fewer_measurements(power):
+    """An exploitability falling as 1000 / t^power: the aimed schedule stops at the target no
+    more than 50% late (never later than ``Growing`` and a fixed interval allow), with fewer
+    measurements than every 10 iterations, and the same points when resumed from its history."""
+    for target in (1000 / 250**power, 1000 / 1234**power):
+        need = int(np.ceil((1000 / target) ** (1 / power) - 1e-9))
+        s = CountingSolver()
+        res = run_solve(s, StopRule(target=target), lambda: 1000.0 / s.iterations**power,
+                        eval_every=Aimed(10, target))
+        assert res.stopped_by == "target" and need <= res.iterations <= 1.5 * need
+        f = CountingSolver()
+        fixed = run_solve(f, StopRule(target=target), lambda: 1000.0 / f.iterations**power, eval_every=10)
+        assert len(res.state.history) < len(fixed.state.history) / 2 or need < 300
+        pts = [h[0] for h in res.state.history]
+        assert pts[:2] == [10, 20] and all(b <= 1.5 * a for a, b in itertools.pairwise(pts) if a >= 20)
+        again = Aimed(10, target)
+        again.history = res.state.history
+        assert all(again.next_after(a) == b for a, b in itertools.pairwise(pts) if a >= 20)
 
 
 def test_thin_history_keeps_ends_and_spreads_on_a_log_scale():

@@ -1,9 +1,10 @@
 """Solving a spot: the CFR family on the spot's tree with its chance model (``SpotModel``).
 
 ``solve_spot(spot, algorithm="dcfr", target_pct=0.3)`` runs full-width iterations and
-measures the exact exploitability of the average strategy every ``check_every`` iterations,
-until it is at most ``target_pct`` percent of the pot, or the iteration or time budget is
-spent. ``dcfr`` (alpha 1.5, beta 0, gamma 2), ``dcfr+`` (alpha 1.5, beta 0.5, gamma 3) and
+measures the exact exploitability of the average strategy at ``check_every`` iterations and
+twice that, then where its curve is expected to reach the target (``solvers.driver.Aimed``:
+each measurement costs about two iterations), until it is at most ``target_pct`` percent of
+the pot, or the iteration or time budget is spent; without a target, every ``check_every``. ``dcfr`` (alpha 1.5, beta 0, gamma 2), ``dcfr+`` (alpha 1.5, beta 0.5, gamma 3) and
 ``cfr+`` run on the spot's own walk (``cfrlab.spot.fast``: O(n) terminals, suit isomorphism,
 float32 or 16-bit storage), flop spots included; ``pcfr+``, ``lcfr`` and ``cfr`` on the
 engine's solver (``cfrlab.solvers``) over ``SpotModel``'s dense tables (turn and river spots).
@@ -34,7 +35,7 @@ from cfrlab.engine import best_response_values, game_value
 from cfrlab.engine.core import get_engine
 from cfrlab.errors import CfrlabError
 from cfrlab.solvers.cfr import FLOAT32_MIN_STATES, PRESETS
-from cfrlab.solvers.driver import Checkpointer, StopRule, run_solve
+from cfrlab.solvers.driver import Aimed, Checkpointer, StopRule, run_solve
 from cfrlab.solvers.registry import make_solver
 from cfrlab.spot.config import Spot
 from cfrlab.spot.fast import (
@@ -351,7 +352,8 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
 
     stop = StopRule(iterations=iterations, seconds=seconds,
                     target=None if target_pct is None else target_pct * spot.pot / 100.0)
-    result = run_solve(solver, stop, chips, eval_every=int(check_every), checkpoint=ckpt,
+    every = int(check_every) if target_pct is None else Aimed(int(check_every), target_pct * spot.pot / 100.0)
+    result = run_solve(solver, stop, chips, eval_every=every, checkpoint=ckpt,
                        checkpoint_every=checkpoint_every, run=run, on_tick=on_tick)
     history = [(it, sec, pot_percent(e, spot.pot)) for it, sec, e in result.state.history]
     if fast:
