@@ -99,11 +99,12 @@ def test_aimed_schedule_catches_the_target_in_fewer_measurements(power):
     for target in (1000 / 250**power, 1000 / 1234**power):
         need = int(np.ceil((1000 / target) ** (1 / power) - 1e-9))
         s = CountingSolver()
-        res = run_solve(s, StopRule(target=target), lambda: 1000.0 / s.iterations**power,
+        res = run_solve(s, StopRule(target=target), lambda s=s: 1000.0 / s.iterations**power,
                         eval_every=Aimed(10, target))
         assert res.stopped_by == "target" and need <= res.iterations <= 1.5 * need
         f = CountingSolver()
-        fixed = run_solve(f, StopRule(target=target), lambda: 1000.0 / f.iterations**power, eval_every=10)
+        fixed = run_solve(f, StopRule(target=target), lambda f=f: 1000.0 / f.iterations**power,
+                          eval_every=10)
         assert len(res.state.history) < len(fixed.state.history) / 2 or need < 300
         pts = [h[0] for h in res.state.history]
         assert pts[:2] == [10, 20] and all(b <= 1.5 * a for a, b in itertools.pairwise(pts) if a >= 20)
