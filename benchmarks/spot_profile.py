@@ -39,7 +39,8 @@ class Timed:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("spot")
+    ap.add_argument("spot", nargs="?", default=str(Path(__file__).resolve().parents[1] / "examples" / "spots" /
+                                                     "texassolver_benchmark.toml"))
     ap.add_argument("--storage", default="float32")
     ap.add_argument("--algorithm", default="dcfr")
     ap.add_argument("--iterations", type=int, default=3)

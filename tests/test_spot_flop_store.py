@@ -15,7 +15,7 @@ from cfrlab.cards.cards import parse_card
 from cfrlab.errors import CfrlabError
 from cfrlab.spot import solve_spot
 from cfrlab.spot.fast import FastSolver, SpotGame
-from cfrlab.spot.lock import Lock
+from cfrlab.spot.lock import Lock, lock_walk
 from cfrlab.spot.report import SpotReader, WalkReader, action_token, reader_of
 from cfrlab.spot.store import load_solution, save_solution
 from cfrlab.tree.betting_tree import CHANCE, DECISION
@@ -198,9 +198,57 @@ def test_a_pure_fold_lock_lets_the_bettor_win_the_pot():
     assert sol.exploitability_pct < 1.0  # in the locked game
 
 
-def test_a_lock_below_the_flop_is_refused_in_one_line():
-    with pytest.raises(CfrlabError, match="on the flop only"):
+def test_a_lock_on_a_board_suit_symmetry_shares_is_refused_in_one_line():
+    """On Qs Jh 2h clubs and diamonds are alike: Kd's board is Kc's, so a lock there would lock
+    both; without isomorphism it is its own board and the lock is taken."""
+    with pytest.raises(CfrlabError, match="together with 1 other") as e:
         solve_spot(small_flop(), target_pct=None, iterations=2, threads=1, locks=(Lock("x x Kd", strategy="x"),))
+    assert "\n" not in str(e.value)
+    sol = solve_spot(tiny_flop(), target_pct=None, iterations=2, threads=1, isomorphism=False,
+                     locks=(Lock("x x Kd", strategy="x"),))
+    assert np.all(WalkReader(sol).node("x x Kd").strategy[:, 0] == 1.0)
+
+
+def test_turn_and_river_locks_fix_their_board_only():
+    """A turn lock (always bet on the Ah) and a river lock (always check on Ah then 3s): the
+    average strategy there is the lock exactly, another card's node is free, and a lock
+    covering no hand leaves the solve bit for bit."""
+    spot = tiny_flop()
+    locks = (Lock("x x Ah", strategy="b10"), Lock("x x Ah x x 3s", strategy="x"))
+    sol = solve_spot(spot, target_pct=None, iterations=20, threads=1, locks=locks)
+    r = WalkReader(sol)
+    assert r.node("x x Ah").actions[1] == "b10" and np.all(r.node("x x Ah").strategy[:, 1] == 1.0)
+    assert np.all(r.node("x x Ah x x 3s").strategy[:, 0] == 1.0)
+    assert not np.all(r.node("x x As").strategy[:, 1] == 1.0)
+    assert not np.all(r.node("x x As x x 4s").strategy[:, 0] == 1.0)
+    plain = solve_spot(spot, target_pct=None, iterations=12, threads=1)
+    none = solve_spot(spot, target_pct=None, iterations=12, threads=1,
+                      locks=(Lock("x x Ah x x 3s", hands=(("22", "b10"),)),))  # 22: not in a range
+    for n in plain.walk.cum:
+        assert np.array_equal(plain.walk.cum[n], none.walk.cum[n])
+
+
+def test_a_locked_turn_solve_equals_the_plain_walks():
+    """Locks on a turn and a river board, solved with suit isomorphism; its strategy copied to
+    every board of the plain walk (no isomorphism) with the same locks: the same best
+    responses in the locked game and the same value, to 1e-9 (float64 tables). (Two solves'
+    iterates drift apart: tests/test_spot_fast.py.)"""
+    spot = tiny_flop()
+    locks = (Lock("x x Ah", hands=(("AA, KK", "b10"), ("QJs", "x"))), Lock("x x As b10", hands=(("KK, AQs", "f"),)),
+             Lock("x x Ah x x 3s", strategy="x"))
+    iso = solve_spot(spot, target_pct=None, iterations=15, threads=1, storage="float64", locks=locks)
+    plain = FastSolver(SpotGame(spot, iso.tree, False), "dcfr", "float64", threads=1)
+    for n in iso.tree.decision_node:
+        n = int(n)
+        L = int(iso.tree.round[n]) - spot.street
+        p = int(iso.tree.player[n])
+        for b, extras in enumerate(plain.game.levels[L].extras):
+            cb, tau = iso.walk.game.canonical(extras)
+            plain.cum[n][b] = iso.walk.cum[n][cb][:, iso.walk.game.hand_map(p, tau)]
+    lock_walk(plain, iso, locks)
+    assert plain.exact_values() == pytest.approx(iso.walk.exact_values(), abs=1e-9)
+    free = solve_spot(spot, target_pct=None, iterations=15, threads=1, storage="float64")
+    assert iso.values[0] != pytest.approx(free.values[0], abs=1e-6)
 
 
 @pytest.mark.parametrize("depth", ["turn", "flop"])

@@ -159,9 +159,13 @@ def register(app: typer.Typer) -> None:
             from cfrlab.spot.lock import Frame, load_locks, resolve_locks
 
             locks = load_locks(lock)
-            rows = resolve_locks(Frame(spot, tree, model, None), locks)  # bad locks refused before the solve
         fast = algorithm.lower() in FAST_ALGORITHMS and (not locks or spot.street < 2)
         game = SpotGame(spot, tree, not no_iso) if fast else None
+        if locks:  # bad locks refused before the solve
+            from cfrlab.spot.lock import check_walk_locks
+
+            frame = Frame(spot, tree, model, None)
+            fixed = check_walk_locks(game, frame, locks) if fast else len(resolve_locks(frame, locks))
         need = solve_memory(spot, tree, model, algorithm if fast or not locks else "cfr+", storage,
                             not no_iso, game)
         if free is not None and need > free:
@@ -173,7 +177,8 @@ def register(app: typer.Typer) -> None:
             print(f"live combos {model.n}, decisions {tree.num_decisions}{boards}; "
                   f"memory needed: about {human_bytes(need)}", flush=True)
             if locks:
-                print(f"locked: {len(locks)} node{'s' if len(locks) > 1 else ''}, {len(rows):,} combo rows "
+                what = "hands on their boards" if fast else "combo rows"
+                print(f"locked: {len(locks)} node{'s' if len(locks) > 1 else ''}, {fixed:,} {what} "
                       f"(exploitability in the locked game)")
         last = [time.perf_counter()]
 

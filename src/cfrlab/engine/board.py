@@ -301,6 +301,17 @@ class BoardGame:
             tau = tuple(sigma[tau[s]] for s in range(4))
         return pb, tau
 
+    def preimages(self, L: int) -> np.ndarray:
+        """int64[B]: how many real boards (sequences of cards after the walk's board) each
+        canonical board of level L stands for (1 everywhere without isomorphism)."""
+        count = np.ones(1, dtype=np.int64)
+        for k in range(1, L + 1):
+            nxt = np.zeros(self.levels[k].B, dtype=np.int64)
+            for (pb, _), (child, _) in self.levels[k].lookup.items():
+                nxt[child] += count[pb]
+            count = nxt
+        return count
+
     def hand_map(self, p: int, tau: tuple[int, ...]) -> np.ndarray:
         """int64[H]: the index of t(h) for each of p's hands (-1 if not in the list)."""
         if tau in self.group:

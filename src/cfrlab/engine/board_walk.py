@@ -72,7 +72,7 @@ class BoardSolver:
         self._whole = game.split(1)[0]
         self._parts = game.split(self.threads)
         self._pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
-        self.locked: dict = {}  # node -> (bool[H] locked hands, float64[A, H] their strategy)
+        self.locked: dict = {}  # node -> (bool[B, H] locked hands, float64[A, B, H] their strategy)
         self._record: dict | None = None  # node -> [B, H] values kept by node_values' walks
         self.held_values: dict = {}  # node -> [B, H] values read from a file (from_tables)
 
@@ -142,30 +142,44 @@ class BoardSolver:
             {"reg": self.reg, "cum": self.cum, "rscale": self.rscale, "cscale": self.cscale}[key][n][...] = x
         self.iterations = int(it)
 
-    def lock(self, node: int, hands: np.ndarray, strategy: np.ndarray) -> None:
-        """Fix decision ``node``'s strategy (on the walk's first street: one board) for the
-        acting player's ``hands`` (bool[H]) to ``strategy`` (float64[A, H], columns summing to
-        1): the walk plays it, the regret update leaves it and the average strategy is it."""
-        t = self.game.tree
-        if int(t.round[node]) != self.game.street:
-            raise CfrlabError("the board walk locks nodes on its first street only")
+    def lock(self, node: int, hands: np.ndarray, strategy: np.ndarray, board: int = 0) -> None:
+        """Fix decision ``node``'s strategy on one board of its street (``board``: its index
+        among the street's canonical boards; the first street has one) for the acting player's
+        ``hands`` (bool[H]) to ``strategy`` (float64[A, H], columns summing to 1): the walk
+        plays it, the regret update leaves it and the average strategy is it. A board stands
+        for every board its suit class holds: lock one that is its class alone (``preimages``)
+        or walk without isomorphism."""
+        g, t = self.game, self.game.tree
         if self.comp:
             raise CfrlabError("a locked walk runs with float32 or float64 storage, not int16")
+        L = int(t.round[node]) - g.street
+        B, H, A = g.levels[L].B, len(g.hands[int(t.player[node])]), int(t.num_children[node])
+        if not 0 <= board < B:
+            raise CfrlabError(f"node {node} is on {B} board(s), not on board {board}")
         hands = np.asarray(hands, dtype=bool)
         strategy = np.asarray(strategy, dtype=np.float64)
-        self.locked[int(node)] = (hands, strategy)
-        self.cum[node][:, :, hands] = strategy[None][:, :, hands].astype(self.cum[node].dtype)
+        mask, strat = self.locked.get(int(node), (np.zeros((B, H), dtype=bool), np.zeros((A, B, H))))
+        mask[board] = hands
+        strat[:, board] = strategy
+        self.locked[int(node)] = (mask, strat)
+        self.cum[node][board][:, hands] = strategy[:, hands].astype(self.cum[node].dtype)
 
-    def _locked_values(self, n: int, cfv: np.ndarray, out: np.ndarray) -> None:
-        """The locked hands' values at n under their fixed strategy (after the free ones')."""
-        hands, strat = self.locked[n]
-        out[:, hands] = np.einsum("abh,ah->bh", cfv[:, :, hands], strat[:, hands]).astype(out.dtype)
+    def _locked_values(self, n: int, cfv: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
+        """The locked hands' values at n under their fixed strategy (after the free ones'), on
+        the boards lo:hi of n's street."""
+        mask, strat = self.locked[n]
+        m = mask[lo:hi]
+        if m.any():
+            out[m] = np.einsum("abh,abh->bh", cfv, strat[:, lo:hi])[m].astype(out.dtype)
 
-    def _locked_reach(self, n: int, reach: np.ndarray, child_reach: np.ndarray) -> None:
+    def _locked_reach(self, n: int, reach: np.ndarray, child_reach: np.ndarray, lo: int, hi: int) -> None:
         """The locked hands' reach under their fixed strategy; their cumulative sums kept at it."""
-        hands, strat = self.locked[n]
-        child_reach[:, :, hands] = (strat[:, None, hands] * reach[None][:, :, hands]).astype(child_reach.dtype)
-        self.cum[n][:, :, hands] = strat[None][:, :, hands].astype(self.cum[n].dtype)
+        mask, strat = self.locked[n]
+        bs, hs = np.nonzero(mask[lo:hi])
+        if len(bs):
+            s = strat[:, lo:hi][:, bs, hs]  # [A, k]
+            child_reach[:, bs, hs] = (s * reach[bs, hs][None]).astype(child_reach.dtype)
+            self.cum[n][lo + bs, :, hs] = s.T.astype(self.cum[n].dtype)
 
     # -- the walk ---------------------------------------------------------------------------------
     def _children(self, n: int) -> list[int]:
@@ -227,7 +241,7 @@ class BoardSolver:
             else:
                 K.combine(np.empty((0, 0, 0), dtype=self.dtype), cfv, out)
             if n in self.locked and mode != "ev":  # the locked hands play their lock
-                self._locked_values(n, cfv, out)
+                self._locked_values(n, cfv, out, lo, hi)
             if self._record is not None and n in self._record:
                 self._record[n][lo:hi] = out
             return
@@ -239,7 +253,7 @@ class BoardSolver:
             K.average_strategy(self.cum[n][lo:hi], child_reach)
             K.scale_reach(child_reach, reach, child_reach)
         if n in self.locked and mode == "train":
-            self._locked_reach(n, reach, child_reach)
+            self._locked_reach(n, reach, child_reach, lo, hi)
         for a, c in enumerate(kids):
             self._walk(c, p, child_reach[a], mode, coef, cfv[a], v, part)
         K.sum_actions(cfv, out)

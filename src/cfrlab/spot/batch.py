@@ -39,6 +39,7 @@ from cfrlab.fileio import atomic_open, not_regular
 from cfrlab.jobs import UnitStore, connect_ray, run_units
 from cfrlab.spot.config import make_spot
 from cfrlab.spot.report import WalkReader
+from cfrlab.spot.show import action_colors
 from cfrlab.spot.solve import solve_spot
 from cfrlab.spot.tree import spot_tree
 
@@ -202,8 +203,6 @@ class BatchResult:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-
-        from cfrlab.spot.show import action_colors
 
         k = len(FIELDS)
         colors = action_colors(["x" if a == "check" else "b" for a in self.actions])
