@@ -121,6 +121,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     put("tiny.game", TINY_HOLDEM)
     put("kuhn.log", KUHN_LOG)
     put("river.toml", RIVER_TOML)
+    put("batch.toml", RIVER_TOML.replace('"Qs Jh 2h 8d 3c"', '["Qs Jh 2h", "As 8d 3c"]').replace("stack = 30", "stack = 10"))
     put("lock.toml", LOCK_TOML)
     put("rps.csv", MATRIX)
     for name, game in (("kuhn.npz", "kuhn"), ("leduc.npz", "leduc"), ("myleduc.npz", str(f["myleduc.game"]))):
@@ -321,6 +322,9 @@ def test_spot_sizes_solve_show(capsys, files, tmp_path):
     with unchanged(saved, files["river.toml"]):
         ok(capsys, "spot", "show", str(saved), "--no-grid", "--no-combos", "--spot", str(files["river.toml"]))
         ok(capsys, "spot", "show", str(saved), "--json", str(tmp_path / "tree.json"), "--depth", "1")
+    with unchanged(files["batch.toml"]):
+        ok(capsys, "spot", "batch", str(files["batch.toml"]), "--iterations", "3", "--threads", "1",
+           "--out", str(tmp_path / "b.csv"), "--checkpoint", str(tmp_path / "b.ck"))
 
 
 # -- deep (the JAX extra) --------------------------------------------------------------------------------
@@ -344,7 +348,7 @@ COVERED = {
     "abstract build", "abstract info", "abstract sizes", "aivat", "cfrbr", "connect", "counter dbr",
     "counter fbr", "counter model", "counter perturbed", "counter rnr", "counter sweep", "crosstable",
     "dealer", "deep tabulate", "deep train", "divat", "experiment convergence", "exploit", "exploit-real",
-    "game show", "lbr", "log", "match", "matrix", "play", "solve", "spot show", "spot sizes", "spot solve",
+    "game show", "lbr", "log", "match", "matrix", "play", "solve", "spot batch", "spot show", "spot sizes", "spot solve",
     "strategy export", "strategy import", "strategy show", "subgame",
 }
 READS_NO_FILE = {"games"}

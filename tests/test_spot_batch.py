@@ -36,7 +36,7 @@ def test_the_1755_flop_classes_and_their_weights_by_brute_force():
 def test_the_aggregate_is_the_per_flop_solves_and_their_weighted_mean():
     batch = make_batch(board=FLOPS, **SETTINGS)
     res = solve_batch(batch, target_pct=None, iterations=8, threads=1)
-    assert res.actions == ["check", "bet 10"] and res.rows.shape == (3, len(FIELDS) + 2)
+    assert res.actions == ["check", "bet 10 (all-in)"] and res.rows.shape == (3, len(FIELDS) + 2)
     for i in range(3):
         alone = flop_figures(batch.spot(i), None, 8, "dcfr", "float32", 1)
         assert np.array_equal(res.rows[i], alone)

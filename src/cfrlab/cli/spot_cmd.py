@@ -492,9 +492,5 @@ def _print_figures(sol, root=None) -> None:
 
 
 def _action_name(sol, action: str) -> str:
-    """``c`` / ``r15`` as a player reads them at the root: check, or bet N chips."""
-    if action == "c":
-        return "check"
-    if action == "f":
-        return "fold"
-    return f"bet {int(action[1:]) - sol.spot.put_in}"
+    """A path token at the root (``x``, ``b10``) as a player reads it: check, or bet N chips."""
+    return {"x": "check", "c": "call", "f": "fold"}.get(action) or f"bet {action[1:]}"

@@ -38,7 +38,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_open, not_regular
 from cfrlab.jobs import UnitStore, connect_ray, run_units
 from cfrlab.spot.config import make_spot
-from cfrlab.spot.report import WalkReader
+from cfrlab.spot.report import WalkReader, action_label
 from cfrlab.spot.show import action_colors
 from cfrlab.spot.solve import solve_spot
 from cfrlab.spot.tree import spot_tree
@@ -61,13 +61,8 @@ class Batch:
 
     def actions(self) -> list[str]:
         """The root's actions (the same tree on every flop): ``check``, ``bet N`` (chips)."""
-        spot = self.spot(0)
-        tree = spot_tree(spot)
-        out = []
-        for c in np.flatnonzero(tree.legal[0]):
-            text = tree.action_text(0, int(c))
-            out.append("check" if text == "c" else f"bet {int(text[1:]) - spot.put_in}")
-        return out
+        tree = spot_tree(self.spot(0))
+        return [action_label(tree, 0, int(c)) for c in np.flatnonzero(tree.legal[0])]
 
 
 def flop_classes() -> list[tuple[tuple[int, int, int], int]]:

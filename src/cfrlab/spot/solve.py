@@ -49,7 +49,7 @@ from cfrlab.spot.fast import (
 )
 from cfrlab.spot.lock import Frame, LockedSolver, lock_walk, resolve_locks
 from cfrlab.spot.model import SpotModel
-from cfrlab.spot.report import check_held
+from cfrlab.spot.report import action_token, check_held
 from cfrlab.spot.tree import spot_tree
 from cfrlab.tree.betting_tree import PublicTree
 
@@ -136,10 +136,23 @@ class SpotSolution:
         out[self.model.combos] = self.policy[start:start + self.model.n]
         return out
 
-    def frequencies(self, node: int = 0) -> list[tuple[str, float]]:
-        """[(action text, frequency)] at a decision node: each action's probability over the
-        acting player's range there (each combo weighted by its reach: its probability in the
-        spot's chance, card removal included, times the player's own actions to the node)."""
+    def frequencies(self, node: int = 0, notation: str = "path") -> list[tuple[str, float]]:
+        """[(action, frequency)] at a decision node: each action's probability over the acting
+        player's range there (each combo weighted by its reach: its probability in the spot's
+        chance, card removal included, times the player's own actions to the node). Actions
+        in the notation of paths, ``show`` and locks (``f``, ``x``, ``c``, ``b10``: bet or
+        raise by 10 chips on the street), or ``notation="acpc"`` (``c``, ``r15``: the
+        raise-to total of the spot's game, pot included)."""
+        if notation not in ("path", "acpc"):
+            raise CfrlabError(f"the action notation is 'path' or 'acpc', not {notation!r}")
+        out = self._frequencies(node)
+        tree = self.tree
+        cols = np.flatnonzero(tree.legal[int(tree.decision[node])])
+        name = (lambda c: tree.action_text(node, int(c))) if notation == "acpc" else \
+            (lambda c: action_token(tree, node, int(c)))
+        return [(name(c), f) for c, f in zip(cols, out)]
+
+    def _frequencies(self, node: int) -> list[float]:
         tree = self.tree
         d = int(tree.decision[node])
         if d < 0:
@@ -154,9 +167,9 @@ class SpotSolution:
         mass = reach.sum()
         freq = reach @ self.policy[rows] / mass if mass > 0 else self.policy[rows].mean(axis=0)
         cols = np.flatnonzero(tree.legal[d])
-        return [(tree.action_text(node, int(c)), float(freq[c])) for c in cols]
+        return [float(freq[c]) for c in cols]
 
-    def _first_street_frequencies(self, node: int) -> list[tuple[str, float]]:
+    def _first_street_frequencies(self, node: int) -> list[float]:
         """``frequencies`` from the walk's tables on the spot's street (one board)."""
         tree, g = self.tree, self.walk.game
         p = int(tree.player[node])
@@ -170,7 +183,7 @@ class SpotSolution:
         w = weight[idx]
         freq = w @ pol[idx] / w.sum() if w.sum() > 0 else pol[idx].mean(axis=0)
         cols = np.flatnonzero(tree.legal[int(tree.decision[node])])
-        return [(tree.action_text(node, int(c)), float(freq[c])) for c in cols]
+        return [float(freq[c]) for c in cols]
 
     def _rows(self, node: int) -> slice:
         e = get_engine(self.tree, self.model)
@@ -201,7 +214,8 @@ class SpotSolution:
             "exploitability_pct": self.exploitability_pct,
             "ev_oop": self.ev("oop"),
             "ev_ip": self.ev("ip"),
-            "root": [{"action": a, "frequency": f} for a, f in self.frequencies(0)],
+            "root": [{"action": a, "acpc": t, "frequency": f} for (a, f), (t, _) in
+                     zip(self.frequencies(0), self.frequencies(0, "acpc"))],
         }
 
 
