@@ -56,6 +56,21 @@ def _paths(sol, cards=("Kd", "3c")):
     return out
 
 
+def on_every_board(iso):
+    """The plain walk (no isomorphism, float64) of an isomorphic solve's spot holding its
+    average strategy on every board, read through the suit permutations."""
+    spot, g = iso.spot, iso.walk.game
+    plain = FastSolver(SpotGame(spot, iso.tree, False), "dcfr", "float64", threads=1)
+    for n in iso.tree.decision_node:
+        n = int(n)
+        L = int(iso.tree.round[n]) - spot.street
+        p = int(iso.tree.player[n])
+        for b, extras in enumerate(plain.game.levels[L].extras):
+            cb, tau = g.canonical(extras)
+            plain.cum[n][b] = iso.walk.cum[n][cb][:, g.hand_map(p, tau)]
+    return plain
+
+
 def _same(a, b, tol=0.0, rtol=0.0):
     assert a.path == b.path and np.array_equal(a.combos, b.combos)
     for x, y in ((a.strategy, b.strategy), (a.weight, b.weight), (a.ev, b.ev), (a.equity, b.equity)):
@@ -92,15 +107,8 @@ def test_a_non_representative_card_reads_the_plain_walks_node():
     tests/test_spot_fast.py)."""
     spot = small_flop()
     iso = solve_spot(spot, target_pct=None, iterations=20, storage="float64", threads=1)
-    plain = FastSolver(SpotGame(spot, iso.tree, False), "dcfr", "float64", threads=1)
+    plain = on_every_board(iso)
     assert iso.walk.game.levels[1].B < plain.game.levels[1].B
-    for n in iso.tree.decision_node:
-        n = int(n)
-        L = int(iso.tree.round[n]) - spot.street
-        p = int(iso.tree.player[n])
-        for b, extras in enumerate(plain.game.levels[L].extras):
-            cb, tau = iso.walk.game.canonical(extras)
-            plain.cum[n][b] = iso.walk.cum[n][cb][:, iso.walk.game.hand_map(p, tau)]
     a, b = WalkReader(iso), WalkReader(replace(iso, walk=plain))
     assert iso.walk.game.canonical((parse_card("Kd"),))[1] != (0, 1, 2, 3)  # Kd: not the representative
     for path in ("x x Kc", "x x Kd", "x x Kd x b10", "b10 c 3d x x 9d", "x x Kd b10 c 4s"):
@@ -237,14 +245,7 @@ def test_a_locked_turn_solve_equals_the_plain_walks():
     locks = (Lock("x x Ah", hands=(("AA, KK", "b10"), ("QJs", "x"))), Lock("x x As b10", hands=(("KK, AQs", "f"),)),
              Lock("x x Ah x x 3s", strategy="x"))
     iso = solve_spot(spot, target_pct=None, iterations=15, threads=1, storage="float64", locks=locks)
-    plain = FastSolver(SpotGame(spot, iso.tree, False), "dcfr", "float64", threads=1)
-    for n in iso.tree.decision_node:
-        n = int(n)
-        L = int(iso.tree.round[n]) - spot.street
-        p = int(iso.tree.player[n])
-        for b, extras in enumerate(plain.game.levels[L].extras):
-            cb, tau = iso.walk.game.canonical(extras)
-            plain.cum[n][b] = iso.walk.cum[n][cb][:, iso.walk.game.hand_map(p, tau)]
+    plain = on_every_board(iso)
     lock_walk(plain, iso, locks)
     assert plain.exact_values() == pytest.approx(iso.walk.exact_values(), abs=1e-9)
     free = solve_spot(spot, target_pct=None, iterations=15, threads=1, storage="float64")
