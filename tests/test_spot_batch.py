@@ -90,3 +90,7 @@ def test_cli_batch_writes_its_table_and_chart(tmp_path, capsys):
     t = tmp_path / "bad.toml"
     t.write_text(cfg.read_text().replace('["Qs Jh 2h", "As 8d 3c"]', '"top25"'))
     one_line_error(*run(capsys, "spot", "batch", str(t))[::2], "a list of flops")
+    t.write_text(cfg.read_text().replace('board = ["Qs Jh 2h", "As 8d 3c"]\n', ""))
+    one_line_error(*run(capsys, "spot", "batch", str(t))[::2], "has no board")
+    t.write_text("blinds = 3\n" + cfg.read_text())
+    one_line_error(*run(capsys, "spot", "batch", str(t))[::2], "unknown setting 'blinds'")

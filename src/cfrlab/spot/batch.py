@@ -37,7 +37,7 @@ from cfrlab.cards.ranges import COMBOS, combo_index, parse_range
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_open, not_regular
 from cfrlab.jobs import UnitStore, connect_ray, run_units
-from cfrlab.spot.config import make_spot
+from cfrlab.spot.config import _FIELDS, _REQUIRED, _known, make_spot
 from cfrlab.spot.report import WalkReader, action_label
 from cfrlab.spot.show import action_colors
 from cfrlab.spot.solve import solve_spot
@@ -83,6 +83,10 @@ def load_batch(path) -> Batch:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise CfrlabError(f"{p}: cannot read the spot file ({' '.join(str(e).split())})") from None
     try:
+        missing = [k for k in _REQUIRED if k not in _known(data, _FIELDS, "a spot")]
+        if missing:
+            raise CfrlabError(f"the spot has no {', '.join(missing)} (a batch gives {', '.join(_REQUIRED)}, "
+                              f"its board '*' or a list of flops: docs/spots.md)")
         return make_batch(**data)
     except CfrlabError as e:
         raise CfrlabError(f"{p}: {e}") from None

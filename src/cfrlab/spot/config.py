@@ -179,7 +179,7 @@ def make_spot(*, board, pot, stack, ranges=None, oop_range=None, ip_range=None,
     cards = _board(board, g)
     bb = DEFAULT_BIG_BLIND if big_blind is None else _chips(big_blind, "big blind")
     pot, stack = _chips(pot, "pot", bb), _chips(stack, "effective stack", bb)
-    dead = 0 if dead in (0, None) else _chips(dead, "dead money", bb)
+    dead = 0 if dead is None else _chips(dead, "dead money", bb, zero=True)
     if dead >= pot:
         raise CfrlabError(f"the dead money ({dead} chips) must be less than the pot ({pot} chips)")
     if (pot - dead) % 2:

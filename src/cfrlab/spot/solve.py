@@ -4,7 +4,8 @@
 measures the exact exploitability of the average strategy at ``check_every`` iterations and
 twice that, then where its curve is expected to reach the target (``solvers.driver.Aimed``:
 each measurement costs about two iterations), until it is at most ``target_pct`` percent of
-the pot, or the iteration or time budget is spent; without a target, every ``check_every``. ``dcfr`` (alpha 1.5, beta 0, gamma 2), ``dcfr+`` (alpha 1.5, beta 0.5, gamma 3) and
+the pot, or the iteration or time budget is spent; without a target, every ``check_every``.
+``dcfr`` (alpha 1.5, beta 0, gamma 2), ``dcfr+`` (alpha 1.5, beta 0.5, gamma 3) and
 ``cfr+`` run on the spot's own walk (``cfrlab.spot.fast``: O(n) terminals, suit isomorphism,
 float32 or 16-bit storage), flop spots included; ``pcfr+``, ``lcfr`` and ``cfr`` on the
 engine's solver (``cfrlab.solvers``) over ``SpotModel``'s dense tables (turn and river spots).
@@ -323,7 +324,7 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
         game = SpotGame(spot, tree, isomorphism) if game is None else game
     elif spot.dead or spot.raked:
         raise CfrlabError(f"a spot with dead money or rake is solved on the spot's walk (one of "
-                          f"{', '.join(FAST_ALGORITHMS)}, locks on the flop only), not "
+                          f"{', '.join(FAST_ALGORITHMS)}; locked, a flop spot only), not "
                           + (f"{name}" if name not in FAST_ALGORITHMS else "with turn or river locks"))
     if max_bytes is not None:
         need = solve_memory(spot, tree, model, name, storage, isomorphism, game)
