@@ -26,18 +26,16 @@ import csv
 import io
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
-import tomllib
 
 from cfrlab.cards.cards import cards_text, parse_cards
 from cfrlab.cards.isomorphism import board_orbits, permute_cards, suit_permutations
 from cfrlab.cards.ranges import COMBOS, combo_index, parse_range
 from cfrlab.errors import CfrlabError
-from cfrlab.fileio import atomic_open, not_regular
+from cfrlab.fileio import atomic_open
 from cfrlab.jobs import UnitStore, connect_ray, run_units
-from cfrlab.spot.config import _FIELDS, _REQUIRED, _known, make_spot
+from cfrlab.spot.config import make_spot, read_spot_file
 from cfrlab.spot.report import WalkReader, action_label
 from cfrlab.spot.show import action_colors
 from cfrlab.spot.solve import solve_spot
@@ -72,24 +70,7 @@ def flop_classes() -> list[tuple[tuple[int, int, int], int]]:
 
 def load_batch(path) -> Batch:
     """The batch of a spot file (module docstring), checked: its spot builds on the first flop."""
-    p = Path(path)
-    foreign = not_regular(p)
-    if foreign is not None:
-        raise CfrlabError(f"{p}: cannot read the spot file ({foreign})")
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CfrlabError(f"{p}: no such spot file") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise CfrlabError(f"{p}: cannot read the spot file ({' '.join(str(e).split())})") from None
-    try:
-        missing = [k for k in _REQUIRED if k not in _known(data, _FIELDS, "a spot")]
-        if missing:
-            raise CfrlabError(f"the spot has no {', '.join(missing)} (a batch gives {', '.join(_REQUIRED)}, "
-                              f"its board '*' or a list of flops: docs/spots.md)")
-        return make_batch(**data)
-    except CfrlabError as e:
-        raise CfrlabError(f"{p}: {e}") from None
+    return read_spot_file(path, make_batch)
 
 
 def make_batch(*, board, **config) -> Batch:

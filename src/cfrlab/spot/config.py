@@ -145,6 +145,12 @@ class Spot:
 
 def load_spot(path) -> Spot:
     """The spot of a TOML file (module docstring)."""
+    return read_spot_file(path, make_spot)
+
+
+def read_spot_file(path, build):
+    """``build(**fields)`` of a spot file's fields, checked (a regular file, TOML, known
+    settings, the required ones there); every refusal one line naming the file."""
     p = Path(path)
     foreign = not_regular(p)
     if foreign is not None:  # a FIFO would block the read forever
@@ -164,7 +170,7 @@ def load_spot(path) -> Spot:
         if missing:
             raise CfrlabError(f"the spot has no {', '.join(missing)} (a spot file gives "
                               f"{', '.join(_REQUIRED)}: docs/spots.md)")
-        return make_spot(**data)
+        return build(**data)
     except CfrlabError as e:
         raise CfrlabError(f"{p}: {e}") from None
 
