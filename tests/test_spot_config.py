@@ -15,6 +15,9 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games import load_game
 from cfrlab.games.state import State
 from cfrlab.spot import load_spot, make_spot, spot_size, spot_tree
+from cfrlab.spot.fast import SpotGame
+from cfrlab.spot.model import SpotModel
+from cfrlab.spot.solve import solve_memory
 from cfrlab.spot.tree import SpotBets, root_state
 from cfrlab.tree.betting_tree import build_tree, count_tree
 
@@ -192,6 +195,14 @@ def test_cli_spot_sizes():
     assert "total           231      633        331" in out.stdout and "2.7 GB" in out.stdout
     data = json.loads(_cli("spot", "sizes", str(BENCHMARK), "--json").stdout)
     assert data["decisions"] == [16, 55, 160] and data["memory_bytes"] == 2_890_884_480
+    # the walk's own estimate: the boards it solves (suit symmetry) and both storages
+    assert data["canonical_boards"] == [1, 36, 1429]
+    walk = data["walk_memory_bytes"]
+    assert walk["int16"] < walk["float32"] < data["memory_bytes"]
+    spot = load_spot(BENCHMARK)
+    tree = spot_tree(spot)
+    assert walk["float32"] == solve_memory(spot, tree, SpotModel(spot), "dcfr", "float32", True,
+                                           SpotGame(spot, tree, True))
 
 
 def test_cli_bad_spot_is_one_line(tmp_path):
