@@ -217,6 +217,22 @@ def test_a_lock_on_a_board_suit_symmetry_shares_is_refused_in_one_line():
     assert np.all(WalkReader(sol).node("x x Kd").strategy[:, 0] == 1.0)
 
 
+@pytest.mark.parametrize("node", ["", "x x Ah"])
+def test_a_lock_that_breaks_the_suit_symmetry_is_refused_in_one_line(node):
+    """On Qs Jh 2h clubs and diamonds are alike: a lock on AcAd is symmetric, one on AcKc alone
+    is not (AdKd plays otherwise), so the boards below would be solved for a reach that is not
+    theirs; without isomorphism it is taken."""
+    ok = solve_spot(tiny_flop(), target_pct=None, iterations=2, threads=1,
+                    locks=(Lock(node, hands=(("AcAd", "x"),)),))
+    assert ok.iterations == 2
+    bad = (Lock(node, hands=(("AA", "x"), ("AcAh", "b10"))),)
+    with pytest.raises(CfrlabError, match="differently, which suit symmetry solves") as e:
+        solve_spot(tiny_flop(), target_pct=None, iterations=2, threads=1, locks=bad)
+    assert "\n" not in str(e.value)
+    assert solve_spot(tiny_flop(), target_pct=None, iterations=2, threads=1, isomorphism=False,
+                      locks=bad).iterations == 2
+
+
 def test_turn_and_river_locks_fix_their_board_only():
     """A turn lock (always bet on the Ah) and a river lock (always check on Ah then 3s): the
     average strategy there is the lock exactly, another card's node is free, and a lock

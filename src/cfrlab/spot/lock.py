@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cfrlab.cards.ranges import parse_range
+from cfrlab.cards.ranges import combo_text, parse_range
 from cfrlab.engine import kernels as K
 from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
@@ -329,6 +329,15 @@ def lock_walk(solver, sol_like, locks) -> None:
             w = _hand_set(text, where)[g.hands[p]]
             hands |= w
             fixed[:, w] = parse_strategy(s, actions, f"{where}, {text}")[:, None]
+        # the suit permutations keeping this board must keep the lock, or the boards below,
+        # solved once per suit class, would be solved for a reach that is not theirs
+        for gi in g.levels[L].stab[b]:
+            m = g.hmap[p][gi]
+            if not (np.array_equal(hands[m], hands) and np.array_equal(fixed[:, m], fixed)):
+                h = int(np.flatnonzero((hands[m] != hands) | (fixed[:, m] != fixed).any(axis=0))[0])
+                raise CfrlabError(f"{where}: the lock treats {combo_text(int(g.hands[p][h]))} and "
+                                  f"{combo_text(int(g.hands[p][m[h]]))} differently, which suit symmetry solves "
+                                  f"as one hand on this board; lock them alike, or solve without suit isomorphism")
         solver.lock(n, hands, fixed, b)
 
 
