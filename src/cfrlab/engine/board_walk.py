@@ -22,6 +22,7 @@ beta, and the average strategy's sums by ((t-1) / t)^gamma; CFR+ floors the regr
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -320,22 +321,28 @@ class BoardSolver:
                 out = np.empty((1, len(self.game.hands[p])), dtype=self.dtype)
                 self._walk(0, p, self._root_reach(1 - p), "train", (pos, neg, decay), out)
 
+    @contextmanager
+    def _exact(self):
+        """The walk in float64 (the tables stay as stored), in more, smaller parts so that its
+        work arrays stay below the iterations' float32 ones; restored after."""
+        keep, parts = self.dtype, self._parts
+        self.dtype, self._buffers = np.float64, {}
+        self._parts = self.game.split(EXACT_PARTS * self.threads)
+        try:
+            yield
+        finally:
+            self.dtype, self._buffers, self._parts = keep, {}, parts
+
     def exact_values(self, ev: bool = True) -> tuple[float, ...]:
         """(BR0, BR1[, EV0, EV1]) of the average strategy with the walk in float64 (the tables
         stay as stored): the figures a solve reports. EV1 is -EV0 unless the game is raked
         (then it is walked too)."""
-        keep, parts = self.dtype, self._parts
-        # float64 work arrays in more, smaller parts: the peak memory stays the iterations'
-        self.dtype, self._buffers = np.float64, {}
-        self._parts = self.game.split(EXACT_PARTS * self.threads)
-        try:
+        with self._exact():
             out = (self.value(0, "br"), self.value(1, "br"))
             if not ev:
                 return out
             v0 = self.value(0, "ev")
             return out + (v0, -v0 if self.game.zero_sum else self.value(1, "ev"))
-        finally:
-            self.dtype, self._buffers, self._parts = keep, {}, parts
 
     def exact_exploitability(self) -> float:
         """``exploitability`` with the float64 walk of ``exact_values``."""
@@ -353,15 +360,14 @@ class BoardSolver:
         g, t = self.game, self.game.tree
         rec = {int(n): np.full((g.levels[int(t.round[n]) - g.street].B, len(g.hands[int(t.player[n])])), np.nan)
                for n in nodes}
-        keep, parts = self.dtype, self._parts
-        self.dtype, self._buffers, self._record = np.float64, {}, rec
-        self._parts = self.game.split(EXACT_PARTS * self.threads)
+        self._record = rec
         try:
-            for p in (0, 1):
-                if any(int(t.player[n]) == p for n in rec):
-                    self.root_values(p, "ev")
+            with self._exact():
+                for p in (0, 1):
+                    if any(int(t.player[n]) == p for n in rec):
+                        self.root_values(p, "ev")
         finally:
-            self.dtype, self._buffers, self._parts, self._record = keep, {}, parts, None
+            self._record = None
         return rec
 
     def best_responses(self) -> tuple[float, float]:
