@@ -27,6 +27,7 @@ from itertools import combinations
 import numpy as np
 
 from cfrlab.cards.cards import RANKS, SUITS, card_id, card_text
+from cfrlab.cards.isomorphism import permute_cards, suit_permutations
 from cfrlab.errors import CfrlabError
 
 NUM_COMBOS = 1326
@@ -45,6 +46,20 @@ _NUMBER = re.compile(r"^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
 def combo_index(a: int, b: int) -> int:
     """Index of the combo of two distinct card ids (either order) in a range vector."""
     return int(_INDEX[a, b])
+
+
+def suit_group(board, weights) -> list[tuple[int, ...]]:
+    """The suit permutations (identity first) that map the board (as a set) onto itself and
+    every 1,326-combo weight vector of ``weights`` onto itself."""
+    out = []
+    for sigma in suit_permutations(4):
+        if set(permute_cards(list(board), sigma, 4).tolist()) != {int(c) for c in board}:
+            continue
+        a, b = permute_cards(COMBOS[:, 0], sigma, 4), permute_cards(COMBOS[:, 1], sigma, 4)
+        idx = np.array([combo_index(int(x), int(y)) for x, y in zip(a, b)])
+        if all(np.array_equal(w[idx], w) for w in weights):
+            out.append(tuple(int(x) for x in sigma))
+    return out
 
 
 def combo_text(i: int) -> str:

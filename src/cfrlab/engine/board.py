@@ -39,8 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from cfrlab.cards.evaluator import rank7_batch
-from cfrlab.cards.isomorphism import board_orbits, suit_permutations
-from cfrlab.cards.ranges import COMBOS, combo_index
+from cfrlab.cards.isomorphism import board_orbits
+from cfrlab.cards.ranges import COMBOS, combo_index, suit_group
 from cfrlab.engine import _board_kernels as K
 from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import PublicTree
@@ -53,19 +53,6 @@ STORAGES = {"float32": (np.float32, np.float32, 4), "float64": (np.float64, np.f
 
 def _permute_card(sigma: tuple[int, ...], c: int) -> int:
     return (c // 4) * 4 + sigma[c % 4]
-
-
-def _group(board: tuple[int, ...], weights: list[np.ndarray]) -> list[tuple[int, ...]]:
-    """Suit permutations fixing the board (as a set) and every 1,326-combo weight vector."""
-    out = []
-    for sigma in (tuple(int(x) for x in sg) for sg in suit_permutations(4)):
-        if {_permute_card(sigma, c) for c in board} != set(board):
-            continue
-        idx = np.array([combo_index(_permute_card(sigma, int(a)), _permute_card(sigma, int(b)))
-                        for a, b in COMBOS])
-        if all(np.array_equal(w[idx], w) for w in weights):
-            out.append(sigma)
-    return out
 
 
 @dataclass
@@ -148,7 +135,7 @@ class BoardGame:
         # the fold kernel's branch-free form: the same combo's index (0 if none) and 1.0 or 0.0
         self.same_at = [np.maximum(s, 0).astype(np.uint16) for s in self.same]
         self.same_ok = [(s >= 0).astype(np.float32) for s in self.same]
-        self.group = _group(self.board, ranges) if isomorphism else [(0, 1, 2, 3)]
+        self.group = suit_group(self.board, ranges) if isomorphism else [(0, 1, 2, 3)]
         inv = {g: tuple(int(i) for i in np.argsort(g)) for g in self.group}
         self.inverse = [self.group.index(inv[g]) for g in self.group]
         self.hmap = []
@@ -184,11 +171,10 @@ class BoardGame:
     def fold_pay(self, n: int, p: int) -> float:
         """Player p's winnings at fold node n against each opponent hand: the folder loses what
         it put in (and half the dead money), the other wins that less the rake."""
-        t = self.tree
+        t = self.tree  # (x + 0.0 is x: without dead money these are the tree's stakes, bit for bit)
         if int(t.player[n]) == p:
-            return -(float(t.spent[n, p]) + 0.5 * self.dead) if self.dead else -float(t.spent[n, p])
-        win = float(t.spent[n, 1 - p]) + 0.5 * self.dead if self.dead else float(t.spent[n, 1 - p])
-        return win - self._rake_at(n)
+            return -(float(t.spent[n, p]) + 0.5 * self.dead)
+        return float(t.spent[n, 1 - p]) + 0.5 * self.dead - self._rake_at(n)
 
     def showdown_pay(self, n: int, p: int) -> tuple[float, float]:
         """(stake, share) at showdown node n: a hand wins stake - rake, loses stake and ties
@@ -196,7 +182,7 @@ class BoardGame:
         reach: the showdown kernel at ``stake - share`` plus the fold kernel at ``-share``
         (share = rake / 2, 0 without rake)."""
         t = self.tree
-        stake = float(t.spent[n, 1 - p]) + 0.5 * self.dead if self.dead else float(t.spent[n, 1 - p])
+        stake = float(t.spent[n, 1 - p]) + 0.5 * self.dead
         share = 0.5 * self._rake_at(n)
         return stake - share, share
 

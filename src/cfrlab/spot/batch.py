@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from cfrlab.cards.cards import cards_text, parse_cards
-from cfrlab.cards.isomorphism import board_orbits, permute_cards, suit_permutations
-from cfrlab.cards.ranges import COMBOS, combo_index, parse_range
+from cfrlab.cards.isomorphism import board_orbits, suit_permutations
+from cfrlab.cards.ranges import parse_range, suit_group
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import atomic_open
 from cfrlab.jobs import UnitStore, connect_ray, run_units
@@ -97,20 +97,10 @@ def make_batch(*, board, **config) -> Batch:
         raise CfrlabError("a batch solves flop spots")
     if board == ALL_FLOPS:
         for name, text in zip(("OOP", "IP"), first.range_text):
-            if not suit_symmetric(parse_range(text)):
+            if len(suit_group((), [parse_range(text)])) < 24:
                 raise CfrlabError(f"board = '*' solves one flop per suit class, which needs ranges that treat "
                                   f"the suits alike; the {name} range does not: list the flops instead")
     return batch
-
-
-def suit_symmetric(weights: np.ndarray) -> bool:
-    """Every suit permutation maps the 1,326-combo weights onto themselves."""
-    for sigma in suit_permutations(4)[1:]:
-        a, b = permute_cards(COMBOS[:, 0], sigma, 4), permute_cards(COMBOS[:, 1], sigma, 4)
-        image = np.array([combo_index(int(x), int(y)) for x, y in zip(a, b)])
-        if not np.array_equal(weights[image], weights):
-            return False
-    return True
 
 
 class FlopUnits:
