@@ -162,10 +162,11 @@ def register(app: typer.Typer) -> None:
         fast = algorithm.lower() in FAST_ALGORITHMS and (not locks or spot.street < 2)
         game = SpotGame(spot, tree, not no_iso) if fast else None
         if locks:  # bad locks refused before the solve
-            from cfrlab.spot.lock import check_walk_locks
+            from cfrlab.spot.lock import walk_locks
 
             frame = Frame(spot, tree, model, None)
-            fixed = check_walk_locks(game, frame, locks) if fast else len(resolve_locks(frame, locks))
+            fixed = (sum(int(h.sum()) for h, _ in walk_locks(game, frame, locks).values()) if fast
+                     else len(resolve_locks(frame, locks)))
         need = solve_memory(spot, tree, model, algorithm if fast or not locks else "cfr+", storage,
                             not no_iso, game)
         if free is not None and need > free:

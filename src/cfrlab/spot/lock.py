@@ -299,12 +299,21 @@ class Frame:
 
 
 def lock_walk(solver, sol_like, locks) -> None:
-    """Apply ``locks`` to a flop spot's walk (``cfrlab.spot.fast.FastSolver.lock``): each
-    lock's node on its board (a turn or river node on the cards its path names), its strategy
-    per hand of the acting player (the later entry wins, hands neither covers stay free). A
-    board that suit symmetry solves together with others (Kd with Kc on Ks 7h 2h) is refused:
-    locking it would lock them all; solved without isomorphism, every board is its own."""
-    tree, g = sol_like.tree, solver.game
+    """Apply ``locks`` to a flop spot's walk (``cfrlab.spot.fast.FastSolver.lock``), as
+    ``walk_locks`` resolves them."""
+    for (n, b), (hands, fixed) in walk_locks(solver.game, sol_like, locks).items():
+        solver.lock(n, hands, fixed, b)
+
+
+def walk_locks(game, sol_like, locks) -> dict:
+    """(node, board) -> (bool[H] locked hands, float64[A, H] their strategy) of ``locks`` on a
+    flop spot's walk game, checked before any table exists: each lock's node on its board (a
+    turn or river node on the cards its path names), its strategy per hand of the acting player
+    (the later entry wins, hands neither covers stay free). A board that suit symmetry solves
+    together with others (Kd with Kc on Ks 7h 2h) is refused: locking it would lock them all;
+    solved without isomorphism, every board is its own."""
+    tree, g = sol_like.tree, game
+    out: dict = {}
     for lk in locks:
         ref = parse_path(sol_like, lk.node)
         n = ref.node
@@ -312,16 +321,15 @@ def lock_walk(solver, sol_like, locks) -> None:
         where = f"the lock at {repr(at) if at else 'the root'}"
         L = len(ref.cards)
         b = g.canonical(tuple(ref.cards))[0] if L else 0  # its only real board: no suit permutation
-        if L and g.preimages(L)[b] > 1:
-            raise CfrlabError(f"{where}: suit symmetry solves this board together with {g.preimages(L)[b] - 1} "
+        shared = int(g.preimages(L)[b]) - 1 if L else 0
+        if shared:
+            raise CfrlabError(f"{where}: suit symmetry solves this board together with {shared} "
                               f"other(s) (the same up to a suit permutation); lock it on a spot solved "
                               f"without suit isomorphism")
         p = int(tree.player[n])
         cols = np.flatnonzero(tree.legal[tree.decision[n]])
         actions = [action_token(tree, n, int(c)) for c in cols]
-        mask, strat = solver.locked.get(n, (None, None))
-        hands = np.zeros(len(g.hands[p]), dtype=bool) if mask is None else mask[b].copy()
-        fixed = np.zeros((len(cols), len(g.hands[p]))) if strat is None else strat[:, b].copy()
+        hands, fixed = out.get((n, b), (np.zeros(len(g.hands[p]), dtype=bool), np.zeros((len(cols), len(g.hands[p])))))
         if lk.strategy is not None:
             hands[:] = True
             fixed[:] = parse_strategy(lk.strategy, actions, where)[:, None]
@@ -338,29 +346,5 @@ def lock_walk(solver, sol_like, locks) -> None:
                 raise CfrlabError(f"{where}: the lock treats {combo_text(int(g.hands[p][h]))} and "
                                   f"{combo_text(int(g.hands[p][m[h]]))} differently, which suit symmetry solves "
                                   f"as one hand on this board; lock them alike, or solve without suit isomorphism")
-        solver.lock(n, hands, fixed, b)
-
-
-class _Collector:
-    """What ``lock_walk`` needs of a walk, without its tables: the locks checked and counted
-    before a solve allocates anything."""
-
-    def __init__(self, game) -> None:
-        self.game, self.locked = game, {}
-
-    def lock(self, node: int, hands: np.ndarray, strategy: np.ndarray, board: int = 0) -> None:
-        mask, strat = self.locked.get(node, (None, None))
-        A, H = strategy.shape
-        if mask is None:
-            B = self.game.levels[int(self.game.tree.round[node]) - self.game.street].B
-            mask, strat = np.zeros((B, H), dtype=bool), np.zeros((A, B, H))
-        mask[board], strat[:, board] = hands, strategy
-        self.locked[node] = (mask, strat)
-
-
-def check_walk_locks(game, sol_like, locks) -> int:
-    """``locks`` on a flop spot's walk game checked as ``lock_walk`` applies them (refused in
-    one line before any table exists); the number of (board, hand) pairs they fix."""
-    c = _Collector(game)
-    lock_walk(c, sol_like, locks)
-    return int(sum(mask.sum() for mask, _ in c.locked.values()))
+        out[(n, b)] = (hands, fixed)
+    return out
