@@ -147,11 +147,14 @@ class SpotSolution:
         if notation not in ("path", "acpc"):
             raise CfrlabError(f"the action notation is 'path' or 'acpc', not {notation!r}")
         out = self._frequencies(node)
+        return list(zip(self._action_names(node, notation), out))
+
+    def _action_names(self, node: int, notation: str = "path") -> list[str]:
         tree = self.tree
         cols = np.flatnonzero(tree.legal[int(tree.decision[node])])
-        name = (lambda c: tree.action_text(node, int(c))) if notation == "acpc" else \
-            (lambda c: action_token(tree, node, int(c)))
-        return [(name(c), f) for c, f in zip(cols, out)]
+        if notation == "acpc":
+            return [tree.action_text(node, int(c)) for c in cols]
+        return [action_token(tree, node, int(c)) for c in cols]
 
     def _frequencies(self, node: int) -> list[float]:
         tree = self.tree
@@ -215,8 +218,8 @@ class SpotSolution:
             "exploitability_pct": self.exploitability_pct,
             "ev_oop": self.ev("oop"),
             "ev_ip": self.ev("ip"),
-            "root": [{"action": a, "acpc": t, "frequency": f} for (a, f), (t, _) in
-                     zip(self.frequencies(0), self.frequencies(0, "acpc"))],
+            "root": [{"action": a, "acpc": t, "frequency": f} for (a, f), t in
+                     zip(self.frequencies(0), self._action_names(0, "acpc"))],
         }
 
 
