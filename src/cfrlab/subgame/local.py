@@ -18,6 +18,8 @@ import scipy.sparse as sp
 from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
+LEAF = 4  # a family node whose subtree is replaced by values (depth-limited solving, subgame.depth)
+
 
 @dataclass
 class RoundBlocks:
@@ -146,6 +148,19 @@ def _round_blocks(bp, rnd: int, blocks: tuple[int, int]) -> dict:
     return out
 
 
+def family_sigma(fam: Family, policy, row_offset: np.ndarray) -> dict:
+    """The family's decisions' rows of ``policy`` (a policy in the lossless layout whose rows
+    start at ``row_offset``, or {player: policy}) as CFR tables [children, G, nb, H]."""
+    sigma = {}
+    for m in np.flatnonzero(fam.kind == DECISION):
+        rb = fam.rounds[int(fam.rnd[m])]
+        pol = policy[int(fam.player[m])] if isinstance(policy, dict) else policy
+        rows = (row_offset[fam.decision[:, m]][:, None] + rb.first * rb.H
+                + np.arange(rb.nb * rb.H)[None, :])
+        sigma[int(m)] = np.moveaxis(pol[rows][..., fam.cols[m]], -1, 0).reshape(-1, len(fam.roots), rb.nb, rb.H)
+    return sigma
+
+
 # -- the walk ------------------------------------------------------------------------------
 def forward(fam: Family, sigma: dict, root_reach: tuple) -> list:
     """Each node's reach pair [reach0, reach1], float64[G, nb, H] each, from the roots' pair;
@@ -200,13 +215,17 @@ def terminal_value(fam: Family, m: int, i: int, opp: np.ndarray) -> np.ndarray:
     raise CfrlabError("a subgame node that is neither a decision, a chance node nor a terminal")
 
 
-def backward(fam: Family, sigma: dict, reach: list, i: int, mode: str, update=None) -> list:
+def backward(fam: Family, sigma: dict, reach: list, i: int, mode: str, update=None, leaf=None) -> list:
     """Player i's values at every node. mode "value": the expectation under ``sigma``; "br":
     the best response at i's decisions; "cfr": the expectation, and ``update(m, child values,
-    node value, own reach)`` is called at each of i's decisions (regret and average updates)."""
+    node value, own reach)`` is called at each of i's decisions (regret and average updates).
+    A ``LEAF`` node's values are ``leaf(m, i, reach pair, mode)``."""
     vals: list = [None] * fam.size
     for m in range(fam.size - 1, -1, -1):
         k = fam.kind[m]
+        if k == LEAF:
+            vals[m] = leaf(m, i, reach[m], mode)
+            continue
         if k >= FOLD:
             vals[m] = terminal_value(fam, m, i, reach[m][1 - i])
             continue

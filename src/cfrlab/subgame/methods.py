@@ -80,13 +80,14 @@ class Gadget:
 
 def solve_family(fam: Family, method: str, player: int, ranges: Ranges, iterations: int, *,
                  average: tuple | None = None, deadline: float | None = None,
-                 info: dict | None = None) -> dict:
+                 info: dict | None = None, leaves=None) -> dict:
     """CFR+ on the family's subgames; returns {local decision: average policy float64[G, nb, H,
     A]} for ``player``'s decisions (both players' with ``unsafe``; the decisions of the players
     in ``average`` if given), rows never reached all 0.
 
     ``deadline`` (a ``time.perf_counter()`` time) stops after the iteration that passes it (at
-    least one is run); ``info["iterations"]`` is then set to the iterations done."""
+    least one is run); ``info["iterations"]`` is then set to the iterations done. ``leaves``:
+    the values of a depth-limited family's ``LEAF`` nodes (``subgame.depth.Leaves``)."""
     opp = 1 - player
     gadget = Gadget(method, ranges, opp)
     movers = (0, 1) if method == "unsafe" else (player, opp)
@@ -110,7 +111,7 @@ def solve_family(fam: Family, method: str, player: int, ranges: Ranges, iteratio
                 if m in avg:
                     avg[m] += (t * own)[None] * sigma[m]
 
-            vals = backward(fam, sigma, reach, i, "cfr", update)
+            vals = backward(fam, sigma, reach, i, "cfr", update, None if leaves is None else leaves.value)
             for m in dec:  # the traverser's new strategy for the next walk
                 if fam.player[m] == i:
                     sigma[m] = regret_match(regret[m], axis=0)
@@ -144,8 +145,9 @@ def normalized(avg: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return pol, reached
 
 
-def family_values(fam: Family, sigma: dict, root_reach: tuple, i: int, mode: str = "value") -> np.ndarray:
+def family_values(fam: Family, sigma: dict, root_reach: tuple, i: int, mode: str = "value",
+                  leaves=None) -> np.ndarray:
     """Player i's root values (float64[G, nb, H]) under the family policy ``sigma`` (mode
     "value"), or its best response to the other player's part of it (mode "br")."""
     reach = forward(fam, sigma, root_reach)
-    return backward(fam, sigma, reach, i, mode)[0]
+    return backward(fam, sigma, reach, i, mode, None, None if leaves is None else leaves.value)[0]

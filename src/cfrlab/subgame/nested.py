@@ -45,7 +45,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games.state import State
 from cfrlab.strategy import Strategy
 from cfrlab.subgame.cut import blueprint_of
-from cfrlab.subgame.local import Family, _round_blocks, backward, forward
+from cfrlab.subgame.local import Family, _round_blocks, backward, family_sigma, forward
 from cfrlab.subgame.methods import Ranges, normalized, solve_family
 from cfrlab.tree.bets import parse_bets
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD
@@ -293,13 +293,7 @@ def family_of(h, keep: np.ndarray, root: int) -> Family:
 
 def sigma_of(fam: Family, policy: np.ndarray, offsets: np.ndarray) -> dict:
     """The family's decisions' rows of ``policy`` as CFR tables [children, 1, nb, H]."""
-    sigma = {}
-    for m in np.flatnonzero(fam.kind == DECISION):
-        rb = fam.rounds[int(fam.rnd[m])]
-        d = int(fam.decision[0, m])
-        rows = policy[offsets[d]:offsets[d] + rb.nb * rb.H][:, fam.cols[m]]
-        sigma[int(m)] = rows.T.reshape(len(fam.cols[m]), 1, rb.nb, rb.H)
-    return sigma
+    return family_sigma(fam, policy, np.asarray(offsets))
 
 
 def root_reach(fam: Family) -> tuple:

@@ -26,9 +26,8 @@ from cfrlab.engine import exploitability
 from cfrlab.errors import CfrlabError
 from cfrlab.strategy import Strategy
 from cfrlab.subgame.cut import Blueprint, Cut, blueprint_of, cut
-from cfrlab.subgame.local import Family, families
+from cfrlab.subgame.local import Family, families, family_sigma
 from cfrlab.subgame.methods import METHODS, Ranges, family_values, normalized, solve_family
-from cfrlab.tree.betting_tree import DECISION
 
 ROUND_NAMES = {"preflop": 0, "flop": 1, "turn": 2}
 MAX_ITERATIONS = 1_000_000
@@ -203,14 +202,7 @@ def subgame_values(c: Cut, policy: np.ndarray) -> np.ndarray:
     B = int(bp.engine.num_blocks(c.round))
     out = np.zeros((len(c.roots), B))
     for fam in families(bp, c.round, c.roots, (0, B)):
-        sigma = {}
-        for m in range(fam.size):
-            if fam.kind[m] != DECISION:
-                continue
-            rb = fam.rounds[int(fam.rnd[m])]
-            rows = (bp.engine.row_offset[fam.decision[:, m]][:, None] + rb.first * rb.H
-                    + np.arange(rb.nb * rb.H)[None, :])
-            sigma[m] = np.moveaxis(policy[rows][..., fam.cols[m]], -1, 0).reshape(-1, len(fam.roots), rb.nb, rb.H)
+        sigma = family_sigma(fam, policy, bp.engine.row_offset)
         r = _ranges(c, fam, "unsafe", 1)
         v0 = family_values(fam, sigma, r.reach, 0)
         out[fam.index] = (r.reach[0] * v0).sum(axis=-1)
