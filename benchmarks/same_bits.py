@@ -14,12 +14,15 @@ the spot walk (the TexasSolver benchmark spot at a fixed iteration count, and a 
 spot in every algorithm and storage), the real-game best response of a bucketed strategy on a
 reduced deck (its walk, lanes and round pass), CFR-BR (the lossless engine's best response,
 and the trunk), PCS over hole pairs on an imperfect-recall abstraction, and the Leduc rows of
-the subgame table (``resolve_strategy``). A few minutes on one core.
+the subgame table (``resolve_strategy``). A few minutes on one core. ``hulhe-units`` (not in
+the default parts; ``python benchmarks/same_bits.py hulhe-units``) gives CFR5's real-game best
+response on a few full-HULHE units (its docstring says what it reads).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,9 +31,12 @@ import numpy as np
 
 from cfrlab.abstraction.bucketed import BucketedModel
 from cfrlab.abstraction.buckets import BucketSpec
-from cfrlab.engine import build_tree_for, exploitability, model_for_game
+from cfrlab.engine import build_tree_for, exploitability, load_abstraction, model_for_game
 from cfrlab.games import load_game, parse_game
 from cfrlab.realgame import real_best_response
+from cfrlab.realgame.hands import first_round_units
+from cfrlab.realgame.opponents import batch_policy_of
+from cfrlab.realgame.walk import Walker
 from cfrlab.solvers import make_solver
 from cfrlab.solvers.nplayer import NSolver
 from cfrlab.spot import load_spot, make_spot
@@ -132,10 +138,32 @@ def subgames() -> None:
              exploitability(tree, model, res.strategy.policy))
 
 
+def hulhe_units() -> None:
+    """Full HULHE: the real-game best response's values of a few units (flops) of CFR5, as
+    ``exploit-real`` computes them, in float64 and float32. Needs CFRLAB_CFR5 = the strategy
+    file and CFRLAB_B5 = the 5-bucket abstraction file (each tree reads the abstraction in its
+    own format; the policy array is read as stored, so a strategy header that names another
+    hash format does not matter); CFRLAB_UNITS = unit numbers (default "0,1,2"). Minutes a unit."""
+    g = load_game("holdem-limit")
+    tree = build_tree_for(g)
+    model = load_abstraction(os.environ["CFRLAB_B5"], g)
+    with np.load(os.environ["CFRLAB_CFR5"], allow_pickle=False) as z:
+        policy = z["policy"]
+    bp = batch_policy_of(Strategy.from_policy(g, policy, tree=tree, model=model), tree)
+    which = [int(u) for u in os.environ.get("CFRLAB_UNITS", "0,1,2").split(",")]
+    for precision in ("float64", "float32"):
+        w = Walker(g, tree, bp, precision)
+        units = first_round_units(g, w.deck, w.opp.suit_symmetric)
+        for i in which:
+            v = w.unit_values(units[i])
+            line(f"hulhe cfr5 real-br unit {i} {precision}", digest(v), float(v.sum()))
+
+
 def main() -> None:
     t = time.perf_counter()
     parts = sys.argv[1:] or ["engine", "spots", "real", "cfrbr", "subgame"]
-    table = {"engine": engine_family, "spots": spots, "real": real_game, "cfrbr": cfrbr_runs, "subgame": subgames}
+    table = {"engine": engine_family, "spots": spots, "real": real_game, "cfrbr": cfrbr_runs, "subgame": subgames,
+             "hulhe-units": hulhe_units}
     for p in parts:
         table[p]()
     print(f"# {time.perf_counter() - t:.0f} s", file=sys.stderr)

@@ -306,11 +306,16 @@ def test_ctrl_c_stops_train_cleanly_between_phases(monkeypatch):
     from cfrlab.solvers.driver import Interrupted
 
     _interrupt_at_first_measurement(monkeypatch)
-    with pytest.raises((Interrupted, KeyboardInterrupt)) as e:
-        train("kuhn", "sdcfr", iterations=3, traversals=20, seed=3, eval_every=1,
-              params=DeepParams(hidden=(4,), adv_steps=10, buffer=2000))
-    assert e.type is Interrupted and e.value.iterations == 1 and e.value.checkpoint is None
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # a background shell job starts with SIGINT ignored, and Python then keeps it ignored
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises((Interrupted, KeyboardInterrupt)) as e:
+            train("kuhn", "sdcfr", iterations=3, traversals=20, seed=3, eval_every=1,
+                  params=DeepParams(hidden=(4,), adv_steps=10, buffer=2000))
+        assert e.type is Interrupted and e.value.iterations == 1 and e.value.checkpoint is None
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def test_ctrl_c_in_the_cli_is_one_line_and_code_130(monkeypatch, tmp_path, capsys):

@@ -1,15 +1,18 @@
 """Depth-limited solving (cfrlab.subgame.depth): exact leaf values, the full re-solve when the
 depth reaches past the end, the blueprint-locked game when k = 1, the search agent's safety."""
 
+import json
 from functools import lru_cache
 
 import numpy as np
 import pytest
+from cli_run import run
 
 import cfrlab
 from cfrlab.engine import expected_value
 from cfrlab.errors import CfrlabError
 from cfrlab.spot.lock import LockedRows, LockedSolver
+from cfrlab.strategy import Strategy
 from cfrlab.subgame import resolve_strategy
 from cfrlab.subgame.cut import blueprint_of
 from cfrlab.subgame.depth import (
@@ -130,3 +133,21 @@ def test_bad_input_is_one_line(kwargs, words):
     with pytest.raises(CfrlabError, match=words) as e:
         depth_limited_strategy(leduc(30), **kwargs)
     assert "\n" not in str(e.value)
+
+
+def test_cli_search_prints_both_exploitabilities_saves_and_refuses_in_one_line(tmp_path, capsys):
+    bp = tmp_path / "bp.npz"
+    leduc(30).save(bp)
+    out = tmp_path / "search.npz"
+    code, stdout, err = run(capsys, "search", str(bp), "-n", "20", "--k", "2", "-o", str(out), "--json")
+    assert code == 0, err
+    summary = json.loads(stdout.strip().splitlines()[-1])
+    s = Strategy.load(str(out))
+    assert summary["exploitability"] == pytest.approx(s.exploitability(), abs=1e-12)
+    assert summary["blueprint_exploitability"] == pytest.approx(leduc(30).exploitability(), abs=1e-12)
+    assert s.header["params"]["k"] == 2 and s.header["params"]["nested"] is True
+    for args, words in ((["--depth", "0"], "depth must be"), (["--next-method", "x"], "unknown subgame method"),
+                        (["--game", "kuhn"], "not for kuhn")):
+        code, stdout, err = run(capsys, "search", str(bp), *args)
+        assert code != 0 and stdout == "" and "Traceback" not in err
+        assert words in err and len(err.strip().splitlines()) == 1, err

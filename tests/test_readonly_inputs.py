@@ -207,6 +207,7 @@ def test_abstract_sizes_and_build_read_a_game_file(capsys, files, tmp_path):
 def test_subgame(capsys, files):
     with unchanged(files["leduc.npz"], files["myleduc.game"]):
         ok(capsys, "subgame", str(files["leduc.npz"]), "--game", str(files["myleduc.game"]), "-n", "10")
+        ok(capsys, "search", str(files["leduc.npz"]), "--game", str(files["myleduc.game"]), "-n", "5", "--k", "2")
 
 
 def test_cfrbr_reads_a_game_file_and_an_abstraction(capsys, files, tmp_path):
@@ -349,7 +350,7 @@ COVERED = {
     "counter fbr", "counter model", "counter perturbed", "counter rnr", "counter sweep", "crosstable",
     "dealer", "deep tabulate", "deep train", "divat", "experiment convergence", "exploit", "exploit-real",
     "game show", "lbr", "log", "match", "matrix", "play", "solve", "spot batch", "spot show", "spot sizes", "spot solve",
-    "strategy export", "strategy import", "strategy show", "subgame",
+    "strategy export", "strategy import", "strategy show", "subgame", "search",
 }
 READS_NO_FILE = {"games"}
 SERVERS = {"serve", "spot serve"}  # they run until stopped: not in a fast test

@@ -89,6 +89,8 @@ COMMANDS = {
     "deep": ("deep_cmd", "Deep CFR and Single Deep CFR: neural strategies measured exactly."),
     "subgame": ("subgame_cmd", ("Re-solve a blueprint's subgames with exact cards (unsafe, resolve, "
                                 "maxmargin, reach); print both exploitabilities.")),
+    "search": ("subgame_cmd", ("Depth-limited search from the game's root, measured exactly: the "
+                               "search of every situation written out as one strategy.")),
 }
 
 

@@ -16,22 +16,15 @@ def run_subgame(blueprint: str, game: str | None = None, abstraction: str | None
                 out: Path | None = None, force: bool = False, as_json: bool = False) -> dict:
     """Re-solve, print both exact exploitabilities (and a JSON line with ``as_json``), save the
     combined strategy to ``out``; returns the summary dict."""
-    from cfrlab.games import load_game
     from cfrlab.games.units import to_unit, unit_of
-    from cfrlab.strategy import Strategy
     from cfrlab.subgame import resolve_strategy
     from cfrlab.subgame.resolve import check_iterations, check_method, subgame_round
 
     check_method(method)
     check_iterations(iterations)
     check_new_output(out, force, "combined strategy")
-    p = Path(blueprint)
-    if not p.is_file():
-        raise CfrlabError(f"no such strategy file {blueprint}")
-    s = Strategy.load(str(p), model=abstraction)
+    s = _blueprint(blueprint, game, abstraction)
     g = s.game
-    if game is not None and load_game(game).to_text() != g.to_text():
-        raise CfrlabError(f"{blueprint} is a strategy for {g.name or 'another game'}, not for {game}")
     rnd: int | str = int(round) if round.strip().lstrip("-").isdigit() else round
     if g.num_players == 2 and g.num_rounds > 1:
         subgame_round(g, rnd)  # refused before any work
@@ -42,12 +35,66 @@ def run_subgame(blueprint: str, game: str | None = None, abstraction: str | None
     print(f"{method} re-solve of round {r.round} ({r.roots} public roots, every board, "
           f"{iterations} iterations each, {human_seconds(r.seconds)}): exploitability "
           f"{to_unit(g, after):.6g} {unit}")
-    if out is not None:
-        with writing(out, "combined strategy"):
-            r.strategy.save(out, overwrite=True)
-        print(f"saved the combined strategy to {out}")
+    _save(r.strategy, out)
     summary = {"blueprint": blueprint, "game": g.name, "method": method, "round": r.round,
                "iterations": iterations, "roots": r.roots, "seconds": r.seconds, "unit": unit,
+               "blueprint_exploitability": to_unit(g, before), "exploitability": to_unit(g, after),
+               "out": None if out is None else str(out)}
+    return json_summary(summary, as_json)
+
+
+def _blueprint(blueprint: str, game: str | None, abstraction: str | None):
+    """The blueprint's Strategy, checked against ``game`` when one is named."""
+    from cfrlab.games import load_game
+    from cfrlab.strategy import Strategy
+
+    p = Path(blueprint)
+    if not p.is_file():
+        raise CfrlabError(f"no such strategy file {blueprint}")
+    s = Strategy.load(str(p), model=abstraction)
+    if game is not None and load_game(game).to_text() != s.game.to_text():
+        raise CfrlabError(f"{blueprint} is a strategy for {s.game.name or 'another game'}, not for {game}")
+    return s
+
+
+def _save(strategy, out: Path | None) -> None:
+    if out is not None:
+        with writing(out, "combined strategy"):
+            strategy.save(out, overwrite=True)
+        print(f"saved the combined strategy to {out}")
+
+
+def run_search(blueprint: str, game: str | None = None, abstraction: str | None = None, depth: int = 1,
+               k: int = 4, factor: float = 5.0, nested: bool = True, next_method: str = "resolve",
+               iterations: int = 300, out: Path | None = None, force: bool = False,
+               as_json: bool = False) -> dict:
+    """Depth-limited search from the game's root written out as a strategy; prints both exact
+    exploitabilities (and a JSON line with ``as_json``), saves it to ``out``."""
+    from cfrlab.games.units import to_unit, unit_of
+    from cfrlab.subgame.depth import check_depth, depth_limited_strategy
+    from cfrlab.subgame.resolve import check_iterations, check_method
+
+    check_depth(depth, k, factor)
+    check_method(next_method)
+    check_iterations(iterations)
+    check_new_output(out, force, "search strategy")
+    s = _blueprint(blueprint, game, abstraction)
+    g = s.game
+    r = depth_limited_strategy(s, depth=depth, k=k, factor=factor, nested=nested, next_method=next_method,
+                               iterations=iterations)
+    unit = unit_of(g)
+    before, after = r.blueprint_exploitability(), r.exploitability()
+    per = r.seconds_per_solve()
+    print(f"blueprint: exploitability {to_unit(g, before):.6g} {unit} (exact cards)")
+    what = f"search (re-solving below the leaves by {next_method})" if nested else "one depth-limited solve"
+    print(f"{what}, depth {depth} round(s), k = {k}, factor {factor:g}, {iterations} iterations per solve, "
+          f"{human_seconds(r.seconds)}: exploitability {to_unit(g, after):.6g} {unit}")
+    print("seconds per solve of one public subgame (every board), by round: "
+          + ", ".join(f"{rnd}: {t:.3g}" for rnd, t in per.items()))
+    _save(r.strategy, out)
+    summary = {"blueprint": blueprint, "game": g.name, "depth": depth, "k": k, "factor": factor,
+               "nested": nested, "next_method": next_method, "iterations": iterations,
+               "seconds": r.seconds, "seconds_per_solve": {str(a): b for a, b in per.items()}, "unit": unit,
                "blueprint_exploitability": to_unit(g, before), "exploitability": to_unit(g, after),
                "out": None if out is None else str(out)}
     return json_summary(summary, as_json)
@@ -77,3 +124,33 @@ def register(app: typer.Typer) -> None:
         Bowling, CFR-D), maxmargin (Moravčík et al.), reach (Brown and Sandholm, safe and nested
         subgame solving). A card-abstracted blueprint (with --abstraction) is read with real cards."""
         run_subgame(blueprint, game, abstraction, method, round, iterations, out, force, as_json)
+
+    @app.command("search")
+    def search(
+        blueprint: Annotated[str, typer.Argument(help="the blueprint's strategy file (.npz)")],
+        game: Annotated[str | None, typer.Option("--game", help="the blueprint's game (checked)")] = None,
+        abstraction: SolvedInOpt = None,
+        depth: Annotated[int, typer.Option("--depth", help="rounds each solve looks ahead")] = 1,
+        k: Annotated[int, typer.Option("--k", help="continuation strategies at the leaves: the blueprint, "
+                                       "then fold-, call- and raise-biased (1 to 4)")] = 4,
+        factor: Annotated[float, typer.Option("--factor", help="how much a biased continuation "
+                                              "multiplies its actions' probability")] = 5.0,
+        nested: Annotated[bool, typer.Option("--nested/--once", help="re-solve below every leaf (the "
+                                             "search agent), or solve once and play the blueprint "
+                                             "below the leaves")] = True,
+        next_method: Annotated[str, typer.Option("--next-method", help="how the re-solves below the "
+                                                 "leaves treat the opponent: resolve (CFR-D gadget), "
+                                                 "maxmargin, reach or unsafe")] = "resolve",
+        iterations: Annotated[int, typer.Option("--iterations", "-n", help="CFR+ iterations per solve")] = 300,
+        out: Annotated[Path | None, typer.Option("--out", "-o", help="save the search's strategy here")] = None,
+        force: Annotated[bool, typer.Option("--force", help="overwrite --out")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
+    ) -> None:
+        """Depth-limited search from the game's root, measured exactly: each seat solves the
+        game to --depth rounds, the opponent picking at each leaf one of --k continuation
+        strategies, then re-solves every subgame below the leaves the same way (Brown, Sandholm
+        and Amos, "Depth-Limited Solving for Imperfect-Information Games"). The searches of
+        every situation are written out as one strategy in exact cards; both exploitabilities
+        are exact."""
+        run_search(blueprint, game, abstraction, depth, k, factor, nested, next_method, iterations, out,
+                   force, as_json)

@@ -26,7 +26,7 @@ depth-limited solve (it is the searcher there); rows below the leaves stay the b
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -60,6 +60,16 @@ class DepthResult:
     iterations: int
     leaves: int  # leaves of the first solve's truncated families (each seat's solve has them)
     seconds: float
+    solves: list = field(default_factory=list)  # (round, seconds) of every solve, leaf tables included
+
+    def seconds_per_solve(self) -> dict[int, float]:
+        """{round: mean seconds} of one seat's solve of one public subgame starting at that round
+        (every board of it, leaf tables included): an upper bound on what an agent searching
+        there spends at that decision point, where it solves the one board it sees."""
+        out: dict[int, list] = {}
+        for r, t in self.solves:
+            out.setdefault(r, []).append(t)
+        return {r: float(np.mean(t)) for r, t in sorted(out.items())}
 
     def exploitability(self) -> float:
         s = self.strategy
@@ -302,7 +312,7 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
                 "factor": factor, "iterations": n, "nested": bool(nested), "next_method": nm},
         iterations=n, seconds=seconds)
     leaves = sum(len(truncate(fam, depth)[1]) for fam, _ in work)
-    return DepthResult(combined, lifted, m, round, depth, k, factor, n, leaves, seconds)
+    return DepthResult(combined, lifted, m, round, depth, k, factor, n, leaves, seconds, step.solves)
 
 
 @dataclass
@@ -316,14 +326,17 @@ class _Step:
     iterations: int
     policy: np.ndarray  # written in place: the seat's rows the solves reach
     next_method: str | None
+    solves: list = field(default_factory=list)
 
     def solve(self, fam: Family, ranges: Ranges, method: str, p: int) -> None:
         bp, o = self.bp, 1 - p
+        t0 = time.perf_counter()
         short, leaves = truncate(fam, self.depth)
         tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, self.conts, p), p) if leaves else None
         nested = leaves and self.next_method is not None
         avg = solve_family(short, method, p, ranges, self.iterations, average=(0, 1) if nested else (p,),
                            leaves=tabs)
+        self.solves.append((int(fam.rnd[0]), (time.perf_counter() - t0) / len(fam.roots)))
         for lm, a in avg.items():
             if short.player[lm] == p:
                 _write(bp, short, lm, a, self.policy)
