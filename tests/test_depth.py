@@ -7,10 +7,16 @@ from functools import lru_cache
 import numpy as np
 import pytest
 from cli_run import run
+from game_texts import holdem_text
 
 import cfrlab
+from cfrlab.agents.registry import make_agent
+from cfrlab.cards.cards import card_text
 from cfrlab.engine import expected_value
 from cfrlab.errors import CfrlabError
+from cfrlab.evaluate.match import play_match
+from cfrlab.games import load_game, parse_game
+from cfrlab.games.matchstate import parse_match_state
 from cfrlab.spot.lock import LockedRows, LockedSolver
 from cfrlab.strategy import Strategy
 from cfrlab.subgame import resolve_strategy
@@ -28,6 +34,9 @@ from cfrlab.subgame.depth import (
 )
 from cfrlab.subgame.local import family_sigma
 from cfrlab.subgame.methods import family_values
+from cfrlab.subgame.search_agent import SearchAgent
+
+LEDUC = load_game("leduc")
 
 
 @lru_cache(maxsize=4)
@@ -151,3 +160,90 @@ def test_cli_search_prints_both_exploitabilities_saves_and_refuses_in_one_line(t
         code, stdout, err = run(capsys, "search", str(bp), *args)
         assert code != 0 and stdout == "" and "Traceback" not in err
         assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+# -- the live agent ---------------------------------------------------------------------------
+def _info_sets(strategy):
+    """(node, state) for every information set of ``strategy``'s lossless rows."""
+    bp = blueprint_of(strategy)
+    for node in bp.tree.decision_node:
+        for st in range(int(bp.model.num_states[int(bp.tree.round[node])])):
+            yield int(node), st
+
+
+def _view(strategy, game, node: int, st: int):
+    """(the match state of that information set, its policy row)."""
+    bp = blueprint_of(strategy)
+    tree = bp.tree
+    rnd, pos, d = int(tree.round[node]), int(tree.player[node]), int(tree.decision[node])
+    hole, board = bp.model.state_cards(rnd, st)
+    h = "".join(card_text(c) for c in hole)
+    cards = (h + "|") if pos == 0 else ("|" + h)
+    at = 0
+    for r in range(1, rnd + 1):  # one segment per round's board cards
+        n = game.num_board_cards[r]
+        cards += "/" + "".join(card_text(c) for c in board[at:at + n])
+        at += n
+    return parse_match_state(game, f"MATCHSTATE:{pos}:0:{tree.betting[node]}:{cards}"), bp.engine.row_offset[d] + st
+
+
+def test_the_live_agent_plays_the_written_out_strategy_at_every_information_set():
+    s = leduc(100)
+    written = depth_limited_strategy(s, depth=1, k=2, iterations=50, nested=True).strategy.policy
+    agent = SearchAgent(s, depth=1, k=2, iterations=50)
+    count = 0
+    for node, st in _info_sets(s):
+        v, row = _view(s, LEDUC, node, st)
+        assert np.allclose(agent.distribution(v), written[row], rtol=0, atol=1e-9)
+        count += 1
+    assert count == len(written) == 936
+    boards = int(blueprint_of(s).engine.num_blocks(1))
+    assert len(agent.log) == 2 * (1 + 5 * boards)  # kept: the root, then each (leaf, board) once a seat
+
+
+def test_the_live_agent_on_three_rounds_chains_its_solves():
+    """A 3-round game at depth 1: the flop solve on the board seen, then the turn solve below its
+    leaf; sampled information sets of every round match the written-out strategy."""
+    g = parse_game(holdem_text(4, 2, "0 2 1", "2 2 2"), name="holdem-4x2")
+    s = cfrlab.solve(g, "cfr+", iterations=20).strategy
+    written = depth_limited_strategy(s, depth=1, k=2, iterations=8, nested=True).strategy.policy
+    agent = SearchAgent(s, depth=1, k=2, iterations=8)
+    sets = list(_info_sets(s))
+    rng = np.random.default_rng(5)
+    first = [i for i, (node, _) in enumerate(sets) if s.tree.round[node] == 0]
+    rounds = set()
+    for i in [*first[::7], *rng.choice(len(sets), 40, replace=False)]:
+        v, row = _view(s, g, *sets[i])
+        assert np.allclose(agent.distribution(v), written[row], rtol=0, atol=1e-9)
+        rounds.add(v.round)
+    assert rounds == {0, 1, 2}
+
+
+def test_a_live_search_match_lands_in_the_ci_of_its_exact_value(tmp_path):
+    s = leduc(100)
+    r = depth_limited_strategy(s, depth=1, k=2, iterations=50, nested=True)
+    path = tmp_path / "bp.npz"
+    s.save(path)
+    agent = make_agent(f"search:{path}:k=2,iterations=50,time=0", LEDUC, seed=1)
+    assert isinstance(agent, SearchAgent) and agent.k == 2 and agent.seconds == 0
+    m = play_match(LEDUC, agent, make_agent(str(path), LEDUC), 3000, seed=11, duplicate=True).summary()
+    bp = blueprint_of(s)
+    exact = 0.5 * (expected_value(bp.tree, bp.model, r.strategy.policy, bp.policy)
+                   - expected_value(bp.tree, bp.model, bp.policy, r.strategy.policy))
+    assert abs(m["mean_chips"] - exact) < m["ci95_chips"], (m["mean_chips"], m["ci95_chips"], exact)
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("search:", "a search agent is"),
+    ("search:{bp}:kk=2", "unknown option 'kk=2'"),
+    ("search:{bp}:k=x", "whole numbers"),
+    ("search:{bp}:k=9", "k is at most 4"),
+    ("search:{bp}:method=nope", "unknown subgame method"),
+    ("search:nothere.npz", "no such strategy file"),
+])
+def test_bad_search_specs_are_one_line(tmp_path, capsys, spec, words):
+    path = tmp_path / "bp.npz"
+    leduc(30).save(path)
+    code, _out, err = run(capsys, "match", "leduc", spec.format(bp=path), str(path), "-n", "2")
+    assert code != 0 and words in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err

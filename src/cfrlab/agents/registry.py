@@ -19,6 +19,9 @@ Specs:
   networks, the same play as sampling one network per hand); refused for another game;
 * your own Python agent class: ``py:FILE.py:ClassName`` or ``py:package.module:ClassName``
   (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md);
+* a blueprint played by depth-limited search (``cfrlab.subgame.search_agent``, games whose real
+  cards enumerate): ``search:BLUEPRINT[:depth=1,k=4,factor=5,method=resolve,iterations=300,
+  time=2,abstraction=FILE]``;
 * a blueprint that re-solves the subgames it reaches: ``subgame:BLUEPRINT:ROUND:METHOD``
   (``cfrlab.subgame.agent``), ROUND ``river`` (the last), ``turn``, ``flop`` or a number,
   METHOD ``unsafe``, ``resolve``, ``maxmargin`` or ``reach``; options after a fourth colon:
@@ -69,6 +72,7 @@ from cfrlab.games.gamedef import shown_input
 from cfrlab.strategy import STRATEGY_KIND, Strategy
 from cfrlab.subgame.agent import DEFAULT_SECONDS, SubgameAgent
 from cfrlab.subgame.nested import NestedSolver
+from cfrlab.subgame.search_agent import SearchAgent
 
 BOT_NAMES = tuple(BOTS)
 
@@ -283,6 +287,8 @@ def make_agent(spec: str | Strategy | Agent, game: GameDef | str | None = None,
         agent = _nested(text, game)
     elif text.startswith("subgame:"):
         agent = subgame_agent(text, game)
+    elif text.startswith("search:"):
+        agent = search_agent(text, game)
     else:
         path, opts = _split_options(text)
         p = Path(path)
@@ -344,6 +350,48 @@ def subgame_agent(text: str, game: GameDef) -> Agent:
     try:
         return SubgameAgent(bp.strategy, rnd_arg, method, iterations=iterations, seconds=seconds,
                             name=f"{Path(path).stem}+{method.lower()}")
+    except CfrlabError as e:
+        raise CfrlabError(f"agent {shown_input(text)}: {e}") from None
+
+
+SEARCH_OPTIONS = ("depth", "k", "factor", "method", "iterations", "time", "abstraction")
+
+
+def search_agent(text: str, game: GameDef) -> Agent:
+    """``search:BLUEPRINT[:depth=D,k=K,factor=F,method=M,iterations=N,time=S,abstraction=FILE]``:
+    a ``SearchAgent`` playing the blueprint file by depth-limited search."""
+    path, opts_text = text[len("search:"):], ""
+    head, sep, tail = path.rpartition(":")
+    if sep and "=" in tail:
+        path, opts_text = head, tail
+    if not path.strip():
+        raise CfrlabError(f"agent {shown_input(text)}: a search agent is search:BLUEPRINT[:depth=1,k=4,...] "
+                          "(e.g. search:bp.npz:k=4,iterations=300)")
+    opts: dict[str, str] = {}
+    for item in filter(None, (o.strip() for o in opts_text.split(","))):
+        key, eq, val = item.partition("=")
+        if key not in SEARCH_OPTIONS or not eq:
+            raise CfrlabError(f"agent {shown_input(text)}: unknown option {item!r} (options: "
+                              f"{', '.join(o + '=' for o in SEARCH_OPTIONS)})")
+        opts[key] = val
+    if game.num_players != 2:
+        raise CfrlabError(f"agent {shown_input(text)}: search plays 2-player games; "
+                          f"{game.name or 'this game'} has {game.num_players} players")
+    try:
+        depth, k = int(opts.get("depth", "1")), int(opts.get("k", "4"))
+        iterations = int(opts.get("iterations", "300"))
+        factor, seconds = float(opts.get("factor", "5")), float(opts.get("time", str(DEFAULT_SECONDS)))
+    except ValueError:
+        raise CfrlabError(f"agent {shown_input(text)}: depth, k and iterations are whole numbers, factor and "
+                          "time numbers") from None
+    if not _is(Path(path).is_file):
+        raise CfrlabError(f"agent {shown_input(text)}: no such strategy file {path}")
+    bp = load_strategy_agent(path, game, abstraction=opts.get("abstraction"))
+    if not isinstance(bp, StrategyAgent):
+        raise CfrlabError(f"agent {shown_input(text)}: the blueprint must be a limit strategy of its game")
+    try:
+        return SearchAgent(bp.strategy, depth=depth, k=k, factor=factor, method=opts.get("method", "resolve"),
+                           iterations=iterations, seconds=seconds, name=f"{Path(path).stem}+search")
     except CfrlabError as e:
         raise CfrlabError(f"agent {shown_input(text)}: {e}") from None
 

@@ -316,9 +316,60 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
 
 
 @dataclass
+class Solve:
+    """One seat's depth-limited solve of a family: the truncated family, its leaves (new id ->
+    id in ``fam``) and their tables, and the average strategies (``solve_family``'s)."""
+
+    fam: Family
+    ranges: Ranges
+    player: int
+    short: Family
+    leaves: dict
+    tabs: Leaves | None
+    avg: dict
+    _below: dict | None = None
+
+    def below(self) -> dict[int, tuple[Family, Ranges]]:
+        """{first node below a leaf (local id in ``fam``): (its subtree's family, the ranges the
+        next solve starts from)}: the seat's own reach under its average strategy, and the
+        opponent's values under its best continuation against it (with its reach under the
+        solve's average, for an unsafe next solve)."""
+        if self._below is not None:
+            return self._below
+        p, o, fam, short = self.player, 1 - self.player, self.fam, self.short
+        sigma = {lm: np.moveaxis(normalized(a, short.legal[lm])[0][..., short.cols[lm]], -1, 0)
+                 for lm, a in self.avg.items()}
+        reach = forward(short, sigma, self.ranges.reach)
+        end = _ends(fam)
+        out = {}
+        for leaf, m in self.leaves.items():
+            c = fam.children[m][0]
+            child = _subtree(fam, c, int(end[c]))
+            nxt = fam.rounds[int(fam.rnd[c])]
+            mine, theirs = _down(reach[leaf][p], nxt), _down(reach[leaf][o], nxt)
+            alt = self.tabs.opponent_values(leaf, reach[leaf][p])
+            pair = (mine, theirs) if p == 0 else (theirs, mine)
+            out[c] = (child, Ranges(pair, alt, cf_weight(child, mine, o)))
+        self._below = out
+        return out
+
+
+def solve_depth(bp: Blueprint, fam: Family, ranges: Ranges, method: str, p: int, depth: int, conts: list,
+                iterations: int, both: bool = False, deadline: float | None = None,
+                info: dict | None = None) -> Solve:
+    """Seat p's depth-limited solve of ``fam`` from ``ranges`` (``both``: keep the opponent's
+    average too, which ``Solve.below`` needs)."""
+    short, leaves = truncate(fam, depth)
+    tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, conts, p), p) if leaves else None
+    avg = solve_family(short, method, p, ranges, iterations, average=(0, 1) if both else (p,), leaves=tabs,
+                       deadline=deadline, info=info)
+    return Solve(fam, ranges, p, short, leaves, tabs, avg)
+
+
+@dataclass
 class _Step:
-    """One seat's depth-limited solve of a family, and with ``next_method`` the solves of the
-    subgames below its leaves (``depth_limited_strategy``'s ``nested``)."""
+    """One seat's depth-limited solves of a family, and with ``next_method`` of the subgames
+    below its leaves, written into ``policy`` (``depth_limited_strategy``)."""
 
     bp: Blueprint
     depth: int
@@ -329,28 +380,13 @@ class _Step:
     solves: list = field(default_factory=list)
 
     def solve(self, fam: Family, ranges: Ranges, method: str, p: int) -> None:
-        bp, o = self.bp, 1 - p
         t0 = time.perf_counter()
-        short, leaves = truncate(fam, self.depth)
-        tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, self.conts, p), p) if leaves else None
-        nested = leaves and self.next_method is not None
-        avg = solve_family(short, method, p, ranges, self.iterations, average=(0, 1) if nested else (p,),
-                           leaves=tabs)
+        nested = self.next_method is not None
+        sol = solve_depth(self.bp, fam, ranges, method, p, self.depth, self.conts, self.iterations, nested)
         self.solves.append((int(fam.rnd[0]), (time.perf_counter() - t0) / len(fam.roots)))
-        for lm, a in avg.items():
-            if short.player[lm] == p:
-                _write(bp, short, lm, a, self.policy)
-        if not nested:
-            return
-        sigma = {lm: np.moveaxis(normalized(a, short.legal[lm])[0][..., short.cols[lm]], -1, 0)
-                 for lm, a in avg.items()}
-        reach = forward(short, sigma, ranges.reach)
-        end = _ends(fam)
-        for leaf, m in leaves.items():
-            c = fam.children[m][0]
-            child = _subtree(fam, c, int(end[c]))
-            nxt = fam.rounds[int(fam.rnd[c])]
-            mine, theirs = _down(reach[leaf][p], nxt), _down(reach[leaf][o], nxt)
-            alt = tabs.opponent_values(leaf, reach[leaf][p])
-            pair = (mine, theirs) if p == 0 else (theirs, mine)
-            self.solve(child, Ranges(pair, alt, cf_weight(child, mine, o)), self.next_method, p)
+        for lm, a in sol.avg.items():
+            if sol.short.player[lm] == p:
+                _write(self.bp, sol.short, lm, a, self.policy)
+        if nested and sol.leaves:
+            for child, start in sol.below().values():
+                self.solve(child, start, self.next_method, p)
