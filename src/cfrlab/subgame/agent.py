@@ -179,19 +179,25 @@ class SubgameAgent(StrategyBackedAgent):
     # -- acting ------------------------------------------------------------------------------
     def act(self, view: MatchState) -> str:
         node, probs = self._row(view)
-        if self.tree.num_actions != 3:  # a no-limit tree: columns are raise sizes
-            legal = np.flatnonzero(self.tree.legal[int(self.tree.decision[node])])
-            p = probs[legal]
-            if p.sum() <= 0:
-                return "c"
-            a = int(legal[int(self.rng.choice(len(legal), p=p / p.sum()))])
-            return self.tree.action_text(node, a)
-        legal = [ACTIONS.index(a[0]) for a in view.legal_actions()]
-        p = np.array([probs[a] if a in legal else 0.0 for a in range(3)])
-        total = p.sum()
-        if total <= 0:
+        return draw_action(self.tree, self.rng, node, probs, view)
+
+
+def draw_action(tree, rng, node: int, probs: np.ndarray, view: MatchState) -> str:
+    """An action drawn from ``probs`` (the tree's columns at ``node``) among the legal ones: its
+    ACPC text (a raise's amount in a no-limit tree); a call when none has weight."""
+    if tree.num_actions != 3:  # a no-limit tree: columns are raise sizes
+        legal = np.flatnonzero(tree.legal[int(tree.decision[node])])
+        p = probs[legal]
+        if p.sum() <= 0:
             return "c"
-        return ACTIONS[int(self.rng.choice(3, p=p / total))]
+        a = int(legal[int(rng.choice(len(legal), p=p / p.sum()))])
+        return tree.action_text(node, a)
+    legal = [ACTIONS.index(a[0]) for a in view.legal_actions()]
+    p = np.array([probs[a] if a in legal else 0.0 for a in range(3)])
+    total = p.sum()
+    if total <= 0:
+        return "c"
+    return ACTIONS[int(rng.choice(3, p=p / total))]
 
 
 def _enumerates(game: GameDef) -> bool:
@@ -203,4 +209,4 @@ def _enumerates(game: GameDef) -> bool:
     return True
 
 
-__all__ = ["SubgameAgent"]
+__all__ = ["SubgameAgent", "draw_action"]

@@ -24,7 +24,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.games.agent import StrategyBackedAgent
 from cfrlab.games.matchstate import MatchState
 from cfrlab.strategy import Strategy
-from cfrlab.subgame.agent import ACTIONS, _enumerates
+from cfrlab.subgame.agent import _enumerates, draw_action
 from cfrlab.subgame.cut import blueprint_of, check_game
 from cfrlab.subgame.depth import (
     DEFAULT_FACTOR,
@@ -133,19 +133,7 @@ class SearchAgent(StrategyBackedAgent):
 
     def act(self, view: MatchState) -> str:
         node, probs = self._row(view)
-        if self.tree.num_actions != 3:  # a no-limit tree: columns are raise sizes
-            legal = np.flatnonzero(self.tree.legal[int(self.tree.decision[node])])
-            p = probs[legal]
-            if p.sum() <= 0:
-                return "c"
-            a = int(legal[int(self.rng.choice(len(legal), p=p / p.sum()))])
-            return self.tree.action_text(node, a)
-        legal = [ACTIONS.index(a[0]) for a in view.legal_actions()]
-        p = np.array([probs[a] if a in legal else 0.0 for a in range(3)])
-        total = p.sum()
-        if total <= 0:
-            return "c"
-        return ACTIONS[int(self.rng.choice(3, p=p / total))]
+        return draw_action(self.tree, self.rng, node, probs, view)
 
 
 __all__ = ["SearchAgent"]
