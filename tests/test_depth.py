@@ -247,3 +247,38 @@ def test_bad_search_specs_are_one_line(tmp_path, capsys, spec, words):
     code, _out, err = run(capsys, "match", "leduc", spec.format(bp=path), str(path), "-n", "2")
     assert code != 0 and words in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+# -- continual re-solving ---------------------------------------------------------------------
+def test_continual_resolving_with_exact_leaves_reaches_kuhns_value():
+    """Kuhn: the root solved, then a gadget re-solve at each own decision to the end of the game;
+    the written-out strategy's exploitability falls with the iterations, and its value is the
+    game's -1/18 within that exploitability."""
+    s = cfrlab.solve("kuhn", "cfr", iterations=10).strategy
+    errs = []
+    for n in (50, 1000):
+        r = depth_limited_strategy(s, depth=5, iterations=n, continual=True)
+        ps = r.strategy
+        e = r.exploitability()
+        assert abs(expected_value(ps.tree, ps.model, ps.policy, ps.policy) + 1 / 18) <= e
+        assert ps.header["params"]["continual"] is True
+        errs.append(e)
+    assert errs[1] < errs[0] / 10 and errs[1] < 5e-4 and len(r.solves) == 5  # 1 + 2 + 2 decisions re-solved
+
+
+def test_continual_resolving_with_exact_leaves_approaches_leducs_equilibrium():
+    s = leduc(100)
+    a = depth_limited_strategy(s, depth=2, iterations=50, continual=True)
+    b = depth_limited_strategy(s, depth=2, iterations=200, continual=True)
+    assert b.exploitability() < a.exploitability() / 5 and b.exploitability() < 0.01
+    assert b.exploitability() < s.exploitability() / 20
+
+
+@pytest.mark.parametrize("depth, k", [(2, 1), (1, 2)])
+def test_the_live_continual_agent_plays_the_written_out_strategy(depth, k):
+    s = leduc(100)
+    written = depth_limited_strategy(s, depth=depth, k=k, iterations=20, continual=True).strategy.policy
+    agent = SearchAgent(s, depth=depth, k=k, iterations=20, continual=True)
+    for node, st in _info_sets(s):
+        v, row = _view(s, LEDUC, node, st)
+        assert np.allclose(agent.distribution(v), written[row], rtol=0, atol=1e-9)

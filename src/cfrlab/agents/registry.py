@@ -21,7 +21,8 @@ Specs:
   (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md);
 * a blueprint played by depth-limited search (``cfrlab.subgame.search_agent``, games whose real
   cards enumerate): ``search:BLUEPRINT[:depth=1,k=4,factor=5,method=resolve,iterations=300,
-  time=2,abstraction=FILE]``;
+  time=2,continual=no,abstraction=FILE]`` (``continual=yes``: it also solves again at each of
+  its own decisions);
 * a blueprint that re-solves the subgames it reaches: ``subgame:BLUEPRINT:ROUND:METHOD``
   (``cfrlab.subgame.agent``), ROUND ``river`` (the last), ``turn``, ``flop`` or a number,
   METHOD ``unsafe``, ``resolve``, ``maxmargin`` or ``reach``; options after a fourth colon:
@@ -354,7 +355,7 @@ def subgame_agent(text: str, game: GameDef) -> Agent:
         raise CfrlabError(f"agent {shown_input(text)}: {e}") from None
 
 
-SEARCH_OPTIONS = ("depth", "k", "factor", "method", "iterations", "time", "abstraction")
+SEARCH_OPTIONS = ("depth", "k", "factor", "method", "iterations", "time", "continual", "abstraction")
 
 
 def search_agent(text: str, game: GameDef) -> Agent:
@@ -389,9 +390,13 @@ def search_agent(text: str, game: GameDef) -> Agent:
     bp = load_strategy_agent(path, game, abstraction=opts.get("abstraction"))
     if not isinstance(bp, StrategyAgent):
         raise CfrlabError(f"agent {shown_input(text)}: the blueprint must be a limit strategy of its game")
+    continual = opts.get("continual", "no").strip().lower()
+    if continual not in ("yes", "no", "1", "0", "true", "false"):
+        raise CfrlabError(f"agent {shown_input(text)}: continual is yes or no, got {shown_input(continual, 20)}")
     try:
         return SearchAgent(bp.strategy, depth=depth, k=k, factor=factor, method=opts.get("method", "resolve"),
-                           iterations=iterations, seconds=seconds, name=f"{Path(path).stem}+search")
+                           iterations=iterations, seconds=seconds, continual=continual in ("yes", "1", "true"),
+                           name=f"{Path(path).stem}+search")
     except CfrlabError as e:
         raise CfrlabError(f"agent {shown_input(text)}: {e}") from None
 

@@ -67,7 +67,7 @@ def _save(strategy, out: Path | None) -> None:
 def run_search(blueprint: str, game: str | None = None, abstraction: str | None = None, depth: int = 1,
                k: int = 4, factor: float = 5.0, nested: bool = True, next_method: str = "resolve",
                iterations: int = 300, out: Path | None = None, force: bool = False,
-               as_json: bool = False) -> dict:
+               as_json: bool = False, continual: bool = False) -> dict:
     """Depth-limited search from the game's root written out as a strategy; prints both exact
     exploitabilities (and a JSON line with ``as_json``), saves it to ``out``."""
     from cfrlab.games.units import to_unit, unit_of
@@ -81,19 +81,22 @@ def run_search(blueprint: str, game: str | None = None, abstraction: str | None 
     s = _blueprint(blueprint, game, abstraction)
     g = s.game
     r = depth_limited_strategy(s, depth=depth, k=k, factor=factor, nested=nested, next_method=next_method,
-                               iterations=iterations)
+                               iterations=iterations, continual=continual)
     unit = unit_of(g)
     before, after = r.blueprint_exploitability(), r.exploitability()
     per = r.seconds_per_solve()
     print(f"blueprint: exploitability {to_unit(g, before):.6g} {unit} (exact cards)")
-    what = f"search (re-solving below the leaves by {next_method})" if nested else "one depth-limited solve"
-    print(f"{what}, depth {depth} round(s), k = {k}, factor {factor:g}, {iterations} iterations per solve, "
+    what = (f"continual re-solving (at every own decision, by {next_method})" if continual
+            else f"search (re-solving below the leaves by {next_method})" if nested else "one depth-limited solve")
+    reach = "to the end of the game (exact leaves)" if depth >= g.num_rounds else f"depth {depth} round(s)"
+    print(f"{what}, {reach}, k = {k}, factor {factor:g}, {iterations} iterations per solve, "
           f"{human_seconds(r.seconds)}: exploitability {to_unit(g, after):.6g} {unit}")
     print("seconds per solve of one public subgame (every board), by round: "
           + ", ".join(f"{rnd}: {t:.3g}" for rnd, t in per.items()))
     _save(r.strategy, out)
     summary = {"blueprint": blueprint, "game": g.name, "depth": depth, "k": k, "factor": factor,
-               "nested": nested, "next_method": next_method, "iterations": iterations,
+               "nested": nested or continual, "continual": continual, "next_method": next_method,
+               "iterations": iterations,
                "seconds": r.seconds, "seconds_per_solve": {str(a): b for a, b in per.items()}, "unit": unit,
                "blueprint_exploitability": to_unit(g, before), "exploitability": to_unit(g, after),
                "out": None if out is None else str(out)}
@@ -141,6 +144,9 @@ def register(app: typer.Typer) -> None:
         next_method: Annotated[str, typer.Option("--next-method", help="how the re-solves below the "
                                                  "leaves treat the opponent: resolve (CFR-D gadget), "
                                                  "maxmargin, reach or unsafe")] = "resolve",
+        continual: Annotated[bool, typer.Option("--continual", help="also solve again at every own decision "
+                                                "(continual re-solving, as DeepStack); with a --depth past "
+                                                "the last round the leaves are exact")] = False,
         iterations: Annotated[int, typer.Option("--iterations", "-n", help="CFR+ iterations per solve")] = 300,
         out: Annotated[Path | None, typer.Option("--out", "-o", help="save the search's strategy here")] = None,
         force: Annotated[bool, typer.Option("--force", help="overwrite --out")] = False,
@@ -153,4 +159,4 @@ def register(app: typer.Typer) -> None:
         every situation are written out as one strategy in exact cards; both exploitabilities
         are exact."""
         run_search(blueprint, game, abstraction, depth, k, factor, nested, next_method, iterations, out,
-                   force, as_json)
+                   force, as_json, continual)

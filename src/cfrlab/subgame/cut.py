@@ -69,21 +69,22 @@ class Cut:
         return int(hit[0])
 
 
-def check_game(game) -> None:
+def check_game(game, later_round: bool = True) -> None:
     if game.num_players != 2:
         raise CfrlabError(f"subgame solving needs a 2-player game; {game.name or 'this game'} has "
                           f"{game.num_players} players")
-    if game.num_rounds < 2:
+    if later_round and game.num_rounds < 2:
         raise CfrlabError(f"{game.name or 'this game'} has one betting round: a subgame starts at a later round")
 
 
-def blueprint_of(strategy: Strategy) -> Blueprint:
+def blueprint_of(strategy: Strategy, later_round: bool = True) -> Blueprint:
     """The blueprint in exact cards: a lossless strategy as it is, a card-abstracted one lifted
-    (each real hand plays its bucket's row)."""
+    (each real hand plays its bucket's row). ``later_round``: refuse a game of one round (its
+    subgames cannot start a later one; a search from the root can)."""
     if not isinstance(strategy, Strategy):
         raise CfrlabError(f"a blueprint is a Strategy, got {type(strategy).__name__}")
     game = strategy.game
-    check_game(game)
+    check_game(game, later_round)
     model = strategy.model
     if model.kind == LOSSLESS:
         lm, policy = model, strategy.policy

@@ -39,7 +39,7 @@ from cfrlab.subgame.local import LEAF, Family, _down, _up, backward, families, f
 from cfrlab.subgame.methods import Ranges, normalized, solve_family
 from cfrlab.subgame.nested import cf_weight, family_of
 from cfrlab.subgame.resolve import _ranges, _write, check_iterations, check_method
-from cfrlab.tree.betting_tree import CHANCE
+from cfrlab.tree.betting_tree import CHANCE, DECISION
 
 BIASES = ("blueprint", "fold", "call", "raise")
 DEFAULT_FACTOR = 5.0
@@ -150,6 +150,7 @@ def truncate(fam: Family, depth: int) -> tuple[Family, dict[int, int]]:
     cols = [[] if int(new[m]) in leaves else fam.cols[m] for m in nodes]
     out = Family(fam.roots, fam.index, kind, fam.player[nodes], fam.rnd[nodes], fam.action[nodes], children,
                  fam.decision[:, nodes], fam.util[:, nodes], fam.legal[nodes], cols, fam.rounds)
+    out.source = nodes  # each node's local id in ``fam``
     return out, leaves
 
 
@@ -263,7 +264,7 @@ def root_ranges(fam: Family) -> Ranges:
 def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 1, k: int = 4,
                            factor: float = DEFAULT_FACTOR, method: str = "unsafe",
                            iterations: int = 300, nested: bool = False,
-                           next_method: str = "resolve") -> DepthResult:
+                           next_method: str = "resolve", continual: bool = False) -> DepthResult:
     """Depth-limited re-solve of every subgame starting at ``round`` (0: the whole game from its
     root) of the 2-player ``blueprint``, to ``depth`` rounds, with ``k`` continuation
     strategies biased by ``factor`` at the leaves, by ``iterations`` of CFR+ per seat
@@ -274,7 +275,14 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
     own range there and the opponent's values under its best continuation against it
     (``next_method``: a gadget, or ``unsafe`` with the opponent's range from the solve), to
     ``depth`` rounds again, down to the end of the game; the rows of every round are then the
-    search's and none is the blueprint's."""
+    search's and none is the blueprint's.
+
+    ``continual`` (implies ``nested``): continual re-solving (Moravčík et al., "DeepStack:
+    Expert-level artificial intelligence in heads-up no-limit poker"): each seat also solves
+    again at every one of its own decisions, rooted there, from its range under the previous
+    solve and the opponent's best-response counterfactual values there (the gadget of
+    ``next_method``); a node's rows are those of the solve rooted at it. With a depth past the
+    end of the game its leaves are exact (the rest is solved)."""
     depth, k, factor = check_depth(depth, k, factor)
     m = check_method(method)
     nm = check_method(next_method)
@@ -282,7 +290,7 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
     if isinstance(round, bool) or not isinstance(round, (int, np.integer)):
         raise CfrlabError(f"round must be a whole number, got {round!r}")
     t0 = time.perf_counter()
-    bp = blueprint_of(blueprint)
+    bp = blueprint_of(blueprint, later_round=round != 0)
     R = bp.tree.game.num_rounds
     if not 0 <= round < R:
         raise CfrlabError(f"round must be 0 to {R - 1} (0 is the first round), got {round}")
@@ -297,7 +305,7 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
         work = [(fam, c) for fam in families(bp, round, c.roots, (0, B))]
     conts = continuations(bp, k, factor)
     policy = bp.policy.copy()
-    step = _Step(bp, depth, conts, n, policy, nm if nested else None)
+    step = _Step(bp, depth, conts, n, policy, nm if (nested or continual) else None, bool(continual))
     for fam, c in work:
         for p in (0, 1):
             step.solve(fam, root_ranges(fam) if c is None else _ranges(c, fam, m, 1 - p), m, p)
@@ -309,7 +317,8 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
     combined = Strategy.from_policy(
         src.game, policy, tree=bp.tree, model=bp.model, algorithm="depth-limited",
         params={"blueprint": src.algorithm, "method": m, "round": round, "depth": depth, "k": k,
-                "factor": factor, "iterations": n, "nested": bool(nested), "next_method": nm},
+                "factor": factor, "iterations": n, "nested": bool(nested or continual), "next_method": nm,
+                "continual": bool(continual)},
         iterations=n, seconds=seconds)
     leaves = sum(len(truncate(fam, depth)[1]) for fam, _ in work)
     return DepthResult(combined, lifted, m, round, depth, k, factor, n, leaves, seconds, step.solves)
@@ -328,6 +337,17 @@ class Solve:
     tabs: Leaves | None
     avg: dict
     _below: dict | None = None
+    _reach: tuple | None = None
+    _br: list | None = None
+
+    def _walk(self):
+        """(sigma, reach): the solve's average strategies and the reach they give every node."""
+        if self._reach is None:
+            short = self.short
+            sigma = {lm: np.moveaxis(normalized(a, short.legal[lm])[0][..., short.cols[lm]], -1, 0)
+                     for lm, a in self.avg.items()}
+            self._reach = (sigma, forward(short, sigma, self.ranges.reach))
+        return self._reach
 
     def below(self) -> dict[int, tuple[Family, Ranges]]:
         """{first node below a leaf (local id in ``fam``): (its subtree's family, the ranges the
@@ -336,10 +356,8 @@ class Solve:
         solve's average, for an unsafe next solve)."""
         if self._below is not None:
             return self._below
-        p, o, fam, short = self.player, 1 - self.player, self.fam, self.short
-        sigma = {lm: np.moveaxis(normalized(a, short.legal[lm])[0][..., short.cols[lm]], -1, 0)
-                 for lm, a in self.avg.items()}
-        reach = forward(short, sigma, self.ranges.reach)
+        p, o, fam = self.player, 1 - self.player, self.fam
+        _sigma, reach = self._walk()
         end = _ends(fam)
         out = {}
         for leaf, m in self.leaves.items():
@@ -352,6 +370,37 @@ class Solve:
             out[c] = (child, Ranges(pair, alt, cf_weight(child, mine, o)))
         self._below = out
         return out
+
+    def at(self, d: int) -> tuple[Family, Ranges]:
+        """The subgame rooted at node d (local id in ``fam``, inside the solve's depth) and the
+        ranges a re-solve there starts from: the seat's reach at d under the solve's average,
+        the opponent's best-response counterfactual values there against it (continual
+        re-solving's gadget values)."""
+        p, o, fam, short = self.player, 1 - self.player, self.fam, self.short
+        sigma, reach = self._walk()
+        if self._br is None:
+            self._br = backward(short, sigma, reach, o, "br", None, None if self.tabs is None else self.tabs.value)
+        i = int(np.searchsorted(short.source, d))
+        sub = _subtree(fam, d, int(_ends(fam)[d]))
+        mine, theirs = reach[i][p], reach[i][o]
+        pair = (mine, theirs) if p == 0 else (theirs, mine)
+        return sub, Ranges(pair, self._br[i], cf_weight(sub, mine, o))
+
+    def frontier(self) -> tuple[list[int], list[int]]:
+        """(own decisions, leaves) first reached below the root, local ids in ``short``: the
+        places where continual re-solving solves again (a leaf's next round is solved by
+        ``below``)."""
+        short, p = self.short, self.player
+        own, leaves, stack = [], [], [c for c in short.children[0]]
+        while stack:
+            m = stack.pop()
+            if short.kind[m] == LEAF:
+                leaves.append(m)
+            elif short.kind[m] == DECISION and short.player[m] == p:
+                own.append(m)
+            else:
+                stack.extend(short.children[m])
+        return sorted(own), sorted(leaves)
 
 
 def solve_depth(bp: Blueprint, fam: Family, ranges: Ranges, method: str, p: int, depth: int, conts: list,
@@ -377,6 +426,7 @@ class _Step:
     iterations: int
     policy: np.ndarray  # written in place: the seat's rows the solves reach
     next_method: str | None
+    every_decision: bool = False
     solves: list = field(default_factory=list)
 
     def solve(self, fam: Family, ranges: Ranges, method: str, p: int) -> None:
@@ -387,6 +437,17 @@ class _Step:
         for lm, a in sol.avg.items():
             if sol.short.player[lm] == p:
                 _write(self.bp, sol.short, lm, a, self.policy)
-        if nested and sol.leaves:
+        if not nested:
+            return
+        if not self.every_decision:
             for child, start in sol.below().values():
                 self.solve(child, start, self.next_method, p)
+            return
+        own, leaves = sol.frontier()  # the rows below are overwritten by the solves there
+        for m in own:
+            sub, start = sol.at(int(sol.short.source[m]))
+            self.solve(sub, start, self.next_method, p)
+        nxt = sol.below()
+        for m in leaves:
+            child, start = nxt[sol.fam.children[sol.leaves[m]][0]]
+            self.solve(child, start, self.next_method, p)

@@ -10,8 +10,10 @@ leaves and boards) is solved once and kept for later hands.
 
 The rows it plays are those ``depth_limited_strategy(..., nested=True)`` writes out for every
 situation at once (each board is independent in those solves; tested), so its exploitability
-is that strategy's. ``iterations`` CFR+ iterations a solve, cut short at ``seconds`` (0: no
-limit); play is deterministic given the seed when the iterations finish within the budget.
+is that strategy's. With ``continual`` it also solves again at each of its own decisions
+(continual re-solving; ``depth_limited_strategy(..., continual=True)``). ``iterations`` CFR+
+iterations a solve, cut short at ``seconds`` (0: no limit); play is deterministic given the
+seed when the iterations finish within the budget.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from cfrlab.subgame.depth import (
 from cfrlab.subgame.local import families
 from cfrlab.subgame.methods import Ranges, normalized
 from cfrlab.subgame.resolve import check_iterations, check_method
-from cfrlab.tree.betting_tree import CHANCE
+from cfrlab.tree.betting_tree import CHANCE, DECISION
 
 
 class SearchAgent(StrategyBackedAgent):
@@ -45,11 +47,11 @@ class SearchAgent(StrategyBackedAgent):
 
     def __init__(self, strategy: Strategy, *, depth: int = 1, k: int = 4, factor: float = DEFAULT_FACTOR,
                  method: str = "resolve", iterations: int = 300, seconds: float = 0.0,
-                 name: str | None = None) -> None:
+                 continual: bool = False, name: str | None = None) -> None:
         if not isinstance(strategy, Strategy):
             raise CfrlabError(f"a blueprint is a Strategy, got {type(strategy).__name__}")
         game = strategy.game
-        check_game(game)
+        check_game(game, later_round=False)
         if not _enumerates(game):
             raise CfrlabError(f"search needs the real cards of {game.name or 'this game'} to enumerate "
                               "(Leduc, reduced decks); no-limit hold'em search is not built yet")
@@ -59,8 +61,9 @@ class SearchAgent(StrategyBackedAgent):
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < 1e6:
             raise CfrlabError(f"the time budget must be 0 (no limit) or a positive number of seconds, got {seconds!r}")
         self.seconds = float(seconds)
+        self.continual = bool(continual)
         self.strategy, self.tree = strategy, strategy.tree
-        self.bp = blueprint_of(strategy)
+        self.bp = blueprint_of(strategy, later_round=False)
         self.conts = continuations(self.bp, self.k, self.factor)
         self._root = root_family(self.bp)
         self.name = name or f"{strategy.name}+search"
@@ -71,15 +74,13 @@ class SearchAgent(StrategyBackedAgent):
         return self._row(view)[1]
 
     # -- the solve covering a node -------------------------------------------------------------
-    def _starts(self, node: int) -> list[int]:
-        """The round starts (decision nodes whose parent is a chance node) above ``node``, the
-        game's root first."""
+    def _path(self, node: int) -> list[int]:
+        """The nodes from the root's child down to ``node`` (its ancestors, then itself)."""
         tree, n, out = self.tree, int(node), []
         while n > 0:
-            if tree.kind[tree.parent[n]] == CHANCE:
-                out.append(n)
+            out.append(n)
             n = int(tree.parent[n])
-        return [0, *out[::-1]]
+        return out[::-1]
 
     def _solve(self, key: tuple, fam, ranges: Ranges, method: str, p: int):
         got = self._solves.get(key)
@@ -94,25 +95,29 @@ class SearchAgent(StrategyBackedAgent):
         return got
 
     def _covering(self, view: MatchState, node: int):
-        """The solve whose truncated tree holds ``node`` (solving the chain down to it)."""
-        p, bp = view.position, self.bp
+        """The solve ``node``'s rows come from, solving the chain down to it: past a solve's depth
+        the next round's start on the board seen, and with ``continual`` each own decision."""
+        p, bp, tree = view.position, self.bp, self.tree
         key: tuple = (p,)
         sol = self._solve(key, self._root, root_ranges(self._root), "unsafe", p)
         board = view.visible_board()
-        for start in self._starts(node)[1:]:
-            r = int(self.tree.round[start])
-            if r < int(sol.fam.rnd[0]) + self.depth:
-                continue  # inside the current solve
-            local = start - int(sol.fam.roots[0])
-            child, ranges = sol.below()[local]
-            state = int(bp.model.state_of(p, view.my_cards, board, r))
-            b = state // int(bp.model.block_size[r])  # the board's block among all of round r
-            (one,) = families(bp, r, np.array([start]), (b, b + 1))
-            i = b - child.rounds[r].first  # among the blocks below the previous solve's board
-            cut = Ranges(tuple(x[:, i:i + 1] for x in ranges.reach), ranges.alt[:, i:i + 1],
-                         ranges.weight[:, i:i + 1])
-            key = (*key, start, b)
-            sol = self._solve(key, one, cut, self.method, p)
+        for x in self._path(node):
+            root = int(sol.fam.roots[0])
+            r = int(tree.round[x])
+            if tree.kind[tree.parent[x]] == CHANCE and r >= int(sol.fam.rnd[0]) + self.depth:
+                child, ranges = sol.below()[x - root]
+                state = int(bp.model.state_of(p, view.my_cards, board, r))
+                b = state // int(bp.model.block_size[r])  # the board's block among all of round r
+                (one,) = families(bp, r, np.array([x]), (b, b + 1))
+                i = b - child.rounds[r].first  # among the blocks below the previous solve's board
+                cut = Ranges(tuple(v[:, i:i + 1] for v in ranges.reach), ranges.alt[:, i:i + 1],
+                             ranges.weight[:, i:i + 1])
+                key = (*key, x, b)
+                sol = self._solve(key, one, cut, self.method, p)
+            elif self.continual and tree.kind[x] == DECISION and int(tree.player[x]) == p and x != root:
+                sub, ranges = sol.at(x - root)
+                key = (*key, x)
+                sol = self._solve(key, sub, ranges, self.method, p)
         return sol
 
     def _row(self, view: MatchState) -> tuple[int, np.ndarray]:
