@@ -13,6 +13,8 @@ Each search agent is written out as a full-game strategy (``cfrlab.subgame.depth
   own range and the opponent's values under its best continuation (``next_method``: the CFR-D
   gadget, ``resolve``; or ``unsafe``, the opponent's range taken from the solve), to ``depth``
   rounds again, to the end of the game;
+- ``continual``: continual re-solving (DeepStack's): ``search`` that also solves again at each
+  of the seat's own decisions; ``depth`` past the last round means exact leaves;
 - ``full``: the whole game re-solved from the root (no leaves): the oracle the others approach.
 
 (a) Leduc: lossless blueprints of two qualities (CFR after 100 and 1,000 iterations). (b) a
@@ -20,6 +22,11 @@ Each search agent is written out as a full-game strategy (``cfrlab.subgame.depth
 3-bucket card abstraction solved by CFR+ (read with real cards), the case search is for.
 Exploitability in chips per game; ``s/solve`` is one seat's solve of one public subgame
 (every board) at the root round and at the next.
+
+(c) no-limit Leduc over every legal amount (``--stacks``: 7 is the built-in game; 9 has 5,796
+nodes against 1,700): the blueprint is a CFR+ solve of the fcpa betting abstraction, played in
+the full game by pseudo-harmonic translation (``translate(...).full_game_strategy()``); the
+searches solve the full tree, so the opponent's every amount is searched, not translated.
 """
 
 from __future__ import annotations
@@ -33,14 +40,16 @@ from pathlib import Path
 import cfrlab
 from cfrlab.abstraction.bucketed import BucketedModel
 from cfrlab.abstraction.buckets import BucketSpec
-from cfrlab.games import parse_game
+from cfrlab.agents.translation import translate
+from cfrlab.games import load_game, parse_game
 from cfrlab.subgame.depth import depth_limited_strategy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from game_texts import holdem_text
 
 
-def rows(name: str, blueprint, depths, ks, iterations: int, full_depth: int) -> list[dict]:
+def rows(name: str, blueprint, depths, ks, iterations: int, full_depth: int, continual: bool = False,
+         once: bool = True) -> list[dict]:
     out = []
     base = None
 
@@ -49,7 +58,7 @@ def rows(name: str, blueprint, depths, ks, iterations: int, full_depth: int) -> 
         t0 = time.perf_counter()
         r = depth_limited_strategy(blueprint, iterations=iterations, **kw)
         row = {"game": name, "kind": kind, "depth": kw.get("depth"), "k": kw.get("k", 4),
-               "next_method": kw.get("next_method", "resolve") if kind == "search" else None,
+               "next_method": kw.get("next_method", "resolve") if kind in ("search", "continual") else None,
                "iterations": iterations, "exploitability": r.exploitability(),
                "seconds": time.perf_counter() - t0,
                "s_per_solve": {str(k): v for k, v in r.seconds_per_solve().items()}}
@@ -66,15 +75,20 @@ def rows(name: str, blueprint, depths, ks, iterations: int, full_depth: int) -> 
         for k in ks:
             run("search", depth=depth, k=k, nested=True)
         run("search", depth=depth, k=max(ks), nested=True, next_method="unsafe")
-        for k in (min(ks), max(ks)):
+        for k in (min(ks), max(ks)) if once else ():
             run("dls", depth=depth, k=k)
+    if continual:
+        for k in (min(ks), max(ks)):
+            run("continual", depth=1, k=k, continual=True)
+        run("continual", depth=full_depth, k=1, continual=True)
     run("full", depth=full_depth, k=1)
     return out
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--part", choices=("all", "leduc", "holdem"), default="all")
+    ap.add_argument("--part", choices=("all", "leduc", "holdem", "nolimit"), default="all")
+    ap.add_argument("--stacks", default="7", help="no-limit Leduc stacks (every amount in the full tree)")
     ap.add_argument("--iterations", type=int, default=300, help="CFR+ iterations per solve")
     ap.add_argument("--ks", default="1,2,4")
     ap.add_argument("--depths", default="1", help="depths in rounds for the 3-round game (Leduc: 1)")
@@ -85,13 +99,21 @@ def main(argv=None) -> int:
     if a.part in ("all", "leduc"):
         for its in (100, 1000):
             bp = cfrlab.solve("leduc", "cfr", iterations=its).strategy
-            out += rows(f"leduc cfr-{its}", bp, [1], ks, a.iterations, 2)
+            out += rows(f"leduc cfr-{its}", bp, [1], ks, a.iterations, 2, continual=True)
     if a.part in ("all", "holdem"):
         g = parse_game(holdem_text(4, 2, "0 2 1", "2 2 2"), name="holdem-4x2")
         model = BucketedModel.build(g, BucketSpec.make(g.num_rounds, 3), use_cache=False)
         bp = cfrlab.solve(g, "cfr+", iterations=200, abstraction=model).strategy
         out += rows("holdem-4x2 3-bucket cfr+-200", bp, [int(x) for x in a.depths.split(",")], ks,
                     a.iterations, 3)
+    if a.part in ("all", "nolimit"):
+        base = load_game("leduc-nolimit").to_text()
+        for stack in (int(x) for x in a.stacks.split(",")):
+            g = parse_game(base.replace("stack = 7 7", f"stack = {stack} {stack}"), name=f"leduc-nolimit-{stack}")
+            abstract = cfrlab.solve(g, "cfr+", bets="fcpa", iterations=500).strategy
+            bp = translate(abstract).full_game_strategy()  # the blueprint as it plays every amount
+            out += rows(f"leduc-nolimit stack {stack}, fcpa cfr+-500 translated", bp, [1], ks, a.iterations, 2,
+                        continual=True, once=False)
     if a.json:
         print(json.dumps({"rows": out}))
     return 0
