@@ -240,6 +240,7 @@ def test_a_live_search_match_lands_in_the_ci_of_its_exact_value(tmp_path):
     ("search:{bp}:k=9", "k is at most 4"),
     ("search:{bp}:method=nope", "unknown subgame method"),
     ("search:nothere.npz", "no such strategy file"),
+    ("search:{bp}:time=0.000001", "below one iteration of the first solve"),
 ])
 def test_bad_search_specs_are_one_line(tmp_path, capsys, spec, words):
     path = tmp_path / "bp.npz"

@@ -69,6 +69,14 @@ class SearchAgent(StrategyBackedAgent):
         self.name = name or f"{strategy.name}+search"
         self._solves: dict[tuple, object] = {}  # (seat, (node, block), ...) -> Solve
         self.log: list[tuple[int, float]] = []  # (iterations, seconds) of each solve
+        if self.seconds > 0:  # a budget that cannot hold one iteration of the first solve is refused
+            t0 = time.perf_counter()
+            solve_depth(self.bp, self._root, root_ranges(self._root), "unsafe", 0, self.depth, self.conts, 1)
+            one = time.perf_counter() - t0
+            if one > self.seconds:
+                raise CfrlabError(f"a time budget of {self.seconds:g} s is below one iteration of the first "
+                                  f"solve ({one:.3g} s measured, leaf values included): give more time or 0 "
+                                  "(no limit)")
 
     def distribution(self, view: MatchState) -> np.ndarray:
         return self._row(view)[1]
