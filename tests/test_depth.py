@@ -24,6 +24,7 @@ from cfrlab.subgame.cut import blueprint_of
 from cfrlab.subgame.depth import (
     BIASES,
     Leaves,
+    _ends,
     biased,
     continuations,
     depth_limited_strategy,
@@ -75,7 +76,7 @@ def test_leaf_tables_are_exact(searcher):
     short, leaves = truncate(fam, 1)
     assert len(leaves) == 5 and short.size < fam.size
     conts = continuations(bp, len(BIASES), 5.0)
-    tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, conts, searcher), searcher)
+    tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, conts, searcher), searcher, fam)
     sigma = family_sigma(short, bp.policy, bp.engine.row_offset)
     opp_later = later_rows(bp, 1 - searcher)
     for j, cont in enumerate(conts):
@@ -283,3 +284,50 @@ def test_the_live_continual_agent_plays_the_written_out_strategy(depth, k):
     for node, st in _info_sets(s):
         v, row = _view(s, LEDUC, node, st)
         assert np.allclose(agent.distribution(v), written[row], rtol=0, atol=1e-9)
+
+
+# -- a depth in actions -------------------------------------------------------------------------
+@pytest.mark.parametrize("searcher", [0, 1])
+def test_leaf_tables_at_a_depth_in_actions_are_exact(searcher):
+    """Leaves after two actions (decision nodes of the first round, and the flop's chance nodes
+    reached sooner): holding the opponent to continuation j from every leaf on gives the engine's
+    expected value of that profile."""
+    bp = blueprint_of(leduc(30))
+    fam = root_family(bp)
+    short, leaves = truncate(fam, 1, actions=2)
+    assert any(fam.kind[m] == 0 for m in leaves.values()) and any(fam.kind[m] == 1 for m in leaves.values())
+    conts = continuations(bp, len(BIASES), 5.0)
+    tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, conts, searcher), searcher, fam)
+    sigma = family_sigma(short, bp.policy, bp.engine.row_offset)
+    end = _ends(fam)
+    below = np.zeros(int(bp.engine.row_offset[-1]), dtype=bool)  # the opponent's rows from a leaf down
+    off = bp.engine.row_offset
+    for m in leaves.values():  # the root family's local ids are the tree's nodes
+        for n in range(m, int(end[m])):
+            d = int(bp.tree.decision[n])
+            if d >= 0 and bp.tree.player[n] != searcher:
+                below[off[d]:off[d + 1]] = True
+    for j, cont in enumerate(conts):
+        tabs.fixed = j
+        v0 = family_values(short, sigma, root_ranges(short).reach, 0, leaves=tabs).sum()
+        pol = bp.policy.copy()
+        pol[below] = cont[below]
+        assert v0 == pytest.approx(expected_value(bp.tree, bp.model, pol, pol), abs=1e-12)
+
+
+def test_a_depth_in_actions_past_every_path_changes_nothing():
+    s = leduc(30)
+    a = depth_limited_strategy(s, depth=1, k=2, iterations=20, nested=True)
+    b = depth_limited_strategy(s, depth=1, k=2, iterations=20, nested=True, actions=50)
+    assert np.array_equal(a.strategy.policy, b.strategy.policy)
+
+
+@pytest.mark.parametrize("continual", [False, True])
+def test_the_live_agent_with_a_depth_in_actions_plays_the_written_out_strategy(continual):
+    s = leduc(100)
+    r = depth_limited_strategy(s, depth=1, k=2, iterations=20, nested=True, continual=continual, actions=2)
+    assert r.strategy.header["params"]["actions"] == 2
+    agent = SearchAgent(s, depth=1, k=2, iterations=20, continual=continual, actions=2)
+    for node, st in _info_sets(s):
+        v, row = _view(s, LEDUC, node, st)
+        assert np.allclose(agent.distribution(v), r.strategy.policy[row], rtol=0, atol=1e-9)

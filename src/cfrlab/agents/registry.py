@@ -20,8 +20,8 @@ Specs:
 * your own Python agent class: ``py:FILE.py:ClassName`` or ``py:package.module:ClassName``
   (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md);
 * a blueprint played by depth-limited search (``cfrlab.subgame.search_agent``, games whose real
-  cards enumerate): ``search:BLUEPRINT[:depth=1,k=4,factor=5,method=resolve,iterations=300,
-  time=2,continual=no,abstraction=FILE]`` (``continual=yes``: it also solves again at each of
+  cards enumerate): ``search:BLUEPRINT[:depth=1,actions=N,k=4,factor=5,method=resolve,
+  iterations=300,time=2,continual=no,abstraction=FILE]`` (``continual=yes``: it also solves again at each of
   its own decisions);
 * a blueprint that re-solves the subgames it reaches: ``subgame:BLUEPRINT:ROUND:METHOD``
   (``cfrlab.subgame.agent``), ROUND ``river`` (the last), ``turn``, ``flop`` or a number,
@@ -355,7 +355,7 @@ def subgame_agent(text: str, game: GameDef) -> Agent:
         raise CfrlabError(f"agent {shown_input(text)}: {e}") from None
 
 
-SEARCH_OPTIONS = ("depth", "k", "factor", "method", "iterations", "time", "continual", "abstraction")
+SEARCH_OPTIONS = ("depth", "actions", "k", "factor", "method", "iterations", "time", "continual", "abstraction")
 
 
 def search_agent(text: str, game: GameDef) -> Agent:
@@ -380,11 +380,12 @@ def search_agent(text: str, game: GameDef) -> Agent:
                           f"{game.name or 'this game'} has {game.num_players} players")
     try:
         depth, k = int(opts.get("depth", "1")), int(opts.get("k", "4"))
+        actions = int(opts["actions"]) if "actions" in opts else None
         iterations = int(opts.get("iterations", "300"))
         factor, seconds = float(opts.get("factor", "5")), float(opts.get("time", str(DEFAULT_SECONDS)))
     except ValueError:
-        raise CfrlabError(f"agent {shown_input(text)}: depth, k and iterations are whole numbers, factor and "
-                          "time numbers") from None
+        raise CfrlabError(f"agent {shown_input(text)}: depth, actions, k and iterations are whole numbers, "
+                          "factor and time numbers") from None
     if not _is(Path(path).is_file):
         raise CfrlabError(f"agent {shown_input(text)}: no such strategy file {path}")
     bp = load_strategy_agent(path, game, abstraction=opts.get("abstraction"))
@@ -396,7 +397,7 @@ def search_agent(text: str, game: GameDef) -> Agent:
     try:
         return SearchAgent(bp.strategy, depth=depth, k=k, factor=factor, method=opts.get("method", "resolve"),
                            iterations=iterations, seconds=seconds, continual=continual in ("yes", "1", "true"),
-                           name=f"{Path(path).stem}+search")
+                           actions=actions, name=f"{Path(path).stem}+search")
     except CfrlabError as e:
         raise CfrlabError(f"agent {shown_input(text)}: {e}") from None
 

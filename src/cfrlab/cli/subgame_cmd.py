@@ -67,7 +67,7 @@ def _save(strategy, out: Path | None) -> None:
 def run_search(blueprint: str, game: str | None = None, abstraction: str | None = None, depth: int = 1,
                k: int = 4, factor: float = 5.0, nested: bool = True, next_method: str = "resolve",
                iterations: int = 300, out: Path | None = None, force: bool = False,
-               as_json: bool = False, continual: bool = False) -> dict:
+               as_json: bool = False, continual: bool = False, actions: int | None = None) -> dict:
     """Depth-limited search from the game's root written out as a strategy; prints both exact
     exploitabilities (and a JSON line with ``as_json``), saves it to ``out``."""
     from cfrlab.games.units import to_unit, unit_of
@@ -75,13 +75,15 @@ def run_search(blueprint: str, game: str | None = None, abstraction: str | None 
     from cfrlab.subgame.resolve import check_iterations, check_method
 
     check_depth(depth, k, factor)
+    if actions is not None:
+        check_depth(actions, 1, factor, "actions")
     check_method(next_method)
     check_iterations(iterations)
     check_new_output(out, force, "search strategy")
     s = _blueprint(blueprint, game, abstraction)
     g = s.game
     r = depth_limited_strategy(s, depth=depth, k=k, factor=factor, nested=nested, next_method=next_method,
-                               iterations=iterations, continual=continual)
+                               iterations=iterations, continual=continual, actions=actions)
     unit = unit_of(g)
     before, after = r.blueprint_exploitability(), r.exploitability()
     per = r.seconds_per_solve()
@@ -89,13 +91,15 @@ def run_search(blueprint: str, game: str | None = None, abstraction: str | None 
     what = (f"continual re-solving (at every own decision, by {next_method})" if continual
             else f"search (re-solving below the leaves by {next_method})" if nested else "one depth-limited solve")
     reach = "to the end of the game (exact leaves)" if depth >= g.num_rounds else f"depth {depth} round(s)"
+    if actions is not None:
+        reach += f" or {actions} action(s)"
     print(f"{what}, {reach}, k = {k}, factor {factor:g}, {iterations} iterations per solve, "
           f"{human_seconds(r.seconds)}: exploitability {to_unit(g, after):.6g} {unit}")
     print("seconds per solve of one public subgame (every board), by round: "
           + ", ".join(f"{rnd}: {t:.3g}" for rnd, t in per.items()))
     _save(r.strategy, out)
     summary = {"blueprint": blueprint, "game": g.name, "depth": depth, "k": k, "factor": factor,
-               "nested": nested or continual, "continual": continual, "next_method": next_method,
+               "nested": nested or continual, "continual": continual, "actions": actions, "next_method": next_method,
                "iterations": iterations,
                "seconds": r.seconds, "seconds_per_solve": {str(a): b for a, b in per.items()}, "unit": unit,
                "blueprint_exploitability": to_unit(g, before), "exploitability": to_unit(g, after),
@@ -134,6 +138,8 @@ def register(app: typer.Typer) -> None:
         game: Annotated[str | None, typer.Option("--game", help="the blueprint's game (checked)")] = None,
         abstraction: SolvedInOpt = None,
         depth: Annotated[int, typer.Option("--depth", help="rounds each solve looks ahead")] = 1,
+        actions: Annotated[int | None, typer.Option("--actions", help="also stop each solve after this many "
+                                                    "actions (a depth in actions)")] = None,
         k: Annotated[int, typer.Option("--k", help="continuation strategies at the leaves: the blueprint, "
                                        "then fold-, call- and raise-biased (1 to 4)")] = 4,
         factor: Annotated[float, typer.Option("--factor", help="how much a biased continuation "
@@ -159,4 +165,4 @@ def register(app: typer.Typer) -> None:
         every situation are written out as one strategy in exact cards; both exploitabilities
         are exact."""
         run_search(blueprint, game, abstraction, depth, k, factor, nested, next_method, iterations, out,
-                   force, as_json, continual)
+                   force, as_json, continual, actions)

@@ -80,8 +80,8 @@ class DepthResult:
         return float(exploitability(b.tree, b.model, b.policy))
 
 
-def check_depth(depth, k, factor) -> tuple[int, int, float]:
-    for name, v in (("depth", depth), ("k", k)):
+def check_depth(depth, k, factor, depth_name: str = "depth") -> tuple[int, int, float]:
+    for name, v in ((depth_name, depth), ("k", k)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or int(v) < 1:
             raise CfrlabError(f"{name} must be a whole number of at least 1, got {v!r}")
     if int(k) > len(BIASES):
@@ -125,17 +125,23 @@ def _ends(fam: Family) -> np.ndarray:
     return end
 
 
-def truncate(fam: Family, depth: int) -> tuple[Family, dict[int, int]]:
+def truncate(fam: Family, depth: int, actions: int | None = None) -> tuple[Family, dict[int, int]]:
     """(family, leaves): ``fam`` with the subtree of every chance node closing round
-    ``root round + depth - 1`` replaced by a ``LEAF`` node; ``leaves`` maps each leaf's id in
-    the new family to its id in ``fam``."""
+    ``root round + depth - 1`` replaced by a ``LEAF`` node, and with ``actions``, of every
+    decision node reached after that many actions from the root (whichever comes first);
+    ``leaves`` maps each leaf's id in the new family to its id in ``fam``."""
     last = int(fam.rnd[0]) + depth - 1
     end = _ends(fam)
+    acts = np.zeros(fam.size, dtype=np.int64)  # actions taken from the root to each node
+    for m in range(fam.size):
+        for c in fam.children[m]:
+            acts[c] = acts[m] + (fam.kind[m] == DECISION)
     keep = np.ones(fam.size, dtype=bool)
     cut_at = []
     m = 0
     while m < fam.size:
-        if fam.kind[m] == CHANCE and fam.rnd[m] >= last:
+        deep = actions is not None and m > 0 and fam.kind[m] == DECISION and acts[m] >= actions
+        if (fam.kind[m] == CHANCE and fam.rnd[m] >= last) or deep:
             cut_at.append(m)
             keep[m + 1:end[m]] = False
             m = int(end[m])
@@ -164,10 +170,16 @@ def _subtree(fam: Family, m: int, end: int, lanes: int = 1) -> Family:
                   fam.util[rep][:, sl], fam.legal[sl], fam.cols[sl], fam.rounds)
 
 
+def entry(fam: Family, m: int) -> int:
+    """Where the values of leaf m (local id in ``fam``) are taken: the next round's start below a
+    chance node, the node itself at a decision (a depth in actions)."""
+    return int(fam.children[m][0]) if fam.kind[m] == CHANCE else int(m)
+
+
 def leaf_tables(bp: Blueprint, fam: Family, leaves: dict[int, int], conts: list[np.ndarray],
                 searcher: int) -> dict[int, np.ndarray]:
-    """{leaf: float64[k, 2, G, nb, H, H]} at the first node below each leaf (the next round's
-    start; nb, H its boards and states): for continuation j and player i, ``T[j, i, g, b, x, y]``
+    """{leaf: float64[k, 2, G, nb, H, H]} at each leaf's ``entry`` (the next round's start below
+    a chance node; nb, H its boards and states): for continuation j and player i, ``T[j, i, g, b, x, y]``
     is player i's counterfactual value in state x (root g, board b) per unit of the other
     player's reach in state y, when the searcher plays the blueprint and the opponent
     continuation j."""
@@ -175,7 +187,7 @@ def leaf_tables(bp: Blueprint, fam: Family, leaves: dict[int, int], conts: list[
     G = len(fam.roots)
     out = {}
     for leaf, m in leaves.items():
-        c = fam.children[m][0]
+        c = entry(fam, m)
         rb = fam.rounds[int(fam.rnd[c])]
         H, nb = rb.H, rb.nb
         sub = _subtree(fam, c, int(end[c]), H)
@@ -198,9 +210,12 @@ class Leaves:
     next round's start) and the opponent's pick of a continuation at each leaf, per opponent
     state there (regret matching+)."""
 
-    def __init__(self, fam: Family, leaves: dict[int, int], tables: dict[int, np.ndarray], searcher: int) -> None:
+    def __init__(self, short: Family, leaves: dict[int, int], tables: dict[int, np.ndarray], searcher: int,
+                 fam: Family) -> None:
         self.tables, self.s, self.o = tables, searcher, 1 - searcher
-        self.rb = {m: (fam.rounds[int(fam.rnd[m])], fam.rounds[int(fam.rnd[m]) + 1]) for m in tables}
+        self.rb = {m: (fam.rounds[int(fam.rnd[leaves[m]])], fam.rounds[int(fam.rnd[entry(fam, leaves[m])])])
+                   for m in tables}
+        self.dealt = {m: bool(fam.kind[leaves[m]] == CHANCE) for m in tables}  # cards come below it
         self.regret = {m: np.zeros((T.shape[0], *self._shape(m))) for m, T in tables.items()}
         self.fixed: int | None = None  # a continuation forced everywhere (evaluation)
 
@@ -219,17 +234,21 @@ class Leaves:
     def below(self, m: int, i: int, other_reach: np.ndarray) -> np.ndarray:
         """float64[k, G, nb', H']: player i's values at the next round's start under each
         continuation, from the other player's reach at the leaf."""
-        nxt = self.rb[m][1]
-        return np.einsum("jgbxy,gby->jgbx", self.tables[m][:, i], _down(other_reach, nxt))
+        return np.einsum("jgbxy,gby->jgbx", self.tables[m][:, i], self.down(m, other_reach))
+
+    def down(self, m: int, x: np.ndarray) -> np.ndarray:
+        return _down(x, self.rb[m][1]) if self.dealt[m] else x
+
+    def up(self, m: int, v: np.ndarray) -> np.ndarray:
+        return _up(v, self.rb[m][1], self.rb[m][0]) if self.dealt[m] else v
 
     def value(self, m: int, i: int, reach, mode: str) -> np.ndarray:
-        here, nxt = self.rb[m]
         q = self.pick(m)
         if i == self.s:
             T = self.tables[m][:, i]
-            v = sum(np.einsum("gbxy,gby->gbx", T[j], _down(reach[self.o] * q[j], nxt)) for j in range(len(q)))
-            return _up(v, nxt, here)
-        w = np.stack([_up(x, nxt, here) for x in self.below(m, i, reach[self.s])])
+            v = sum(np.einsum("gbxy,gby->gbx", T[j], self.down(m, reach[self.o] * q[j])) for j in range(len(q)))
+            return self.up(m, v)
+        w = np.stack([self.up(m, x) for x in self.below(m, i, reach[self.s])])
         if mode == "br":
             return w.max(axis=0)
         v = (q * w).sum(axis=0)
@@ -241,10 +260,9 @@ class Leaves:
         """float64[G, nb', H']: the opponent's counterfactual values at the next round's start
         when it picks, in each of its states at the leaf, the continuation that is best for it
         against the searcher's reach ``searcher_reach`` (what the next re-solve must grant it)."""
-        here, nxt = self.rb[m]
         w = self.below(m, self.o, searcher_reach)
-        best = np.stack([_up(x, nxt, here) for x in w]).argmax(axis=0)  # [G, nb, H] at the leaf
-        j = _down(best.astype(np.float64), nxt).astype(np.int64)  # each state's parent's pick
+        best = np.stack([self.up(m, x) for x in w]).argmax(axis=0)  # [G, nb, H] at the leaf
+        j = self.down(m, best.astype(np.float64)).astype(np.int64)  # each state's parent's pick
         return np.take_along_axis(w, j[None], axis=0)[0]
 
 
@@ -264,7 +282,8 @@ def root_ranges(fam: Family) -> Ranges:
 def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 1, k: int = 4,
                            factor: float = DEFAULT_FACTOR, method: str = "unsafe",
                            iterations: int = 300, nested: bool = False,
-                           next_method: str = "resolve", continual: bool = False) -> DepthResult:
+                           next_method: str = "resolve", continual: bool = False,
+                           actions: int | None = None) -> DepthResult:
     """Depth-limited re-solve of every subgame starting at ``round`` (0: the whole game from its
     root) of the 2-player ``blueprint``, to ``depth`` rounds, with ``k`` continuation
     strategies biased by ``factor`` at the leaves, by ``iterations`` of CFR+ per seat
@@ -284,6 +303,8 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
     ``next_method``); a node's rows are those of the solve rooted at it. With a depth past the
     end of the game its leaves are exact (the rest is solved)."""
     depth, k, factor = check_depth(depth, k, factor)
+    if actions is not None:
+        actions = check_depth(actions, 1, factor, "actions")[0]
     m = check_method(method)
     nm = check_method(next_method)
     n = check_iterations(iterations)
@@ -305,7 +326,7 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
         work = [(fam, c) for fam in families(bp, round, c.roots, (0, B))]
     conts = continuations(bp, k, factor)
     policy = bp.policy.copy()
-    step = _Step(bp, depth, conts, n, policy, nm if (nested or continual) else None, bool(continual))
+    step = _Step(bp, depth, conts, n, policy, nm if (nested or continual) else None, bool(continual), actions)
     for fam, c in work:
         for p in (0, 1):
             step.solve(fam, root_ranges(fam) if c is None else _ranges(c, fam, m, 1 - p), m, p)
@@ -318,9 +339,9 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
         src.game, policy, tree=bp.tree, model=bp.model, algorithm="depth-limited",
         params={"blueprint": src.algorithm, "method": m, "round": round, "depth": depth, "k": k,
                 "factor": factor, "iterations": n, "nested": bool(nested or continual), "next_method": nm,
-                "continual": bool(continual)},
+                "continual": bool(continual), "actions": actions},
         iterations=n, seconds=seconds)
-    leaves = sum(len(truncate(fam, depth)[1]) for fam, _ in work)
+    leaves = sum(len(truncate(fam, depth, actions)[1]) for fam, _ in work)
     return DepthResult(combined, lifted, m, round, depth, k, factor, n, leaves, seconds, step.solves)
 
 
@@ -350,7 +371,7 @@ class Solve:
         return self._reach
 
     def below(self) -> dict[int, tuple[Family, Ranges]]:
-        """{first node below a leaf (local id in ``fam``): (its subtree's family, the ranges the
+        """{each leaf's ``entry`` (local id in ``fam``): (its subtree's family, the ranges the
         next solve starts from)}: the seat's own reach under its average strategy, and the
         opponent's values under its best continuation against it (with its reach under the
         solve's average, for an unsafe next solve)."""
@@ -361,10 +382,9 @@ class Solve:
         end = _ends(fam)
         out = {}
         for leaf, m in self.leaves.items():
-            c = fam.children[m][0]
+            c = entry(fam, m)
             child = _subtree(fam, c, int(end[c]))
-            nxt = fam.rounds[int(fam.rnd[c])]
-            mine, theirs = _down(reach[leaf][p], nxt), _down(reach[leaf][o], nxt)
+            mine, theirs = self.tabs.down(leaf, reach[leaf][p]), self.tabs.down(leaf, reach[leaf][o])
             alt = self.tabs.opponent_values(leaf, reach[leaf][p])
             pair = (mine, theirs) if p == 0 else (theirs, mine)
             out[c] = (child, Ranges(pair, alt, cf_weight(child, mine, o)))
@@ -405,11 +425,11 @@ class Solve:
 
 def solve_depth(bp: Blueprint, fam: Family, ranges: Ranges, method: str, p: int, depth: int, conts: list,
                 iterations: int, both: bool = False, deadline: float | None = None,
-                info: dict | None = None) -> Solve:
+                info: dict | None = None, actions: int | None = None) -> Solve:
     """Seat p's depth-limited solve of ``fam`` from ``ranges`` (``both``: keep the opponent's
-    average too, which ``Solve.below`` needs)."""
-    short, leaves = truncate(fam, depth)
-    tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, conts, p), p) if leaves else None
+    average too, which ``Solve.below`` needs; ``actions``: a depth in actions as well)."""
+    short, leaves = truncate(fam, depth, actions)
+    tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, conts, p), p, fam) if leaves else None
     avg = solve_family(short, method, p, ranges, iterations, average=(0, 1) if both else (p,), leaves=tabs,
                        deadline=deadline, info=info)
     return Solve(fam, ranges, p, short, leaves, tabs, avg)
@@ -427,12 +447,14 @@ class _Step:
     policy: np.ndarray  # written in place: the seat's rows the solves reach
     next_method: str | None
     every_decision: bool = False
+    actions: int | None = None
     solves: list = field(default_factory=list)
 
     def solve(self, fam: Family, ranges: Ranges, method: str, p: int) -> None:
         t0 = time.perf_counter()
         nested = self.next_method is not None
-        sol = solve_depth(self.bp, fam, ranges, method, p, self.depth, self.conts, self.iterations, nested)
+        sol = solve_depth(self.bp, fam, ranges, method, p, self.depth, self.conts, self.iterations, nested,
+                          actions=self.actions)
         self.solves.append((int(fam.rnd[0]), (time.perf_counter() - t0) / len(fam.roots)))
         for lm, a in sol.avg.items():
             if sol.short.player[lm] == p:
@@ -449,5 +471,5 @@ class _Step:
             self.solve(sub, start, self.next_method, p)
         nxt = sol.below()
         for m in leaves:
-            child, start = nxt[sol.fam.children[sol.leaves[m]][0]]
+            child, start = nxt[entry(sol.fam, sol.leaves[m])]
             self.solve(child, start, self.next_method, p)

@@ -47,7 +47,7 @@ class SearchAgent(StrategyBackedAgent):
 
     def __init__(self, strategy: Strategy, *, depth: int = 1, k: int = 4, factor: float = DEFAULT_FACTOR,
                  method: str = "resolve", iterations: int = 300, seconds: float = 0.0,
-                 continual: bool = False, name: str | None = None) -> None:
+                 continual: bool = False, actions: int | None = None, name: str | None = None) -> None:
         if not isinstance(strategy, Strategy):
             raise CfrlabError(f"a blueprint is a Strategy, got {type(strategy).__name__}")
         game = strategy.game
@@ -56,6 +56,7 @@ class SearchAgent(StrategyBackedAgent):
             raise CfrlabError(f"search needs the real cards of {game.name or 'this game'} to enumerate "
                               "(Leduc, reduced decks); no-limit hold'em search is not built yet")
         self.depth, self.k, self.factor = check_depth(depth, k, factor)
+        self.actions = None if actions is None else check_depth(actions, 1, factor, "actions")[0]
         self.method = check_method(method)
         self.iterations = check_iterations(iterations)
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < 1e6:
@@ -71,7 +72,8 @@ class SearchAgent(StrategyBackedAgent):
         self.log: list[tuple[int, float]] = []  # (iterations, seconds) of each solve
         if self.seconds > 0:  # a budget that cannot hold one iteration of the first solve is refused
             t0 = time.perf_counter()
-            solve_depth(self.bp, self._root, root_ranges(self._root), "unsafe", 0, self.depth, self.conts, 1)
+            solve_depth(self.bp, self._root, root_ranges(self._root), "unsafe", 0, self.depth, self.conts, 1,
+                        actions=self.actions)
             one = time.perf_counter() - t0
             if one > self.seconds:
                 raise CfrlabError(f"a time budget of {self.seconds:g} s is below one iteration of the first "
@@ -97,7 +99,7 @@ class SearchAgent(StrategyBackedAgent):
             deadline = t0 + self.seconds if self.seconds > 0 else None
             info: dict = {}
             got = solve_depth(self.bp, fam, ranges, method, p, self.depth, self.conts, self.iterations,
-                              both=True, deadline=deadline, info=info)
+                              both=True, deadline=deadline, info=info, actions=self.actions)
             self._solves[key] = got
             self.log.append((info.get("iterations", self.iterations), time.perf_counter() - t0))
         return got
@@ -122,6 +124,10 @@ class SearchAgent(StrategyBackedAgent):
                              ranges.weight[:, i:i + 1])
                 key = (*key, x, b)
                 sol = self._solve(key, one, cut, self.method, p)
+            elif tree.kind[x] == DECISION and (x - root) in sol.leaves.values():  # a depth in actions
+                sub, ranges = sol.below()[x - root]
+                key = (*key, x, "leaf")
+                sol = self._solve(key, sub, ranges, self.method, p)
             elif self.continual and tree.kind[x] == DECISION and int(tree.player[x]) == p and x != root:
                 sub, ranges = sol.at(x - root)
                 key = (*key, x)
