@@ -47,6 +47,11 @@ from cfrlab.subgame.depth import depth_limited_strategy
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from game_texts import holdem_text
 
+# (d) no-limit hold'em on 8 cards (ranks 4 x suits 2), boards 0 2 1, blinds 2/1, stacks of 8: its
+# full tree has 970 nodes (348 decisions), every amount
+NLHE = ("GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 3\nstack = 8 8\nblind = 2 1\nfirstPlayer = 2 1 1\n"
+        "numSuits = 2\nnumRanks = 4\nnumHoleCards = 2\nnumBoardCards = 0 2 1\nEND GAMEDEF\n")
+
 
 def rows(name: str, blueprint, depths, ks, iterations: int, full_depth: int, continual: bool = False,
          once: bool = True) -> list[dict]:
@@ -87,7 +92,7 @@ def rows(name: str, blueprint, depths, ks, iterations: int, full_depth: int, con
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--part", choices=("all", "leduc", "holdem", "nolimit"), default="all")
+    ap.add_argument("--part", choices=("all", "leduc", "holdem", "nolimit", "nlhe"), default="all")
     ap.add_argument("--stacks", default="7", help="no-limit Leduc stacks (every amount in the full tree)")
     ap.add_argument("--iterations", type=int, default=300, help="CFR+ iterations per solve")
     ap.add_argument("--ks", default="1,2,4")
@@ -114,6 +119,12 @@ def main(argv=None) -> int:
             bp = translate(abstract).full_game_strategy()  # the blueprint as it plays every amount
             out += rows(f"leduc-nolimit stack {stack}, fcpa cfr+-500 translated", bp, [1], ks, a.iterations, 2,
                         continual=True, once=False)
+    if a.part in ("all", "nlhe"):
+        g = parse_game(NLHE, name="nlhe-4x2-stack8")
+        abstract = cfrlab.solve(g, "cfr+", bets="fcpa", iterations=300).strategy
+        bp = translate(abstract).full_game_strategy()
+        out += rows("no-limit hold'em 4x2, boards 0 2 1, stack 8, fcpa cfr+-300 translated", bp, [1], ks,
+                    a.iterations, 3, once=False)
     if a.json:
         print(json.dumps({"rows": out}))
     return 0

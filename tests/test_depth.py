@@ -66,24 +66,37 @@ def test_biased_rows_are_distributions_that_favour_their_kind():
     assert biased(bp.policy, legal, "blueprint", 5.0) is bp.policy
 
 
+@pytest.mark.parametrize("actions", [None, 2])
 @pytest.mark.parametrize("searcher", [0, 1])
-def test_leaf_tables_are_exact(searcher):
+def test_leaf_tables_are_exact(searcher, actions):
     """With the opponent held to continuation j at every leaf, the truncated walk's value of
-    the blueprint above the leaves is the engine's expected value of the full profile (the
-    searcher's blueprint everywhere, the opponent's continuation j after the first round)."""
+    the blueprint above the leaves is the engine's expected value of the full profile: the
+    searcher's blueprint everywhere, the opponent's continuation j from every leaf down. Leaves
+    at the flop's chance nodes, and with a depth of two actions also at decisions of the first
+    round (valued at the decision itself)."""
     bp = blueprint_of(leduc(30))
     fam = root_family(bp)
-    short, leaves = truncate(fam, 1)
-    assert len(leaves) == 5 and short.size < fam.size
+    short, leaves = truncate(fam, 1, actions)
+    kinds = {int(fam.kind[m]) for m in leaves.values()}
+    assert short.size < fam.size and kinds == ({1} if actions is None else {0, 1})
+    assert actions is not None or len(leaves) == 5
     conts = continuations(bp, len(BIASES), 5.0)
     tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, conts, searcher), searcher, fam)
     sigma = family_sigma(short, bp.policy, bp.engine.row_offset)
-    opp_later = later_rows(bp, 1 - searcher)
+    end, off = _ends(fam), bp.engine.row_offset
+    below = np.zeros(int(off[-1]), dtype=bool)  # the opponent's rows from a leaf down
+    for m in leaves.values():  # the root family's local ids are the tree's nodes
+        for n in range(m, int(end[m])):
+            d = int(bp.tree.decision[n])
+            if d >= 0 and bp.tree.player[n] != searcher:
+                below[off[d]:off[d + 1]] = True
+    if actions is None:
+        assert np.array_equal(below, later_rows(bp, 1 - searcher))
     for j, cont in enumerate(conts):
         tabs.fixed = j
         v0 = family_values(short, sigma, root_ranges(short).reach, 0, leaves=tabs).sum()
         pol = bp.policy.copy()
-        pol[opp_later] = cont[opp_later]
+        pol[below] = cont[below]
         assert v0 == pytest.approx(expected_value(bp.tree, bp.model, pol, pol), abs=1e-12)
 
 
@@ -287,34 +300,6 @@ def test_the_live_continual_agent_plays_the_written_out_strategy(depth, k):
 
 
 # -- a depth in actions -------------------------------------------------------------------------
-@pytest.mark.parametrize("searcher", [0, 1])
-def test_leaf_tables_at_a_depth_in_actions_are_exact(searcher):
-    """Leaves after two actions (decision nodes of the first round, and the flop's chance nodes
-    reached sooner): holding the opponent to continuation j from every leaf on gives the engine's
-    expected value of that profile."""
-    bp = blueprint_of(leduc(30))
-    fam = root_family(bp)
-    short, leaves = truncate(fam, 1, actions=2)
-    assert any(fam.kind[m] == 0 for m in leaves.values()) and any(fam.kind[m] == 1 for m in leaves.values())
-    conts = continuations(bp, len(BIASES), 5.0)
-    tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, conts, searcher), searcher, fam)
-    sigma = family_sigma(short, bp.policy, bp.engine.row_offset)
-    end = _ends(fam)
-    below = np.zeros(int(bp.engine.row_offset[-1]), dtype=bool)  # the opponent's rows from a leaf down
-    off = bp.engine.row_offset
-    for m in leaves.values():  # the root family's local ids are the tree's nodes
-        for n in range(m, int(end[m])):
-            d = int(bp.tree.decision[n])
-            if d >= 0 and bp.tree.player[n] != searcher:
-                below[off[d]:off[d + 1]] = True
-    for j, cont in enumerate(conts):
-        tabs.fixed = j
-        v0 = family_values(short, sigma, root_ranges(short).reach, 0, leaves=tabs).sum()
-        pol = bp.policy.copy()
-        pol[below] = cont[below]
-        assert v0 == pytest.approx(expected_value(bp.tree, bp.model, pol, pol), abs=1e-12)
-
-
 def test_a_depth_in_actions_past_every_path_changes_nothing():
     s = leduc(30)
     a = depth_limited_strategy(s, depth=1, k=2, iterations=20, nested=True)
