@@ -163,6 +163,27 @@ def test_the_ray_deadline_must_be_a_positive_number(monkeypatch):
         real_best_response(Strategy.uniform("kuhn"), ray="127.0.0.1:1")
 
 
+def test_a_cluster_that_wants_a_token_says_so_in_one_line(monkeypatch):
+    """A head started where a Ray token file exists refuses a driver that does not send it; the
+    error names the token (seen on this machine after a local ray.init() had made one)."""
+    from cfrlab import jobs
+
+    def refused(**_):
+        try:
+            raise RuntimeError("Failed to connect to GCS: AuthenticationError: Authentication token is missing")
+        except RuntimeError as inner:
+            raise ConnectionError("Failed to connect to Ray cluster at 10.0.0.1:6379") from inner
+
+    monkeypatch.setattr(jobs, "_probe_head", lambda *a: None)
+    monkeypatch.setattr(ray, "init", refused)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    with pytest.raises(CfrlabError) as e:
+        jobs.connect_ray("10.0.0.1:6379")
+    text = str(e.value)
+    assert "cannot join the Ray cluster at 10.0.0.1:6379" in text and "RAY_AUTH_TOKEN" in text
+    assert "\n" not in text
+
+
 @pytest.mark.parametrize("address", ["nowhere", "ray://h:1", "h:port"])
 def test_a_malformed_address_is_refused(address):
     with pytest.raises(CfrlabError, match="expected 'auto' or HOST:PORT"):

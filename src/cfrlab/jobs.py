@@ -453,7 +453,8 @@ def connect_ray(address: str):
             ray.init(address=address, logging_level="ERROR", log_to_driver=False,
                      configure_logging=False)
     except (ConnectionError, RuntimeError, ValueError) as e:
-        raise CfrlabError(f"cannot join the Ray cluster at {address}: {str(e).splitlines()[0]}") from None
+        raise CfrlabError(f"cannot join the Ray cluster at {address}: {str(e).splitlines()[0]}"
+                          f"{_auth_hint(e)}") from None
     finally:
         os.dup2(saved, 2)
         os.close(saved)
@@ -462,6 +463,20 @@ def connect_ray(address: str):
 
 
 _JOINED: dict[str, str] = {}
+
+
+def _auth_hint(e: BaseException) -> str:
+    """A hint when the cluster refused for want of its token (Ray's token authentication: a head
+    started where ~/.ray/auth_token exists asks every client for it; an address given
+    explicitly does not send it by itself)."""
+    text = ""
+    while e is not None:
+        text += f" {type(e).__name__} {e}"
+        e = e.__cause__ or e.__context__
+    if "auth" not in text.lower() or "token" not in text.lower():
+        return ""
+    return (" (the cluster asks for its authentication token: set RAY_AUTH_TOKEN, or RAY_AUTH_TOKEN_PATH to "
+            "the head's token file)")
 
 
 class _RayWorker:
