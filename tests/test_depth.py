@@ -81,7 +81,7 @@ def test_leaf_tables_are_exact(searcher, actions):
     assert short.size < fam.size and kinds == ({1} if actions is None else {0, 1})
     assert actions is not None or len(leaves) == 5
     conts = continuations(bp, len(BIASES), 5.0)
-    tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, conts, searcher), searcher, fam)
+    tabs = Leaves(fam, leaves, leaf_tables(bp, fam, leaves, conts, searcher), searcher)
     sigma = family_sigma(short, bp.policy, bp.engine.row_offset)
     end, off = _ends(fam), bp.engine.row_offset
     below = np.zeros(int(off[-1]), dtype=bool)  # the opponent's rows from a leaf down

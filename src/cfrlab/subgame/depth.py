@@ -206,12 +206,11 @@ def leaf_tables(bp: Blueprint, fam: Family, leaves: dict[int, int], conts: list[
 
 
 class Leaves:
-    """The leaves of a depth-limited family in a solve: their tables (``leaf_tables``, at the
-    next round's start) and the opponent's pick of a continuation at each leaf, per opponent
-    state there (regret matching+)."""
+    """The leaves of a depth-limited family in a solve (``leaves``: truncated id -> id in
+    ``fam``): their tables (``leaf_tables``, at each leaf's ``entry``) and the opponent's pick of
+    a continuation at each leaf, per opponent state there (regret matching+)."""
 
-    def __init__(self, short: Family, leaves: dict[int, int], tables: dict[int, np.ndarray], searcher: int,
-                 fam: Family) -> None:
+    def __init__(self, fam: Family, leaves: dict[int, int], tables: dict[int, np.ndarray], searcher: int) -> None:
         self.tables, self.s, self.o = tables, searcher, 1 - searcher
         self.rb = {m: (fam.rounds[int(fam.rnd[leaves[m]])], fam.rounds[int(fam.rnd[entry(fam, leaves[m])])])
                    for m in tables}
@@ -429,7 +428,7 @@ def solve_depth(bp: Blueprint, fam: Family, ranges: Ranges, method: str, p: int,
     """Seat p's depth-limited solve of ``fam`` from ``ranges`` (``both``: keep the opponent's
     average too, which ``Solve.below`` needs; ``actions``: a depth in actions as well)."""
     short, leaves = truncate(fam, depth, actions)
-    tabs = Leaves(short, leaves, leaf_tables(bp, fam, leaves, conts, p), p, fam) if leaves else None
+    tabs = Leaves(fam, leaves, leaf_tables(bp, fam, leaves, conts, p), p) if leaves else None
     avg = solve_family(short, method, p, ranges, iterations, average=(0, 1) if both else (p,), leaves=tabs,
                        deadline=deadline, info=info)
     return Solve(fam, ranges, p, short, leaves, tabs, avg)
