@@ -210,6 +210,13 @@ def test_subgame(capsys, files):
         ok(capsys, "search", str(files["leduc.npz"]), "--game", str(files["myleduc.game"]), "-n", "5", "--k", "2")
 
 
+def test_value_net_reads_a_game_file(capsys, files, tmp_path):
+    pytest.importorskip("jax")
+    with unchanged(files["myleduc.game"]):
+        ok(capsys, "value-net", str(files["myleduc.game"]), "--data", str(tmp_path / "d"), "-o",
+           str(tmp_path / "n.npz"), "--situations", "10", "--solve-iterations", "5", "--steps", "5", "--hidden", "4")
+
+
 def test_cfrbr_reads_a_game_file_and_an_abstraction(capsys, files, tmp_path):
     with unchanged(files["tiny.game"], files["b2.npz"]):
         ok(capsys, "cfrbr", str(files["tiny.game"]), "--abstraction", str(files["b2.npz"]), "-n", "2",
@@ -350,7 +357,7 @@ COVERED = {
     "counter fbr", "counter model", "counter perturbed", "counter rnr", "counter sweep", "crosstable",
     "dealer", "deep tabulate", "deep train", "divat", "experiment convergence", "exploit", "exploit-real",
     "game show", "lbr", "log", "match", "matrix", "play", "solve", "spot batch", "spot show", "spot sizes", "spot solve",
-    "strategy export", "strategy import", "strategy show", "subgame", "search",
+    "strategy export", "strategy import", "strategy show", "subgame", "search", "value-net",
 }
 READS_NO_FILE = {"games"}
 SERVERS = {"serve", "spot serve"}  # they run until stopped: not in a fast test

@@ -21,8 +21,8 @@ Specs:
   (the class is an ``Agent`` subclass built with no arguments; see docs/matches.md);
 * a blueprint played by depth-limited search (``cfrlab.subgame.search_agent``, games whose real
   cards enumerate): ``search:BLUEPRINT[:depth=1,actions=N,k=4,factor=5,method=resolve,
-  iterations=300,time=2,continual=no,abstraction=FILE]`` (``continual=yes``: it also solves again at each of
-  its own decisions);
+  iterations=300,time=2,continual=no,abstraction=FILE,net=FILE]`` (``continual=yes``: it also solves again
+  at each of its own decisions; ``net``: value networks, ``cfrlab value-net``, at the leaves);
 * a blueprint that re-solves the subgames it reaches: ``subgame:BLUEPRINT:ROUND:METHOD``
   (``cfrlab.subgame.agent``), ROUND ``river`` (the last), ``turn``, ``flop`` or a number,
   METHOD ``unsafe``, ``resolve``, ``maxmargin`` or ``reach``; options after a fourth colon:
@@ -61,6 +61,7 @@ from cfrlab.agents.nplayer import NPolicyAgent, table_policy
 from cfrlab.agents.strategy_agent import StrategyAgent
 from cfrlab.agents.team import COACHES, REWARDS, TeamAgent
 from cfrlab.agents.translation import TranslatedStrategy
+from cfrlab.deep.cfvnet import load_cfvnet
 from cfrlab.deep.network import load_deep_strategy, load_nets
 from cfrlab.deep.play import NetAgent, fits_table
 from cfrlab.engine import load_abstraction
@@ -355,12 +356,14 @@ def subgame_agent(text: str, game: GameDef) -> Agent:
         raise CfrlabError(f"agent {shown_input(text)}: {e}") from None
 
 
-SEARCH_OPTIONS = ("depth", "actions", "k", "factor", "method", "iterations", "time", "continual", "abstraction")
+SEARCH_OPTIONS = ("depth", "actions", "k", "factor", "method", "iterations", "time", "continual", "abstraction",
+                  "net")
 
 
 def search_agent(text: str, game: GameDef) -> Agent:
-    """``search:BLUEPRINT[:depth=D,k=K,factor=F,method=M,iterations=N,time=S,abstraction=FILE]``:
-    a ``SearchAgent`` playing the blueprint file by depth-limited search."""
+    """``search:BLUEPRINT[:depth=D,k=K,factor=F,method=M,iterations=N,time=S,abstraction=FILE,net=FILE]``:
+    a ``SearchAgent`` playing the blueprint file by depth-limited search (``net``: value
+    network files separated by ``+``, valuing the leaves of their rounds)."""
     path, opts_text = text[len("search:"):], ""
     head, sep, tail = path.rpartition(":")
     if sep and "=" in tail:
@@ -395,9 +398,10 @@ def search_agent(text: str, game: GameDef) -> Agent:
     if continual not in ("yes", "no", "1", "0", "true", "false"):
         raise CfrlabError(f"agent {shown_input(text)}: continual is yes or no, got {shown_input(continual, 20)}")
     try:
+        nets = [load_cfvnet(f, game) for f in opts["net"].split("+")] if opts.get("net") else None
         return SearchAgent(bp.strategy, depth=depth, k=k, factor=factor, method=opts.get("method", "resolve"),
                            iterations=iterations, seconds=seconds, continual=continual in ("yes", "1", "true"),
-                           actions=actions, name=f"{Path(path).stem}+search")
+                           actions=actions, nets=nets, name=f"{Path(path).stem}+search")
     except CfrlabError as e:
         raise CfrlabError(f"agent {shown_input(text)}: {e}") from None
 

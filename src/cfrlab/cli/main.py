@@ -91,6 +91,7 @@ COMMANDS = {
                                 "maxmargin, reach); print both exploitabilities.")),
     "search": ("subgame_cmd", ("Depth-limited search from the game's root, measured exactly: the "
                                "search of every situation written out as one strategy.")),
+    "value-net": ("subgame_cmd", "Train a counterfactual value network for depth-limited search."),
 }
 
 

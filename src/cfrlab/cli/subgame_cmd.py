@@ -67,12 +67,17 @@ def _save(strategy, out: Path | None) -> None:
 def run_search(blueprint: str, game: str | None = None, abstraction: str | None = None, depth: int = 1,
                k: int = 4, factor: float = 5.0, nested: bool = True, next_method: str = "resolve",
                iterations: int = 300, out: Path | None = None, force: bool = False,
-               as_json: bool = False, continual: bool = False, actions: int | None = None) -> dict:
+               as_json: bool = False, continual: bool = False, actions: int | None = None,
+               nets: list[Path] | None = None) -> dict:
     """Depth-limited search from the game's root written out as a strategy; prints both exact
-    exploitabilities (and a JSON line with ``as_json``), saves it to ``out``."""
+    exploitabilities (and a JSON line with ``as_json``), saves it to ``out``. ``nets``: value
+    network files whose leaves replace the continuations."""
+    from cfrlab.deep.cfvnet import load_cfvnet
     from cfrlab.games.units import to_unit, unit_of
+    from cfrlab.subgame.cut import blueprint_of
     from cfrlab.subgame.depth import check_depth, depth_limited_strategy
     from cfrlab.subgame.resolve import check_iterations, check_method
+    from cfrlab.subgame.valuenet import ValueNets
 
     check_depth(depth, k, factor)
     if actions is not None:
@@ -82,8 +87,12 @@ def run_search(blueprint: str, game: str | None = None, abstraction: str | None 
     check_new_output(out, force, "search strategy")
     s = _blueprint(blueprint, game, abstraction)
     g = s.game
+    values = None
+    if nets:
+        loaded = [load_cfvnet(p, g) for p in nets]
+        values = ValueNets(blueprint_of(s, later_round=False), {n.round: n for n in loaded})
     r = depth_limited_strategy(s, depth=depth, k=k, factor=factor, nested=nested, next_method=next_method,
-                               iterations=iterations, continual=continual, actions=actions)
+                               iterations=iterations, continual=continual, actions=actions, values=values)
     unit = unit_of(g)
     before, after = r.blueprint_exploitability(), r.exploitability()
     per = r.seconds_per_solve()
@@ -93,17 +102,59 @@ def run_search(blueprint: str, game: str | None = None, abstraction: str | None 
     reach = "to the end of the game (exact leaves)" if depth >= g.num_rounds else f"depth {depth} round(s)"
     if actions is not None:
         reach += f" or {actions} action(s)"
-    print(f"{what}, {reach}, k = {k}, factor {factor:g}, {iterations} iterations per solve, "
+    leaves = "value networks at the leaves" if values else f"k = {k}, factor {factor:g}"
+    print(f"{what}, {reach}, {leaves}, {iterations} iterations per solve, "
           f"{human_seconds(r.seconds)}: exploitability {to_unit(g, after):.6g} {unit}")
     print("seconds per solve of one public subgame (every board), by round: "
           + ", ".join(f"{rnd}: {t:.3g}" for rnd, t in per.items()))
     _save(r.strategy, out)
     summary = {"blueprint": blueprint, "game": g.name, "depth": depth, "k": k, "factor": factor,
                "nested": nested or continual, "continual": continual, "actions": actions, "next_method": next_method,
-               "iterations": iterations,
+               "iterations": iterations, "nets": [str(p) for p in nets or []],
                "seconds": r.seconds, "seconds_per_solve": {str(a): b for a, b in per.items()}, "unit": unit,
                "blueprint_exploitability": to_unit(g, before), "exploitability": to_unit(g, after),
                "out": None if out is None else str(out)}
+    return json_summary(summary, as_json)
+
+
+def run_value_net(game: str, data: Path, out: Path, round: int = 1, situations: int = 20000,
+                  solve_iterations: int = 300, hidden: str = "256,256,256", steps: int = 6000, seed: int = 0,
+                  force: bool = False, as_json: bool = False) -> dict:
+    """Solve random situations into ``data`` (resuming the chunks there), train a value network
+    on them, print its held-out error and save it to ``out``."""
+    from cfrlab.fileio import human_size
+    from cfrlab.games import load_game
+    from cfrlab.strategy import Strategy
+    from cfrlab.subgame.cut import blueprint_of
+    from cfrlab.subgame.valuedata import generate, train_value_net
+
+    check_new_output(out, force, "value network")
+    try:
+        widths = tuple(int(x) for x in hidden.split(","))
+    except ValueError:
+        raise CfrlabError(f"--hidden is widths separated by commas (e.g. 256,256,256), got {hidden!r}") from None
+    g = load_game(game)
+    if g.num_players != 2:
+        raise CfrlabError(f"value networks are for 2-player games; {g.name or game} has {g.num_players} players")
+    bp = blueprint_of(Strategy.uniform(g), later_round=round != 0)
+    rep = generate(bp, round, data, situations=situations, iterations=solve_iterations, seed=seed,
+                   progress=lambda k, n: print(f"\rsituations: chunk {k}/{n}", end="", flush=True))
+    print()
+    print(f"data: {rep.situations:,} situations (one per round start and board) in {data}, "
+          f"{human_size(rep.bytes)}, {human_seconds(rep.seconds)} of solving ({rep.resumed} of {rep.chunks} "
+          f"chunks kept from before); mean solve gap {rep.gap:.3g} chips")
+    net, nr = train_value_net(bp, round, data, hidden=widths, steps=steps, seed=seed)
+    print(f"network {'-'.join(str(x) for x in net.layers)}: mean absolute error on {nr.held_out:,} held-out "
+          f"situations {nr.mae_held_out:.4g} chips (training {nr.mae_train:.4g}; predicting 0: "
+          f"{nr.mae_zero:.4g}), trained in {human_seconds(nr.seconds)}")
+    with writing(out, "value network"):
+        net.save(out)
+    print(f"saved the value network to {out}")
+    summary = {"game": g.name, "round": round, "situations": rep.situations, "data": str(data),
+               "data_bytes": rep.bytes, "solve_seconds": rep.seconds, "resumed_chunks": rep.resumed,
+               "mean_gap_chips": rep.gap, "layers": list(net.layers), "steps": steps,
+               "mae_held_out_chips": nr.mae_held_out, "mae_train_chips": nr.mae_train,
+               "mae_zero_chips": nr.mae_zero, "train_seconds": nr.seconds, "out": str(out)}
     return json_summary(summary, as_json)
 
 
@@ -153,6 +204,9 @@ def register(app: typer.Typer) -> None:
         continual: Annotated[bool, typer.Option("--continual", help="also solve again at every own decision "
                                                 "(continual re-solving, as DeepStack); with a --depth past "
                                                 "the last round the leaves are exact")] = False,
+        nets: Annotated[list[Path] | None, typer.Option("--net", help="a value network file (`cfrlab value-net`) "
+                                                         "valuing the leaves of its round instead of the "
+                                                         "continuations (repeat for more rounds)")] = None,
         iterations: Annotated[int, typer.Option("--iterations", "-n", help="CFR+ iterations per solve")] = 300,
         out: Annotated[Path | None, typer.Option("--out", "-o", help="save the search's strategy here")] = None,
         force: Annotated[bool, typer.Option("--force", help="overwrite --out")] = False,
@@ -165,4 +219,29 @@ def register(app: typer.Typer) -> None:
         every situation are written out as one strategy in exact cards; both exploitabilities
         are exact."""
         run_search(blueprint, game, abstraction, depth, k, factor, nested, next_method, iterations, out,
-                   force, as_json, continual, actions)
+                   force, as_json, continual, actions, nets)
+
+    @app.command("value-net")
+    def value_net(
+        game: Annotated[str, typer.Argument(help="built-in game name or .game file (2 players)")],
+        data: Annotated[Path, typer.Option("--data", help="directory of the solved situations (made if "
+                                           "missing; a second run continues after the chunks there)")],
+        out: Annotated[Path, typer.Option("--out", "-o", help="save the network here (.npz)")],
+        round: Annotated[int, typer.Option("--round", help="the round whose starts it values (1 is the "
+                                           "second round)")] = 1,
+        situations: Annotated[int, typer.Option("--situations", help="random situations to solve (each on "
+                                                "every board of the round)")] = 20000,
+        solve_iterations: Annotated[int, typer.Option("--solve-iterations", help="CFR+ iterations per "
+                                                      "situation's solve")] = 300,
+        hidden: Annotated[str, typer.Option("--hidden", help="hidden layer widths")] = "256,256,256",
+        steps: Annotated[int, typer.Option("--steps", help="Adam steps of training")] = 6000,
+        seed: Annotated[int, typer.Option("--seed", help="seed of the situations and the network")] = 0,
+        force: Annotated[bool, typer.Option("--force", help="overwrite --out")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="last stdout line: one JSON summary")] = False,
+    ) -> None:
+        """Train a counterfactual value network for depth-limited search (DeepStack's leaf values:
+        Moravčík et al., "DeepStack: Expert-level artificial intelligence in heads-up no-limit
+        poker"): random ranges at the round's starts, each situation solved by the engine, a
+        tenth held out and the network's error on it printed in chips. Needs the deep extra
+        (JAX). Use it with `cfrlab search --net FILE` or the agent search:BLUEPRINT:net=FILE."""
+        run_value_net(game, data, out, round, situations, solve_iterations, hidden, steps, seed, force, as_json)

@@ -205,16 +205,31 @@ def leaf_tables(bp: Blueprint, fam: Family, leaves: dict[int, int], conts: list[
     return out
 
 
-class Leaves:
+class LeafPlaces:
+    """Where a depth-limited family's leaves (``leaves``: truncated id -> id in ``fam``) take
+    their values: each leaf's round and its ``entry``'s, and the deal between them."""
+
+    def __init__(self, fam: Family, leaves: dict[int, int], searcher: int) -> None:
+        self.s, self.o = searcher, 1 - searcher
+        self.rb = {m: (fam.rounds[int(fam.rnd[lm])], fam.rounds[int(fam.rnd[entry(fam, lm)])])
+                   for m, lm in leaves.items()}
+        self.dealt = {m: bool(fam.kind[lm] == CHANCE) for m, lm in leaves.items()}  # cards come below it
+
+    def down(self, m: int, x: np.ndarray) -> np.ndarray:
+        return _down(x, self.rb[m][1]) if self.dealt[m] else x
+
+    def up(self, m: int, v: np.ndarray) -> np.ndarray:
+        return _up(v, self.rb[m][1], self.rb[m][0]) if self.dealt[m] else v
+
+
+class Leaves(LeafPlaces):
     """The leaves of a depth-limited family in a solve (``leaves``: truncated id -> id in
     ``fam``): their tables (``leaf_tables``, at each leaf's ``entry``) and the opponent's pick of
     a continuation at each leaf, per opponent state there (regret matching+)."""
 
     def __init__(self, fam: Family, leaves: dict[int, int], tables: dict[int, np.ndarray], searcher: int) -> None:
-        self.tables, self.s, self.o = tables, searcher, 1 - searcher
-        self.rb = {m: (fam.rounds[int(fam.rnd[leaves[m]])], fam.rounds[int(fam.rnd[entry(fam, leaves[m])])])
-                   for m in tables}
-        self.dealt = {m: bool(fam.kind[leaves[m]] == CHANCE) for m in tables}  # cards come below it
+        super().__init__(fam, leaves, searcher)
+        self.tables = tables
         self.regret = {m: np.zeros((T.shape[0], *self._shape(m))) for m, T in tables.items()}
         self.fixed: int | None = None  # a continuation forced everywhere (evaluation)
 
@@ -235,12 +250,6 @@ class Leaves:
         continuation, from the other player's reach at the leaf."""
         return np.einsum("jgbxy,gby->jgbx", self.tables[m][:, i], self.down(m, other_reach))
 
-    def down(self, m: int, x: np.ndarray) -> np.ndarray:
-        return _down(x, self.rb[m][1]) if self.dealt[m] else x
-
-    def up(self, m: int, v: np.ndarray) -> np.ndarray:
-        return _up(v, self.rb[m][1], self.rb[m][0]) if self.dealt[m] else v
-
     def value(self, m: int, i: int, reach, mode: str) -> np.ndarray:
         q = self.pick(m)
         if i == self.s:
@@ -255,10 +264,11 @@ class Leaves:
             self.regret[m] = np.maximum(self.regret[m] + w - v[None], 0.0)
         return v
 
-    def opponent_values(self, m: int, searcher_reach: np.ndarray) -> np.ndarray:
+    def opponent_values(self, m: int, searcher_reach: np.ndarray, opponent_reach: np.ndarray) -> np.ndarray:
         """float64[G, nb', H']: the opponent's counterfactual values at the next round's start
         when it picks, in each of its states at the leaf, the continuation that is best for it
-        against the searcher's reach ``searcher_reach`` (what the next re-solve must grant it)."""
+        against the searcher's reach ``searcher_reach`` (what the next re-solve must grant it;
+        its own reach does not change them)."""
         w = self.below(m, self.o, searcher_reach)
         best = np.stack([self.up(m, x) for x in w]).argmax(axis=0)  # [G, nb, H] at the leaf
         j = self.down(m, best.astype(np.float64)).astype(np.int64)  # each state's parent's pick
@@ -282,7 +292,7 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
                            factor: float = DEFAULT_FACTOR, method: str = "unsafe",
                            iterations: int = 300, nested: bool = False,
                            next_method: str = "resolve", continual: bool = False,
-                           actions: int | None = None) -> DepthResult:
+                           actions: int | None = None, values=None) -> DepthResult:
     """Depth-limited re-solve of every subgame starting at ``round`` (0: the whole game from its
     root) of the 2-player ``blueprint``, to ``depth`` rounds, with ``k`` continuation
     strategies biased by ``factor`` at the leaves, by ``iterations`` of CFR+ per seat
@@ -300,7 +310,10 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
     again at every one of its own decisions, rooted there, from its range under the previous
     solve and the opponent's best-response counterfactual values there (the gadget of
     ``next_method``); a node's rows are those of the solve rooted at it. With a depth past the
-    end of the game its leaves are exact (the rest is solved)."""
+    end of the game its leaves are exact (the rest is solved).
+
+    ``values``: the leaves valued by counterfactual value networks (``subgame.valuenet.ValueNets``
+    of this blueprint's game, DeepStack's leaf values) instead of the k continuations."""
     depth, k, factor = check_depth(depth, k, factor)
     if actions is not None:
         actions = check_depth(actions, 1, factor, "actions")[0]
@@ -325,7 +338,11 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
         work = [(fam, c) for fam in families(bp, round, c.roots, (0, B))]
     conts = continuations(bp, k, factor)
     policy = bp.policy.copy()
-    step = _Step(bp, depth, conts, n, policy, nm if (nested or continual) else None, bool(continual), actions)
+    if values is not None and getattr(values, "bp", None) is not None and \
+            values.bp.tree.game.to_text() != bp.tree.game.to_text():
+        raise CfrlabError("the value networks are for another game than the blueprint's")
+    step = _Step(bp, depth, conts, n, policy, nm if (nested or continual) else None, bool(continual), actions,
+                 values)
     for fam, c in work:
         for p in (0, 1):
             step.solve(fam, root_ranges(fam) if c is None else _ranges(c, fam, m, 1 - p), m, p)
@@ -338,7 +355,8 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
         src.game, policy, tree=bp.tree, model=bp.model, algorithm="depth-limited",
         params={"blueprint": src.algorithm, "method": m, "round": round, "depth": depth, "k": k,
                 "factor": factor, "iterations": n, "nested": bool(nested or continual), "next_method": nm,
-                "continual": bool(continual), "actions": actions},
+                "continual": bool(continual), "actions": actions,
+                "leaf_values": "continuations" if values is None else "networks"},
         iterations=n, seconds=seconds)
     leaves = sum(len(truncate(fam, depth, actions)[1]) for fam, _ in work)
     return DepthResult(combined, lifted, m, round, depth, k, factor, n, leaves, seconds, step.solves)
@@ -384,7 +402,7 @@ class Solve:
             c = entry(fam, m)
             child = _subtree(fam, c, int(end[c]))
             mine, theirs = self.tabs.down(leaf, reach[leaf][p]), self.tabs.down(leaf, reach[leaf][o])
-            alt = self.tabs.opponent_values(leaf, reach[leaf][p])
+            alt = self.tabs.opponent_values(leaf, reach[leaf][p], reach[leaf][o])
             pair = (mine, theirs) if p == 0 else (theirs, mine)
             out[c] = (child, Ranges(pair, alt, cf_weight(child, mine, o)))
         self._below = out
@@ -424,11 +442,18 @@ class Solve:
 
 def solve_depth(bp: Blueprint, fam: Family, ranges: Ranges, method: str, p: int, depth: int, conts: list,
                 iterations: int, both: bool = False, deadline: float | None = None,
-                info: dict | None = None, actions: int | None = None) -> Solve:
+                info: dict | None = None, actions: int | None = None, values=None) -> Solve:
     """Seat p's depth-limited solve of ``fam`` from ``ranges`` (``both``: keep the opponent's
-    average too, which ``Solve.below`` needs; ``actions``: a depth in actions as well)."""
+    average too, which ``Solve.below`` needs; ``actions``: a depth in actions as well;
+    ``values``: leaves valued by ``values.leaves(fam, leaves, p)``, e.g. value networks
+    (``subgame.valuenet.ValueNets``), instead of the continuations ``conts``)."""
     short, leaves = truncate(fam, depth, actions)
-    tabs = Leaves(fam, leaves, leaf_tables(bp, fam, leaves, conts, p), p) if leaves else None
+    if not leaves:
+        tabs = None
+    elif values is not None:
+        tabs = values.leaves(fam, leaves, p)
+    else:
+        tabs = Leaves(fam, leaves, leaf_tables(bp, fam, leaves, conts, p), p)
     avg = solve_family(short, method, p, ranges, iterations, average=(0, 1) if both else (p,), leaves=tabs,
                        deadline=deadline, info=info)
     return Solve(fam, ranges, p, short, leaves, tabs, avg)
@@ -447,13 +472,14 @@ class _Step:
     next_method: str | None
     every_decision: bool = False
     actions: int | None = None
+    values: object | None = None  # leaf values other than the continuations (solve_depth)
     solves: list = field(default_factory=list)
 
     def solve(self, fam: Family, ranges: Ranges, method: str, p: int) -> None:
         t0 = time.perf_counter()
         nested = self.next_method is not None
         sol = solve_depth(self.bp, fam, ranges, method, p, self.depth, self.conts, self.iterations, nested,
-                          actions=self.actions)
+                          actions=self.actions, values=self.values)
         self.solves.append((int(fam.rnd[0]), (time.perf_counter() - t0) / len(fam.roots)))
         for lm, a in sol.avg.items():
             if sol.short.player[lm] == p:

@@ -11,7 +11,8 @@ leaves and boards) is solved once and kept for later hands.
 The rows it plays are those ``depth_limited_strategy(..., nested=True)`` writes out for every
 situation at once (each board is independent in those solves; tested), so its exploitability
 is that strategy's. With ``continual`` it also solves again at each of its own decisions
-(continual re-solving; ``depth_limited_strategy(..., continual=True)``). ``iterations`` CFR+
+(continual re-solving; ``depth_limited_strategy(..., continual=True)``); with ``nets`` (value
+networks, ``cfrlab.deep.cfvnet``) the leaves take the networks' values (DeepStack's). ``iterations`` CFR+
 iterations a solve, cut short at ``seconds`` (0: no limit); play is deterministic given the
 seed when the iterations finish within the budget.
 """
@@ -39,6 +40,7 @@ from cfrlab.subgame.depth import (
 from cfrlab.subgame.local import families
 from cfrlab.subgame.methods import Ranges, normalized
 from cfrlab.subgame.resolve import check_iterations, check_method
+from cfrlab.subgame.valuenet import ValueNets
 from cfrlab.tree.betting_tree import CHANCE, DECISION
 
 
@@ -47,7 +49,8 @@ class SearchAgent(StrategyBackedAgent):
 
     def __init__(self, strategy: Strategy, *, depth: int = 1, k: int = 4, factor: float = DEFAULT_FACTOR,
                  method: str = "resolve", iterations: int = 300, seconds: float = 0.0,
-                 continual: bool = False, actions: int | None = None, name: str | None = None) -> None:
+                 continual: bool = False, actions: int | None = None, nets: list | None = None,
+                 name: str | None = None) -> None:
         if not isinstance(strategy, Strategy):
             raise CfrlabError(f"a blueprint is a Strategy, got {type(strategy).__name__}")
         game = strategy.game
@@ -66,6 +69,7 @@ class SearchAgent(StrategyBackedAgent):
         self.strategy, self.tree = strategy, strategy.tree
         self.bp = blueprint_of(strategy, later_round=False)
         self.conts = continuations(self.bp, self.k, self.factor)
+        self.values = ValueNets(self.bp, {n.round: n for n in nets}) if nets else None
         self._root = root_family(self.bp)
         self.name = name or f"{strategy.name}+search"
         self._solves: dict[tuple, object] = {}  # (seat, (node, block), ...) -> Solve
@@ -73,7 +77,7 @@ class SearchAgent(StrategyBackedAgent):
         if self.seconds > 0:  # a budget that cannot hold one iteration of the first solve is refused
             t0 = time.perf_counter()
             solve_depth(self.bp, self._root, root_ranges(self._root), "unsafe", 0, self.depth, self.conts, 1,
-                        actions=self.actions)
+                        actions=self.actions, values=self.values)
             one = time.perf_counter() - t0
             if one > self.seconds:
                 raise CfrlabError(f"a time budget of {self.seconds:g} s is below one iteration of the first "
@@ -99,7 +103,7 @@ class SearchAgent(StrategyBackedAgent):
             deadline = t0 + self.seconds if self.seconds > 0 else None
             info: dict = {}
             got = solve_depth(self.bp, fam, ranges, method, p, self.depth, self.conts, self.iterations,
-                              both=True, deadline=deadline, info=info, actions=self.actions)
+                              both=True, deadline=deadline, info=info, actions=self.actions, values=self.values)
             self._solves[key] = got
             self.log.append((info.get("iterations", self.iterations), time.perf_counter() - t0))
         return got
