@@ -343,9 +343,11 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
         raise CfrlabError("the value networks are for another game than the blueprint's")
     step = _Step(bp, depth, conts, n, policy, nm if (nested or continual) else None, bool(continual), actions,
                  values)
+    leaves = 0  # of the first solves' truncated families (each seat's solve has the same)
     for fam, c in work:
         for p in (0, 1):
-            step.solve(fam, root_ranges(fam) if c is None else _ranges(c, fam, m, 1 - p), m, p)
+            sol = step.solve(fam, root_ranges(fam) if c is None else _ranges(c, fam, m, 1 - p), m, p)
+            leaves += len(sol.leaves) if p == 0 else 0
     seconds = time.perf_counter() - t0
     src = bp.strategy
     lifted = src if src.model is bp.model else Strategy.from_policy(
@@ -358,7 +360,6 @@ def depth_limited_strategy(blueprint: Strategy, *, round: int = 0, depth: int = 
                 "continual": bool(continual), "actions": actions,
                 "leaf_values": "continuations" if values is None else "networks"},
         iterations=n, seconds=seconds)
-    leaves = sum(len(truncate(fam, depth, actions)[1]) for fam, _ in work)
     return DepthResult(combined, lifted, m, round, depth, k, factor, n, leaves, seconds, step.solves)
 
 
@@ -475,7 +476,7 @@ class _Step:
     values: object | None = None  # leaf values other than the continuations (solve_depth)
     solves: list = field(default_factory=list)
 
-    def solve(self, fam: Family, ranges: Ranges, method: str, p: int) -> None:
+    def solve(self, fam: Family, ranges: Ranges, method: str, p: int) -> Solve:
         t0 = time.perf_counter()
         nested = self.next_method is not None
         sol = solve_depth(self.bp, fam, ranges, method, p, self.depth, self.conts, self.iterations, nested,
@@ -485,11 +486,11 @@ class _Step:
             if sol.short.player[lm] == p:
                 _write(self.bp, sol.short, lm, a, self.policy)
         if not nested:
-            return
+            return sol
         if not self.every_decision:
             for child, start in sol.below().values():
                 self.solve(child, start, self.next_method, p)
-            return
+            return sol
         own, leaves = sol.frontier()  # the rows below are overwritten by the solves there
         for m in own:
             sub, start = sol.at(int(sol.short.source[m]))
@@ -498,3 +499,4 @@ class _Step:
         for m in leaves:
             child, start = nxt[entry(sol.fam, sol.leaves[m])]
             self.solve(child, start, self.next_method, p)
+        return sol
