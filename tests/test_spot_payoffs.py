@@ -160,3 +160,75 @@ def test_saved_raked_spot_reads_back(tmp_path):
     assert (back.spot.dead, back.spot.big_blind, back.spot.rake_percent, back.spot.rake_cap) == (1, 2, 5.0, 1)
     assert back.values == sol.values and back.exploitability == sol.exploitability and not back.ignored
     assert (back.ev("oop"), back.ev("ip")) == (sol.ev("oop"), sol.ev("ip"))
+
+
+# The ACPC 3-player no-limit hold'em: positions SB (blind 50), BB (100), BTN; BTN acts first
+# before the flop, the SB first after it
+NL3P = ("GAMEDEF\nnolimit\nnumPlayers = 3\nnumRounds = 4\nstack = 20000 20000 20000\nblind = 50 100 0\n"
+        "firstPlayer = 3 1 1 1\nnumSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\n"
+        "END GAMEDEF\n")
+
+
+@pytest.mark.parametrize("holes", ["Ac Ad|Kc Kd", "Kc Kd|Ac Ad", "Ac Kd|Ad Kc"])
+def test_dead_money_spot_is_the_three_player_games_subgame_where_the_blind_folded(holes):
+    """BTN raises to 2.5 bb, the SB folds, the BB calls, both check the flop: in the ACPC
+    3-player game the turn starts with 550 chips in the pot, 50 of them the folded blind's.
+    The spot with pot 550 and 50 dead has the same betting below (every action of its tree,
+    33% and 75% bets with 3x and all-in raises, is legal there with the same raise-to amount,
+    the pot fractions taken of the 3-player pot) and the same payoffs less the half of the
+    dead money the engine credits each player: at every fold and showdown, with the BB's hand
+    better, worse and equal."""
+    from cfrlab.cards.cards import parse_cards
+    from cfrlab.games import parse_game
+    from cfrlab.games.state import State
+    from cfrlab.spot.fast import SpotGame
+    from cfrlab.tree.betting_tree import CHANCE
+
+    game3 = parse_game(NL3P, name="holdem-nolimit-3p")
+    board = "Qs Jh 2h 8d 3c"
+    bb, btn = holes.split("|")
+    sb = "7c 7d"
+    deal = parse_cards(f"{sb} {bb} {btn} {board}")
+    spot = make_spot(board=board[:11], pot=550, dead=50, stack=19750, oop_range=bb, ip_range=btn,
+                     bets={"bet": "33%, 75%", "raise": "3x, a"})
+    tree = spot_tree(spot)
+    g = SpotGame(spot, tree)
+    start = State(game3, deal=deal)
+    for a in ("r250", "f", "c", "c", "c"):  # preflop, then the flop checked through
+        start.apply(a)
+    assert (start.round, start.pot, start.current_player()) == (2, 550, 1)
+    bb_wins = rank_hand(parse_cards(bb + " " + board)) > rank_hand(parse_cards(btn + " " + board))
+    tie = rank_hand(parse_cards(bb + " " + board)) == rank_hand(parse_cards(btn + " " + board))
+    seen = {FOLD: 0, SHOWDOWN: 0}
+    bets = 0
+    stack = [(0, start)]
+    while stack:
+        n, s = stack.pop()
+        kind = int(tree.kind[n])
+        if kind in (FOLD, SHOWDOWN):
+            seen[kind] += 1
+            pay = s.payoffs()
+            if kind == FOLD:
+                mine = [g.fold_pay(n, p) for p in (0, 1)]
+            else:
+                stake = [g.showdown_pay(n, p)[0] for p in (0, 1)]
+                sign = 0 if tie else (1 if bb_wins else -1)
+                mine = [sign * stake[0], -sign * stake[1]]
+            assert pay[0] == -50  # the folded small blind
+            assert (pay[1], pay[2]) == pytest.approx((mine[0] + 25, mine[1] + 25), abs=1e-9)
+            continue
+        first = int(tree.first_child[n])
+        for c in tree.child[first:first + int(tree.num_children[n])]:
+            c = int(c)
+            nxt = s.clone()
+            if kind != CHANCE:  # the 3-player state deals its own board
+                a = tree.action_text(n, int(tree.action[c]))
+                assert a in nxt.legal_actions() or (a[0] == "r" and nxt.raise_range() is not None
+                                                    and nxt.raise_range()[0] <= int(a[1:]) <= nxt.raise_range()[1])
+                if a[0] == "r" and s.max_spent == 250 + 0 and int(a[1:]) < 19750 + 250:
+                    bets += 1  # an opening bet of the turn: a fraction of the 3-player pot
+                    frac = (int(a[1:]) - 250) / s.pot
+                    assert min(abs(frac - 0.33), abs(frac - 0.75)) < 1.0 / s.pot
+                nxt.apply(a)
+            stack.append((c, nxt))
+    assert seen[FOLD] > 10 and seen[SHOWDOWN] > 10 and bets >= 2
