@@ -166,8 +166,50 @@ def test_the_cli_checkpoints_and_resumes(tmp_path, capsys):
     whole = json.loads(out.strip().splitlines()[-1])
     for key in ("iterations", "exploitability_pct", "ev_oop", "ev_ip", "root"):
         assert resumed[key] == whole[key], key
+    full = tmp_path / "full.npz"  # a save in full continues the same way
+    code, _, err = run(capsys, "spot", "solve", str(toml), "--iterations", "4", "--target", "1e-9",
+                       "--save", str(full), "--save-depth", "full")
+    assert code == 0, err
+    code, out, err = run(capsys, "spot", "solve", str(toml), "--iterations", "6", "--target", "1e-9",
+                         "--resume", str(full), "--json")
+    assert code == 0, err
+    again = json.loads(out.strip().splitlines()[-1])
+    for key in ("iterations", "exploitability_pct", "ev_oop", "ev_ip", "root"):
+        assert again[key] == whole[key], key
     code, _, err = run(capsys, "spot", "solve", str(toml), "--iterations", "2", "--checkpoint", str(ck),
                        "--checkpoint-every", "1")
     assert code != 0 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     code, _, err = run(capsys, "spot", "solve", str(toml), "--iterations", "2", "--checkpoint-every", "1")
     assert code != 0 and "--checkpoint" in err
+
+
+@pytest.mark.parametrize("storage", ["float32", "int16"])
+def test_a_full_save_resumes_bit_for_bit_and_reads_as_a_save(tmp_path, storage):
+    """A flop solve saved in full after 5 iterations and resumed from the save to 9 has the
+    uninterrupted 9-iteration solve's tables bit for bit, and the save is not written to; it
+    reads back as any save (its average strategy, the same figures). A save that keeps the
+    strategy only, or one of another spot, is refused in one line."""
+    from cfrlab.spot.store import load_solution, save_solution
+
+    first = solve_spot(flop(), target_pct=None, iterations=5, storage=storage)
+    full = tmp_path / "full.npz"
+    save_solution(first, full, "full")
+    stamp = full.stat().st_mtime_ns
+    resumed = solve_spot(flop(), target_pct=None, iterations=9, storage=storage, resume=full)
+    whole = solve_spot(flop(), target_pct=None, iterations=9, storage=storage)
+    a, b = tables(resumed), tables(whole)
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert full.stat().st_mtime_ns == stamp
+    back = load_solution(full, flop())
+    assert back.iterations == 5 and back.exploitability == first.exploitability and not back.ignored
+    for n in first.walk.cum:
+        assert np.array_equal(back.walk.cum[n], first.walk.cum[n])
+    plain = tmp_path / "plain.npz"
+    save_solution(first, plain)
+    with pytest.raises(CfrlabError, match="keeps the average strategy only") as e:
+        solve_spot(flop(), target_pct=None, iterations=9, storage=storage, resume=plain)
+    assert "\n" not in str(e.value)
+    with pytest.raises(CfrlabError, match="pot 10, .*not for .*pot 12"):
+        solve_spot(flop(pot=12), target_pct=None, iterations=9, storage=storage, resume=full)
+    with pytest.raises(CfrlabError, match="full save keeps the state"):
+        save_solution(back, tmp_path / "again.npz", "full")

@@ -88,7 +88,9 @@ def register(app: typer.Typer) -> None:
                                                   "`cfrlab spot show`")] = None,
         save_depth: Annotated[str | None, typer.Option("--save-depth", metavar="STREET",
                                                        help="keep the strategy down to this street "
-                                                       "only (flop or turn: a smaller file)")] = None,
+                                                       "only (flop or turn: a smaller file), or full: "
+                                                       "the solver's state as well, so that --resume "
+                                                       "continues it (about twice the size)")] = None,
         lock: Annotated[Path | None, typer.Option("--lock", help="TOML file of [[lock]] tables: nodes "
                                                   "whose strategy is fixed (docs/spots.md)")] = None,
         force: Annotated[bool, typer.Option("--force", help="replace an existing --out or --save "
@@ -101,13 +103,15 @@ def register(app: typer.Typer) -> None:
                                                              help="iterations between checkpoints")] = None,
         resume: Annotated[Path | None, typer.Option("--resume", metavar="FILE",
                                                     help="continue the solve saved in this checkpoint "
-                                                    "(bit for bit; it keeps checkpointing there)")] = None,
+                                                    "(bit for bit; it keeps checkpointing there), or in "
+                                                    "a --save-depth full save (read, not written)")] = None,
     ) -> None:
         """Solve a flop, turn or river spot with exact cards: the memory it needs first, then
         progress, then the exploitability in percent of the pot, the EVs (chips each player
         expects to take from the pot minus what it puts in from here on) and the root's
         action frequencies (docs/spots.md). With --checkpoint FILE --checkpoint-every N the
-        solve can be stopped (Ctrl-C, a kill, a reboot) and continued with --resume FILE."""
+        solve can be stopped (Ctrl-C, a kill, a reboot) and continued with --resume FILE; so can
+        a solve saved with --save FILE --save-depth full."""
         from cfrlab.spot import SpotModel, load_spot, solve_spot, spot_tree
         from cfrlab.spot.solve import solve_memory
 
@@ -123,9 +127,9 @@ def register(app: typer.Typer) -> None:
         if checkpoint_every is not None and checkpoint is None and resume is None:
             raise CfrlabError("--checkpoint-every needs --checkpoint FILE (or --resume FILE)")
         if resume is not None and not resume.exists():
-            raise CfrlabError(f"--resume {resume}: no such checkpoint")
-        if save_depth is not None and save_depth not in ("flop", "turn", "river"):
-            raise CfrlabError(f"--save-depth is flop, turn or river, got {save_depth!r}")
+            raise CfrlabError(f"--resume {resume}: no such checkpoint or saved spot")
+        if save_depth is not None and save_depth not in ("flop", "turn", "river", "full"):
+            raise CfrlabError(f"--save-depth is flop, turn, river or full, got {save_depth!r}")
         if save_depth is not None and save is None:
             raise CfrlabError("--save-depth needs --save FILE")
         _check_outputs({"result": out, "solved spot": save, "checkpoint": checkpoint}, (config, lock, resume), force)
@@ -143,7 +147,7 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError(f"--save-depth keeps the tables of the spot's walk ({', '.join(FAST_ALGORITHMS)}), "
                               f"not of {algorithm}")
         spot = load_spot(config)
-        if save_depth is not None and ("flop", "turn", "river").index(save_depth) + 1 < spot.street:
+        if save_depth in ("flop", "turn") and ("flop", "turn", "river").index(save_depth) + 1 < spot.street:
             raise CfrlabError(f"--save-depth {save_depth}: this spot starts on a later street")
         count = spot_count(spot)  # counted, not built: a tree too large is refused in seconds
         floor = solve_floor(spot, count, 2 * STORAGES[storage][2])

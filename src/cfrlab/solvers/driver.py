@@ -222,20 +222,30 @@ class Checkpointer:
     def exists(self) -> bool:
         return self.path.exists()
 
-    def save(self, solver, run: RunState) -> None:
+    def contents(self, solver, run: RunState) -> tuple[dict, dict]:
+        """(header, arrays) of a checkpoint of ``solver``: what ``save`` writes, and what another
+        file may carry inside it (``load(..., embedded=KIND)``)."""
         arrays, scalars = split_state(solver.state_dict())
         header = {"kind": CHECKPOINT_KIND, "format": CHECKPOINT_FORMAT, **self.identity,
                   "iterations": int(solver.iterations), "solver_state": scalars, "run": run.to_json(),
                   "saved": time.time()}
-        save_npz(self.path, header, {f"s.{k}": v for k, v in arrays.items()})
+        return header, {f"s.{k}": v for k, v in arrays.items()}
 
-    def load(self, solver) -> RunState:
-        """Restore ``solver`` from the checkpoint. Header field types, the run's identity and
-        each array's declared shape (against the solver's array of that name) are checked
-        before anything large is read; temp files of writers that died are removed first."""
+    def save(self, solver, run: RunState) -> None:
+        save_npz(self.path, *self.contents(solver, run))
+
+    def load(self, solver, embedded: str | None = None) -> RunState:
+        """Restore ``solver`` from the checkpoint, or from the checkpoint carried by a file of
+        kind ``embedded`` (its header's ``checkpoint`` field, its ``s.`` arrays). Header field
+        types, the run's identity and each array's declared shape (against the solver's array
+        of that name) are checked before anything large is read; temp files of writers that
+        died are removed first."""
         remove_stale_temps(self.path)
-        with NpzReader(self.path, kind=CHECKPOINT_KIND) as z:
-            header = z.header
+        with NpzReader(self.path, kind=CHECKPOINT_KIND if embedded is None else embedded) as z:
+            header = z.header if embedded is None else z.header.get("checkpoint")
+            if not isinstance(header, dict):
+                raise CfrlabError(f"{self.path} keeps the average strategy only, not the solver's state: "
+                                  "it cannot be continued")
             _check_checkpoint_header(self.path, header)
             self.check_identity(header)
             arrays = {}

@@ -35,6 +35,7 @@ import numpy as np
 from cfrlab.engine import best_response_values, game_value
 from cfrlab.engine.core import get_engine
 from cfrlab.errors import CfrlabError
+from cfrlab.fileio import NpzReader
 from cfrlab.solvers.cfr import FLOAT32_MIN_STATES, PRESETS
 from cfrlab.solvers.driver import Aimed, Checkpointer, StopRule, run_solve
 from cfrlab.solvers.registry import make_solver
@@ -237,6 +238,18 @@ def checkpoint_identity(tree: PublicTree, model: SpotModel, algorithm: str, stor
                        "locks": [lk.as_dict() for lk in locks]}, "seed": None}
 
 
+SAVED_SPOT = "spot-solution"  # the kind of a saved spot (cfrlab.spot.store), which may carry the solver's state
+
+
+def _is_saved_spot(path) -> bool:
+    """Whether ``path`` is a saved spot (one saved in full carries a checkpoint to resume)."""
+    try:
+        with NpzReader(path) as z:
+            return z.header.get("kind") == SAVED_SPOT
+    except CfrlabError:
+        return False  # not a readable .npz: the checkpoint reader says why
+
+
 def solve_memory(spot: Spot, tree: PublicTree | None = None, model: SpotModel | None = None,
                  algorithm: str = "dcfr", storage: str = "float32", isomorphism: bool = True,
                  game: SpotGame | None = None) -> int:
@@ -286,7 +299,9 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
     ``checkpoint`` (a path) the solver's tables are written there every ``checkpoint_every``
     iterations, at the end and on Ctrl-C or SIGTERM (then ``driver.Interrupted`` is raised);
     ``resume`` (a path) continues the run saved there, bit for bit as if it had not stopped,
-    and keeps checkpointing to it unless ``checkpoint`` names another file. A checkpoint of
+    and keeps checkpointing to it unless ``checkpoint`` names another file; it may also be a
+    spot saved in full (``save_solution(..., depth="full")``), which is read and never
+    overwritten. A checkpoint of
     another spot, algorithm or storage, or a damaged one, is refused in one line."""
     name = str(algorithm).lower()
     if name not in ALGORITHMS:
@@ -354,15 +369,18 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
         if locks and not fast:
             raise CfrlabError("a locked turn or river spot is solved on the engine's tables, which do not "
                               "checkpoint; solve it without checkpoints, or on the walk (dcfr, dcfr+, cfr+)")
-        ckpt = Checkpointer(resume if checkpoint is None else checkpoint, checkpoint_identity(
-            tree, model, name, storage, isomorphism, locks))
+        identity = checkpoint_identity(tree, model, name, storage, isomorphism, locks)
+        from_save = resume is not None and _is_saved_spot(resume)
+        ckpt = Checkpointer(resume if checkpoint is None else checkpoint, identity)
         if resume is None and ckpt.exists():
             raise CfrlabError(f"{checkpoint} already holds a checkpoint: resume it (resume=PATH) or "
                               f"remove it to start over")
         if resume is not None:
-            run = ckpt.load(solver)
+            run = Checkpointer(resume, identity).load(solver, embedded=SAVED_SPOT if from_save else None)
             if iterations is not None and solver.iterations > iterations:
                 raise CfrlabError(f"{resume} is at iteration {solver.iterations:,}, past the {iterations:,} asked for")
+        if from_save and checkpoint is None:
+            ckpt = None  # a save is read, never overwritten by checkpoints
 
     def on_tick(t) -> None:
         if progress is not None and t.measured_at == t.iterations and t.exploitability is not None:

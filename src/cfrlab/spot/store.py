@@ -26,16 +26,18 @@ from cfrlab.cards.cards import cards_text
 from cfrlab.engine import row_offsets
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, save_npz
+from cfrlab.solvers.driver import Checkpointer, RunState
 from cfrlab.spot.config import DEFAULT_BIG_BLIND, STREETS, make_spot
 from cfrlab.spot.fast import STORAGES, FastSolver, SpotGame
 from cfrlab.spot.lock import Lock
 from cfrlab.spot.model import SpotModel
-from cfrlab.spot.solve import SpotSolution
+from cfrlab.spot.solve import SAVED_SPOT, SpotSolution, checkpoint_identity
 from cfrlab.spot.tree import spot_tree
 from cfrlab.strategy import check_policy
 
-KIND = "spot-solution"
+KIND = SAVED_SPOT
 VERSION = 1
+SAVE_DEPTHS = (*STREETS, "full")
 FIGURE_TOLERANCE = 1e-6  # recorded figures agree with each other to this fraction of the stakes
 
 
@@ -93,21 +95,20 @@ def save_solution(sol, path, depth: str | None = None) -> None:
     spot solved on the walk whose strategy is not one table (a flop spot), the walk's
     average-strategy tables as stored (``_walk_arrays``). ``depth`` ("flop", "turn" or
     "river", PioSOLVER's "no rivers" and "no turns") keeps the strategy of the streets down to
-    that one only, with each kept node's values (its EVs need no table below it)."""
-    if depth is not None and depth not in STREETS:
-        raise CfrlabError(f"the save depth is one of {', '.join(STREETS)}, not {depth!r}")
-    if depth is not None and STREETS.index(depth) + 1 < sol.spot.street:
+    that one only, with each kept node's values (its EVs need no table below it); "full" keeps
+    the whole solver state as well (its regrets: about twice the size), so that a solve
+    resumed from the file (``solve_spot(..., resume=path)``) continues bit for bit."""
+    if depth is not None and depth not in SAVE_DEPTHS:
+        raise CfrlabError(f"the save depth is one of {', '.join(SAVE_DEPTHS)}, not {depth!r}")
+    if depth == "full":
+        _save_full(sol, path)
+        return
+    if depth is not None and depth != "full" and STREETS.index(depth) + 1 < sol.spot.street:
         raise CfrlabError(f"this spot starts on the {STREETS[sol.spot.street - 1]}: a save depth of "
                           f"{depth} keeps nothing")
     if depth is not None and sol.walk is None:
         raise CfrlabError("a save depth applies to a spot solved on the spot's walk (dcfr, dcfr+, cfr+)")
-    header = {
-        "kind": KIND, "version": VERSION, "spot": spot_config(sol.spot), "spot_key": spot_key(sol.spot),
-        "algorithm": sol.algorithm, "iterations": int(sol.iterations), "seconds": float(sol.seconds),
-        "exploitability": float(sol.exploitability), "best_responses": [float(b) for b in sol.best_responses],
-        "values": [float(v) for v in sol.values], "history": [list(map(float, h)) for h in sol.history],
-        "locks": [lk.as_dict() for lk in sol.locks],
-    }
+    header = _header(sol)
     if depth is not None and depth != STREETS[-1]:
         header.update(format="walk", storage=sol.walk.storage, isomorphism=len(sol.walk.game.group) > 1,
                       save_depth=depth)
@@ -120,6 +121,32 @@ def save_solution(sol, path, depth: str | None = None) -> None:
     save_npz(path, header, {"policy": np.ascontiguousarray(sol.policy, dtype=np.float64)})
 
 
+def _header(sol) -> dict:
+    return {
+        "kind": KIND, "version": VERSION, "spot": spot_config(sol.spot), "spot_key": spot_key(sol.spot),
+        "algorithm": sol.algorithm, "iterations": int(sol.iterations), "seconds": float(sol.seconds),
+        "exploitability": float(sol.exploitability), "best_responses": [float(b) for b in sol.best_responses],
+        "values": [float(v) for v in sol.values], "history": [list(map(float, h)) for h in sol.history],
+        "locks": [lk.as_dict() for lk in sol.locks],
+    }
+
+
+def _save_full(sol, path) -> None:
+    """The walk's average strategy and its whole state (``BoardSolver.state_dict``) as a
+    checkpoint carried inside the file (``Checkpointer.contents``): the average tables once."""
+    walk = sol.walk
+    if walk is None or not walk.reg:
+        raise CfrlabError("a full save keeps the state of a spot solved on the spot's walk (dcfr, dcfr+, cfr+) "
+                          "in this process; this solution has none")
+    iso = len(walk.game.group) > 1
+    ident = checkpoint_identity(sol.tree, sol.model, sol.algorithm, walk.storage, iso, sol.locks)
+    run = RunState(history=[(int(i), float(s), float(e) * sol.spot.pot / 100.0) for i, s, e in sol.history])
+    ck, arrays = Checkpointer(path, ident).contents(walk, run)
+    header = {**_header(sol), "format": "walk", "storage": walk.storage, "isomorphism": iso,
+              "save_depth": "full", "checkpoint": ck}
+    save_npz(path, header, {**_walk_arrays(walk, cum=False), **arrays})
+
+
 def _on_walk(sol) -> bool:
     """Saved as the walk's tables: a flop spot solved on the walk, or any spot without a policy."""
     if sol.policy is None and sol.walk is None:
@@ -127,20 +154,21 @@ def _on_walk(sol) -> bool:
     return sol.walk is not None and (sol.policy is None or sol.spot.street < 2)
 
 
-def _walk_arrays(walk, last: int | None = None) -> dict:
+def _walk_arrays(walk, last: int | None = None, cum: bool = True) -> dict:
     """The average strategy per decision node on the representative boards only
     (``cum_N``: [boards, actions, hands] in the storage's type, ``cscale_N`` the 16-bit
     form's scale per board) and each street's representative boards' cards (``boards_L``,
     checked when the file is read: the map from a real card to its representative). With
     ``last`` (a game round), the nodes of rounds after it are left out and each kept node has
-    its acting player's values (``value_N``: float64 [boards, hands], ``node_values``)."""
+    its acting player's values (``value_N``: float64 [boards, hands], ``node_values``).
+    Without ``cum`` the strategy tables are left out (a full save carries them in its state)."""
     out = {}
     rnd = walk.game.tree.round
     kept = [n for n in walk.cum if last is None or int(rnd[n]) <= last]
     if last is not None:
         for n, val in walk.node_values(kept).items():
             out[f"value_{n}"] = val
-    for n in kept:
+    for n in kept if cum else ():
         out[f"cum_{n}"] = walk.cum[n]
         if walk.comp:
             out[f"cscale_{n}"] = walk.cscale[n]
@@ -161,9 +189,12 @@ def _load_walk(p: Path, z, h: dict, saved, tree):
         if not np.array_equal(boards, np.array(lev.extras, dtype=np.int64).reshape(lev.B, L)):
             raise CfrlabError(f"{p}: its representative boards are not this cfrlab's (another version?)")
     depth = h.get("save_depth", STREETS[-1])
-    if depth not in STREETS or STREETS.index(depth) + 1 < saved.street:
+    full = depth == "full"
+    if not full and (depth not in STREETS or STREETS.index(depth) + 1 < saved.street):
         raise CfrlabError(f"{p}: its save depth {_short(depth)} is not a street of its spot")
-    last = STREETS.index(depth) + 1
+    last = len(STREETS) if full else STREETS.index(depth) + 1
+    key = "s.cum.{}" if full else "cum_{}"  # a full save's strategy is in its solver state
+    skey = "s.cscale.{}" if full else "cscale_{}"
     dtype = STORAGES[storage][1]
     cum, cscale, values = {}, {}, {}
     for n in tree.decision_node:
@@ -176,15 +207,15 @@ def _load_walk(p: Path, z, h: dict, saved, tree):
             if not np.isfinite(values[n]).all():
                 raise CfrlabError(f"{p}: its node values are not finite")
         shape = (B, int(tree.num_children[n]), len(game.hands[int(tree.player[n])]))
-        cum[n] = z.read(f"cum_{n}", shape=shape, dtype=dtype)
+        cum[n] = z.read(key.format(n), shape=shape, dtype=dtype)
         total = cum[n].sum(axis=1, dtype=np.float64)  # a row's sum: finite (1e308 rows overflow it)
         if (dtype != np.uint16 and (cum[n] < 0).any()) or not np.isfinite(total).all():
             raise CfrlabError(f"{p}: its strategy tables are not sums of probabilities")
-        cscale[n] = z.read(f"cscale_{n}", shape=(B,)) if storage == "int16" else np.ones(B, dtype=np.float32)
+        cscale[n] = z.read(skey.format(n), shape=(B,)) if storage == "int16" else np.ones(B, dtype=np.float32)
         if not (np.isfinite(cscale[n]).all() and (cscale[n] > 0).all()):
             raise CfrlabError(f"{p}: its strategy tables' scales are not positive numbers")
     return FastSolver.from_tables(game, str(h["algorithm"]), storage, cum, cscale, int(h.get("iterations", 0)),
-                                  values), depth
+                                  values), STREETS[-1] if full else depth
 
 
 def load_solution(path, spot=None):
