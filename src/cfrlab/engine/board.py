@@ -135,6 +135,7 @@ class BoardGame:
         # the fold kernel's branch-free form: the same combo's index (0 if none) and 1.0 or 0.0
         self.same_at = [np.maximum(s, 0).astype(np.uint16) for s in self.same]
         self.same_ok = [(s >= 0).astype(np.float32) for s in self.same]
+        self.isomorphism = bool(isomorphism)  # asked for (the group may still be trivial)
         self.group = suit_group(self.board, ranges) if isomorphism else [(0, 1, 2, 3)]
         inv = {g: tuple(int(i) for i in np.argsort(g)) for g in self.group}
         self.inverse = [self.group.index(inv[g]) for g in self.group]

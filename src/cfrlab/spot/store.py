@@ -139,7 +139,7 @@ def _save_full(sol, path) -> None:
         raise CfrlabError("a full save keeps the state of a spot solved on the spot's walk (dcfr, dcfr+, cfr+) "
                           "in this process; this solution has none")
     iso = len(walk.game.group) > 1
-    ident = checkpoint_identity(sol.tree, sol.model, sol.algorithm, walk.storage, iso, sol.locks)
+    ident = checkpoint_identity(sol.tree, sol.model, sol.algorithm, walk.storage, walk.game.isomorphism, sol.locks)
     run = RunState(history=[(int(i), float(s), float(e) * sol.spot.pot / 100.0) for i, s, e in sol.history])
     ck, arrays = Checkpointer(path, ident).contents(walk, run)
     header = {**_header(sol), "format": "walk", "storage": walk.storage, "isomorphism": iso,
