@@ -154,7 +154,7 @@ def test_locked_rows_never_change_during_the_solve():
     assert rep.player == "oop" and len(rep.combos) == 15
     for name, _w, strat, _ev, _eq in rep.combo_rows():
         assert strat == want[name[0]]
-    assert game_value(sol.tree, sol.model, sol.policy) == sol.values[0]
+    assert game_value(sol.tree, sol.model, sol.policy) == pytest.approx(sol.values[0], abs=1e-9)
 
 
 # -- input --------------------------------------------------------------------------------------
@@ -212,3 +212,27 @@ def test_cli_solve_with_a_lock_file(tmp_path):
     res = cli("spot", "solve", str(cfg), "--lock", str(locks))
     assert res.returncode != 0 and "'b15' is not an action at the root" in res.stderr
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_locked_turn_spot_on_the_walk_reaches_the_engine_tables_locked_value():
+    """A turn spot with a lock at the turn's root (and, on the river card 3c, at the river's):
+    solved on the spot's walk, and by the engine's locked tables (LockedSolver, an independent
+    implementation), the two reach the locked game's value within the sum of their
+    exploitabilities; with dead money, which only the walk solves, the locked solve runs."""
+    from cfrlab.engine import game_value as value_of
+
+    kw = {"board": "Qs Jh 2h 8d", "pot": 10, "stack": 20, "oop_range": "AA, QJs, 65s",
+          "ip_range": "KK, T9s, 76s", "bets": {"bet": "p", "raise": "a"}}
+    spot = make_spot(**kw)
+    locks = [Lock("", "x", (("AA", "b10"),)), Lock("x x 3c", None, (("KK", "b10"),))]
+    walk = solve_spot(spot, "dcfr", target_pct=None, iterations=1500, locks=locks, storage="float64")
+    assert walk.walk is not None  # on the spot's walk
+    tree, model = spot_tree(spot), SpotModel(spot)
+    dense = LockedSolver(tree, model, "dcfr", resolve_locks(Frame(spot, tree, model, None), locks))
+    dense.iterate(1500)
+    v = value_of(tree, model, dense.average_policy())
+    assert abs(walk.values[0] - v) <= walk.exploitability + dense.exploitability() + 1e-9
+    assert walk.exploitability < 0.02 and dense.exploitability() < 0.05
+    dead = solve_spot(make_spot(**{**kw, "pot": 11, "dead": 1}), target_pct=None, iterations=20,
+                      locks=[Lock("", "x", (("AA", "b11"),))])
+    assert dead.exploitability >= 0 and dead.walk is not None

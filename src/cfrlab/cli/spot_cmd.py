@@ -163,7 +163,7 @@ def register(app: typer.Typer) -> None:
             from cfrlab.spot.lock import Frame, load_locks, resolve_locks
 
             locks = load_locks(lock)
-        fast = algorithm.lower() in FAST_ALGORITHMS and (not locks or spot.street < 2)
+        fast = algorithm.lower() in FAST_ALGORITHMS
         game = SpotGame(spot, tree, not no_iso) if fast else None
         if locks:  # bad locks refused before the solve
             from cfrlab.spot.lock import walk_locks

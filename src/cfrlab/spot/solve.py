@@ -331,7 +331,9 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
     model = SpotModel(spot) if model is None else model
     locks = tuple(locks)
     cpu = time.process_time()
-    walk_locks = bool(locks) and spot.street < 2  # a flop spot's locks: on its walk
+    # locks are kept on the spot's walk whenever it runs the algorithm (a flop spot: always);
+    # the engine's dense tables (LockedSolver) take the other algorithms on turn and river
+    walk_locks = bool(locks) and (spot.street < 2 or name in FAST_ALGORITHMS)
     if walk_locks and name not in FAST_ALGORITHMS:
         raise CfrlabError(f"a locked flop spot is solved on the spot's walk by one of "
                           f"{', '.join(FAST_ALGORITHMS)}, not {name}")
@@ -342,8 +344,7 @@ def solve_spot(spot: Spot, algorithm: str = "dcfr", target_pct: float | None = 0
         game = SpotGame(spot, tree, isomorphism) if game is None else game
     elif spot.dead or spot.raked:
         raise CfrlabError(f"a spot with dead money or rake is solved on the spot's walk (one of "
-                          f"{', '.join(FAST_ALGORITHMS)}; locked, a flop spot only), not "
-                          + (f"{name}" if name not in FAST_ALGORITHMS else "with turn or river locks"))
+                          f"{', '.join(FAST_ALGORITHMS)}), not {name}")
     if max_bytes is not None:
         need = solve_memory(spot, tree, model, name, storage, isomorphism, game)
         if need > max_bytes:
