@@ -85,15 +85,19 @@ def test_a_range_that_is_not_suit_symmetric_keeps_its_boards():
     assert len(g.group) == 1 and [lev.B for lev in g.levels] == [1, 48]
 
 
-def test_turn_spot_value_equals_the_lp():
+@pytest.mark.parametrize("algorithm", ["dcfr", "lcfr"])
+def test_turn_spot_value_equals_the_lp(algorithm):
     """A turn spot (suit isomorphism on) small enough for the sequence-form LP: the walk's
-    game value to 1e-6 (the river's is tests/test_spot_solve.py's)."""
+    game value to 1e-6 (the river's is tests/test_spot_solve.py's) with DCFR; with linear CFR
+    (the rule table's LCFR on the walk, slower) within its own exploitability."""
     spot = make_spot(board="Qs Jh 2h 8h", pot=10, stack=10, oop_range="AA, 87s", ip_range="KK, T9s",
                      bets={"bet": "p", "raise": "-"})
     tree, model = spot_tree(spot), SpotModel(spot)
     _, value = solve_lp(tree, model)
-    sol = solve_spot(spot, target_pct=1e-7, iterations=3000, check_every=250, storage="float64")
-    assert sol.values[0] == pytest.approx(value, abs=1e-6)
+    sol = solve_spot(spot, algorithm, target_pct=1e-7, iterations=3000, check_every=250, storage="float64")
+    assert sol.walk is not None
+    assert abs(sol.values[0] - value) <= sol.exploitability + 1e-9  # within its own error
+    assert sol.values[0] == pytest.approx(value, abs=1e-6 if algorithm == "dcfr" else 1e-4)
     assert sol.policy is not None and abs(value) > 0.1
 
 

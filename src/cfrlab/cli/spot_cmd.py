@@ -74,8 +74,8 @@ def register(app: typer.Typer) -> None:
                                               "in percent of the pot")] = 0.3,
         seconds: Annotated[float | None, typer.Option("--seconds", help="stop after this long")] = None,
         iterations: Annotated[int, typer.Option("--iterations", help="stop after this many")] = 1000,
-        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, dcfr+, cfr+ (the spot's walk), "
-                                                 "pcfr+, lcfr or cfr (turn and river)")] = "dcfr",
+        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, dcfr+, cfr+, lcfr (the spot's "
+                                                 "walk), pcfr+ or cfr (turn and river)")] = "dcfr",
         storage: Annotated[str, typer.Option("--storage", help="float32, int16 (half the memory) "
                                              "or float64")] = "float32",
         no_iso: Annotated[bool, typer.Option("--no-isomorphism", help="solve every turn and river "

@@ -34,7 +34,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 EXACT_PARTS = 4  # parts per thread of the float64 walks of exact_values (their work arrays)
-FAST_ALGORITHMS = ("dcfr", "dcfr+", "cfr+")  # the rules of ``engine.rules.RULES`` the walk runs
+FAST_ALGORITHMS = ("dcfr", "dcfr+", "cfr+", "lcfr")  # the rules of ``engine.rules.RULES`` the walk runs
 
 
 class BoardSolver:

@@ -5,10 +5,11 @@ measures the exact exploitability of the average strategy at ``check_every`` ite
 twice that, then where its curve is expected to reach the target (``solvers.driver.Aimed``:
 each measurement costs about two iterations), until it is at most ``target_pct`` percent of
 the pot, or the iteration or time budget is spent; without a target, every ``check_every``.
-``dcfr`` (alpha 1.5, beta 0, gamma 2), ``dcfr+`` (alpha 1.5, beta 0.5, gamma 3) and
-``cfr+`` run on the spot's own walk (``cfrlab.spot.fast``: O(n) terminals, suit isomorphism,
-float32 or 16-bit storage), flop spots included; ``pcfr+``, ``lcfr`` and ``cfr`` on the
-engine's solver (``cfrlab.solvers``) over ``SpotModel``'s dense tables (turn and river spots).
+``dcfr`` (alpha 1.5, beta 0, gamma 2), ``dcfr+`` (alpha 1.5, beta 0.5, gamma 3), ``cfr+`` and
+``lcfr`` (alpha 1, beta 1, gamma 1) run on the spot's own walk (``cfrlab.spot.fast``: O(n)
+terminals, suit isomorphism, float32 or 16-bit storage), flop spots included; ``pcfr+`` and
+``cfr`` on the engine's solver (``cfrlab.solvers``) over ``SpotModel``'s dense tables (turn and
+river spots).
 
 **Units.** Values are chips of the spot. The engine's payoffs are zero-sum winnings counted
 from the spot's start: the pot's chips count as already put in, half by each player, so a fold
