@@ -26,6 +26,7 @@ import time
 
 import cfrlab
 from cfrlab.agents.translation import translate
+from cfrlab.deep.cfvnet import load_cfvnet
 from cfrlab.subgame.cut import blueprint_of
 from cfrlab.subgame.depth import depth_limited_strategy
 from cfrlab.subgame.valuedata import generate, train_value_net
@@ -49,31 +50,41 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=6000)
     ap.add_argument("--iterations", default="50,200", help="CFR+ iterations per re-solve")
     ap.add_argument("--out", default=None, help="save the network here")
+    ap.add_argument("--net", default=None, help="measure this network file instead of making one")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     s = blueprint(a.game)
     bp = blueprint_of(s, later_round=False)
     result: dict = {"game": a.game, "situations_asked": a.situations, "solve_iterations": a.solve_iterations}
-    with tempfile.TemporaryDirectory() as tmp:
-        data = a.data or tmp
-        t0 = time.perf_counter()
-        rep = generate(bp, 1, data, situations=a.situations, iterations=a.solve_iterations,
-                       progress=lambda k, n: print(f"\rdata: chunk {k}/{n}", end="", file=sys.stderr, flush=True))
-        print(file=sys.stderr)
-        result["data"] = {"situations": rep.situations, "chunks": rep.chunks, "resumed_chunks": rep.resumed,
-                          "bytes": rep.bytes, "solve_seconds": rep.seconds, "mean_gap_chips": rep.gap,
-                          "seconds_this_run": time.perf_counter() - t0}
-        print(f"data: {rep.situations:,} situations, {rep.bytes / 1e6:.1f} MB, {rep.seconds:.0f} s of solving "
-              f"({rep.resumed} chunks resumed), mean solve gap {rep.gap:.2g} chips", flush=True)
-        net, nr = train_value_net(bp, 1, data, hidden=tuple(int(x) for x in a.hidden.split(",")), steps=a.steps)
-    if a.out:
-        net.save(a.out)
-    result["network"] = {"layers": list(net.layers), "steps": a.steps, "examples": nr.examples,
-                         "held_out": nr.held_out, "mae_train_chips": nr.mae_train,
-                         "mae_held_out_chips": nr.mae_held_out, "mae_zero_chips": nr.mae_zero,
-                         "train_seconds": nr.seconds}
-    print(f"network {net.layers}: held-out MAE {nr.mae_held_out:.4f} chips (train {nr.mae_train:.4f}; "
-          f"predicting 0: {nr.mae_zero:.4f}), {nr.seconds:.0f} s", flush=True)
+    if a.net:
+        net = load_cfvnet(a.net, s.game)
+        result["network"] = {"file": a.net, "layers": list(net.layers),
+                             **{k: net.header.get(k) for k in ("situations", "held_out", "steps", "train_seconds",
+                                                               "mae_train_chips", "mae_held_out_chips",
+                                                               "mae_zero_chips")}}
+        print(f"network {a.net} {net.layers}: held-out MAE {net.header.get('mae_held_out_chips'):.4f} chips "
+              f"(read from the file)", flush=True)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            data = a.data or tmp
+            t0 = time.perf_counter()
+            rep = generate(bp, 1, data, situations=a.situations, iterations=a.solve_iterations,
+                           progress=lambda k, n: print(f"\rdata: chunk {k}/{n}", end="", file=sys.stderr, flush=True))
+            print(file=sys.stderr)
+            result["data"] = {"situations": rep.situations, "chunks": rep.chunks, "resumed_chunks": rep.resumed,
+                              "bytes": rep.bytes, "solve_seconds": rep.seconds, "mean_gap_chips": rep.gap,
+                              "seconds_this_run": time.perf_counter() - t0}
+            print(f"data: {rep.situations:,} situations, {rep.bytes / 1e6:.1f} MB, {rep.seconds:.0f} s of solving "
+                  f"({rep.resumed} chunks resumed), mean solve gap {rep.gap:.2g} chips", flush=True)
+            net, nr = train_value_net(bp, 1, data, hidden=tuple(int(x) for x in a.hidden.split(",")), steps=a.steps)
+        if a.out:
+            net.save(a.out)
+        result["network"] = {"layers": list(net.layers), "steps": a.steps, "examples": nr.examples,
+                             "held_out": nr.held_out, "mae_train_chips": nr.mae_train,
+                             "mae_held_out_chips": nr.mae_held_out, "mae_zero_chips": nr.mae_zero,
+                             "train_seconds": nr.seconds}
+        print(f"network {net.layers}: held-out MAE {nr.mae_held_out:.4f} chips (train {nr.mae_train:.4f}; "
+              f"predicting 0: {nr.mae_zero:.4f}), {nr.seconds:.0f} s", flush=True)
     nets = ValueNets(bp, {1: net})
     rows = []
     base = None
