@@ -85,11 +85,12 @@ def test_a_range_that_is_not_suit_symmetric_keeps_its_boards():
     assert len(g.group) == 1 and [lev.B for lev in g.levels] == [1, 48]
 
 
-@pytest.mark.parametrize("algorithm", ["dcfr", "lcfr"])
+@pytest.mark.parametrize("algorithm", ["dcfr", "lcfr", "pcfr+"])
 def test_turn_spot_value_equals_the_lp(algorithm):
     """A turn spot (suit isomorphism on) small enough for the sequence-form LP: the walk's
     game value to 1e-6 (the river's is tests/test_spot_solve.py's) with DCFR; with linear CFR
-    (the rule table's LCFR on the walk, slower) within its own exploitability."""
+    and predictive CFR+ (the rule table's LCFR and PCFR+ on the walk) within their own
+    exploitability."""
     spot = make_spot(board="Qs Jh 2h 8h", pot=10, stack=10, oop_range="AA, 87s", ip_range="KK, T9s",
                      bets={"bet": "p", "raise": "-"})
     tree, model = spot_tree(spot), SpotModel(spot)
@@ -98,6 +99,7 @@ def test_turn_spot_value_equals_the_lp(algorithm):
     assert sol.walk is not None
     assert abs(sol.values[0] - value) <= sol.exploitability + 1e-9  # within its own error
     assert sol.values[0] == pytest.approx(value, abs=1e-6 if algorithm == "dcfr" else 1e-4)
+    assert sol.exploitability < 2e-3  # chips of a 10-chip pot
     assert sol.policy is not None and abs(value) > 0.1
 
 

@@ -161,7 +161,7 @@ def test_cli_saves_and_shows_a_flop_spot(tmp_path, capsys, monkeypatch):
     assert code == 0 and "x x Kd b10" in out, err
     one_line_error(*run(capsys, "spot", "show", str(g), "--node", "x x Kd x x 3c")[::2], "down to the turn")
     one_line_error(*run(capsys, "spot", "solve", str(cfg), "--save-depth", "preflop", "--save", str(tmp_path / "p"))[::2],
-                   "--save-depth is flop, turn or river")
+                   "--save-depth is flop, turn, river or full")
     one_line_error(*run(capsys, "spot", "solve", str(cfg), "--save-depth", "turn")[::2], "needs --save")
 
 

@@ -77,7 +77,7 @@ def test_lock_at_the_equilibrium_changes_nothing():
     br = [locked_best_response(reader, p, locked) for p in (0, 1)]
     assert br == pytest.approx([value, -value], abs=1e-9)
     sol = solve_spot(spot, "pcfr+", target_pct=1e-6, iterations=20000, check_every=500, tree=tree,
-                     model=model, locks=[lock])
+                     model=model, locks=[lock], storage="float64")
     assert sol.exploitability_pct <= 1e-6
     assert abs(sol.values[0] - value) <= 2 * sol.exploitability + 1e-12
     assert np.array_equal(sol.policy[locked.rows], locked.strategy)

@@ -147,7 +147,7 @@ def test_rows_solvers_refuse_dead_money_and_rake_in_one_line():
     turn = make_spot(board="Qs Jh 2h 8d", pot=10, stack=20, oop_range="AA, QJs", ip_range="KK, T9s",
                      bets={"bet": "p", "raise": "-"}, rake={"percent": 5})
     with pytest.raises(CfrlabError, match="dead money or rake is solved on the spot's walk") as e:
-        solve_spot(turn, "pcfr+", target_pct=None, iterations=2)
+        solve_spot(turn, "cfr", target_pct=None, iterations=2)
     assert "\n" not in str(e.value)
 
 

@@ -37,8 +37,8 @@ def flop(**kw):
 
 def tables(sol):
     w = sol.walk
-    return {(k, n): t[n] for k, t in (("reg", w.reg), ("cum", w.cum), ("rs", w.rscale), ("cs", w.cscale))
-            for n in t}
+    return {(k, n): t[n] for k, t in (("reg", w.reg), ("cum", w.cum), ("rs", w.rscale), ("cs", w.cscale),
+                                      ("pred", w.pred)) for n in t}
 
 
 def saved_iterations(path: Path) -> int:
@@ -183,20 +183,20 @@ def test_the_cli_checkpoints_and_resumes(tmp_path, capsys):
     assert code != 0 and "--checkpoint" in err
 
 
-@pytest.mark.parametrize("storage", ["float32", "int16"])
-def test_a_full_save_resumes_bit_for_bit_and_reads_as_a_save(tmp_path, storage):
+@pytest.mark.parametrize("storage, algorithm", [("float32", "dcfr"), ("int16", "dcfr"), ("float32", "pcfr+")])
+def test_a_full_save_resumes_bit_for_bit_and_reads_as_a_save(tmp_path, storage, algorithm):
     """A flop solve saved in full after 5 iterations and resumed from the save to 9 has the
     uninterrupted 9-iteration solve's tables bit for bit, and the save is not written to; it
     reads back as any save (its average strategy, the same figures). A save that keeps the
     strategy only, or one of another spot, is refused in one line."""
     from cfrlab.spot.store import load_solution, save_solution
 
-    first = solve_spot(flop(), target_pct=None, iterations=5, storage=storage)
+    first = solve_spot(flop(), algorithm, target_pct=None, iterations=5, storage=storage)
     full = tmp_path / "full.npz"
     save_solution(first, full, "full")
     stamp = full.stat().st_mtime_ns
-    resumed = solve_spot(flop(), target_pct=None, iterations=9, storage=storage, resume=full)
-    whole = solve_spot(flop(), target_pct=None, iterations=9, storage=storage)
+    resumed = solve_spot(flop(), algorithm, target_pct=None, iterations=9, storage=storage, resume=full)
+    whole = solve_spot(flop(), algorithm, target_pct=None, iterations=9, storage=storage)
     a, b = tables(resumed), tables(whole)
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
     assert full.stat().st_mtime_ns == stamp
@@ -207,9 +207,9 @@ def test_a_full_save_resumes_bit_for_bit_and_reads_as_a_save(tmp_path, storage):
     plain = tmp_path / "plain.npz"
     save_solution(first, plain)
     with pytest.raises(CfrlabError, match="keeps the average strategy only") as e:
-        solve_spot(flop(), target_pct=None, iterations=9, storage=storage, resume=plain)
+        solve_spot(flop(), algorithm, target_pct=None, iterations=9, storage=storage, resume=plain)
     assert "\n" not in str(e.value)
     with pytest.raises(CfrlabError, match="pot 10, .*not for .*pot 12"):
-        solve_spot(flop(pot=12), target_pct=None, iterations=9, storage=storage, resume=full)
+        solve_spot(flop(pot=12), algorithm, target_pct=None, iterations=9, storage=storage, resume=full)
     with pytest.raises(CfrlabError, match="full save keeps the state"):
         save_solution(back, tmp_path / "again.npz", "full")

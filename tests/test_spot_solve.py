@@ -116,7 +116,8 @@ def test_game_value_equals_the_sequence_form_lp():
     assert abs(sol.values[0] - value) <= 2 * sol.exploitability
     assert sol.values[0] == pytest.approx(value, abs=1e-6)
     assert game_value(tree, model, sol.policy) == pytest.approx(sol.values[0], abs=1e-12)  # the engine on the walk's strategy
-    sol = solve_spot(spot, "pcfr+", target_pct=1e-6, iterations=20000, check_every=500, tree=tree, model=model)
+    sol = solve_spot(spot, "pcfr+", target_pct=1e-6, iterations=20000, check_every=500, tree=tree, model=model,
+                     storage="float64")  # float32's regrets stall it near 1e-3 %
     assert sol.exploitability_pct <= 1e-6
     assert sol.values[0] == pytest.approx(value, abs=1e-7)
 
@@ -254,7 +255,7 @@ def test_cli_spot_solve_solves_a_flop_spot(tmp_path):
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert got["iterations"] == 20 and got["ev_oop"] + got["ev_ip"] == pytest.approx(10.0)
-    out = cli("spot", "solve", str(cfg), "--algorithm", "pcfr+")
+    out = cli("spot", "solve", str(cfg), "--algorithm", "cfr")  # the engine's dense tables: turn and river
     assert out.returncode != 0 and "flop spot" in out.stderr and "Traceback" not in out.stderr
 
 

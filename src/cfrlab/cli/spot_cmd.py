@@ -74,8 +74,8 @@ def register(app: typer.Typer) -> None:
                                               "in percent of the pot")] = 0.3,
         seconds: Annotated[float | None, typer.Option("--seconds", help="stop after this long")] = None,
         iterations: Annotated[int, typer.Option("--iterations", help="stop after this many")] = 1000,
-        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, dcfr+, cfr+, lcfr (the spot's "
-                                                 "walk), pcfr+ or cfr (turn and river)")] = "dcfr",
+        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, dcfr+, cfr+, lcfr, pcfr+ (the "
+                                                 "spot's walk) or cfr (turn and river)")] = "dcfr",
         storage: Annotated[str, typer.Option("--storage", help="float32, int16 (half the memory) "
                                              "or float64")] = "float32",
         no_iso: Annotated[bool, typer.Option("--no-isomorphism", help="solve every turn and river "
@@ -235,7 +235,7 @@ def register(app: typer.Typer) -> None:
         target: Annotated[float, typer.Option("--target", help="solve each flop to this exploitability, "
                                               "in percent of the pot")] = 0.5,
         iterations: Annotated[int, typer.Option("--iterations", help="at most this many per flop")] = 1000,
-        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, dcfr+ or cfr+")] = "dcfr",
+        algorithm: Annotated[str, typer.Option("--algorithm", help="dcfr, dcfr+, cfr+, lcfr or pcfr+")] = "dcfr",
         storage: Annotated[str, typer.Option("--storage", help="float32, int16 or float64")] = "float32",
         threads: Annotated[int | None, typer.Option("--threads", help="threads of each flop's walk "
                                                     "(default: the cores over the workers)")] = None,
@@ -264,8 +264,11 @@ def register(app: typer.Typer) -> None:
             raise CfrlabError(f"--iterations must be at least 1, got {iterations}")
         if resume and checkpoint is None:
             raise CfrlabError("--resume needs --checkpoint DIR (where the stopped batch wrote its flops)")
-        if algorithm.lower() not in ("dcfr", "dcfr+", "cfr+"):
-            raise CfrlabError(f"--algorithm is dcfr, dcfr+ or cfr+ (the spot's walk), got {algorithm!r}")
+        from cfrlab.spot.fast import FAST_ALGORITHMS
+
+        if algorithm.lower() not in FAST_ALGORITHMS:
+            raise CfrlabError(f"--algorithm is one of {', '.join(FAST_ALGORITHMS)} (the spot's walk), "
+                              f"got {algorithm!r}")
         if threads is not None and threads < 1:
             raise CfrlabError(f"--threads must be at least 1, got {threads}")
         _check_outputs({"table": out, "chart": png}, (config,), force)

@@ -33,6 +33,23 @@ I16 = 32767.0
 U16 = 65535.0
 
 
+@njit(cache=NUMBA_CACHE, nogil=True, inline="always")
+def predicted_match(reg, pred, b, A, H, tot, out):
+    """out[a, b', :] = sigma_a of board b by regret matching of reg + pred (predictive CFR+:
+    the accumulated regrets plus the last instantaneous ones; Farina, Kroer and Sandholm),
+    written at b' = b, or at 0 when ``out`` holds one board."""
+    ob = b if out.shape[1] > 1 else 0
+    for h in range(H):
+        tot[h] = 0.0
+    for a in range(A):
+        for h in range(H):
+            x = float(reg[b, a, h]) + float(pred[b, a, h])
+            tot[h] += x if x > 0 else 0.0
+    for a in range(A):
+        for h in range(H):
+            out[a, ob, h] = share(float(reg[b, a, h]) + float(pred[b, a, h]), tot[h], A)
+
+
 @njit(cache=NUMBA_CACHE, nogil=True)
 def current_strategy(reg, out):
     """out[A, B, H]: the regret-matching strategy of storage ``reg[B, A, H]``."""
@@ -57,14 +74,20 @@ def average_strategy(cum, out):
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
+def opponent_node(reg, cum, cscale, comp, reach, decay, update, pred, out):
     """At the opponent's node: out[a] = reach * sigma_a (the children's reach), and, when
-    ``update``, cum = cum * decay + reach * sigma (its average strategy's sums)."""
+    ``update``, cum = cum * decay + reach * sigma (its average strategy's sums). A non-empty
+    ``pred`` (predictive rules: the last instantaneous regrets) is added to the regrets
+    before matching."""
     B, A, H = reg.shape
     row = np.empty((A, H), dtype=np.float32)
     tot = np.empty(H)
+    predict = pred.shape[0] > 0
     for b in range(B):
-        match_board(reg, b, A, H, tot, out)
+        if predict:
+            predicted_match(reg, pred, b, A, H, tot, out)
+        else:
+            match_board(reg, b, A, H, tot, out)
         for a in range(A):
             for h in range(H):
                 out[a, b, h] *= reach[b, h]
@@ -89,22 +112,32 @@ def opponent_node(reg, cum, cscale, comp, reach, decay, update, out):
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
+def player_node(reg, rscale, comp, cfv, pos, neg, floor, pred, out):
     """At the traverser's node: out = sum_a sigma_a * cfv[a] (its counterfactual value) and
     the regrets R = R * (pos if R > 0 else neg) + cfv[a] - out (CFR+: then floored at 0).
-    Loops run over the hands innermost (vectorized), per board."""
+    Loops run over the hands innermost (vectorized), per board. A non-empty ``pred``
+    (predictive rules, never with 16-bit storage) is added to the regrets for sigma and then
+    takes this iteration's instantaneous regrets cfv[a] - out."""
     B, A, H = reg.shape
     row = np.empty((A, H), dtype=np.float32)
     tot = np.empty(H)
     v = np.empty(H)
+    predict = pred.shape[0] > 0
+    sig = np.empty((A, 1, H))
     for b in range(B):
         s = rscale[b] if comp else 1.0
         for h in range(H):
             v[h] = 0.0
-        board_positive_totals(reg, b, A, H, tot)
-        for a in range(A):
-            for h in range(H):
-                v[h] += share(float(reg[b, a, h]), tot[h], A) * cfv[a, b, h]
+        if predict:
+            predicted_match(reg, pred, b, A, H, tot, sig)
+            for a in range(A):
+                for h in range(H):
+                    v[h] += sig[a, 0, h] * cfv[a, b, h]
+        else:
+            board_positive_totals(reg, b, A, H, tot)
+            for a in range(A):
+                for h in range(H):
+                    v[h] += share(float(reg[b, a, h]), tot[h], A) * cfv[a, b, h]
         for h in range(H):
             out[b, h] = v[h]
         if not comp:
@@ -113,6 +146,10 @@ def player_node(reg, rscale, comp, cfv, pos, neg, floor, out):
                     x = float(reg[b, a, h])
                     x = x * (pos if x > 0 else neg) + cfv[a, b, h] - v[h]
                     reg[b, a, h] = max(x, 0.0) if floor else x
+            if predict:
+                for a in range(A):
+                    for h in range(H):
+                        pred[b, a, h] = cfv[a, b, h] - v[h]
         else:
             top = 0.0
             for a in range(A):

@@ -311,8 +311,9 @@ class BoardGame:
         return self._maps[key]
 
 
-def storage_bytes(game: BoardGame, storage: str = "float32") -> int:
-    """Bytes of the regret and cumulative-strategy tables (and the 16-bit form's scales)."""
+def storage_bytes(game: BoardGame, storage: str = "float32", tables: int = 2) -> int:
+    """Bytes of the regret and cumulative-strategy tables (and the 16-bit form's scales);
+    ``tables`` 3 for predictive rules (the last regrets too)."""
     tree = game.tree
     item = STORAGES[storage][2]
     total = 0
@@ -320,7 +321,7 @@ def storage_bytes(game: BoardGame, storage: str = "float32") -> int:
         L = int(tree.round[n]) - game.street
         B = game.levels[L].B
         H = len(game.hands[int(tree.player[n])])
-        total += 2 * B * int(tree.num_children[n]) * H * item + (8 * B if storage == "int16" else 0)
+        total += tables * B * int(tree.num_children[n]) * H * item + (8 * B if storage == "int16" else 0)
     return total
 
 

@@ -5,6 +5,8 @@ isomorphism (what the fast postflop solvers do).
 **Storage** per decision node and board: regrets and the cumulative strategy (the current
 strategy is regret matching of the regrets, recomputed), float32 (``"float32"``), float64 for
 oracles (``"float64"``) or 16 bits with a scale per board (``"int16"``: half the memory).
+Predictive rules (``pcfr+``) keep a third table, the last instantaneous regrets, added to the
+regrets when the strategy is matched (float32 or float64 only).
 
 **Threads.** The parts of ``BoardGame.split`` are each walked in a thread of its own with its
 own work arrays; the kernels release the GIL, so any number of threads gives the same tables
@@ -34,7 +36,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.tree.betting_tree import CHANCE, DECISION, FOLD, SHOWDOWN
 
 EXACT_PARTS = 4  # parts per thread of the float64 walks of exact_values (their work arrays)
-FAST_ALGORITHMS = ("dcfr", "dcfr+", "cfr+", "lcfr")  # the rules of ``engine.rules.RULES`` the walk runs
+FAST_ALGORITHMS = ("dcfr", "dcfr+", "cfr+", "lcfr", "pcfr+")  # the rules of ``engine.rules.RULES`` the walk runs
 
 
 class BoardSolver:
@@ -54,8 +56,13 @@ class BoardSolver:
         rdt, cdt, _ = STORAGES[storage]
         self.comp = storage == "int16"
         self.dtype = np.float64 if storage == "float64" else np.float32
+        if self.params.predictive and self.comp:
+            raise CfrlabError(f"{algorithm} keeps its last regrets beside the accumulated ones: it runs in "
+                              "float32 or float64 storage, not int16")
         tree = game.tree
         self.reg, self.cum, self.rscale, self.cscale = {}, {}, {}, {}
+        self.pred: dict = {}  # predictive rules: the last instantaneous regrets, as the regrets
+        self._nopred = np.zeros((0, 0, 0), dtype=rdt)
         for n in tree.decision_node:
             n = int(n)
             B = game.levels[int(tree.round[n]) - game.street].B
@@ -63,6 +70,8 @@ class BoardSolver:
             A = int(tree.num_children[n])
             self.reg[n] = np.zeros((B, A, H), dtype=rdt)
             self.cum[n] = np.zeros((B, A, H), dtype=cdt)
+            if self.params.predictive:
+                self.pred[n] = np.zeros((B, A, H), dtype=rdt)
             self.rscale[n] = np.ones(B, dtype=np.float32)
             self.cscale[n] = np.ones(B, dtype=np.float32)
         self.iterations = 0
@@ -91,6 +100,7 @@ class BoardSolver:
         self.comp = storage == "int16"
         self.dtype = np.float64 if storage == "float64" else np.float32
         self.reg, self.rscale, self.cum, self.cscale = {}, {}, cum, cscale
+        self.pred, self._nopred = {}, np.zeros((0, 0, 0), dtype=np.float32)
         self.iterations = int(iterations)
         self._buffers, self.threads = {}, 1
         self._whole = game.split(1)[0]
@@ -108,6 +118,8 @@ class BoardSolver:
         out = {"algorithm": self.algorithm, "storage": self.storage, "iterations": int(self.iterations)}
         for n in self.reg:
             out[f"reg.{n}"], out[f"cum.{n}"] = self.reg[n].copy(), self.cum[n].copy()
+            if n in self.pred:
+                out[f"pred.{n}"] = self.pred[n].copy()
             if self.comp:
                 out[f"rscale.{n}"], out[f"cscale.{n}"] = self.rscale[n].copy(), self.cscale[n].copy()
         return out
@@ -122,7 +134,7 @@ class BoardSolver:
         it = d.get("iterations")
         if isinstance(it, bool) or not isinstance(it, (int, np.integer)) or it < 0:
             raise CfrlabError(f"the checkpoint's iteration count is {it!r}")
-        names = [("reg", self.reg), ("cum", self.cum)]
+        names = [("reg", self.reg), ("cum", self.cum), ("pred", self.pred)]
         if self.comp:
             names += [("rscale", self.rscale), ("cscale", self.cscale)]
         new = {}
@@ -134,13 +146,14 @@ class BoardSolver:
                     raise CfrlabError(f"its table {key}.{n} is {what}, this spot needs {arr.dtype}{arr.shape}")
                 if x.dtype.kind == "f" and not np.isfinite(x).all():
                     raise CfrlabError(f"its table {key}.{n} holds NaN or infinite values")
-                if key != "reg" and (x < 0).any():
+                if key not in ("reg", "pred") and (x < 0).any():
                     raise CfrlabError(f"its table {key}.{n} holds negative values")
                 if key == "reg" and self.floor and (x < 0).any():
                     raise CfrlabError(f"its table {key}.{n} holds negative regrets, which {self.algorithm} never keeps")
                 new[(key, n)] = x
         for (key, n), x in new.items():
-            {"reg": self.reg, "cum": self.cum, "rscale": self.rscale, "cscale": self.cscale}[key][n][...] = x
+            {"reg": self.reg, "cum": self.cum, "pred": self.pred, "rscale": self.rscale,
+             "cscale": self.cscale}[key][n][...] = x
         self.iterations = int(it)
 
     def lock(self, node: int, hands: np.ndarray, strategy: np.ndarray, board: int = 0) -> None:
@@ -236,7 +249,7 @@ class BoardSolver:
                 self._walk(c, p, reach, mode, coef, cfv[a], v, part)
             if mode == "train":
                 K.player_node(self.reg[n][lo:hi], self.rscale[n][lo:hi], self.comp, cfv, coef[0], coef[1],
-                              self.floor, out)
+                              self.floor, self.pred[n][lo:hi] if n in self.pred else self._nopred, out)
             elif mode == "ev":
                 K.combine_average(self.cum[n][lo:hi], cfv, out)
             else:
@@ -249,7 +262,7 @@ class BoardSolver:
         child_reach = self._buffer(("reach", depth, part), (A,) + reach.shape)
         if mode == "train":
             K.opponent_node(self.reg[n][lo:hi], self.cum[n][lo:hi], self.cscale[n][lo:hi], self.comp, reach,
-                            coef[2], True, child_reach)
+                            coef[2], True, self.pred[n][lo:hi] if n in self.pred else self._nopred, child_reach)
         else:  # the average strategy, then times the reach in place
             K.average_strategy(self.cum[n][lo:hi], child_reach)
             K.scale_reach(child_reach, reach, child_reach)

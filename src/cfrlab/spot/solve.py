@@ -5,11 +5,11 @@ measures the exact exploitability of the average strategy at ``check_every`` ite
 twice that, then where its curve is expected to reach the target (``solvers.driver.Aimed``:
 each measurement costs about two iterations), until it is at most ``target_pct`` percent of
 the pot, or the iteration or time budget is spent; without a target, every ``check_every``.
-``dcfr`` (alpha 1.5, beta 0, gamma 2), ``dcfr+`` (alpha 1.5, beta 0.5, gamma 3), ``cfr+`` and
-``lcfr`` (alpha 1, beta 1, gamma 1) run on the spot's own walk (``cfrlab.spot.fast``: O(n)
-terminals, suit isomorphism, float32 or 16-bit storage), flop spots included; ``pcfr+`` and
-``cfr`` on the engine's solver (``cfrlab.solvers``) over ``SpotModel``'s dense tables (turn and
-river spots).
+``dcfr`` (alpha 1.5, beta 0, gamma 2), ``dcfr+`` (alpha 1.5, beta 0.5, gamma 3), ``cfr+``,
+``lcfr`` (alpha 1, beta 1, gamma 1) and ``pcfr+`` (predictive, float32 or float64) run on the
+spot's own walk (``cfrlab.spot.fast``: O(n) terminals, suit isomorphism, float32 or 16-bit
+storage), flop spots included; ``cfr`` on the engine's solver (``cfrlab.solvers``) over
+``SpotModel``'s dense tables (turn and river spots).
 
 **Units.** Values are chips of the spot. The engine's payoffs are zero-sum winnings counted
 from the spot's start: the pot's chips count as already put in, half by each player, so a fold
@@ -35,6 +35,7 @@ import numpy as np
 
 from cfrlab.engine import best_response_values, game_value
 from cfrlab.engine.core import get_engine
+from cfrlab.engine.rules import RULES
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader
 from cfrlab.solvers.cfr import FLOAT32_MIN_STATES, PRESETS
@@ -266,7 +267,8 @@ def solve_memory(spot: Spot, tree: PublicTree | None = None, model: SpotModel | 
     if str(algorithm).lower() in FAST_ALGORITHMS:
         game = SpotGame(spot, tree, isomorphism) if game is None else game
         ranks = sum(a.nbytes for a in game.rank + game.order) + sum(v.nbytes for lev in game.levels for v in lev.valid)
-        return int(storage_bytes(game, storage) + walk_bytes(game) + ranks + model.own_bytes())
+        tables = 3 if RULES[str(algorithm).lower()].predictive else 2
+        return int(storage_bytes(game, storage, tables) + walk_bytes(game) + ranks + model.own_bytes())
     ns = np.asarray(model.num_states, dtype=np.int64)
     states = ns[tree.round.astype(np.int64)]
     rows = int(states[tree.decision_node].sum())

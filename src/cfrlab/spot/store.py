@@ -28,7 +28,7 @@ from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, save_npz
 from cfrlab.solvers.driver import Checkpointer, RunState
 from cfrlab.spot.config import DEFAULT_BIG_BLIND, STREETS, make_spot
-from cfrlab.spot.fast import STORAGES, FastSolver, SpotGame
+from cfrlab.spot.fast import FAST_ALGORITHMS, STORAGES, FastSolver, SpotGame
 from cfrlab.spot.lock import Lock
 from cfrlab.spot.model import SpotModel
 from cfrlab.spot.solve import SAVED_SPOT, SpotSolution, checkpoint_identity
@@ -181,7 +181,7 @@ def _load_walk(p: Path, z, h: dict, saved, tree):
     """The ``FastSolver`` (average strategy only) of a file in the walk's format, and the last
     street it keeps."""
     storage = h.get("storage")
-    if storage not in STORAGES or h.get("algorithm") not in ("dcfr", "dcfr+", "cfr+"):
+    if storage not in STORAGES or h.get("algorithm") not in FAST_ALGORITHMS:
         raise CfrlabError(f"{p}: its walk tables name no storage or algorithm the walk knows")
     game = SpotGame(saved, tree, bool(h.get("isomorphism", True)))
     for L, lev in enumerate(game.levels):
