@@ -23,7 +23,13 @@ import numpy as np
 from numba import njit
 
 from cfrlab.config import NUMBA_CACHE
-from cfrlab.engine._match_kernels import board_positive_totals, match_board, match_board_row, share
+from cfrlab.engine._match_kernels import (
+    board_positive_totals,
+    match_board,
+    match_board_row,
+    predicted_match,
+    share,
+)
 
 # No numba parallel regions: on a machine whose cores are busy a parallel region waits for every
 # thread to be scheduled (about 10 ms a call here), more than a whole street's kernel takes alone.
@@ -31,23 +37,6 @@ from cfrlab.engine._match_kernels import board_positive_totals, match_board, mat
 # every kernel releases the GIL (nogil) and treats the boards one after the other, independently.
 I16 = 32767.0
 U16 = 65535.0
-
-
-@njit(cache=NUMBA_CACHE, nogil=True, inline="always")
-def predicted_match(reg, pred, b, A, H, tot, out):
-    """out[a, b', :] = sigma_a of board b by regret matching of reg + pred (predictive CFR+:
-    the accumulated regrets plus the last instantaneous ones; Farina, Kroer and Sandholm),
-    written at b' = b, or at 0 when ``out`` holds one board."""
-    ob = b if out.shape[1] > 1 else 0
-    for h in range(H):
-        tot[h] = 0.0
-    for a in range(A):
-        for h in range(H):
-            x = float(reg[b, a, h]) + float(pred[b, a, h])
-            tot[h] += x if x > 0 else 0.0
-    for a in range(A):
-        for h in range(H):
-            out[a, ob, h] = share(float(reg[b, a, h]) + float(pred[b, a, h]), tot[h], A)
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)

@@ -155,6 +155,23 @@ def match_board(reg, b, A, H, tot, out):
             out[a, b, h] = share(float(reg[b, a, h]), tot[h], A)
 
 
+@njit(cache=NUMBA_CACHE, inline="always")
+def predicted_match(reg, pred, b, A, H, tot, out):
+    """out[a, b', :] = sigma_a of board b by regret matching of reg + pred (predictive CFR+:
+    the accumulated regrets plus the last instantaneous ones; Farina, Kroer and Sandholm),
+    written at b' = b, or at 0 when ``out`` holds one board."""
+    ob = b if out.shape[1] > 1 else 0
+    for h in range(H):
+        tot[h] = 0.0
+    for a in range(A):
+        for h in range(H):
+            x = float(reg[b, a, h]) + float(pred[b, a, h])
+            tot[h] += x if x > 0 else 0.0
+    for a in range(A):
+        for h in range(H):
+            out[a, ob, h] = share(float(reg[b, a, h]) + float(pred[b, a, h]), tot[h], A)
+
+
 @njit(cache=NUMBA_CACHE)
 def normalize_row_range(table, legal, dec_of_row, out, lo, hi):
     """Rows lo..hi-1 of ``table`` (rows, A): out[row] = its positive parts on the legal actions,
