@@ -84,6 +84,7 @@ def main(argv=None) -> int:
     ap.add_argument("--bets", default="0.5p, p, a", help="a round's first bet")
     ap.add_argument("--raises", default="p, a", help="a raise facing a bet")
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--png", default=None, help="plot the curves here")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     rows = []
@@ -105,9 +106,35 @@ def main(argv=None) -> int:
             print(f"  {alg:6s} {sol.iterations:5d} it.  {row['exploitability_mbb']:9.3f} mbb/hand "
                   f"({row['exploitability_pct']:.4f}% of the pot), {row['seconds']:.0f} s; curve "
                   + " ".join(f"{i}:{v:.2f}" for i, v in curve), flush=True)
+    if a.png:
+        plot(rows, a.png)
     if a.json:
         print(json.dumps({"rows": rows, "bets": a.bets, "raises": a.raises}))
     return 0
+
+
+def plot(rows: list[dict], path: str) -> None:
+    """One panel per subgame: exploitability (mbb per hand, log scale) against iterations, a
+    line per algorithm."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = sorted({r["subgame"] for r in rows})
+    fig, axes = plt.subplots(1, len(games), figsize=(4 * len(games), 3.4), squeeze=False)
+    for ax, k in zip(axes[0], games):
+        for r in (r for r in rows if r["subgame"] == k):
+            its, mbb = zip(*r["curve_mbb"])
+            ax.plot(its, mbb, label=r["algorithm"], marker=".")
+        ax.set_yscale("log")
+        ax.set_title(f"subgame {k}")
+        ax.set_xlabel("iterations")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("exploitability (mbb per hand)")
+    axes[0][-1].legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 if __name__ == "__main__":
