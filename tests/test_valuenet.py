@@ -184,6 +184,11 @@ def test_cli_trains_a_network_and_searches_with_it_and_the_agent_plays_it(tmp_pa
     assert "held-out situations" in out and net.is_file()
     code, _, err = run(capsys, "value-net", "leduc", "--data", str(data), "-o", str(net), "--situations", "256")
     one_line_error(code, err, "exists; use --force")
+    for flag, value, words in (("--hidden", "0", "a width is a whole number"), ("--steps", "0", "steps must be")):
+        code, _, err = run(capsys, "value-net", "leduc", "--data", str(tmp_path / "none"), "-o",
+                           str(tmp_path / "n2.npz"), flag, value)
+        one_line_error(code, err, words)
+        assert not (tmp_path / "none").exists()  # refused before any situation is solved
     bp = tmp_path / "bp.npz"
     leduc_bp().save(bp)
     code, out, err = run(capsys, "search", str(bp), "--net", str(net), "--continual", "-n", "5", "--json")

@@ -126,13 +126,14 @@ def run_value_net(game: str, data: Path, out: Path, round: int = 1, situations: 
     from cfrlab.games import load_game
     from cfrlab.strategy import Strategy
     from cfrlab.subgame.cut import blueprint_of
-    from cfrlab.subgame.valuedata import generate, train_value_net
+    from cfrlab.subgame.valuedata import check_training, generate, train_value_net
 
     check_new_output(out, force, "value network")
     try:
         widths = tuple(int(x) for x in hidden.split(","))
     except ValueError:
         raise CfrlabError(f"--hidden is widths separated by commas (e.g. 256,256,256), got {hidden!r}") from None
+    check_training(widths, steps, 1024, 0.1)  # before any situation is solved
     g = load_game(game)
     if g.num_players != 2:
         raise CfrlabError(f"value networks are for 2-player games; {g.name or game} has {g.num_players} players")

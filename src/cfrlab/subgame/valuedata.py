@@ -19,6 +19,7 @@ import numpy as np
 
 from cfrlab.deep.cfvfit import fit_cfvnet
 from cfrlab.deep.cfvnet import CfvNet
+from cfrlab.deep.network import check_layers
 from cfrlab.errors import CfrlabError
 from cfrlab.fileio import NpzReader, printable, save_npz
 from cfrlab.games.builtins import game_of_file
@@ -196,6 +197,16 @@ def load_data(bp: Blueprint, rnd: int, data: str | Path) -> dict:
     return {k: np.concatenate(v) for k, v in out.items()}
 
 
+def check_training(hidden, steps, batch, held_out) -> None:
+    """Refuse training settings no run can use, before any data are read or made."""
+    check_layers(hidden)
+    for name, v in (("steps", steps), ("batch", batch)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise CfrlabError(f"{name} must be a whole number of at least 1, got {printable(v, 20)!s}")
+    if not (isinstance(held_out, (int, float)) and 0 <= held_out < 1):
+        raise CfrlabError(f"the held-out share is a fraction from 0 to below 1, got {printable(held_out, 20)!s}")
+
+
 @dataclass
 class NetReport:
     """A trained network's errors in chips (mean absolute, over every state of every
@@ -221,6 +232,7 @@ def train_value_net(bp: Blueprint, rnd: int, data: str | Path, *, hidden=(256, 2
                     held_out: float = 0.1) -> tuple[CfvNet, NetReport]:
     """A network fitted to the situations under ``data``, a ``held_out`` share of them (the
     last chunks) kept out of training and measured."""
+    check_training(hidden, steps, batch, held_out)
     shape = round_shape(bp, rnd)
     d = load_data(bp, rnd, data)
     n = len(d["x"])
